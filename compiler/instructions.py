@@ -1,0 +1,163 @@
+"""Static checks of a template's Jinja instructions: parsed, never rendered.
+
+Every name an instruction reads must be a template parameter (`?prev-obj` is
+`prev_obj` in Jinja), a name the instruction binds itself (`{% for %}`, `{% set %}`),
+or one of fdc's instruction globals; every filter must be Jinja's or fdc's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from . import ast as A
+from .diagnostics import Severity, SourceFile, did_you_mean
+
+if TYPE_CHECKING:
+    from .check import Checker
+
+#: In an instruction file, variants are separated by lines holding only `---`.
+VARIANT_SEPARATOR = "---"
+
+
+def jinja_name(parameter: str) -> str:
+    """The name a parameter has inside an instruction: `?prev-obj` -> `prev_obj`."""
+    return parameter.lstrip("?").replace("-", "_")
+
+
+@cache
+def _environment() -> Any:
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment()
+
+
+@cache
+def known_filters() -> frozenset[str]:
+    from fdc.instructions.filters import FILTERS
+    from jinja2.filters import FILTERS as JINJA_FILTERS
+
+    return frozenset(JINJA_FILTERS) | frozenset(FILTERS)
+
+
+@cache
+def known_globals() -> frozenset[str]:
+    from fdc.instructions.filters import GLOBALS
+
+    return frozenset(_environment().globals) | frozenset(GLOBALS) | {"loop"}
+
+
+class Variant(NamedTuple):
+    """One instruction variant: its text and where its raw source starts in a file."""
+
+    text: str
+    raw: str  # the source as written (escapes and all)
+    path: str
+    offset: int  # offset of `raw` in the file
+
+
+def _variants(template: A.Template, path: str, checker: Checker) -> Iterator[Variant]:
+    src = checker.sources.get(path)
+    for ins in template.instructions:
+        raw = src.text[ins.span.start + 1 : ins.span.end - 1] if src else ins.text
+        yield Variant(ins.text, raw, path, ins.span.start + 1)
+    ref = template.instruction_file
+    if ref is None:
+        return
+    file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
+    try:
+        jsrc = SourceFile.read(file_path)
+    except OSError as e:
+        checker.report(
+            Severity.ERROR,
+            "J604",
+            f"cannot read instruction file `{ref.path}`: {e.strerror}",
+            ref.span,
+            f"the path is relative to this template's folder (looked for {file_path})",
+        )
+        return
+    checker.sources[file_path] = jsrc
+    offset = 0
+    chunk: list[str] = []
+    chunk_start = 0
+    for line in jsrc.text.splitlines(keepends=True):
+        if line.strip() == VARIANT_SEPARATOR:
+            text = "".join(chunk)
+            if text.strip():
+                yield Variant(text.strip("\n"), text, file_path, chunk_start)
+            chunk = []
+            chunk_start = offset + len(line)
+        else:
+            chunk.append(line)
+        offset += len(line)
+    text = "".join(chunk)
+    if text.strip():
+        yield Variant(text.strip("\n"), text, file_path, chunk_start)
+
+
+def _locate(variant: Variant, lineno: int, word: str) -> A.Span:
+    """The span of `word` on line `lineno` of the variant (or the line's start)."""
+    lines = variant.raw.split("\n")
+    lineno = min(max(lineno, 1), len(lines))
+    start = variant.offset + sum(len(line) + 1 for line in lines[: lineno - 1])
+    i = lines[lineno - 1].find(word) if word else -1
+    if i < 0:
+        return A.Span(start, start + max(len(lines[lineno - 1]), 1))
+    return A.Span(start + i, start + i + len(word))
+
+
+def check_instructions(
+    checker: Checker, template: A.Template, path: str, scope: dict[str, Any]
+) -> set[str]:
+    """Report bad instructions; return the parameters (with `?`) they mention."""
+    from jinja2 import TemplateSyntaxError, nodes
+
+    params = {jinja_name(p): p for p in scope}
+    filters = known_filters()
+    names_ok = known_globals()
+    used: set[str] = set()
+    for variant in _variants(template, path, checker):
+        try:
+            tree = _environment().parse(variant.text)
+        except TemplateSyntaxError as e:
+            checker.report(
+                Severity.ERROR,
+                "J601",
+                f"instruction is not valid Jinja: {e.message}",
+                _locate(variant, e.lineno, ""),
+                "placeholders look like `{{ name | filter }}`",
+                path=variant.path,
+            )
+            continue
+        bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+        for n in tree.find_all(nodes.Name):
+            if n.ctx != "load":
+                continue
+            if n.name in params:
+                used.add(params[n.name])
+            elif n.name not in bound and n.name not in names_ok:
+                checker.report(
+                    Severity.ERROR,
+                    "J602",
+                    f"`{n.name}` in the instruction names no parameter of template "
+                    f"`{template.name}`",
+                    _locate(variant, n.lineno, n.name),
+                    did_you_mean(n.name, [*params, *names_ok])
+                    or "parameters: " + (", ".join(sorted(params)) or "none"),
+                    path=variant.path,
+                )
+        for f in tree.find_all(nodes.Filter):
+            if f.name not in filters:
+                checker.report(
+                    Severity.ERROR,
+                    "J603",
+                    f"unknown filter `{f.name}`",
+                    _locate(variant, f.lineno, f.name),
+                    did_you_mean(f.name, sorted(filters))
+                    or "fdc's filters: a, the, plural, ordinal, clock, duration, join_list, "
+                    "direction, ref (see docs/language.md)",
+                    path=variant.path,
+                )
+    return used

@@ -1,0 +1,427 @@
+"""Printing ASTs back as text: the canonical form `fdc fmt` writes.
+
+A node prints on one line when it fits in `WIDTH` columns, else its head goes on one
+line and its children on their own lines, two spaces further in, Lisp style. Comments
+of the original source are kept: each is written before the first printed line that
+starts after it, or at the end of the line it trailed.
+`parse(print_unit(unit)) == unit` for every unit the parser produces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from . import ast as A
+
+WIDTH = 92
+INDENT = "  "
+
+
+@dataclass
+class _Line:
+    depth: int
+    text: str
+    start: int  # span start of the first node on the line (-1: none)
+    end: int  # span end of the last node closed on the line (-1: none)
+
+
+# ---------------------------------------------------------------------------- one line
+
+
+def _num(v: int | float) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return f"{v:.1f}"
+    return repr(v)
+
+
+def _types(types: Sequence[str]) -> str:
+    if len(types) == 1:
+        return types[0]
+    return "(either " + " ".join(types) + ")"
+
+
+def typed_list(items: Sequence[A.TypedName]) -> list[str]:
+    """Groups `a b - t`, one string per run of equally typed names."""
+    groups: list[str] = []
+    run: list[str] = []
+    run_types: tuple[str, ...] | None = None
+    for item in items:
+        if run and item.types != run_types:
+            groups.append(_group(run, run_types or ()))
+            run = []
+        run.append(item.name)
+        run_types = item.types
+    if run:
+        groups.append(_group(run, run_types or ()))
+    return groups
+
+
+def _group(names: list[str], types: tuple[str, ...]) -> str:
+    return " ".join(names) + (f" - {_types(types)}" if types else "")
+
+
+def _string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def inline(node: A.Node) -> str:
+    """The node on one line."""
+    match node:
+        case A.Variable() | A.Constant():
+            return node.name
+        case A.Number():
+            return _num(node.value)
+        case A.FunctionTerm():
+            return _paren(node.name, *(inline(a) for a in node.args))
+        case A.Arithmetic():
+            return _paren(node.op, *(inline(a) for a in node.args))
+        case A.Atom():
+            return _paren(node.predicate, *(inline(a) for a in node.args))
+        case A.Empty():
+            return "()"
+        case _:
+            head, parts = _head(node)
+            return _paren(head, *(inline(p) if isinstance(p, A.Node) else p for p in parts))
+
+
+def _paren(*items: str) -> str:
+    return "(" + " ".join(items) + ")"
+
+
+def _vars(variables: Sequence[A.TypedName]) -> str:
+    return "(" + " ".join(typed_list(variables)) + ")"
+
+
+def _head(node: A.Node) -> tuple[str, list[A.Node | str]]:
+    """The operator (with its fixed leading arguments) and the child formulas."""
+    match node:
+        case A.And():
+            return "and", list(node.parts)
+        case A.Or():
+            return "or", list(node.parts)
+        case A.Not():
+            return "not", [node.body]
+        case A.Imply():
+            return "imply", [node.condition, node.consequence]
+        case A.Exists():
+            return "exists " + _vars(node.variables), [node.body]
+        case A.Forall():
+            return "forall " + _vars(node.variables), [node.body]
+        case A.When():
+            return "when", [node.condition, node.effect]
+        case A.Comparison():
+            return node.op, [node.left, node.right]
+        case A.NumericEffect():
+            return node.op, [node.target, node.value]
+        case A.Preference():
+            return "preference" + (f" {node.name}" if node.name else ""), [node.body]
+        case A.Timed():
+            words = {"start": "at start", "end": "at end", "all": "over all"}[node.time]
+            return words, [node.body]
+        case A.TimedLiteral():
+            return f"at {_num(node.time)}", [node.body]
+        case A.Modal():
+            return " ".join([node.op, *(_num(n) for n in node.numbers)]), list(node.parts)
+        case A.Count():
+            return f"{node.op} {node.n} {_vars(node.variables)}", [node.body]
+        case A.Pairs():
+            head = "forpairs" if node.n is None else f"fornpairs {node.n}"
+            return f"{head} {_vars(node.first)} {_vars(node.second)}", [node.body]
+        case A.Extreme():
+            head = f"{node.op} {inline(node.target)} {_vars(node.variables)}"
+            rest: list[A.Node | str] = [node.key]
+            if node.condition is not None:
+                rest.append(node.condition)
+            return head, rest
+        case A.Targets():
+            if node.order is None:
+                return "targets " + _vars(node.variables), [node.condition, node.goal]
+            return "ordered-targets " + _vars(node.variables), [
+                node.order,
+                node.condition,
+                node.goal,
+            ]
+        case A.Then():
+            return "then", list(node.steps)
+    raise TypeError(f"cannot print {type(node).__name__}")
+
+
+# ---------------------------------------------------------------------------- blocks
+
+
+class _Printer:
+    def __init__(self) -> None:
+        self.lines: list[_Line] = []
+
+    def emit(self, depth: int, text: str, start: int = -1, end: int = -1) -> None:
+        self.lines.append(_Line(depth, text, start, end))
+
+    def close(self, count: int = 1, end: int = -1) -> None:
+        """Append `)`s to the last line (it closes the nodes ending there)."""
+        last = self.lines[-1]
+        last.text += ")" * count
+        if end >= 0:
+            last.end = max(last.end, end)
+
+    def node(self, depth: int, prefix: str, node: A.Node) -> None:
+        """`prefix` followed by the node, on one line if it fits, else broken."""
+        text = inline(node)
+        if len(INDENT) * depth + len(prefix) + len(text) <= WIDTH or isinstance(
+            node, A.Atom | A.Variable | A.Constant | A.Number | A.Empty | A.FunctionTerm
+        ):
+            self.emit(depth, prefix + text, node.span.start, node.span.end)
+            return
+        if isinstance(node, A.Arithmetic):
+            self.emit(depth, prefix + "(" + node.op, node.span.start)
+            for a in node.args:
+                self.node(depth + 1, "", a)
+            self.close(end=node.span.end)
+            return
+        head, parts = _head(node)
+        self.emit(depth, prefix + "(" + head, node.span.start)
+        for p in parts:
+            if isinstance(p, A.Node):
+                self.node(depth + 1, "", p)
+            else:
+                self.emit(depth + 1, p)
+        if parts:
+            self.close(end=node.span.end)
+        else:
+            self.lines[-1].text += ")"
+
+    def words(self, depth: int, head: str, words: Sequence[str], span: A.Span) -> None:
+        """`(head w1 w2 ...)`, wrapped at the width."""
+        one = "(" + " ".join([head, *words]) + ")"
+        if len(INDENT) * depth + len(one) <= WIDTH:
+            self.emit(depth, one, span.start, span.end)
+            return
+        self.emit(depth, "(" + head, span.start)
+        line: list[str] = []
+        for w in words:
+            if line and len(INDENT) * (depth + 1) + len(" ".join([*line, w])) > WIDTH:
+                self.emit(depth + 1, " ".join(line))
+                line = []
+            line.append(w)
+        if line:
+            self.emit(depth + 1, " ".join(line))
+        self.close(end=span.end)
+
+    def section(self, depth: int, head: str, items: Iterable[A.Node], span: A.Span) -> None:
+        """`(head` then one item a line."""
+        items = list(items)
+        one = "(" + " ".join([head, *(inline(i) for i in items)]) + ")"
+        if len(INDENT) * depth + len(one) <= WIDTH and len(items) <= 1:
+            self.emit(depth, one, span.start, span.end)
+            return
+        self.emit(depth, "(" + head, span.start)
+        for item in items:
+            self.node(depth + 1, "", item)
+        self.close(end=span.end)
+
+    # ------------------------------------------------------------------ definitions
+    def domain(self, d: A.Domain) -> None:
+        self.emit(0, f"(define (domain {d.name})", d.span.start)
+        if d.requirements:
+            self.words(1, ":requirements", d.requirements, A.NO_SPAN)
+        if d.types:
+            self.words(1, ":types", typed_list(d.types), _cover(d.types))
+        if d.constants:
+            self.words(1, ":constants", typed_list(d.constants), _cover(d.constants))
+        if d.predicates:
+            self.emit(1, "(:predicates", _cover(d.predicates).start)
+            for p in d.predicates:
+                self.emit(2, _signature(p.name, p.parameters), p.span.start, p.span.end)
+            self.close()
+        if d.functions:
+            self.emit(1, "(:functions", _cover(d.functions).start)
+            for f in d.functions:
+                sig = _signature(f.name, f.parameters)
+                if f.type != ("number",):
+                    sig += f" - {_types(f.type)}"
+                self.emit(2, sig, f.span.start, f.span.end)
+            self.close()
+        if d.constraints is not None:
+            self.node(1, "(:constraints ", d.constraints)
+            self.close()
+        for dp in d.derived:
+            self.emit(
+                1,
+                "(:derived " + _signature(dp.predicate.name, dp.predicate.parameters),
+                dp.span.start,
+            )
+            self.node(2, "", dp.body)
+            self.close(end=dp.span.end)
+        for a in d.actions:
+            self.action(
+                ":action",
+                a.name,
+                a.span,
+                [
+                    ("parameters", a.parameters),
+                    ("precondition", a.precondition),
+                    ("effect", a.effect),
+                ],
+            )
+        for da in d.durative_actions:
+            self.action(
+                ":durative-action",
+                da.name,
+                da.span,
+                [
+                    ("parameters", da.parameters),
+                    ("duration", da.duration),
+                    ("condition", da.condition),
+                    ("effect", da.effect),
+                ],
+            )
+        self.close(end=d.span.end)
+
+    def action(
+        self,
+        keyword: str,
+        name: str,
+        span: A.Span,
+        parts: list[tuple[str, A.Node | tuple[A.TypedName, ...] | None]],
+    ) -> None:
+        self.emit(1, f"({keyword} {name}", span.start)
+        for key, value in parts:
+            if key == "parameters":
+                assert isinstance(value, tuple)
+                self.emit(2, f":parameters {_vars(value)}")
+            elif value is not None:
+                assert isinstance(value, A.Node)
+                self.node(2, f":{key} ", value)
+        self.close(end=span.end)
+
+    def problem(self, p: A.Problem) -> None:
+        self.emit(0, f"(define (problem {p.name})", p.span.start)
+        self.emit(1, f"(:domain {p.domain.name})", p.domain.span.start, p.domain.span.end)
+        if p.requirements:
+            self.words(1, ":requirements", p.requirements, A.NO_SPAN)
+        if p.objects:
+            self.words(1, ":objects", typed_list(p.objects), _cover(p.objects))
+        self.section(1, ":init", p.init, _cover(p.init))
+        if p.goal is not None:
+            self.node(1, "(:goal ", p.goal)
+            self.close()
+        if p.constraints is not None:
+            self.node(1, "(:constraints ", p.constraints)
+            self.close()
+        if p.metric is not None:
+            self.node(1, f"(:metric {p.metric.direction} ", p.metric.expr)
+            self.close()
+        self.close(end=p.span.end)
+
+    def template(self, t: A.Template) -> None:
+        self.emit(0, f"(define (template {t.name})", t.span.start)
+        self.emit(1, f"(:domain {t.domain.name})", t.domain.span.start, t.domain.span.end)
+        if t.category is not None:
+            self.emit(1, f"(:category {t.category})")
+        if t.level is not None:
+            self.emit(1, f"(:level {t.level})")
+        if t.tags:
+            self.words(1, ":tags", t.tags, A.NO_SPAN)
+        self.emit(1, f"(:version {t.version})")
+        if t.description is not None:
+            self.emit(1, f"(:description {_string(t.description)})")
+        self.emit(1, f"(:parameters {' '.join(typed_list(t.parameters))})".replace(" )", ")"))
+        if t.constraints is not None:
+            self.node(1, "(:constraints ", t.constraints)
+            self.close()
+        if t.goal is not None:
+            self.node(1, "(:goal ", t.goal)
+            self.close()
+        if len(t.instructions) == 1:
+            ins = t.instructions[0]
+            self.emit(1, f"(:instruction {_string(ins.text)})", ins.span.start, ins.span.end)
+        elif t.instructions:
+            self.emit(1, "(:instruction", t.instructions[0].span.start)
+            for ins in t.instructions:
+                self.emit(2, _string(ins.text), ins.span.start, ins.span.end)
+            self.close()
+        if t.instruction_file is not None:
+            self.emit(1, f"(:instruction-file {_string(t.instruction_file.path)})")
+        self.emit(1, f"(:ambiguity {t.ambiguity})")
+        self.close(end=t.span.end)
+
+
+def _signature(name: str, params: Sequence[A.TypedName]) -> str:
+    return "(" + " ".join([name, *typed_list(params)]) + ")"
+
+
+def _cover(nodes: Sequence[A.Node]) -> A.Span:
+    starts = [n.span.start for n in nodes if n.span.start >= 0]
+    ends = [n.span.end for n in nodes if n.span.end >= 0]
+    return A.Span(min(starts), max(ends)) if starts else A.NO_SPAN
+
+
+# ---------------------------------------------------------------------------- comments
+
+_COMMENT = re.compile(r';[^\n]*|"(?:[^"\\]|\\.)*"')
+
+
+def _comments(text: str) -> list[tuple[int, str, bool]]:
+    """(offset, comment, trailing) for each `;` comment outside strings."""
+    found: list[tuple[int, str, bool]] = []
+    for m in _COMMENT.finditer(text):
+        if m.group(0).startswith('"'):
+            continue
+        start = m.start()
+        line_start = text.rfind("\n", 0, start) + 1
+        trailing = bool(text[line_start:start].strip())
+        found.append((start, m.group(0).rstrip(), trailing))
+    return found
+
+
+def _layout(lines: list[_Line], text: str | None) -> str:
+    if text is None:
+        return "".join(INDENT * ln.depth + ln.text + "\n" for ln in lines)
+    comments = _comments(text)
+    out: list[str] = []
+    i = 0
+    for ln in lines:
+        while i < len(comments) and ln.start >= 0 and comments[i][0] < ln.start:
+            out.append(INDENT * ln.depth + comments[i][1])
+            i += 1
+        line = INDENT * ln.depth + ln.text
+        if ln.end >= 0 and i < len(comments) and comments[i][2]:
+            offset = comments[i][0]
+            if offset >= ln.end and "\n" not in text[ln.end : offset]:
+                line += " " + comments[i][1]
+                i += 1
+        out.append(line)
+    for _, comment, _ in comments[i:]:
+        out.append(comment)
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------- entry points
+
+
+def print_definition(definition: A.Definition) -> str:
+    p = _Printer()
+    _print_into(p, definition)
+    return _layout(p.lines, None)
+
+
+def _print_into(p: _Printer, definition: A.Definition) -> None:
+    if isinstance(definition, A.Domain):
+        p.domain(definition)
+    elif isinstance(definition, A.Problem):
+        p.problem(definition)
+    else:
+        p.template(definition)
+
+
+def print_unit(unit: A.SourceUnit, comments_from: str | None = None) -> str:
+    """The canonical text of a whole file; `comments_from` is its source, to keep comments."""
+    p = _Printer()
+    for i, d in enumerate(unit.definitions):
+        if i:
+            p.emit(0, "")
+        _print_into(p, d)
+    if not unit.definitions:
+        return _layout([], comments_from) if comments_from else ""
+    return _layout(p.lines, comments_from)

@@ -1,0 +1,17 @@
+"""fdc's built-in PDDL domain(s) and template library (data), and their loader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+
+
+def builtin_domain_files() -> list[Path]:
+    """The built-in domain files, sorted (`fdc-home.pddl`, ...)."""
+    return sorted(_HERE.glob("*.pddl"))
+
+
+def builtin_template_files() -> list[Path]:
+    """The built-in template library, sorted by path."""
+    return sorted((_HERE / "templates").rglob("*.pddl"))

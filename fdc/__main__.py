@@ -1,0 +1,3 @@
+from fdc.cli import main
+
+main()

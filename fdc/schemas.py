@@ -1,0 +1,19 @@
+"""The public formats: name -> the pydantic model that defines it (imported lazily)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+#: `fdc schema NAME` prints `MODELS[NAME]`'s JSON Schema. Values are "module:Class".
+MODELS: dict[str, str] = {
+    "diagnostics": "fdc.compiler.diagnostics:Diagnostic",
+}
+
+
+def schema_json(name: str) -> str:
+    """The JSON Schema of format `name`, as canonical (sorted, indented) JSON text."""
+    module, _, cls = MODELS[name].partition(":")
+    model: Any = getattr(importlib.import_module(module), cls)
+    return json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n"
