@@ -36,8 +36,9 @@ def _environment() -> Any:
 
 @cache
 def known_filters() -> frozenset[str]:
-    from fdc.instructions.filters import FILTERS
     from jinja2.filters import FILTERS as JINJA_FILTERS
+
+    from fdc.instructions.filters import FILTERS
 
     return frozenset(JINJA_FILTERS) | frozenset(FILTERS)
 
