@@ -8,9 +8,11 @@ domain among the definitions given (and fdc's built-in domains). Every finding i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import ast as A
 from .diagnostics import Diagnostic, Severity, SourceFile, did_you_mean, sort_key
@@ -247,8 +249,14 @@ class Checker:
             )
         )
 
-    def name_span(self, node: A.Node, name: str, path: str | None = None) -> A.Span:
-        """The span of `name`'s first occurrence inside `node` (its name, usually)."""
+    def name_span(
+        self, node: A.Node, name: str, path: str | None = None, end: int | None = None
+    ) -> A.Span:
+        """The span of `name` as a whole word, first found from `node`'s start.
+
+        The search stops at `end`, or else at the node's end; a node whose span holds
+        only its own name (a typed-list entry) is searched to the end of its line.
+        """
         path = path or self.path
         src = self.sources.get(path)
         if src is None or node.span.start < 0:
@@ -256,8 +264,27 @@ class Checker:
         lower = self._lower.get(path)
         if lower is None:
             lower = self._lower[path] = src.text.lower()
-        i = lower.find(name, node.span.start, node.span.end)
-        return A.Span(i, i + len(name)) if i >= 0 else node.span
+        stop = end if end is not None else node.span.end
+        if stop <= node.span.start + len(name):
+            line_end = lower.find("\n", node.span.start)
+            stop = len(lower) if line_end < 0 else line_end
+        pattern = re.compile(r"(?<![\w\-?])" + re.escape(name) + r"(?![\w\-])")
+        m = pattern.search(lower, node.span.start, stop)
+        return A.Span(m.start(), m.end()) if m else node.span
+
+    def guarded(self, path: str, node: A.Node, check: Callable[..., None], *args: Any) -> None:
+        """Run one definition's check; a formula nested beyond Python's stack is a finding."""
+        try:
+            check(*args)
+        except RecursionError:
+            self.report(
+                ERROR,
+                "P005",
+                "this definition nests too deeply to check",
+                node.span,
+                "formulas nested hundreds deep are not supported; flatten them",
+                path=path,
+            )
 
     # ------------------------------------------------------------------ domains
     def resolve_domain(self, domain: A.Domain, path: str) -> DomainInfo:
@@ -376,7 +403,7 @@ class Checker:
                     ERROR,
                     "N202",
                     f"unknown type `{t}`",
-                    self.name_span(node, t) if span.start >= 0 else span,
+                    self.name_span(node, t),
                     did_you_mean(t, [*info.parents, "object"])
                     or "declare it in the domain's `:types`",
                 )
@@ -450,12 +477,22 @@ class Checker:
     ) -> None:
         kind = type(f)
         if kind not in _ALLOWED[ctx.kind]:
-            self._misplaced(f, ctx, top)
+            self._misplaced(f, ctx)
+        elif isinstance(f, A.Targets | A.Then) and not top:
+            self.report(
+                ERROR,
+                "G501",
+                f"{_FORM_WORDS[kind]} makes no sense here: multi-goal and sequence forms go "
+                "at the top of a goal or directly inside `then`",
+                f.span,
+                "a negated, disjoint, conjoined or quantified set of targets has no defined "
+                "stops; write the multi-goal form as the whole goal",
+            )
         if isinstance(f, A.Atom):
             self.atom(info, f, scope, ctx)
         elif isinstance(f, A.And | A.Or):
             for part in f.parts:
-                self.formula(info, part, scope, ctx, top and isinstance(f, A.And))
+                self.formula(info, part, scope, ctx, False)
         elif isinstance(f, A.Not):
             self.formula(info, f.body, scope, ctx, False)
         elif isinstance(f, A.Imply):
@@ -541,19 +578,10 @@ class Checker:
                 f.target.span,
             )
 
-    def _misplaced(self, f: A.Node, ctx: _Context, top: bool) -> None:
+    def _misplaced(self, f: A.Node, ctx: _Context) -> None:
         word = _FORM_WORDS.get(type(f), type(f).__name__)
         span = f.span
-        if isinstance(f, A.Targets | A.Then) and ctx.kind == "template-goal":
-            self.report(
-                ERROR,
-                "G501",
-                f"{word} makes no sense here: multi-goal and sequence forms go at the top of "
-                "a goal or directly inside `then`",
-                span,
-                "a negated, disjoint or quantified set of targets has no defined stops",
-            )
-        elif isinstance(f, _TEMPLATE_ONLY) and not ctx.template:
+        if isinstance(f, _TEMPLATE_ONLY) and not ctx.template:
             self.report(
                 ERROR,
                 "G502",
@@ -972,7 +1000,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
     unparsed = len(units) < len(sources)
     for info in domains.values():
         if info.path not in lib_paths:
-            checker.check_domain(info)
+            checker.guarded(info.path, info.domain, checker.check_domain, info)
     templates: dict[str, tuple[str, A.Template]] = {}
     for unit in units:
         for d in unit.definitions:
@@ -997,7 +1025,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
                     )
                 continue
             if isinstance(d, A.Problem):
-                checker.check_problem(found, d, unit.path)
+                checker.guarded(unit.path, d, checker.check_problem, found, d, unit.path)
             else:
                 if d.name in templates:
                     checker.report(
@@ -1008,7 +1036,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
                         "template names identify tasks: give each its own",
                     )
                 templates.setdefault(d.name, (unit.path, d))
-                checker.check_template(found, d, unit.path)
+                checker.guarded(unit.path, d, checker.check_template, found, d, unit.path)
     diagnostics.extend(d for d in checker.diagnostics if d.path not in lib_paths)
     diagnostics.sort(key=sort_key)
     own_sources = {p: s for p, s in checker.sources.items() if p not in lib_paths}

@@ -33,6 +33,13 @@ class ParseProblem(NamedTuple):
     hint: str
 
 
+class _TypeMark(NamedTuple):
+    """`- type` in a typed list."""
+
+    types: tuple[str, ...]
+    span: A.Span
+
+
 class _Section(NamedTuple):
     key: str
     value: Any
@@ -112,27 +119,30 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         self.problems.append(ParseProblem(code, message, span, hint))
 
     # ------------------------------------------------------------------ typed lists
-    def type_marker(self, c: list[Any]) -> tuple[str, ...]:
+    def type_marker(self, c: list[Any]) -> _TypeMark:
         t = c[1]
-        return t if isinstance(t, tuple) else (str(t),)
+        types = t.types if isinstance(t, _TypeMark) else (str(t),)
+        end = t.span.end if isinstance(t, _TypeMark) else t.end_pos
+        return _TypeMark(types, A.Span(c[0].start_pos, end))
 
-    def either(self, c: list[Any]) -> tuple[str, ...]:
-        return tuple(str(t) for t in c[2:-1])
+    def either(self, c: list[Any]) -> _TypeMark:
+        return _TypeMark(tuple(str(t) for t in c[2:-1]), _span(c))
 
     def _typed(self, c: list[Any], what: str) -> tuple[A.TypedName, ...]:
         out: list[A.TypedName] = []
         pending: list[Token] = []
         make = A.TypedName.make
         for item in c:
-            if isinstance(item, tuple):
+            if isinstance(item, _TypeMark):
                 if not pending:
                     self._problem(
                         "P103",
-                        f"a type `{' '.join(item)}` follows no {what}",
-                        A.NO_SPAN,
+                        f"`- {' '.join(item.types)}` follows no {what}",
+                        item.span,
                         f"write the {what}s before `- type`",
                     )
-                out.extend(make(name=str(t), types=item, span=_tok_span(t)) for t in pending)
+                types = item.types
+                out.extend(make(name=str(t), types=types, span=_tok_span(t)) for t in pending)
                 pending = []
             else:
                 pending.append(item)
@@ -324,8 +334,10 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         out: list[A.FunctionDef] = []
         pending: list[A.FunctionDef] = []
         for item in c:
-            if isinstance(item, tuple):
-                out.extend(A.FunctionDef.make(**{**f.__dict__, "type": item}) for f in pending)
+            if isinstance(item, _TypeMark):
+                out.extend(
+                    A.FunctionDef.make(**{**f.__dict__, "type": item.types}) for f in pending
+                )
                 pending = []
             else:
                 pending.append(item)
@@ -648,7 +660,10 @@ def _syntax_error(source: SourceFile, e: UnexpectedInput) -> Diagnostic:
         expected = set(e.expected)
         pos = tok.start_pos if tok.type != "$END" else len(source.text.rstrip())
         span = A.Span(pos or 0, (tok.end_pos or pos or 0) if tok.type != "$END" else (pos or 0) + 1)
-        message = f"unexpected {_describe(tok)}; expected {_expected(expected)}"
+        if tok.type == "$END":
+            message = f"the file ends too early; expected {_expected(expected)}"
+        else:
+            message = f"unexpected {_describe(tok)}; expected {_expected(expected)}"
         hint = next((h for test, h in _CONTEXT_HINTS if test(tok, expected)), "")
         code = "P004" if tok.type == "$END" else "P003"
         return _error(source.path, code, message, span, hint)
@@ -657,7 +672,7 @@ def _syntax_error(source: SourceFile, e: UnexpectedInput) -> Diagnostic:
         return _error(
             source.path,
             "P004",
-            "unexpected end of the file",
+            "the file ends too early",
             A.Span(pos, pos + 1),
             "check that every `(` has its `)`",
         )

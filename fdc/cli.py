@@ -121,7 +121,12 @@ def fmt(
                 sys.stderr.write(render_text(d, {path: source}) + "\n")
             status = EXIT_USAGE
             continue
-        text = print_unit(result.unit, comments_from=source.text)
+        try:
+            text = print_unit(result.unit, comments_from=source.text)
+        except RecursionError:
+            _stderr().print(f"{path}: error[P005]: the file nests too deeply to format")
+            status = EXIT_USAGE
+            continue
         if check_only:
             if text != source.text:
                 sys.stdout.write(f"{path}: not in canonical form\n")
