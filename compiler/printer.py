@@ -25,6 +25,7 @@ class _Line:
     text: str
     start: int  # span start of the first node on the line (-1: none)
     end: int  # span end of the last node closed on the line (-1: none)
+    trail: bool = True  # may a comment trailing `start`'s source line end this line?
 
 
 # ---------------------------------------------------------------------------- one line
@@ -42,20 +43,20 @@ def _types(types: Sequence[str]) -> str:
     return "(either " + " ".join(types) + ")"
 
 
+def _runs(items: Sequence[A.TypedName]) -> list[list[A.TypedName]]:
+    """Consecutive items of equal type, in order."""
+    runs: list[list[A.TypedName]] = []
+    for item in items:
+        if runs and runs[-1][0].types == item.types:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
 def typed_list(items: Sequence[A.TypedName]) -> list[str]:
     """Groups `a b - t`, one string per run of equally typed names."""
-    groups: list[str] = []
-    run: list[str] = []
-    run_types: tuple[str, ...] | None = None
-    for item in items:
-        if run and item.types != run_types:
-            groups.append(_group(run, run_types or ()))
-            run = []
-        run.append(item.name)
-        run_types = item.types
-    if run:
-        groups.append(_group(run, run_types or ()))
-    return groups
+    return [_group([i.name for i in run], run[0].types) for run in _runs(items)]
 
 
 def _group(names: list[str], types: tuple[str, ...]) -> str:
@@ -155,8 +156,15 @@ class _Printer:
     def __init__(self) -> None:
         self.lines: list[_Line] = []
 
-    def emit(self, depth: int, text: str, start: int = -1, end: int = -1) -> None:
-        self.lines.append(_Line(depth, text, start, end))
+    def emit(
+        self, depth: int, text: str, start: int = -1, end: int = -1, trail: bool = True
+    ) -> None:
+        self.lines.append(_Line(depth, text, start, end, trail))
+
+    def blank(self) -> None:
+        """An empty line between a domain's sections (not right after its header)."""
+        if self.lines and not self.lines[-1].text.startswith("(define"):
+            self.emit(0, "")
 
     def close(self, count: int = 1, end: int = -1) -> None:
         """Append `)`s to the last line (it closes the nodes ending there)."""
@@ -197,7 +205,7 @@ class _Printer:
         if len(INDENT) * depth + len(one) <= WIDTH:
             self.emit(depth, one, span.start, span.end)
             return
-        self.emit(depth, "(" + head, span.start)
+        self.emit(depth, "(" + head, span.start, trail=False)
         line: list[str] = []
         for w in words:
             if line and len(INDENT) * (depth + 1) + len(" ".join([*line, w])) > WIDTH:
@@ -208,6 +216,36 @@ class _Printer:
             self.emit(depth + 1, " ".join(line))
         self.close(end=span.end)
 
+    def typed(self, depth: int, head: str, items: Sequence[A.TypedName]) -> None:
+        """`(head a b - t c - u)`, or when too long one run of equal types a line."""
+        span = _cover(items)
+        one = "(" + " ".join([head, *typed_list(items)]) + ")"
+        if len(INDENT) * depth + len(one) <= WIDTH:
+            self.emit(depth, one, span.start, span.end)
+            return
+        self.emit(depth, "(" + head, span.start, trail=False)
+        for run in _runs(items):
+            suffix = f" - {_types(run[0].types)}" if run[0].types else ""
+            line: list[A.TypedName] = []
+            for item in run:
+                text = " ".join(i.name for i in [*line, item])
+                if line and len(INDENT) * (depth + 1) + len(text) + len(suffix) > WIDTH:
+                    self.emit(
+                        depth + 1,
+                        " ".join(i.name for i in line),
+                        line[0].span.start,
+                        line[-1].span.end,
+                    )
+                    line = []
+                line.append(item)
+            self.emit(
+                depth + 1,
+                " ".join(i.name for i in line) + suffix,
+                line[0].span.start,
+                line[-1].span.end,
+            )
+        self.close()
+
     def section(self, depth: int, head: str, items: Iterable[A.Node], span: A.Span) -> None:
         """`(head` then one item a line."""
         items = list(items)
@@ -215,7 +253,7 @@ class _Printer:
         if len(INDENT) * depth + len(one) <= WIDTH and len(items) <= 1:
             self.emit(depth, one, span.start, span.end)
             return
-        self.emit(depth, "(" + head, span.start)
+        self.emit(depth, "(" + head, span.start, trail=False)
         for item in items:
             self.node(depth + 1, "", item)
         self.close(end=span.end)
@@ -226,16 +264,20 @@ class _Printer:
         if d.requirements:
             self.words(1, ":requirements", d.requirements, A.NO_SPAN)
         if d.types:
-            self.words(1, ":types", typed_list(d.types), _cover(d.types))
+            self.blank()
+            self.typed(1, ":types", d.types)
         if d.constants:
-            self.words(1, ":constants", typed_list(d.constants), _cover(d.constants))
+            self.blank()
+            self.typed(1, ":constants", d.constants)
         if d.predicates:
-            self.emit(1, "(:predicates", _cover(d.predicates).start)
+            self.blank()
+            self.emit(1, "(:predicates", _cover(d.predicates).start, trail=False)
             for p in d.predicates:
                 self.emit(2, _signature(p.name, p.parameters), p.span.start, p.span.end)
             self.close()
         if d.functions:
-            self.emit(1, "(:functions", _cover(d.functions).start)
+            self.blank()
+            self.emit(1, "(:functions", _cover(d.functions).start, trail=False)
             for f in d.functions:
                 sig = _signature(f.name, f.parameters)
                 if f.type != ("number",):
@@ -243,9 +285,11 @@ class _Printer:
                 self.emit(2, sig, f.span.start, f.span.end)
             self.close()
         if d.constraints is not None:
+            self.blank()
             self.node(1, "(:constraints ", d.constraints)
             self.close()
         for dp in d.derived:
+            self.blank()
             self.emit(
                 1,
                 "(:derived " + _signature(dp.predicate.name, dp.predicate.parameters),
@@ -285,6 +329,7 @@ class _Printer:
         span: A.Span,
         parts: list[tuple[str, A.Node | tuple[A.TypedName, ...] | None]],
     ) -> None:
+        self.blank()
         self.emit(1, f"({keyword} {name}", span.start)
         for key, value in parts:
             if key == "parameters":
@@ -301,7 +346,7 @@ class _Printer:
         if p.requirements:
             self.words(1, ":requirements", p.requirements, A.NO_SPAN)
         if p.objects:
-            self.words(1, ":objects", typed_list(p.objects), _cover(p.objects))
+            self.typed(1, ":objects", p.objects)
         self.section(1, ":init", p.init, _cover(p.init))
         if p.goal is not None:
             self.node(1, "(:goal ", p.goal)
@@ -337,7 +382,7 @@ class _Printer:
             ins = t.instructions[0]
             self.emit(1, f"(:instruction {_string(ins.text)})", ins.span.start, ins.span.end)
         elif t.instructions:
-            self.emit(1, "(:instruction", t.instructions[0].span.start)
+            self.emit(1, "(:instruction", t.instructions[0].span.start, trail=False)
             for ins in t.instructions:
                 self.emit(2, _string(ins.text), ins.span.start, ins.span.end)
             self.close()
@@ -377,7 +422,7 @@ def _comments(text: str) -> list[tuple[int, str, bool]]:
 
 def _layout(lines: list[_Line], text: str | None) -> str:
     if text is None:
-        return "".join(INDENT * ln.depth + ln.text + "\n" for ln in lines)
+        return "".join((INDENT * ln.depth + ln.text).rstrip() + "\n" for ln in lines)
     comments = _comments(text)
     out: list[str] = []
     i = 0
@@ -385,10 +430,11 @@ def _layout(lines: list[_Line], text: str | None) -> str:
         while i < len(comments) and ln.start >= 0 and comments[i][0] < ln.start:
             out.append(INDENT * ln.depth + comments[i][1])
             i += 1
-        line = INDENT * ln.depth + ln.text
-        if ln.end >= 0 and i < len(comments) and comments[i][2]:
+        line = (INDENT * ln.depth + ln.text).rstrip()
+        anchor = ln.end if ln.end >= 0 else (ln.start if ln.trail else -1)
+        if anchor >= 0 and i < len(comments) and comments[i][2]:
             offset = comments[i][0]
-            if offset >= ln.end and "\n" not in text[ln.end : offset]:
+            if offset >= anchor and "\n" not in text[anchor:offset]:
                 line += " " + comments[i][1]
                 i += 1
         out.append(line)

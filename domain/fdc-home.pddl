@@ -1,22 +1,20 @@
 ; fdc's home domain: a robot in a furnished home, moving household items between
 ; receptacles. Predicates are bound to Python checkers by name (fdc.predicates); each is
 ; static (scene facts), history (the robot's experience log) or fluent (run-time state).
-
 (define (domain fdc-home)
   (:requirements :strips :typing :negative-preconditions :numeric-fluents)
 
   (:types
     room furniture surface movable value - object
-    receptacle - surface          ; a surface inside something: a shelf in a cabinet
-    articulated - furniture       ; has parts that open and close
-    container - movable           ; a movable that holds items: a basket, a box
+    receptacle - surface ; a surface inside something: a shelf in a cabinet
+    articulated - furniture ; has parts that open and close
     food kitchenware tableware decor electronics clothing stationery toy tool - movable
     fruit vegetable snack drink - food
+    container - movable ; a movable that holds items: a basket, a box
     cup mug bowl plate glass - tableware
     pan pot kettle knife spoon - kitchenware
     book pen notebook - stationery
-    color material shape - value
-    cell side - value)
+    color material shape cell side - value)
 
   (:constants
     red orange yellow green blue purple pink brown black white grey silver gold - color
@@ -24,8 +22,8 @@
     front-left front front-right left center right rear-left rear rear-right - cell
     front-side left-side rear-side right-side - side)
 
+  ; static: facts of the scene
   (:predicates
-    ; static: facts of the scene
     (is-category ?o - movable ?c - value)
     (has-color ?o - movable ?c - color)
     (has-material ?o - movable ?m - material)
@@ -42,34 +40,40 @@
     (robot-at-receptacle ?s - surface)
     (robot-in-room ?r - room)
     (in-cell ?o - movable ?s - surface ?c - cell)
-    (at-side ?o - movable ?a - movable ?d - cell)
-    (around ?o - movable ?a - movable)
-    (between ?o - movable ?a - movable ?b - movable)
+    (at-side ?o ?a - movable ?d - cell)
+    (around ?o ?a - movable)
+    (between ?o ?a ?b - movable)
     (is-open ?f - articulated)
     ; history: the robot's experience
     (interacted ?o - movable)
     (picked-from ?o - movable ?s - surface)
     (placed-on ?o - movable ?s - surface)
-    (next-interaction ?a - movable ?b - movable)
+    (next-interaction ?a ?b - movable)
     (visited ?r - room)
     (initial-room ?r - room)
     (final-room ?r - room))
 
   (:functions
-    (interaction-order ?o - movable)      ; 1 for the first object interacted with
-    (interaction-start ?o - movable)      ; clock minutes when the pick began
-    (interaction-end ?o - movable)        ; clock minutes when the place ended
-    (interaction-duration ?o - movable)   ; minutes between pick and place
-    (distance-from-start ?o - movable)    ; geodesic metres from the robot's start pose
-    (time-in-room ?r - room)              ; minutes spent in the room
-    (visit-order ?r - room)               ; 1 for the first room visited
+    (interaction-order ?o - movable) ; 1 for the first object interacted with
+    (interaction-start ?o - movable) ; clock minutes when the pick began
+    (interaction-end ?o - movable) ; clock minutes when the place ended
+    (interaction-duration ?o - movable) ; minutes between pick and place
+    (distance-from-start ?o - movable) ; geodesic metres from the robot's start pose
+    (time-in-room ?r - room) ; minutes spent in the room
+    (visit-order ?r - room) ; 1 for the first room visited
     (total-cost))
 
   (:action navigate-to-receptacle
     :parameters (?from ?to - surface ?r - room ?f - furniture)
-    :precondition (and (robot-at-receptacle ?from) (surface-of ?to ?f) (furniture-in-room ?f ?r))
-    :effect (and (not (robot-at-receptacle ?from)) (robot-at-receptacle ?to) (robot-in-room ?r)
-                 (increase (total-cost) 1)))
+    :precondition (and
+      (robot-at-receptacle ?from)
+      (surface-of ?to ?f)
+      (furniture-in-room ?f ?r))
+    :effect (and
+      (not (robot-at-receptacle ?from))
+      (robot-at-receptacle ?to)
+      (robot-in-room ?r)
+      (increase (total-cost) 1)))
 
   (:action pick
     :parameters (?o - movable ?s - surface)
@@ -83,10 +87,18 @@
 
   (:action open
     :parameters (?f - articulated ?s - surface)
-    :precondition (and (hand-empty) (surface-of ?s ?f) (robot-at-receptacle ?s) (not (is-open ?f)))
+    :precondition (and
+      (hand-empty)
+      (surface-of ?s ?f)
+      (robot-at-receptacle ?s)
+      (not (is-open ?f)))
     :effect (and (is-open ?f) (increase (total-cost) 1)))
 
   (:action close
     :parameters (?f - articulated ?s - surface)
-    :precondition (and (hand-empty) (surface-of ?s ?f) (robot-at-receptacle ?s) (is-open ?f))
+    :precondition (and
+      (hand-empty)
+      (surface-of ?s ?f)
+      (robot-at-receptacle ?s)
+      (is-open ?f))
     :effect (and (not (is-open ?f)) (increase (total-cost) 1))))
