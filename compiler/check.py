@@ -263,7 +263,7 @@ class Checker:
             return node.span
         lower = self._lower.get(path)
         if lower is None:
-            lower = self._lower[path] = src.text.lower()
+            lower = self._lower[path] = _lower_keeping_offsets(src.text)
         stop = end if end is not None else node.span.end
         if stop <= node.span.start + len(name):
             line_end = lower.find("\n", node.span.start)
@@ -914,6 +914,14 @@ _PLACE_HINTS = {
     "binding": "binding constraints are checked at compile time, before any goal is built",
     "duration": "a duration constraint compares `?duration`: `(= ?duration 5)`",
 }
+
+
+def _lower_keeping_offsets(text: str) -> str:
+    """`text.lower()`, except characters whose lower case is longer (`İ`) stay as they are."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c if len(low := c.lower()) != 1 else low for c in text)
 
 
 def _term_name(t: A.Node) -> str:

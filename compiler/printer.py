@@ -32,8 +32,12 @@ class _Line:
 
 
 def _num(v: int | float) -> str:
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return f"{v:.1f}"
+    if isinstance(v, float):
+        if v in (float("inf"), float("-inf")):
+            # A literal too large for a float (`1e400`) reads back as infinity.
+            return "1e999" if v > 0 else "-1e999"
+        if v.is_integer() and abs(v) < 1e15:
+            return f"{v:.1f}"
     return repr(v)
 
 
