@@ -107,21 +107,51 @@ def render_text(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
     return "\n".join(out)
 
 
-def to_json(d: Diagnostic, sources: dict[str, SourceFile]) -> dict[str, Any]:
-    """A machine-readable record: location as 1-based line/column, start and end."""
-    record: dict[str, Any] = {
-        "path": d.path,
-        "severity": d.severity.value,
-        "code": d.code,
-        "message": d.message,
-        "hint": d.hint,
-    }
+class DiagnosticRecord(BaseModel):
+    """A diagnostic as `fdc check --format json` reports it: 1-based line and column."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    severity: Severity
+    code: str
+    message: str
+    hint: str = ""
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+class CheckReport(BaseModel):
+    """The whole report of `fdc check --format json`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    format_version: int = 1
+    files: int
+    definitions: int
+    errors: int
+    warnings: int
+    diagnostics: list[DiagnosticRecord]
+
+
+def to_record(d: Diagnostic, sources: dict[str, SourceFile]) -> DiagnosticRecord:
+    """Locate a diagnostic: 1-based line and column of its span's start and end."""
+    where: dict[str, int] = {}
     src = sources.get(d.path)
     if src is not None and d.span.start >= 0:
         line, col = src.position(d.span.start)
         end_line, end_col = src.position(d.span.end)
-        record.update(line=line, column=col, end_line=end_line, end_column=end_col)
-    return record
+        where = {"line": line, "column": col, "end_line": end_line, "end_column": end_col}
+    return DiagnosticRecord(
+        path=d.path, severity=d.severity, code=d.code, message=d.message, hint=d.hint, **where
+    )
+
+
+def to_json(d: Diagnostic, sources: dict[str, SourceFile]) -> dict[str, Any]:
+    """`to_record` as plain JSON data (unlocated fields left out)."""
+    return to_record(d, sources).model_dump(mode="json", exclude_none=True)
 
 
 def sort_key(d: Diagnostic) -> tuple[str, int, str]:

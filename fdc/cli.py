@@ -5,7 +5,6 @@ Exit codes everywhere: 0 ok, 1 findings, 2 usage or input error.
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -59,19 +58,19 @@ def check(
 ) -> None:
     """Parse and type-check domains, problems and templates; report every problem."""
     from fdc.compiler.check import check_paths
-    from fdc.compiler.diagnostics import count, render_text, to_json
+    from fdc.compiler.diagnostics import CheckReport, count, render_text, to_record
 
     result = check_paths([str(p) for p in paths], builtin=not no_builtin)
     errors, warnings = count(result.diagnostics)
     if output_format is OutputFormat.json:
-        report = {
-            "files": len(result.sources),
-            "definitions": result.definition_count,
-            "errors": errors,
-            "warnings": warnings,
-            "diagnostics": [to_json(d, result.sources) for d in result.diagnostics],
-        }
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        report = CheckReport(
+            files=len(result.sources),
+            definitions=result.definition_count,
+            errors=errors,
+            warnings=warnings,
+            diagnostics=[to_record(d, result.sources) for d in result.diagnostics],
+        )
+        sys.stdout.write(report.model_dump_json(indent=2, exclude_none=True) + "\n")
     else:
         for d in result.diagnostics:
             sys.stdout.write(render_text(d, result.sources) + "\n")

@@ -8,7 +8,7 @@ from typing import Any
 
 #: `fdc schema NAME` prints `MODELS[NAME]`'s JSON Schema. Values are "module:Class".
 MODELS: dict[str, str] = {
-    "diagnostics": "fdc.compiler.diagnostics:Diagnostic",
+    "check-report": "fdc.compiler.diagnostics:CheckReport",
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fdc.cli import app
+from fdc.compiler.diagnostics import CheckReport
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[2]
@@ -61,6 +62,8 @@ def test_json_format(tmp_path: Path) -> None:
     result = runner.invoke(app, ["check", "--format", "json", str(path)])
     assert result.exit_code == 1
     report = json.loads(result.stdout)
+    CheckReport.model_validate(report)
+    assert report["format_version"] == 1
     assert (report["errors"], report["warnings"], report["files"]) == (1, 0, 1)
     unbound = next(d for d in report["diagnostics"] if d["code"] == "V401")
     assert unbound == {
@@ -117,7 +120,7 @@ def test_fmt_keeps_the_repository_canonical() -> None:
 
 
 def test_schema_command() -> None:
-    result = runner.invoke(app, ["schema", "diagnostics"])
+    result = runner.invoke(app, ["schema", "check-report"])
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["title"] == "Diagnostic"
+    assert json.loads(result.stdout)["title"] == "CheckReport"
     assert runner.invoke(app, ["schema", "nope"]).exit_code == 2
