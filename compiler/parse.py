@@ -654,17 +654,43 @@ _CONTEXT_HINTS: list[tuple[Callable[[Token, set[str]], bool], str]] = [
 ]
 
 
+def _acceptable(e: UnexpectedToken) -> set[str]:
+    """The tokens the parser would have taken where it stopped.
+
+    LALR tables merge states, so `e.expected` can list tokens of a sibling context
+    (`:effect` after a goal); asking the stopped parser, token by token, is exact.
+    """
+    try:
+        accepted = set(e.interactive_parser.accepts())  # type: ignore[no-untyped-call]
+    except Exception:  # the interactive parser is a convenience; fall back to the table
+        accepted = set()
+    return accepted or set(e.expected)
+
+
+def _keyword_hint(tok: Token, expected: set[str]) -> str:
+    """Did-you-mean for a misspelt `:section` (`:gaol` -> `:goal`)."""
+    from .diagnostics import did_you_mean
+    from .lexer import COLON_KEYWORDS
+
+    if not (tok.type.startswith("K_") or tok.type == "KEYWORD"):
+        return ""
+    words = [k for k, v in COLON_KEYWORDS.items() if v in expected]
+    return did_you_mean(str(tok), words)
+
+
 def _syntax_error(source: SourceFile, e: UnexpectedInput) -> Diagnostic:
     if isinstance(e, UnexpectedToken):
         tok = e.token
-        expected = set(e.expected)
+        expected = _acceptable(e)
         pos = tok.start_pos if tok.type != "$END" else len(source.text.rstrip())
         span = A.Span(pos or 0, (tok.end_pos or pos or 0) if tok.type != "$END" else (pos or 0) + 1)
         if tok.type == "$END":
             message = f"the file ends too early; expected {_expected(expected)}"
         else:
             message = f"unexpected {_describe(tok)}; expected {_expected(expected)}"
-        hint = next((h for test, h in _CONTEXT_HINTS if test(tok, expected)), "")
+        hint = _keyword_hint(tok, expected) or next(
+            (h for test, h in _CONTEXT_HINTS if test(tok, expected)), ""
+        )
         code = "P004" if tok.type == "$END" else "P003"
         return _error(source.path, code, message, span, hint)
     if isinstance(e, UnexpectedEOF):

@@ -485,3 +485,18 @@ def test_render_has_location_caret_and_hint() -> None:
 )
 def test_clean_inputs_have_no_diagnostics(text: str) -> None:
     assert run(text) == []
+
+
+def test_p003_expected_set_is_exact_and_hints_the_parenthesis() -> None:
+    text = '(define (template t) (:domain fdc-home) (:goal (holding ?o) (:instruction "x"))'
+    d = only(text, "P003")
+    assert d.message == "unexpected `(`; expected `)`"
+    assert d.hint == "check that every `(` has its `)`"
+
+
+def test_p003_misspelt_section_gets_did_you_mean() -> None:
+    d = only(
+        '(define (template t) (:domain fdc-home) (:gaol (hand-empty)) (:instruction "x"))', "P003"
+    )
+    assert d.message.startswith("unexpected `:gaol`; expected `:ambiguity`, ")
+    assert d.hint == "did you mean `:goal`?"
