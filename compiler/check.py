@@ -529,10 +529,22 @@ class Checker:
             for part in f.parts:
                 self.formula(info, part, scope, ctx, False)
         elif isinstance(f, A.Count):
+            self._needs_variables(f, f.variables, f.op)
             inner = self._bind(info, f.variables, scope, "quantifier")
             self.formula(info, f.body, inner, ctx, False)
             self._unused(f.variables, inner)
         elif isinstance(f, A.Pairs):
+            word = "forpairs" if f.n is None else "fornpairs"
+            for group in (f.first, f.second):
+                if len(group) != 1:
+                    self.report(
+                        ERROR,
+                        "G505",
+                        f"`{word}` pairs one variable with one variable; this list has "
+                        f"{len(group)}",
+                        f.span,
+                        f"write `({word} (?a - type1) (?b - type2) φ)`",
+                    )
             inner = self._bind(info, (*f.first, *f.second), scope, "quantifier")
             self.formula(info, f.body, inner, ctx, False)
             self._unused((*f.first, *f.second), inner)
@@ -545,10 +557,24 @@ class Checker:
             self._unused(f.variables, inner)
             self._extreme_target(info, f, scope)
         elif isinstance(f, A.Targets):
+            word = "targets" if f.order is None else "ordered-targets"
+            self._needs_variables(f, f.variables, word)
             inner = self._bind(info, f.variables, scope, "quantifier")
             if f.order is not None:
                 self.numeric(info, f.order, inner, ctx)
-            bind_ctx = _Context(ctx.where, "binding", ctx.objects, ctx.template)
+                names = {v.name for v in f.variables}
+                if not any(isinstance(n, A.Variable) and n.name in names for n in f.order.walk()):
+                    self.report(
+                        WARNING,
+                        "G505",
+                        "the order of `ordered-targets` does not depend on its variables, so "
+                        "every target ties",
+                        f.order.span,
+                        "order by a function of the targets, as `(interaction-order ?x)`",
+                    )
+            bind_ctx = _Context(
+                f"the target condition in {ctx.where}", "binding", ctx.objects, ctx.template
+            )
             self.formula(info, f.condition, inner, bind_ctx, False)
             self.formula(info, f.goal, inner, ctx, False)
             self._unused(f.variables, inner)
@@ -556,12 +582,22 @@ class Checker:
             for step in f.steps:
                 self.formula(info, step, scope, ctx, True)
 
+    def _needs_variables(self, f: A.Node, variables: Sequence[A.TypedName], word: str) -> None:
+        if not variables:
+            self.report(
+                ERROR,
+                "G505",
+                f"`{word}` needs at least one variable to range over",
+                f.span,
+                f"write `({word} ... (?x - type) ...)`",
+            )
+
     def _extreme_target(self, info: DomainInfo, f: A.Extreme, scope: dict[str, _Var]) -> None:
         """The target's type must be able to hold the quantified variable's values."""
         if len(f.variables) != 1:
             self.report(
                 ERROR,
-                "T302",
+                "G505",
                 f"`{f.op}` ranges over exactly one variable, not {len(f.variables)}",
                 f.span,
                 f"write `({f.op} ?o (?x - type) key condition)`",
@@ -726,12 +762,14 @@ class Checker:
         elif isinstance(t, A.Constant):
             obj = ctx.objects.get(t.name) or info.constants.get(t.name)
             if obj is None:
+                candidates = {**info.constants, **ctx.objects}
+                fitting = [n for n, c in candidates.items() if info.subtype(c.types, expected)]
                 self.report(
                     ERROR,
                     "N205",
                     f"unknown constant or object `{t.name}`",
                     t.span,
-                    did_you_mean(t.name, list({**info.constants, **ctx.objects}))
+                    did_you_mean(t.name, fitting)
                     or f"declare it in `:constants` of domain `{info.domain.name}`"
                     + ("" if ctx.template else " or in the problem's `:objects`"),
                 )
@@ -739,6 +777,8 @@ class Checker:
             actual = obj.types
         else:
             return
+        if not all(info.has_type(x) for x in (*actual, *expected)):
+            return  # an unknown type is reported where it is declared
         if expected and not info.subtype(actual, expected):
             severity = ERROR if not info.overlaps(actual, expected) else None
             if severity is None:
@@ -878,6 +918,14 @@ class Checker:
                 self.name_span(template, template.name),
                 "add `(:goal ...)`: what must hold for the task to succeed",
             )
+        elif isinstance(template.goal, A.Empty) or template.goal == A.And(parts=()):
+            self.report(
+                ERROR,
+                "G503",
+                f"{where} has an empty goal",
+                template.goal.span,
+                "a task whose goal is always true tests nothing; state what must hold",
+            )
         else:
             ctx = _Context(f"the goal of {where}", "template-goal", info.constants, True)
             self.formula(info, template.goal, scope, ctx)
@@ -958,12 +1006,20 @@ def expand_paths(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     missing: list[str] = []
     for p in paths:
         if os.path.isdir(p):
-            files.extend(sorted(str(f) for f in Path(p).rglob("*.pddl") if f.is_file()))
+            found = sorted(str(f) for f in Path(p).rglob("*.pddl") if f.is_file())
+            if not found:
+                missing.append(p)
+            files.extend(found)
         elif os.path.isfile(p):
             files.append(p)
         else:
             missing.append(p)
     return list(dict.fromkeys(files)), missing
+
+
+def missing_message(path: str) -> str:
+    """Why `expand_paths` found nothing at `path`."""
+    return "no .pddl file in this folder" if os.path.isdir(path) else "no such file or folder"
 
 
 def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] = ()) -> CheckResult:
@@ -979,17 +1035,13 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
         if result.unit is not None:
             bucket.append(result.unit)
     checker = Checker(all_sources)
+    lib_paths = {u.path for u in lib_units}
     domains: dict[str, DomainInfo] = {}
     # Built-in domains first; a user's domain of the same name replaces the built-in one.
     for unit, own in [*((u, False) for u in lib_units), *((u, True) for u in units)]:
         for d in unit.definitions:
             if isinstance(d, A.Domain):
-                if (
-                    own
-                    and d.name in domains
-                    and domains[d.name].path != unit.path
-                    and (domains[d.name].path not in {u.path for u in lib_units})
-                ):
+                if own and d.name in domains and domains[d.name].path not in lib_paths:
                     checker.path = unit.path
                     checker.report(
                         ERROR,
@@ -1004,15 +1056,24 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
                     domains[d.name] = info
                 else:
                     domains.setdefault(d.name, info)
-    lib_paths = {u.path for u in lib_units}
     unparsed = len(units) < len(sources)
+    # A definition the parser already complained about is not checked further: its
+    # placeholder nodes would only produce follow-on errors.
+    broken = {
+        (d.path, defn.span)
+        for d in diagnostics
+        for unit in units
+        if unit.path == d.path
+        for defn in unit.definitions
+        if defn.span.start <= d.span.start < defn.span.end
+    }
     for info in domains.values():
-        if info.path not in lib_paths:
+        if info.path not in lib_paths and (info.path, info.domain.span) not in broken:
             checker.guarded(info.path, info.domain, checker.check_domain, info)
     templates: dict[str, tuple[str, A.Template]] = {}
     for unit in units:
         for d in unit.definitions:
-            if isinstance(d, A.Domain):
+            if isinstance(d, A.Domain) or (unit.path, d.span) in broken:
                 continue
             ref = d.domain
             found = domains.get(ref.name)
@@ -1062,7 +1123,7 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
             Diagnostic(
                 severity=ERROR,
                 code="P001",
-                message="no such file or folder",
+                message=missing_message(m),
                 path=m,
                 hint="check the path",
             )

@@ -8,6 +8,7 @@ or one of fdc's instruction globals; every filter must be Jinja's or fdc's.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -41,6 +42,25 @@ def known_filters() -> frozenset[str]:
     from fdc.instructions.filters import FILTERS
 
     return frozenset(JINJA_FILTERS) | frozenset(FILTERS)
+
+
+@cache
+def fdc_filters() -> frozenset[str]:
+    from fdc.instructions.filters import FILTERS
+
+    return frozenset(FILTERS)
+
+
+def _name_hint(name: str, params: dict[str, str], names_ok: frozenset[str]) -> str:
+    if name.lower() in params:
+        return f"names are lower case in fdc: write `{name.lower()}`"
+    return did_you_mean(name, [*params, *names_ok]) or "parameters: " + (
+        ", ".join(sorted(params)) or "none"
+    )
+
+
+def _readable(ref: A.InstructionFile, path: str) -> bool:
+    return os.path.isfile(os.path.join(os.path.dirname(path), ref.path))
 
 
 @cache
@@ -98,15 +118,22 @@ def _variants(template: A.Template, path: str, checker: Checker) -> Iterator[Var
         yield Variant(text.strip("\n"), text, file_path, chunk_start)
 
 
+_JINJA_BLOCK = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+
+
 def _locate(variant: Variant, lineno: int, word: str) -> A.Span:
-    """The span of `word` on line `lineno` of the variant (or the line's start)."""
+    """The span of `word` (a whole word inside `{{ }}` or `{% %}`) on line `lineno`."""
     lines = variant.raw.split("\n")
     lineno = min(max(lineno, 1), len(lines))
     start = variant.offset + sum(len(line) + 1 for line in lines[: lineno - 1])
-    i = lines[lineno - 1].find(word) if word else -1
-    if i < 0:
-        return A.Span(start, start + max(len(lines[lineno - 1]), 1))
-    return A.Span(start + i, start + i + len(word))
+    line = lines[lineno - 1]
+    if word:
+        pattern = re.compile(r"(?<![\w.])" + re.escape(word) + r"(?!\w)")
+        for block in _JINJA_BLOCK.finditer(line):
+            m = pattern.search(line, block.start(), block.end())
+            if m:
+                return A.Span(start + m.start(), start + m.end())
+    return A.Span(start, start + max(len(line), 1))
 
 
 def check_instructions(
@@ -119,7 +146,17 @@ def check_instructions(
     filters = known_filters()
     names_ok = known_globals()
     used: set[str] = set()
-    for variant in _variants(template, path, checker):
+    variants = list(_variants(template, path, checker))
+    ref = template.instruction_file
+    if ref is not None and not variants and not template.instructions and _readable(ref, path):
+        checker.report(
+            Severity.ERROR,
+            "G503",
+            f"instruction file `{ref.path}` holds no instruction",
+            ref.span,
+            "write at least one instruction; separate variants with a line holding `---`",
+        )
+    for variant in variants:
         try:
             tree = _environment().parse(variant.text)
         except TemplateSyntaxError as e:
@@ -133,6 +170,7 @@ def check_instructions(
             )
             continue
         bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+        bound |= {m.name for m in tree.find_all(nodes.Macro)}
         for n in tree.find_all(nodes.Name):
             if n.ctx != "load":
                 continue
@@ -145,8 +183,7 @@ def check_instructions(
                     f"`{n.name}` in the instruction names no parameter of template "
                     f"`{template.name}`",
                     _locate(variant, n.lineno, n.name),
-                    did_you_mean(n.name, [*params, *names_ok])
-                    or "parameters: " + (", ".join(sorted(params)) or "none"),
+                    _name_hint(n.name, params, names_ok),
                     path=variant.path,
                 )
         for f in tree.find_all(nodes.Filter):
@@ -157,8 +194,9 @@ def check_instructions(
                     f"unknown filter `{f.name}`",
                     _locate(variant, f.lineno, f.name),
                     did_you_mean(f.name, sorted(filters))
-                    or "fdc's filters: a, the, plural, ordinal, clock, duration, join_list, "
-                    "direction, ref (see docs/language.md)",
+                    or "fdc's filters: "
+                    + ", ".join(sorted(fdc_filters()))
+                    + "; Jinja's built-in filters work too",
                     path=variant.path,
                 )
     return used

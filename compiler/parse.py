@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast as A
 from .diagnostics import Diagnostic, Severity, SourceFile
-from .lexer import FdcLexer, LexError
+from .lexer import WORD_KEYWORDS, FdcLexer, LexError
 
 Span = A.Span
 
@@ -429,14 +429,27 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
     def category(self, c: list[Any]) -> _Section:
         return _Section("category", str(c[2]), _span(c))
 
+    def _whole(self, tok: Token, what: str, low: int, high: int | None) -> int:
+        value = _number(tok)
+        if not isinstance(value, int) or value < low or (high is not None and value > high):
+            upper = f" to {high}" if high is not None else " or more"
+            self._problem(
+                "P107",
+                f"{what} must be a whole number from {low}{upper}, not `{tok}`",
+                _tok_span(tok),
+            )
+            return low
+        return value
+
     def level(self, c: list[Any]) -> _Section:
-        return _Section("level", self._count_n(c[2]), _span(c))
+        # ManiTaskGen's levels: 1-3 process tasks, 4 outcome tasks.
+        return _Section("level", self._whole(c[2], "the level", 1, 4), _span(c))
 
     def tags(self, c: list[Any]) -> _Section:
         return _Section("tags", tuple(str(t) for t in c[2:-1]), _span(c))
 
     def version(self, c: list[Any]) -> _Section:
-        return _Section("version", self._count_n(c[2]), _span(c))
+        return _Section("version", self._whole(c[2], "the version", 1, None), _span(c))
 
     def description(self, c: list[Any]) -> _Section:
         return _Section("description", _string(c[2]), _span(c))
@@ -634,6 +647,8 @@ def _describe(tok: Token) -> str:
     return f"`{tok}`"
 
 
+_RESERVED = frozenset(WORD_KEYWORDS.values())
+
 _CONTEXT_HINTS: list[tuple[Callable[[Token, set[str]], bool], str]] = [
     (
         lambda t, exp: t.type == "$END" or (t.type != "RPAR" and exp == {"RPAR"}),
@@ -642,6 +657,10 @@ _CONTEXT_HINTS: list[tuple[Callable[[Token, set[str]], bool], str]] = [
     (
         lambda t, exp: t.type == "RPAR",
         "a `)` closes something that is not complete yet, or one too many",
+    ),
+    (
+        lambda t, exp: t.type in _RESERVED and "NAME" in exp,
+        "this word is reserved in fdc's language (a formula operator); choose another name",
     ),
     (
         lambda t, exp: t.type.startswith("K_") or t.type == "KEYWORD",

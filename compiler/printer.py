@@ -9,6 +9,7 @@ starts after it, or at the end of the line it trailed.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -157,8 +158,18 @@ def _head(node: A.Node) -> tuple[str, list[A.Node | str]]:
 
 
 class _Printer:
-    def __init__(self) -> None:
+    def __init__(self, comment_offsets: Sequence[int] = ()) -> None:
         self.lines: list[_Line] = []
+        self._comments = sorted(comment_offsets)
+
+    def fits(self, depth: int, text: str, span: A.Span) -> bool:
+        """On one line: short enough, and no comment inside the span to displace."""
+        if len(INDENT) * depth + len(text) > WIDTH:
+            return False
+        if span.start < 0 or not self._comments:
+            return True
+        i = bisect.bisect_right(self._comments, span.start)
+        return i == len(self._comments) or self._comments[i] >= span.end
 
     def emit(
         self, depth: int, text: str, start: int = -1, end: int = -1, trail: bool = True
@@ -180,7 +191,10 @@ class _Printer:
     def node(self, depth: int, prefix: str, node: A.Node) -> None:
         """`prefix` followed by the node, on one line if it fits, else broken."""
         text = inline(node)
-        if len(INDENT) * depth + len(prefix) + len(text) <= WIDTH or isinstance(
+        # A comment after the last child, before the `)`, reads as following the node.
+        ends = [c.span.end for c in node.children() if c.span.end >= 0]
+        inner = A.Span(node.span.start, max(ends)) if ends else node.span
+        if self.fits(depth, prefix + text, inner) or isinstance(
             node, A.Atom | A.Variable | A.Constant | A.Number | A.Empty | A.FunctionTerm
         ):
             self.emit(depth, prefix + text, node.span.start, node.span.end)
@@ -224,7 +238,7 @@ class _Printer:
         """`(head a b - t c - u)`, or when too long one run of equal types a line."""
         span = _cover(items)
         one = "(" + " ".join([head, *typed_list(items)]) + ")"
-        if len(INDENT) * depth + len(one) <= WIDTH:
+        if self.fits(depth, one, span):
             self.emit(depth, one, span.start, span.end)
             return
         self.emit(depth, "(" + head, span.start, trail=False)
@@ -254,7 +268,7 @@ class _Printer:
         """`(head` then one item a line."""
         items = list(items)
         one = "(" + " ".join([head, *(inline(i) for i in items)]) + ")"
-        if len(INDENT) * depth + len(one) <= WIDTH and len(items) <= 1:
+        if self.fits(depth, one, span) and len(items) <= 1:
             self.emit(depth, one, span.start, span.end)
             return
         self.emit(depth, "(" + head, span.start, trail=False)
@@ -338,7 +352,8 @@ class _Printer:
         for key, value in parts:
             if key == "parameters":
                 assert isinstance(value, tuple)
-                self.emit(2, f":parameters {_vars(value)}")
+                cover = _cover(value)
+                self.emit(2, f":parameters {_vars(value)}", cover.start, cover.end)
             elif value is not None:
                 assert isinstance(value, A.Node)
                 self.node(2, f":{key} ", value)
@@ -375,7 +390,13 @@ class _Printer:
         self.emit(1, f"(:version {t.version})")
         if t.description is not None:
             self.emit(1, f"(:description {_string(t.description)})")
-        self.emit(1, f"(:parameters {' '.join(typed_list(t.parameters))})".replace(" )", ")"))
+        cover = _cover(t.parameters)
+        self.emit(
+            1,
+            f"(:parameters {' '.join(typed_list(t.parameters))})".replace(" )", ")"),
+            cover.start,
+            cover.end,
+        )
         if t.constraints is not None:
             self.node(1, "(:constraints ", t.constraints)
             self.close()
@@ -467,7 +488,8 @@ def _print_into(p: _Printer, definition: A.Definition) -> None:
 
 def print_unit(unit: A.SourceUnit, comments_from: str | None = None) -> str:
     """The canonical text of a whole file; `comments_from` is its source, to keep comments."""
-    p = _Printer()
+    offsets = [c[0] for c in _comments(comments_from)] if comments_from else []
+    p = _Printer(offsets)
     for i, d in enumerate(unit.definitions):
         if i:
             p.emit(0, "")

@@ -95,7 +95,7 @@ def fmt(
     write: Annotated[bool, typer.Option("--write", "-w", help="Rewrite files in place.")] = False,
 ) -> None:
     """Print each file in canonical form (or rewrite it, or just check it)."""
-    from fdc.compiler.check import expand_paths
+    from fdc.compiler.check import expand_paths, missing_message
     from fdc.compiler.diagnostics import SourceFile, render_text
     from fdc.compiler.files import write_atomic
     from fdc.compiler.parse import parse_source
@@ -103,7 +103,7 @@ def fmt(
 
     files, missing = expand_paths([str(p) for p in paths])
     for m in missing:
-        _stderr().print(f"{m}: error: no such file or folder")
+        _stderr().print(f"{m}: error[P001]: {missing_message(m)}")
     if missing:
         raise typer.Exit(EXIT_USAGE)
     status = EXIT_OK

@@ -19,11 +19,27 @@ _VOWEL_SOUND = re.compile(r"^(hour|honest|honou?r|heir|[aeiou])", re.I)
 _ACRONYM_VOWEL = set("AEFHILMNORSX")
 
 
+def _number_article(digits: str) -> str:
+    """'an' for numbers said with a vowel first: 8, 11, 18, 80-89, 800..., 11,000."""
+    if digits.startswith("8"):
+        return "an"
+    # 11 and 18 are said "eleven", "eighteen" when they lead a group of three digits.
+    if len(digits) % 3 == 2 and digits[:2] in ("11", "18"):
+        return "an"
+    return "a"
+
+
 def article(text: Any) -> str:
-    """'a' or 'an' by the sound of `text`'s first word: a unicorn, an hour, an LED."""
+    """'a' or 'an' by the sound of `text`'s first word: a unicorn, an hour, an LED, an 8."""
     word = str(text).strip().split(" ", 1)[0]
     if not word:
         return "a"
+    digits = re.match(r"\d[\d,]*", word)
+    if digits:
+        return _number_article(digits.group(0).replace(",", ""))
+    if len(word) == 1 or word[1] in "-.":
+        # A letter said on its own: an x-ray, an F, a B-movie.
+        return "an" if word[0].upper() in _ACRONYM_VOWEL and word[0].upper() != "U" else "a"
     if word.isupper() and len(word) > 1 and word.isalpha():
         return "an" if word[0] in _ACRONYM_VOWEL else "a"
     if _CONSONANT_SOUND.match(word):
@@ -242,10 +258,12 @@ def duration(value: Any, unit: str = "minutes") -> str:
     if unit not in scale:
         raise ValueError(f"duration unit must be seconds, minutes or hours, not {unit!r}")
     seconds = float(value) * scale[unit]
-    if seconds < 60:
-        s = round(seconds)
-        return f"{s} second" + ("" if s == 1 else "s")
-    total_min = round(seconds / 60)
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"duration needs a finite, non-negative amount, not {value!r}")
+    whole_s = math.floor(seconds + 0.5)  # half up: 150 s is 3 minutes, not 2
+    if whole_s < 60:
+        return f"{whole_s} second" + ("" if whole_s == 1 else "s")
+    total_min = math.floor(whole_s / 60 + 0.5)
     hours, minutes = divmod(total_min, 60)
     parts = []
     if hours:
@@ -316,7 +334,8 @@ def direction(region: Any, viewer_side: Any = "front", words: bool = False) -> s
 
 
 def ref(entity: Any) -> str:
-    """An entity's referring expression (built by the describe pass): 'the red mug'.
+    """An entity's referring expression, built by the describe pass, with its article:
+    'the red mug', 'the mug on the kitchen counter'. Write `Move {{ o | ref }}.`
 
     Accepts an object with a `description` attribute, a mapping with a 'description'
     key, or text (returned as is).

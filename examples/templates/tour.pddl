@@ -9,8 +9,8 @@
   (:constraints (and (interacted ?prev) (next-interaction ?prev ?o)))
   (:goal (robot-at-object ?o))
   (:instruction
-    "Navigate to the object you interacted with right after the {{ prev | ref }}."
-    "Go to the item you handled just after the {{ prev | ref }}.")
+    "Navigate to the object you interacted with right after {{ prev | ref }}."
+    "Go to the item you handled just after {{ prev | ref }}.")
   (:ambiguity reject))
 
 (define (template longest-interaction)
@@ -57,7 +57,7 @@
   (:version 1)
   (:parameters ?o1 ?o2 - movable ?s1 ?s2 - surface)
   (:goal (then (on ?o1 ?s1) (on ?o2 ?s2)))
-  (:instruction "Move {{ o1 | ref }} to {{ s1 | ref }}, then move {{ o2 | ref }} to {{ s2 | ref }}.")
+  (:instruction "Move {{ o1 | ref }} to {{ s1 | ref }}, then {{ o2 | ref }} to {{ s2 | ref }}.")
   (:ambiguity reject))
 
 (define (template mugs-on-counter)

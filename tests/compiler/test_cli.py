@@ -124,3 +124,17 @@ def test_schema_command() -> None:
     assert result.exit_code == 0
     assert json.loads(result.stdout)["title"] == "CheckReport"
     assert runner.invoke(app, ["schema", "nope"]).exit_code == 2
+
+
+def test_fmt_write_keeps_permissions(tmp_path: Path) -> None:
+    path = write(tmp_path, "d.pddl", "(define (domain d) (:predicates (p)))")
+    path.chmod(0o644)
+    assert runner.invoke(app, ["fmt", "--write", str(path)]).exit_code == 0
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_fmt_keeps_comments_in_place(tmp_path: Path) -> None:
+    text = "(define (domain d)\n (:types\n a - object ; the a type\n b - a))\n"
+    path = write(tmp_path, "d.pddl", text)
+    result = runner.invoke(app, ["fmt", str(path)])
+    assert "    a - object ; the a type\n" in result.stdout

@@ -500,3 +500,100 @@ def test_p003_misspelt_section_gets_did_you_mean() -> None:
     )
     assert d.message.startswith("unexpected `:gaol`; expected `:ambiguity`, ")
     assert d.hint == "did you mean `:goal`?"
+
+
+# ---------------------------------------------------------------------------- regressions
+
+
+def test_g505_malformed_template_forms() -> None:
+    cases = {
+        "(forpairs (?a ?b - cup) (?c - plate) (on ?a ?s))": (
+            "`forpairs` pairs one variable with one variable; this list has 2"
+        ),
+        "(targets () (interacted ?o) (robot-at-object ?o))": (
+            "`targets` needs at least one variable to range over"
+        ),
+        "(at-least 1 () (holding ?o))": "`at-least` needs at least one variable to range over",
+    }
+    for goal, message in cases.items():
+        d = only(template(goal, params="?o - movable ?s - surface"), "G505")
+        assert d.message == message
+
+
+def test_g505_constant_order_warns() -> None:
+    goal = "(ordered-targets (?x - movable) 3 (interacted ?x) (robot-at-object ?x))"
+    d = only(template(goal), "G505")
+    assert d.severity is Severity.WARNING
+    assert d.message.startswith("the order of `ordered-targets` does not depend on its variables")
+
+
+def test_g503_empty_goal() -> None:
+    d = only(template("()"), "G503")
+    assert d.message == "template `t` has an empty goal"
+
+
+def test_g503_empty_instruction_file(tmp_path: Path) -> None:
+    t = tmp_path / "t.pddl"
+    t.write_text(
+        '(define (template t) (:domain fdc-home) (:goal (hand-empty)) (:instruction-file "t.j2"))'
+    )
+    (tmp_path / "t.j2").write_text("---\n\n---\n")
+    [d] = check_paths([str(t)]).diagnostics
+    assert (d.code, d.message) == ("G503", "instruction file `t.j2` holds no instruction")
+
+
+def test_unknown_type_is_reported_once() -> None:
+    codes = [d.code for d in run(template("(holding ?m)", params="?m - mugg ?o - movable"))]
+    assert codes == ["N202"]
+
+
+def test_a_definition_with_a_parse_problem_is_not_checked_further() -> None:
+    codes = [d.code for d in run(template("(eventually (holding ?o))"))]
+    assert codes == ["P106"]
+
+
+def test_same_domain_twice_in_one_file() -> None:
+    text = "(define (domain k) (:predicates (p)))\n(define (domain k) (:predicates (q)))"
+    d = only(text, "N210")
+    assert d.message == "domain `k` is defined again (first in x.pddl)"
+
+
+def test_target_condition_is_named_as_such() -> None:
+    goal = "(targets (?x - mug) (then (interacted ?x)) (robot-at-object ?x))"
+    d = only(template(goal), "T305")
+    assert d.message == "`then` is not allowed in the target condition in the goal of template `t`"
+
+
+def test_did_you_mean_respects_the_expected_type() -> None:
+    d = only(template("(has-color ?o violet)"), "N205")
+    assert d.hint != "did you mean `left`?"
+
+
+def test_level_and_version_messages() -> None:
+    d = only(template("(holding ?o)", extra="(:level 2.0)"), "P107")
+    assert d.message == "the level must be a whole number from 1 to 4, not `2.0`"
+    d = only(template("(holding ?o)", extra="(:level 0)"), "P107")
+    assert d.message == "the level must be a whole number from 1 to 4, not `0`"
+    d = only(template("(holding ?o)", extra="(:version 0)"), "P107")
+    assert d.message == "the version must be a whole number from 1 or more, not `0`"
+
+
+def test_reserved_word_as_a_name_is_explained() -> None:
+    d = only("(define (domain d) (:types targets))", "P003")
+    assert d.hint.startswith("this word is reserved")
+
+
+def test_jinja_location_case_hint_and_macros() -> None:
+    text = _instruction("Take the object near {{ obj }}.")
+    d = only(text, "J602")
+    assert located(text, d) == "obj"
+    d = only(_instruction("Take {{ PREV_OBJ }}."), "J602")
+    assert d.hint == "names are lower case in fdc: write `prev_obj`"
+    macro = "{% macro m(a) %}the {{ a | ref }}{% endmacro %}Take {{ m(prev_obj) }}."
+    assert run(_instruction(macro)) == []
+
+
+def test_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = check_paths([str(tmp_path)], builtin=False)
+    assert result.usage_error
+    assert [d.message for d in result.diagnostics] == ["no .pddl file in this folder"]

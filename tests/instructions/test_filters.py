@@ -170,3 +170,28 @@ def test_ref() -> None:
     assert ref({"description": "the mug"}) == "the mug"
     with pytest.raises(ValueError, match="ref needs"):
         ref(3)
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("8-inch plate", "an 8-inch plate"),
+        ("11 mugs", "an 11 mugs"),
+        ("18th", "an 18th"),
+        ("1,800 cups", "a 1,800 cups"),
+        ("110 cups", "a 110 cups"),
+        ("x-ray", "an x-ray"),
+        ("B-movie", "a B-movie"),
+        ("F", "an F"),
+        ("u-turn", "a u-turn"),
+    ],
+)
+def test_articles_for_numbers_and_letters(word: str, expected: str) -> None:
+    assert with_article(word) == expected
+
+
+def test_duration_rounds_half_up_and_rejects_negatives() -> None:
+    assert duration(59.6, "seconds") == "1 minute"
+    assert duration(150, "seconds") == "3 minutes"
+    with pytest.raises(ValueError, match="non-negative"):
+        duration(-5)
