@@ -9,6 +9,7 @@ from typing import Any
 #: `fdc schema NAME` prints `MODELS[NAME]`'s JSON Schema. Values are "module:Class".
 MODELS: dict[str, str] = {
     "check-report": "fdc.compiler.diagnostics:CheckReport",
+    "scene": "fdc.sim_bridge.scene:Scene",
 }
 
 

@@ -1,0 +1,160 @@
+"""Habitat scene dataset configs, read without habitat-sim: the template registry.
+
+A `*.scene_dataset_config.json` lists, per section (stages, objects, articulated
+objects, scene instances, semantic descriptors), folders and globs of config files and
+inline `configs` that modify or create templates. Templates get handles (their config's
+path relative to the dataset, or their `template_handle`); a name resolves by exact
+handle, then by short name (the file name without its config suffix), then by the first
+handle, in sorted order, that contains it — Habitat's substring lookup, made
+deterministic.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..findings import Finding, error
+
+SUFFIXES: dict[str, tuple[str, ...]] = {
+    "stages": (".stage_config.json", ".glb", ".ply", ".obj"),
+    "objects": (".object_config.json", ".glb", ".ply", ".obj"),
+    "articulated_objects": (".ao_config.json", ".urdf"),
+    "scene_instances": (".scene_instance.json",),
+    "semantic_scene_descriptor_instances": (".semantic_config.json",),
+}
+
+
+@dataclass(frozen=True)
+class Template:
+    handle: str
+    section: str
+    attributes: dict[str, Any]  # defaults < file < inline overrides
+    base_dir: Path  # relative asset paths start here
+    source: Path | None  # the config file (None: an inline-only template)
+
+    @property
+    def short_name(self) -> str:
+        return short_name(self.handle)
+
+
+def short_name(handle: str) -> str:
+    name = handle.rsplit("/", 1)[-1]
+    for suffix in sorted({s for v in SUFFIXES.values() for s in v}, key=len, reverse=True):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+@dataclass
+class Dataset:
+    path: Path
+    root: Path
+    sections: dict[str, dict[str, Template]] = field(default_factory=dict)
+    named_semantics: dict[str, str] = field(default_factory=dict)
+    scene_defaults: dict[str, Any] = field(default_factory=dict)
+
+    def lookup(self, section: str, name: str) -> Template | None:
+        table = self.sections.get(section, {})
+        if name in table:
+            return table[name]
+        for handle in sorted(table):
+            if table[handle].short_name == name:
+                return table[handle]
+        for handle in sorted(table):
+            if name in handle:
+                return table[handle]
+        return None
+
+    def handles(self, section: str) -> list[str]:
+        return sorted(self.sections.get(section, {}))
+
+
+def read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _expand(root: Path, patterns: list[str], suffixes: tuple[str, ...]) -> list[Path]:
+    out: list[Path] = []
+    for pat in patterns:
+        full = root / pat
+        matches = sorted(glob.glob(str(full))) if any(c in pat for c in "*?[") else [str(full)]
+        for m in matches:
+            p = Path(m)
+            if p.is_dir():
+                out.extend(sorted(q for q in p.iterdir()
+                                  if q.is_file() and q.name.endswith(suffixes)))
+            elif p.is_file() and p.name.endswith(suffixes):
+                out.append(p)
+    return out
+
+
+def _handle(root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return Path(*[part for part in path.parts]).as_posix()
+
+
+def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Finding]]:
+    """Read a scene dataset config and every config file it points at."""
+    findings: list[Finding] = []
+    try:
+        cfg = read_json(config_path)
+    except (OSError, json.JSONDecodeError) as e:
+        return None, [error("H000", f"cannot read the dataset config: {e}")]
+    if not isinstance(cfg, dict):
+        return None, [error("H000", "a dataset config is a JSON object")]
+    root = config_path.parent
+    ds = Dataset(path=config_path, root=root)
+    for section, suffixes in SUFFIXES.items():
+        sec = cfg.get(section, {}) or {}
+        table: dict[str, Template] = {}
+        defaults = sec.get("default_attributes", {}) or {}
+        if section == "scene_instances":
+            ds.scene_defaults = dict(defaults)
+        for ext, patterns in (sec.get("paths", {}) or {}).items():
+            allowed = tuple(x for x in suffixes if x.endswith(ext)) or (ext,)
+            for p in _expand(root, list(patterns), allowed):
+                attrs: dict[str, Any] = dict(defaults)
+                if p.name.endswith(".json"):
+                    try:
+                        loaded = read_json(p)
+                    except (OSError, json.JSONDecodeError) as e:
+                        findings.append(error("H003", f"cannot read `{p}`: {e}", section))
+                        continue
+                    if isinstance(loaded, dict):
+                        attrs.update(loaded)
+                else:
+                    attrs.setdefault("render_asset", p.name)
+                h = _handle(root, p)
+                table[h] = Template(h, section, attrs, p.parent, p)
+        for k, c in enumerate(sec.get("configs", []) or []):
+            if not isinstance(c, dict):
+                continue
+            attrs = dict(defaults)
+            base, src = root, None
+            if "original_file" in c:
+                orig = root / c["original_file"]
+                try:
+                    attrs.update(read_json(orig))
+                except (OSError, json.JSONDecodeError) as e:
+                    handle = c.get("template_handle", "?")
+                    findings.append(error("H001", f"missing asset `{orig}` needed by template "
+                                          f"`{handle}`: {e.__class__.__name__}",
+                                          f"{section}.configs[{k}].original_file"))
+                    continue
+                base, src = orig.parent, orig
+            attrs.update(c.get("attributes", {}) or {})
+            h = c.get("template_handle") or (_handle(root, src) if src else f"{section}_{k}")
+            table[h] = Template(h, section, attrs, base, src)
+        if section == "semantic_scene_descriptor_instances":
+            for key, value in sec.items():
+                if key != "paths" and isinstance(value, str):
+                    ds.named_semantics[key] = value
+        ds.sections[section] = table
+    return ds, findings

@@ -1,0 +1,77 @@
+"""Small builders for hand-made scenes in tests."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from fdc.sim_bridge.geometry import yaw_quaternion
+from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene import Scene
+
+FIXTURES = Path(__file__).parents[2].parent / "shared" / "fixtures"
+TEST_ASSETS = FIXTURES / "habitat" / "habitat-sim" / "data" / "test_assets"
+
+
+def obj(
+    ident: str,
+    category: str,
+    position: tuple[float, float, float],
+    size: tuple[float, float, float],
+    yaw_deg: float = 0.0,
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "id": ident,
+        "category": category,
+        "pose": {
+            "position": list(position),
+            "orientation": list(yaw_quaternion(math.radians(yaw_deg))),
+        },
+        "size": list(size),
+        **extra,
+    }
+
+
+def on_top(
+    ident: str,
+    category: str,
+    xy: tuple[float, float],
+    top_z: float,
+    size: tuple[float, float, float],
+    yaw_deg: float = 0.0,
+    **extra: Any,
+) -> dict[str, Any]:
+    """An item resting on a surface at height `top_z`."""
+    return obj(
+        ident, category, (xy[0], xy[1], top_z + size[2] / 2), size, yaw_deg, kind="movable", **extra
+    )
+
+
+def room(ident: str, category: str, x0: float, y0: float, x1: float, y1: float) -> dict[str, Any]:
+    return {"id": ident, "category": category, "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
+
+
+def scene(
+    objects: list[dict[str, Any]],
+    rooms: list[dict[str, Any]] | None = None,
+    doors: list[dict[str, Any]] | None = None,
+    agent: tuple[float, float] = (0.5, 0.5),
+    **extra: Any,
+) -> Scene:
+    return Scene.model_validate(
+        {
+            "format_version": "1.0",
+            "name": "test",
+            "rooms": rooms if rooms is not None else [room("room", "kitchen", 0, 0, 4, 4)],
+            "doors": doors or [],
+            "objects": objects,
+            "agent": {"position": [agent[0], agent[1], 0.0]},
+            **extra,
+        }
+    )
+
+
+def graph(objects: list[dict[str, Any]], **kw: Any) -> SceneGraph:
+    return build_scene_graph(scene(objects, **kw))

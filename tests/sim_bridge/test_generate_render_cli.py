@@ -1,0 +1,120 @@
+"""The generator, the example apartment, the pictures and the scene commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fdc.cli import app
+from fdc.sim_bridge.generate import generate_scene
+from fdc.sim_bridge.graph import build_scene_graph
+from fdc.sim_bridge.load import load_scene
+from fdc.sim_bridge.render import render_map, render_support_tree
+from fdc.sim_bridge.scene import Kind
+
+from .helpers import TEST_ASSETS
+
+APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+runner = CliRunner()
+
+
+def test_generation_is_deterministic_and_clean() -> None:
+    a = generate_scene(4, 120, seed=7)
+    assert a.to_json() == generate_scene(4, 120, seed=7).to_json()
+    assert a.to_json() != generate_scene(4, 120, seed=8).to_json()
+    assert len(a.rooms) == 4 and 100 <= len(a.objects) <= 120
+    g = build_scene_graph(a)
+    assert g.findings == []
+    assert all(p.reachable for p in g.standing_points())
+    assert all(o.parent_surface is not None for o in g.objects(kind=Kind.MOVABLE))
+
+
+def test_the_example_apartment_is_big_enough_and_clean() -> None:
+    result = load_scene(APARTMENT)
+    assert result.ok
+    g = build_scene_graph(result.scene, base_dir=APARTMENT.parent)
+    assert g.findings == []
+    furniture = [o for o in g.objects() if not o.is_movable]
+    movable = g.objects(kind=Kind.MOVABLE)
+    surfaces = [s for s in g.surfaces() if not g.object(s.object_id).is_movable]
+    assert len(g.rooms()) >= 5 and len(furniture) >= 25 and len(surfaces) >= 40
+    assert len(movable) >= 60
+    assert all(o.attributes.get("color") and o.attributes.get("material") for o in movable)
+    assert all(o.parent_surface is not None for o in movable)
+    assert all(p.reachable for p in g.standing_points())
+    assert not g.surface("kitchen_cabinet|inside").is_open
+    assert max(o.depth for o in movable) == 3  # cups on a tray on the coffee table
+
+
+def test_pictures_are_deterministic() -> None:
+    g = build_scene_graph(generate_scene(2, 40, seed=1))
+    png = render_map(g, dpi=60)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == render_map(g, dpi=60)
+    svg = render_support_tree(g)
+    assert svg.startswith("<svg") and svg == render_support_tree(g)
+    assert all(o.id in svg for o in g.objects())
+
+
+def test_cli_generate_inspect_render(tmp_path: Path) -> None:
+    out = tmp_path / "g.json"
+    r = runner.invoke(
+        app, ["scene", "generate", "--rooms", "3", "--objects", "60", "--seed", "2", "-o", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["scene", "inspect", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["summary"]["rooms"] == 3 and report["findings"] == []
+    png, svg = tmp_path / "map.png", tmp_path / "tree.svg"
+    r = runner.invoke(app, ["scene", "render", str(out), "-o", str(png), "--graph", str(svg)])
+    assert r.exit_code == 0, r.output
+    assert png.read_bytes()[:4] == b"\x89PNG" and svg.read_text().startswith("<svg")
+    r = runner.invoke(app, ["scene", "render", str(out), "-o", str(tmp_path / "map.gif")])
+    assert r.exit_code == 2
+
+
+def test_cli_exit_codes_for_bad_and_odd_scenes(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format_version": "1.0", "name": "x", "agent": {"position": [0, 0, NaN]}}')
+    r = runner.invoke(app, ["scene", "inspect", str(bad)])
+    assert r.exit_code == 2 and "agent.position[2]" in r.output
+    assert "Traceback" not in r.output
+    scene = generate_scene(1, 20, seed=3)
+    data = json.loads(scene.to_json())
+    data["objects"][-1]["pose"]["position"][2] += 0.5  # lift an item off its surface
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(data))
+    r = runner.invoke(app, ["scene", "inspect", str(odd)])
+    assert r.exit_code == 1 and "W102" in r.output and data["objects"][-1]["id"] in r.output
+
+
+def test_cli_import_habitat(tmp_path: Path) -> None:
+    cfg = TEST_ASSETS / "dataset_tests/dataset_1/test_dataset_1.scene_dataset_config.json"
+    if not cfg.is_file():
+        import pytest
+
+        pytest.skip(f"Habitat fixtures not found at {TEST_ASSETS}")
+    out = tmp_path / "s.json"
+    r = runner.invoke(
+        app, ["import", "habitat", str(cfg), "--scene", "dataset_test_scene_0", "-o", str(out)]
+    )
+    assert r.exit_code == 2 and "H001" in r.output and not out.exists()
+    r = runner.invoke(
+        app,
+        [
+            "import",
+            "habitat",
+            str(cfg),
+            "--scene",
+            "dataset_test_scene_0",
+            "-o",
+            str(out),
+            "--allow-missing",
+        ],
+    )
+    assert r.exit_code == 1 and out.exists()
+    assert load_scene(out).ok
+    r = runner.invoke(app, ["import", "habitat", str(cfg), "--scene", "nope", "-o", str(out)])
+    assert r.exit_code == 2 and "no scene instance" in r.output

@@ -1,0 +1,89 @@
+"""Occupancy, standing points, geodesic distances and paths, computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from .helpers import graph, obj, room
+
+TWO_ROOMS = [room("a", "kitchen", 0, 0, 4, 4), room("b", "living_room", 4, 0, 8, 4)]
+
+
+def test_standing_points_along_the_free_sides_of_a_table() -> None:
+    # A table against the south wall, turned so its front faces +y: footprint x 1.5-2.5,
+    # y 0.25-0.85. The wall's inner face is y = 0.05; the robot needs 0.35 m clearance.
+    g = graph([obj("table", "table", (2.0, 0.55, 0.375), (0.6, 1.0, 0.75), 90.0)], agent=(2.0, 2.0))
+    pts = {p.side.value: p for p in g.standing_points("table")}
+    assert set(pts) == {"front", "left", "right"}  # the rear is in the wall
+    front, left, right = pts["front"], pts["left"], pts["right"]
+    assert front.position == pytest.approx((2.0, 0.85 + 0.35))
+    # Sides: 0.35 m out; along y only where the wall is 0.35 m away: y in [0.40, 0.85].
+    assert left.position == pytest.approx((1.5 - 0.35, (0.40 + 0.85) / 2))
+    assert right.position == pytest.approx((2.5 + 0.35, (0.40 + 0.85) / 2))
+    assert front.yaw_rad == pytest.approx(-math.pi / 2)  # facing the table
+    assert left.yaw_rad == pytest.approx(0.0)
+    assert all(p.reachable for p in pts.values())
+    assert g.standing_points("table|top") == g.standing_points("table")
+
+
+def test_geodesic_distance_through_a_door_in_line() -> None:
+    g = graph(
+        [],
+        rooms=TWO_ROOMS,
+        doors=[{"id": "d", "rooms": ["a", "b"], "position": [4, 2], "width_m": 1.0}],
+        agent=(2.0, 2.0),
+    )
+    assert g.geodesic_distance((2.0, 2.0), (6.0, 2.0)) == pytest.approx(4.0, abs=1e-6)
+    assert g.shortest_path((2.0, 2.0), (6.0, 2.0)) == [(2.0, 2.0), (6.0, 2.0)]
+
+
+def test_geodesic_distance_around_the_door_jambs() -> None:
+    # The door spans y 3.0-4.0 at x = 4; the wall (0.1 m thick) ends at y = 3.0, so the
+    # robot (radius 0.25) wraps two circles of radius 0.25 centred on the jamb corners
+    # (3.95, 3.0) and (4.05, 3.0). By hand: 2 x (tangent 2.17715 + arc 0.14705) + 0.1.
+    g = graph(
+        [],
+        rooms=TWO_ROOMS,
+        doors=[{"id": "d", "rooms": ["a", "b"], "position": [4, 3.5], "width_m": 1.0}],
+        agent=(2.0, 2.0),
+    )
+    d = math.hypot(1.95, 1.0)
+    tangent = math.sqrt(d * d - 0.25**2)
+    arc = 0.25 * (math.atan2(-1.0, -1.95) % (2 * math.pi) - math.acos(0.25 / d) - math.pi / 2)
+    expected = 2 * (tangent + arc) + 0.1
+    assert expected == pytest.approx(4.7484, abs=1e-3)
+    assert g.geodesic_distance((2.0, 2.0), (6.0, 2.0)) == pytest.approx(expected, abs=0.03)
+    path = g.shortest_path((2.0, 2.0), (6.0, 2.0))
+    assert path is not None and all(3.2 <= y <= 3.75 for x, y in path if 3.9 <= x <= 4.1)
+
+
+def test_no_door_no_path() -> None:
+    g = graph([], rooms=TWO_ROOMS, agent=(2.0, 2.0))
+    assert g.shortest_path((2.0, 2.0), (6.0, 2.0)) is None
+    assert g.geodesic_distance((2.0, 2.0), (6.0, 2.0)) == math.inf
+    assert not g.reachable("b")
+
+
+def test_distance_to_entities_ends_at_their_standing_points() -> None:
+    g = graph([obj("table", "table", (2.0, 0.55, 0.375), (0.6, 1.0, 0.75), 90.0)], agent=(2.0, 2.0))
+    # The front standing point (2.0, 1.2) is the nearest: 0.8 m straight ahead.
+    assert g.geodesic_distance((2.0, 2.0), "table") == pytest.approx(0.8, abs=1e-6)
+    assert g.geodesic_distance((2.0, 2.0), "room") == pytest.approx(0.0, abs=0.08)
+
+
+def test_obstacles_block_the_grid_and_visibility() -> None:
+    g = graph(
+        [
+            obj("wardrobe", "wardrobe", (2.0, 2.0, 1.0), (0.6, 3.0, 2.0)),
+            obj("lamp", "lamp", (3.0, 2.0, 0.2), (0.2, 0.2, 0.4), kind="movable"),
+        ],
+        agent=(0.5, 2.0),
+    )
+    # The wardrobe (x 1.7-2.3, y 0.5-3.5) stands between: go round it.
+    d = g.geodesic_distance((1.0, 2.0), (3.0, 2.0))
+    assert d > 3.0
+    assert not g.line_of_sight((1.0, 2.0, 0.0), "lamp")
+    assert g.line_of_sight((2.8, 1.0, 0.0), "lamp")
+    assert g.visible_objects((1.0, 2.0, 0.0), 0.0) == ["wardrobe"]

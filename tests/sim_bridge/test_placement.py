@@ -1,0 +1,153 @@
+"""Placement queries, one per relation, with positions computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import graph, obj, on_top
+
+TABLE = obj("table", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75))  # top z 0.75
+CUBE = (0.1, 0.1, 0.1)
+STEP = 0.013  # the candidate grid is finer than this on a table this size
+
+
+def spare(xy: tuple[float, float] = (-5.0, -5.0)) -> dict:
+    """The item to place, waiting off the table."""
+    return obj("cube", "box", (xy[0], xy[1], 0.05), CUBE, kind="movable")
+
+
+def xy(p) -> tuple[float, float]:
+    assert p.ok, p.reason
+    return (p.pose.position[0], p.pose.position[1])
+
+
+def test_on_an_empty_surface_goes_to_its_middle() -> None:
+    g = graph([TABLE, spare()])
+    p = g.place_on("cube", "table|top")
+    assert xy(p) == pytest.approx((2.0, 2.0), abs=STEP)
+    assert p.pose.position[2] == pytest.approx(0.75 + 0.05)
+    assert p.surface_id == "table|top"
+
+
+def test_in_a_cell_goes_to_the_cell_centre() -> None:
+    g = graph([TABLE, spare()])
+    p = g.place_in_cell("cube", "table|top", "front-left")  # x 2.2-2.6, y 2.133-2.4
+    assert xy(p) == pytest.approx((2.4, 2.0 + 0.4 * 2 / 3), abs=STEP)
+    assert p.region_ids == ("table|top#cell:front-left",)
+
+
+def test_beside_an_anchor_in_surface_and_viewer_words() -> None:
+    g = graph([TABLE, spare(), on_top("mug", "mug", (2.0, 2.0), 0.75, CUBE)])
+    # Left of the mug (+y): the strip x 1.95-2.05 is exactly one cube wide; 1 cm gap.
+    assert xy(g.place_beside("cube", "mug", "left")) == pytest.approx((2.0, 2.11), abs=STEP)
+    # A viewer at the table's front (+x) facing it: their left is the table's right (-y).
+    p = g.place_beside("cube", "mug", "left", viewer_side="front")
+    assert xy(p) == pytest.approx((2.0, 1.89), abs=STEP)
+    assert p.region_ids[0] == "table|top#mug:right"
+
+
+def test_items_wider_than_a_strip_merge_adjacent_regions() -> None:
+    g = graph(
+        [
+            TABLE,
+            obj("plate", "plate", (-5, -5, 0.01), (0.2, 0.2, 0.02), kind="movable"),
+            on_top("mug", "mug", (2.0, 2.0), 0.75, CUBE),
+        ]
+    )
+    p = g.place_beside("plate", "mug", "front")
+    assert p.ok and len(p.region_ids) > 1
+    assert p.region_ids[0] == "table|top#mug:front-left"
+    assert "table|top#mug:front" in p.region_ids
+    x, y = xy(p)
+    assert x == pytest.approx(2.0 + 0.05 + 0.01 + 0.1, abs=STEP) and 1.95 <= y <= 2.05
+
+
+def test_around_takes_the_nearest_free_spot() -> None:
+    g = graph([TABLE, spare(), on_top("mug", "mug", (2.0, 2.0), 0.75, CUBE)])
+    p = g.place_around("cube", "mug")
+    # Four sides tie at 0.11 m; the ring starts at the rear (-x).
+    assert xy(p) == pytest.approx((1.89, 2.0), abs=STEP)
+
+
+def test_between_two_anchors_goes_to_the_middle() -> None:
+    g = graph(
+        [
+            TABLE,
+            spare(),
+            on_top("mug", "mug", (1.7, 2.0), 0.75, CUBE),
+            on_top("glass", "glass", (2.3, 2.0), 0.75, CUBE),
+        ]
+    )
+    assert xy(g.place_between("cube", "mug", "glass")) == pytest.approx((2.0, 2.0), abs=STEP)
+    tight = graph(
+        [
+            TABLE,
+            spare(),
+            on_top("mug", "mug", (1.93, 2.0), 0.75, CUBE),
+            on_top("glass", "glass", (2.07, 2.0), 0.75, CUBE),
+        ]
+    )
+    p = tight.place_between("cube", "mug", "glass")
+    assert not p.ok and "between `mug` and `glass`" in p.reason
+
+
+def test_inside_an_open_container_and_not_a_closed_one() -> None:
+    def cabinet(open_: bool) -> dict:
+        return obj(
+            "cabinet",
+            "cabinet",
+            (3.0, 1.0, 0.45),
+            (0.5, 0.8, 0.9),
+            containers=[
+                {
+                    "name": "inside",
+                    "center": [0, 0, 0],
+                    "size": [0.44, 0.74, 0.8],
+                    "open": open_,
+                    "part": "door",
+                }
+            ],
+            parts=[{"name": "door", "center": [0.24, 0, 0], "size": [0.02, 0.8, 0.9]}],
+        )
+
+    p = graph([cabinet(True), spare()]).place_inside("cube", "cabinet")
+    assert xy(p) == pytest.approx((3.0, 1.0), abs=STEP) and p.pose.position[2] == pytest.approx(
+        0.05 + 0.05
+    )
+    closed = graph([cabinet(False), spare()]).place_inside("cube", "cabinet|inside")
+    assert not closed.ok and "closed" in closed.reason and "door" in closed.reason
+
+
+def test_reasons_when_nothing_fits() -> None:
+    # Shelves at 0.4 m and 1.2 m: 0.8 m between them, 1.4 m under the 2.6 m ceiling.
+    shelf = obj(
+        "shelf",
+        "shelf",
+        (0.3, 2.0, 0.6),
+        (0.4, 1.0, 1.2),
+        surfaces=[{"name": "low", "z": -0.2}, {"name": "top", "z": 0.6}],
+    )
+    g = graph(
+        [
+            shelf,
+            obj("vase", "vase", (-5, -5, 0.45), (0.1, 0.1, 0.9), kind="movable"),
+            obj("rug", "rug", (-5, -5, 0.01), (2.0, 1.5, 0.02), kind="movable"),
+        ]
+    )
+    tall = g.place_on("vase", "shelf|low")
+    assert not tall.ok and "does not fit under" in tall.reason
+    wide = g.place_on("rug", "shelf|top")
+    assert not wide.ok and "no collision-free spot" in wide.reason
+    assert g.place_on("vase", "shelf|top").ok
+
+
+def test_placements_avoid_items_and_are_deterministic() -> None:
+    items = [on_top(f"m{i}", "mug", (1.5 + 0.25 * i, 2.0), 0.75, CUBE) for i in range(5)]
+    g = graph([TABLE, spare(), *items])
+    first = g.place_on("cube", "table|top")
+    again = g.place_on("cube", "table|top")
+    assert first.pose == again.pose
+    import shapely
+
+    fp = first.footprint
+    assert all(shapely.distance(fp, g.object(f"m{i}").footprint) >= 0.0099 for i in range(5))
