@@ -398,7 +398,8 @@ class Checker:
     def _check_types(self, info: DomainInfo, types: Sequence[str], span: A.Span) -> None:
         for t in types:
             if not info.has_type(t):
-                node = A.TypedName.make(name="", types=(), span=span)
+                # The type follows the typed name: search from the name's end.
+                node = A.TypedName.make(name="", types=(), span=A.Span(span.end, span.end))
                 self.report(
                     ERROR,
                     "N202",

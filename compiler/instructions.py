@@ -90,11 +90,12 @@ def _variants(template: A.Template, path: str, checker: Checker) -> Iterator[Var
     file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
     try:
         jsrc = SourceFile.read(file_path)
-    except OSError as e:
+    except (OSError, ValueError) as e:
+        why = e.strerror if isinstance(e, OSError) else "not a valid path"
         checker.report(
             Severity.ERROR,
             "J604",
-            f"cannot read instruction file `{ref.path}`: {e.strerror}",
+            f"cannot read instruction file `{ref.path}`: {why}",
             ref.span,
             f"the path is relative to this template's folder (looked for {file_path})",
         )
@@ -105,28 +106,38 @@ def _variants(template: A.Template, path: str, checker: Checker) -> Iterator[Var
     chunk_start = 0
     for line in jsrc.text.splitlines(keepends=True):
         if line.strip() == VARIANT_SEPARATOR:
-            text = "".join(chunk)
-            if text.strip():
-                yield Variant(text.strip("\n"), text, file_path, chunk_start)
+            yield from _variant(chunk, file_path, chunk_start)
             chunk = []
             chunk_start = offset + len(line)
         else:
             chunk.append(line)
         offset += len(line)
-    text = "".join(chunk)
-    if text.strip():
-        yield Variant(text.strip("\n"), text, file_path, chunk_start)
+    yield from _variant(chunk, file_path, chunk_start)
 
 
 _JINJA_BLOCK = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 
 
+def _variant(chunk: list[str], path: str, offset: int) -> Iterator[Variant]:
+    """One variant of an instruction file, its leading blank lines dropped."""
+    text = "".join(chunk)
+    if not text.strip():
+        return
+    body = text.lstrip("\r\n")
+    yield Variant(body.rstrip("\r\n"), body, path, offset + len(text) - len(body))
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as Jinja counts lines
+
+
 def _locate(variant: Variant, lineno: int, word: str) -> A.Span:
     """The span of `word` (a whole word inside `{{ }}` or `{% %}`) on line `lineno`."""
-    lines = variant.raw.split("\n")
-    lineno = min(max(lineno, 1), len(lines))
-    start = variant.offset + sum(len(line) + 1 for line in lines[: lineno - 1])
-    line = lines[lineno - 1]
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(variant.raw))]
+    lineno = min(max(lineno, 1), len(starts))
+    begin = starts[lineno - 1]
+    brk = _LINE_BREAK.search(variant.raw, begin)
+    line = variant.raw[begin : brk.start() if brk else len(variant.raw)]
+    start = variant.offset + begin
     if word:
         pattern = re.compile(r"(?<![\w.])" + re.escape(word) + r"(?!\w)")
         for block in _JINJA_BLOCK.finditer(line):

@@ -19,11 +19,17 @@ from lark.lexer import Lexer
 class LexError(Exception):
     """A character sequence that starts no token."""
 
-    def __init__(self, message: str, pos: int, hint: str = "") -> None:
+    def __init__(self, message: str, pos: int, hint: str = "", code: str = "P002") -> None:
         super().__init__(message)
         self.message = message
         self.pos = pos
         self.hint = hint
+        self.code = code
+
+
+#: Deepest parenthesis nesting fdc reads. Real PDDL nests a few dozen levels; the limit
+#: keeps every later pass (checker, printer, AST equality) far from Python's stack limit.
+MAX_DEPTH = 200
 
 
 class FastToken(Token):
@@ -138,6 +144,7 @@ def tokenize(text: str) -> Iterator[Token]:
     words = WORD_KEYWORDS
     colons = COLON_KEYWORDS
     pos = 0
+    depth = 0
     while True:
         m = match(text, pos)
         if m is None:
@@ -151,8 +158,19 @@ def tokenize(text: str) -> Iterator[Token]:
         if kind == "NAME":
             value = m.group(kind).lower()
             yield _make(words.get(value, "NAME"), value, start, end)
-        elif kind == "LPAR" or kind == "RPAR":
-            yield _make(kind, m.group(kind), start, end)
+        elif kind == "LPAR":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise LexError(
+                    f"parentheses nest more than {MAX_DEPTH} deep here",
+                    start,
+                    "fdc reads formulas nested up to that depth; flatten this one",
+                    code="P005",
+                )
+            yield _make(kind, "(", start, end)
+        elif kind == "RPAR":
+            depth -= 1
+            yield _make(kind, ")", start, end)
         elif kind == "VAR":
             value = m.group(kind).lower()
             if len(value) == 1:

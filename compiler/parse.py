@@ -599,9 +599,8 @@ def parse_source(source: SourceFile) -> ParseResult:
     try:
         definitions = parser.parse(source.text)
     except LexError as e:
-        return ParseResult(
-            None, [_error(path, "P002", e.message, A.Span(e.pos, e.pos + 1), e.hint)]
-        )
+        span = A.Span(e.pos, min(e.pos + 1, len(source.text)))
+        return ParseResult(None, [_error(path, e.code, e.message, span, e.hint)])
     except UnexpectedInput as e:
         return ParseResult(None, [_syntax_error(source, e)])
     except RecursionError:
@@ -701,8 +700,11 @@ def _syntax_error(source: SourceFile, e: UnexpectedInput) -> Diagnostic:
     if isinstance(e, UnexpectedToken):
         tok = e.token
         expected = _acceptable(e)
+        size = len(source.text)
         pos = tok.start_pos if tok.type != "$END" else len(source.text.rstrip())
-        span = A.Span(pos or 0, (tok.end_pos or pos or 0) if tok.type != "$END" else (pos or 0) + 1)
+        pos = min(pos or 0, size)
+        end = (tok.end_pos or pos) if tok.type != "$END" else pos + 1
+        span = A.Span(pos, min(end, size))
         if tok.type == "$END":
             message = f"the file ends too early; expected {_expected(expected)}"
         else:
@@ -718,7 +720,7 @@ def _syntax_error(source: SourceFile, e: UnexpectedInput) -> Diagnostic:
             source.path,
             "P004",
             "the file ends too early",
-            A.Span(pos, pos + 1),
+            A.Span(pos, min(pos + 1, len(source.text))),
             "check that every `(` has its `)`",
         )
     assert isinstance(e, UnexpectedCharacters)

@@ -105,7 +105,7 @@ def test_p005_too_deep() -> None:
     body = "(not " * depth + "(p)" + ")" * depth
     text = f"(define (domain d) (:predicates (p)) (:action a :precondition {body}))"
     d = only(text, "P005")
-    assert d.message == "this definition nests too deeply to check"
+    assert d.message == "parentheses nest more than 200 deep here"
 
 
 def test_p101_duplicate_section() -> None:
