@@ -855,6 +855,34 @@ class Checker:
                 return
             self.term(info, e, (), scope, ctx, "")
 
+    # ------------------------------------------------------------------ registry
+    def check_registry(self, info: DomainInfo) -> None:
+        """A domain that templates use must agree with fdc's predicate checkers."""
+        from fdc.predicates.registry import default_registry
+
+        self.path = info.path
+        domain = info.domain
+        problems = default_registry().signature_problems(
+            domain.predicates, domain.functions, type_parents=info.parents
+        )
+        decls: dict[str, A.Node] = {**{f.name: f for f in domain.functions}}
+        decls.update({p.name: p for p in domain.predicates})
+        for problem in problems:
+            node = decls.get(problem.name, domain)
+            hint = (
+                "register a checker for it in fdc.predicates (see docs/predicates.md), or "
+                "drop it from the domain"
+                if problem.code == "no-checker"
+                else f"the domain says {problem.expected}, the checker {problem.actual}"
+            )
+            self.report(
+                ERROR,
+                _REGISTRY_CODES.get(problem.code, "R701"),
+                problem.message,
+                self.name_span(node, problem.name),
+                hint,
+            )
+
     # ------------------------------------------------------------------ problems
     def check_problem(self, info: DomainInfo, problem: A.Problem, path: str) -> None:
         self.path = path
@@ -954,6 +982,14 @@ class Checker:
                 "process tasks are solved with the domain's classical actions",
             )
 
+
+_REGISTRY_CODES = {
+    "no-checker": "R701",
+    "not-a-predicate": "R702",
+    "not-a-function": "R702",
+    "arity": "R703",
+    "parameter-type": "R704",
+}
 
 _PLACE_HINTS = {
     "effect": "effects are atoms, `not`, `and`, `forall`, `when` and numeric updates",
@@ -1072,6 +1108,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
         if info.path not in lib_paths and (info.path, info.domain.span) not in broken:
             checker.guarded(info.path, info.domain, checker.check_domain, info)
     templates: dict[str, tuple[str, A.Template]] = {}
+    template_domains: list[DomainInfo] = []
     for unit in units:
         for d in unit.definitions:
             if isinstance(d, A.Domain) or (unit.path, d.span) in broken:
@@ -1106,7 +1143,12 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
                         "template names identify tasks: give each its own",
                     )
                 templates.setdefault(d.name, (unit.path, d))
+                if found not in template_domains:
+                    template_domains.append(found)
                 checker.guarded(unit.path, d, checker.check_template, found, d, unit.path)
+    for info in template_domains:
+        if info.path not in lib_paths and (info.path, info.domain.span) not in broken:
+            checker.check_registry(info)
     diagnostics.extend(d for d in checker.diagnostics if d.path not in lib_paths)
     diagnostics.sort(key=sort_key)
     own_sources = {p: s for p, s in checker.sources.items() if p not in lib_paths}

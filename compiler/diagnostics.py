@@ -88,6 +88,10 @@ def _location(d: Diagnostic, sources: dict[str, SourceFile]) -> tuple[int, int] 
     return src.position(d.span.start)
 
 
+#: Source lines longer than this are shown as a window around the span.
+SHOWN_LINE = 100
+
+
 def render_text(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
     """`path:line:col: severity[CODE]: message`, the line, a caret, the hint."""
     loc = _location(d, sources)
@@ -100,8 +104,18 @@ def render_text(d: Diagnostic, sources: dict[str, SourceFile]) -> str:
         end_line, end_col = src.position(max(d.span.end - 1, d.span.start))
         width = (end_col - col + 1) if end_line == line else max(len(text) - col + 1, 1)
         gutter = f"{line:>5} | "
+        caret = col - 1
+        if len(text) > SHOWN_LINE:
+            # A window of the long line around the span, its cuts marked with `…`.
+            start = max(0, min(caret - SHOWN_LINE // 3, len(text) - SHOWN_LINE))
+            shown = text[start : start + SHOWN_LINE]
+            prefix = "…" if start > 0 else ""
+            suffix = "…" if start + SHOWN_LINE < len(text) else ""
+            text = prefix + shown + suffix
+            caret = caret - start + len(prefix)
+            width = min(width, len(prefix) + len(shown) - caret)
         out.append(f"{gutter}{text}")
-        out.append(" " * (len(gutter) + col - 1) + "^" + "~" * max(width - 1, 0))
+        out.append(" " * (len(gutter) + caret) + "^" + "~" * max(width - 1, 0))
     if d.hint:
         out.append(f"      = hint: {d.hint}")
     return "\n".join(out)

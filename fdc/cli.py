@@ -5,15 +5,20 @@ Exit codes everywhere: 0 ok, 1 findings, 2 usage or input error.
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from fdc.schemas import MODELS
+
+if TYPE_CHECKING:
+    from fdc.predicates.verify import Verdict
+    from fdc.sim_bridge.graph import SceneGraph
 
 app = typer.Typer(
     name="fdc",
@@ -136,6 +141,120 @@ def fmt(
         else:
             sys.stdout.write(text)
     raise typer.Exit(status)
+
+
+@app.command()
+def verify(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    trajectory: Annotated[
+        Path, typer.Option("--trajectory", "-t", help="Recorded snapshots (JSONL).")
+    ],
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
+    scene: Annotated[
+        Path | None,
+        typer.Option(help="The scene file (default: the one the trajectory names)."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="text for people, json for machines.")
+    ] = OutputFormat.text,
+) -> None:
+    """Judge each task's goal on a recorded trajectory: success, and when each target counted."""
+    from fdc.compiler.suite import read_suite
+    from fdc.predicates.verify import verify_snapshots
+    from fdc.sim_bridge.trajectory import TrajectoryError, read_trajectory
+
+    err = _stderr()
+    try:
+        records, problems = read_suite(suite)
+    except OSError as e:
+        err.print(f"{suite}: error: cannot read the suite: {e.strerror}")
+        raise typer.Exit(EXIT_USAGE) from None
+    for p in problems:
+        err.print(f"{suite}: error: {p}")
+    try:
+        header, snapshots = read_trajectory(trajectory)
+    except TrajectoryError as e:
+        err.print(f"{trajectory}: error: {e}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except OSError as e:
+        err.print(f"{trajectory}: error: cannot read the trajectory: {e.strerror}")
+        raise typer.Exit(EXIT_USAGE) from None
+    if problems:
+        raise typer.Exit(EXIT_USAGE)
+    if task:
+        unknown = sorted(set(task) - {r.id for r in records})
+        if unknown:
+            err.print(f"error: no task {', '.join(unknown)} in {suite}")
+            raise typer.Exit(EXIT_USAGE)
+        records = [r for r in records if r.id in set(task)]
+    scene_path = scene or _scene_of(trajectory, header.scene)
+    graph = _load_graph(scene_path)
+    verdicts = verify_snapshots(
+        {r.id: r.goal for r in records},
+        graph,
+        snapshots,
+        thresholds={r.id: r.thresholds for r in records if r.thresholds},
+    )
+    failed = sum(not v.success for v in verdicts.values())
+    if output_format is OutputFormat.json:
+        report = {
+            "suite": str(suite),
+            "trajectory": str(trajectory),
+            "tasks": [
+                {
+                    "id": task_id,
+                    "success": v.success,
+                    "end_step": v.end_step,
+                    "reason": v.reason,
+                    "targets": [
+                        {"target": t.target, "step": t.step, "note": t.note} for t in v.records
+                    ],
+                }
+                for task_id, v in verdicts.items()
+            ],
+            "succeeded": len(verdicts) - failed,
+            "failed": failed,
+        }
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        _print_verdicts(verdicts)
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _scene_of(trajectory: Path, named: str) -> Path:
+    """A trajectory names its scene relative to itself, or to the working folder."""
+    beside = trajectory.parent / named
+    return beside if beside.exists() else Path(named)
+
+
+def _load_graph(path: Path) -> SceneGraph:
+    from fdc.sim_bridge.graph import build_scene_graph
+    from fdc.sim_bridge.load import load_scene
+
+    result = load_scene(path)
+    if result.scene is None:
+        err = _stderr()
+        for f in result.findings:
+            err.print(f"{path}: {f}")
+        raise typer.Exit(EXIT_USAGE)
+    return build_scene_graph(result.scene, base_dir=path.parent)
+
+
+def _print_verdicts(verdicts: dict[str, Verdict]) -> None:
+    from rich.table import Table
+
+    table = Table(title="verification", show_lines=False)
+    for column in ("task", "result", "end step", "why", "targets (step)"):
+        table.add_column(column)
+    for task_id, v in verdicts.items():
+        targets = ", ".join(f"{t.target} ({'-' if t.step is None else t.step})" for t in v.records)
+        result = "[green]success[/]" if v.success else "[red]failure[/]"
+        table.add_row(task_id, result, str(v.end_step), v.reason, targets)
+    Console(highlight=False).print(table)
+    failed = sum(not v.success for v in verdicts.values())
+    _stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")
 
 
 @app.command()

@@ -9,7 +9,10 @@ from typing import Any
 #: `fdc schema NAME` prints `MODELS[NAME]`'s JSON Schema. Values are "module:Class".
 MODELS: dict[str, str] = {
     "check-report": "fdc.compiler.diagnostics:CheckReport",
+    "task": "fdc.compiler.suite:TaskRecord",
+    "experience": "fdc.sim_bridge.experience:Experience",
     "scene": "fdc.sim_bridge.scene:Scene",
+    "trajectory": "fdc.sim_bridge.state:Snapshot",
 }
 
 

@@ -18,10 +18,17 @@ to checkers and world states (and caches as it likes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, _Goal
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph import SceneGraph
+    from fdc.sim_bridge.state import Snapshot
+
+    from .registry import Mode
 
 Holds = Callable[[GAtom, int], bool]
 
@@ -156,3 +163,51 @@ def _then(goal: GThen, actions: Sequence[str | None], holds: Holds, start: int) 
             at = done
         records.append(TargetRecord(f"step {k + 1}", at))
     return Verdict(True, at, f"all {len(goal.steps)} steps achieved in order", tuple(records))
+
+
+def verify_snapshots(
+    goals: Mapping[str, Goal],
+    graph: SceneGraph,
+    snapshots: Sequence[Snapshot],
+    *,
+    thresholds: Mapping[str, Mapping[str, float]] | None = None,
+    mode: Mode | None = None,
+) -> dict[str, Verdict]:
+    """Judge each goal (by task id) on a recorded trajectory of `snapshots`.
+
+    Fluent atoms are evaluated by the registered checkers on `SnapshotState`s, each atom
+    at each snapshot at most once. `thresholds` maps a task id to its overrides.
+    """
+    from fdc.sim_bridge.trajectory import SnapshotState
+
+    from .registry import Context, Mode, default_registry
+
+    registry = default_registry()
+    base = Context(graph=graph, mode=mode if mode is not None else Mode.STRICT)
+    states = [SnapshotState(graph, s) for s in snapshots]
+    actions = [s.action for s in snapshots]
+    verdicts: dict[str, Verdict] = {}
+    for task_id, goal in goals.items():
+        overrides = (thresholds or {}).get(task_id, {})
+        ctx = base.with_thresholds(overrides, registry) if overrides else base
+        contexts: dict[int, Context] = {}
+        cache: dict[tuple[str, tuple[str, ...], int], bool] = {}
+
+        def holds(
+            a: GAtom,
+            i: int,
+            ctx: Context = ctx,
+            contexts: dict[int, Context] = contexts,
+            cache: dict[tuple[str, tuple[str, ...], int], bool] = cache,
+        ) -> bool:
+            key = (a.predicate, a.args, i)
+            found = cache.get(key)
+            if found is None:
+                at = contexts.get(i)
+                if at is None:
+                    at = contexts[i] = ctx.with_state(states[i])
+                found = cache[key] = registry.evaluate(a.predicate, a.args, at)
+            return found
+
+        verdicts[task_id] = verify(goal, actions, holds)
+    return verdicts

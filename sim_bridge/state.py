@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .scene import Quaternion, Size3, Vec3
 
@@ -70,6 +70,29 @@ class Snapshot(_Frozen):
     path_length_m: float = Field(default=0.0, ge=0, description="Distance walked so far.")
 
 
+class Clock(_Frozen):
+    """The simulated day: `steps_per_day` steps spread over [start_min, end_min]
+    (FindingDory: 06:00-22:00 over 4,000 steps, 0.24 minutes a step)."""
+
+    start_min: float = Field(default=360.0, ge=0, le=1440, description="Minutes at step 0.")
+    end_min: float = Field(default=1320.0, ge=0, le=1440, description="Minutes at the last step.")
+    steps_per_day: int = Field(default=4000, gt=0)
+
+    @model_validator(mode="after")
+    def _ends_after_start(self) -> Clock:
+        if self.end_min <= self.start_min:
+            raise ValueError("the day must end after it starts (end_min > start_min)")
+        return self
+
+    @property
+    def minutes_per_step(self) -> float:
+        return (self.end_min - self.start_min) / self.steps_per_day
+
+    def time_at(self, step: int) -> float:
+        """Minutes since midnight after `step` steps."""
+        return self.start_min + step * self.minutes_per_step
+
+
 class TrajectoryHeader(_Frozen):
     """The first line of a trajectory file."""
 
@@ -78,6 +101,8 @@ class TrajectoryHeader(_Frozen):
     scene: str = Field(description="The scene file the trajectory ran in.")
     scene_sha256: str | None = None
     source: str = Field(default="fdc-embedded", description="The simulator that produced it.")
+    clock: Clock | None = Field(default=None, description="The clock the run used.")
+    seed: int | None = Field(default=None, description="The seed of the run, if any.")
 
 
 @runtime_checkable

@@ -5,6 +5,7 @@ warnings of physically odd scenes (interpenetration, floating items, items outsi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,22 +53,8 @@ def build_support(
         spolys = np.array([s.polygon for s in surfaces], dtype=object)
         sz = np.array([s.z for s in surfaces])
         sowner = np.array([idx[s.object_id] for s in surfaces])
-        tree = shapely.STRtree(spolys)
-        oi, si = tree.query(bodies.footprints, predicate="intersects")
-        gap = bodies.bottoms[oi] - sz[si]
-        ok = (np.abs(gap) <= config.max_gap_m) & (sowner[si] != oi) & ~shell[oi]
-        oi, si, gap = oi[ok], si[ok], gap[ok]
-        if len(oi):
-            inter = shapely.area(shapely.intersection(bodies.footprints[oi], spolys[si]))
-            smaller = np.minimum(shapely.area(bodies.footprints[oi]), shapely.area(spolys[si]))
-            ok = inter > config.min_overlap * smaller
-            oi, si, gap, inter = oi[ok], si[ok], gap[ok], inter[ok]
-        if len(oi):
-            # Best per object: smallest |gap|, then largest overlap, then surface order.
-            order = np.lexsort((si, -inter, np.round(np.abs(gap), 4), oi))
-            oi, si = oi[order], si[order]
-            first = np.r_[True, oi[1:] != oi[:-1]]
-            parent[oi[first]] = si[first]
+        parent = match_supports(bodies.footprints, bodies.bottoms, spolys, sz, sowner, config,
+                                ~shell)
     owner_of = [idx[s.object_id] for s in surfaces]
     # Depths along parent chains; a chain that loops is cut.
     depth = np.zeros(n, dtype=np.int64)
@@ -127,6 +114,48 @@ def build_support(
             )
     findings.extend(_interpenetrations(scene, bodies, surfaces, parent, kinds, shell, config))
     return Support(parent.tolist(), depth.tolist(), kinds, rooms.tolist(), findings)
+
+
+def match_supports(
+    footprints: Any,
+    bottoms: np.ndarray,
+    surface_polygons: Any,
+    surface_z: np.ndarray,
+    surface_owner: np.ndarray,
+    config: SupportConfig,
+    candidates: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per object, the index of the surface it rests on (-1: none): its bottom within
+    `max_gap_m` of the surface and its footprint overlapping the surface polygon by more
+    than `min_overlap` of the smaller area; the nearest height wins, then the larger
+    overlap, then the lower surface index. `surface_owner[s]` is the index of the object
+    carrying surface s (-1: none of these objects), so nothing rests on itself;
+    `candidates` masks the objects to match (default: all)."""
+    import shapely
+
+    n = len(footprints)
+    parent = np.full(n, -1, dtype=np.int64)
+    if n == 0 or len(surface_polygons) == 0:
+        return parent
+    tree = shapely.STRtree(surface_polygons)
+    oi, si = tree.query(footprints, predicate="intersects")
+    gap = bottoms[oi] - surface_z[si]
+    ok = (np.abs(gap) <= config.max_gap_m) & (surface_owner[si] != oi)
+    if candidates is not None:
+        ok &= candidates[oi]
+    oi, si, gap = oi[ok], si[ok], gap[ok]
+    if len(oi):
+        inter = shapely.area(shapely.intersection(footprints[oi], surface_polygons[si]))
+        smaller = np.minimum(shapely.area(footprints[oi]), shapely.area(surface_polygons[si]))
+        ok = inter > config.min_overlap * smaller
+        oi, si, gap, inter = oi[ok], si[ok], gap[ok], inter[ok]
+    if len(oi):
+        # Best per object: smallest |gap|, then largest overlap, then surface order.
+        order = np.lexsort((si, -inter, np.round(np.abs(gap), 4), oi))
+        oi, si = oi[order], si[order]
+        first = np.r_[True, oi[1:] != oi[:-1]]
+        parent[oi[first]] = si[first]
+    return parent
 
 
 def _interpenetrations(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from fdc.compiler import ast as A
 from fdc.compiler.check import check_paths, check_sources
 from fdc.compiler.diagnostics import Diagnostic, Severity, SourceFile, render_text
 from fdc.domain import builtin_domain_files
@@ -597,3 +598,56 @@ def test_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
     result = check_paths([str(tmp_path)], builtin=False)
     assert result.usage_error
     assert [d.message for d in result.diagnostics] == ["no .pddl file in this folder"]
+
+
+# ---------------------------------------------------------------------------- registry
+
+MINI = """(define (domain mini)
+  (:types movable surface)
+  (:predicates (on ?o - movable ?s - surface) (holding ?o - movable ?x - movable)
+               (glowing ?o - movable) (hand-empty))
+  (:functions (interaction-order ?o - surface) (is-open ?o - movable)))
+(define (template t) (:domain mini) (:parameters ?o - movable ?s - surface)
+  (:goal (on ?o ?s)) (:instruction "Move {{ o | ref }} to {{ s | ref }}."))
+"""
+
+
+def test_r701_predicate_without_checker() -> None:
+    d = only(MINI, "R701")
+    assert d.message == "the domain predicate `glowing` has no checker"
+    assert located(MINI, d) == "glowing"
+
+
+def test_r702_function_checked_as_predicate() -> None:
+    d = only(MINI, "R702")
+    assert d.message.startswith("`is-open` is a function in the domain but its checker")
+
+
+def test_r703_arity() -> None:
+    d = only(MINI, "R703")
+    assert d.message.startswith("`holding` takes 2 argument(s) in the domain but 1 in its checker")
+
+
+def test_r704_parameter_type() -> None:
+    d = only(MINI, "R704")
+    assert d.message.startswith(
+        "parameter 1 of `interaction-order` is `surface` in the domain but `movable`"
+    )
+
+
+def test_domains_without_templates_are_not_held_to_the_registry() -> None:
+    assert run(MINI.split("(define (template")[0]) == []
+
+
+def test_the_builtin_domain_agrees_with_the_registry() -> None:
+    from fdc.compiler.check import Checker
+
+    [home] = LIBRARY
+    checker = Checker({home.path: home})
+    result = check_sources([home])
+    [unit] = result.units
+    [domain] = unit.definitions
+    assert isinstance(domain, A.Domain)
+    info = checker.resolve_domain(domain, home.path)
+    checker.check_registry(info)
+    assert checker.diagnostics == []

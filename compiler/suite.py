@@ -1,0 +1,98 @@
+"""Task suites: `suite.jsonl` holds one `TaskRecord` a line.
+
+A task record carries everything needed to run and judge one task without the template
+or the compiler: its ground goal (structured, and as PDDL), its instruction variants, the
+entities the goal targets, and its provenance. `read_suite` reads a file and reports
+every bad line with its number and JSON path; it never raises on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fdc.predicates.goal import Goal
+
+SUITE_FORMAT_VERSION = "1.0"
+
+
+class TaskRecord(BaseModel):
+    """One compiled task: a line of `suite.jsonl`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format_version: str = SUITE_FORMAT_VERSION
+    id: str = Field(min_length=1, description="Stable: a hash of template, bindings, scene.")
+    template: str
+    template_file: str | None = None
+    template_version: int = 1
+    category: str | None = None
+    level: int | None = None
+    scene: str | None = Field(default=None, description="The scene file the task is for.")
+    bindings: dict[str, str] = Field(default_factory=dict, description="Parameter -> entity.")
+    goal: Goal
+    goal_pddl: str = ""
+    instructions: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list, description="The answer set.")
+    thresholds: dict[str, float] = Field(
+        default_factory=dict, description="Checker thresholds that differ from the defaults."
+    )
+
+
+@dataclass(frozen=True)
+class SuiteProblem:
+    """A bad line of a suite file, located."""
+
+    line: int
+    where: str  # JSON path inside the line ("" for the line as a whole)
+    message: str
+
+    def __str__(self) -> str:
+        where = f" at {self.where}" if self.where else ""
+        return f"line {self.line}{where}: {self.message}"
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def parse_suite(text: str) -> tuple[list[TaskRecord], list[SuiteProblem]]:
+    """The records of a suite's text, and every problem found (line numbers from 1)."""
+    records: list[TaskRecord] = []
+    problems: list[SuiteProblem] = []
+    seen: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(SuiteProblem(n, "", f"not JSON: {e.msg} (column {e.colno})"))
+            continue
+        try:
+            record = TaskRecord.model_validate(raw)
+        except ValidationError as e:
+            problems.extend(SuiteProblem(n, _loc(err["loc"]), err["msg"]) for err in e.errors())
+            continue
+        if record.id in seen:
+            problems.append(
+                SuiteProblem(n, "id", f"task id `{record.id}` repeats line {seen[record.id]}")
+            )
+            continue
+        seen[record.id] = n
+        records.append(record)
+    return records, problems
+
+
+def read_suite(path: str | Path) -> tuple[list[TaskRecord], list[SuiteProblem]]:
+    return parse_suite(Path(path).read_text(encoding="utf-8"))
+
+
+def suite_lines(records: list[TaskRecord]) -> Iterator[str]:
+    """Canonical JSON lines (sorted keys): byte-identical for equal records."""
+    for r in records:
+        yield json.dumps(r.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,90 @@
+"""Static facts of the scene: categories (with the type hierarchy), attribute values,
+which surface belongs to which furniture, which furniture is in which room.
+
+Names are compared in PDDL's spelling: lower case, `-` for `_` (`coffee_table` in a scene
+is `coffee-table` in a template). Attribute values may list several (`red, white`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .registry import (
+    Color,
+    Context,
+    EvaluationError,
+    Furniture,
+    Material,
+    Movable,
+    Room,
+    Shape,
+    Surface,
+    Value,
+    static,
+)
+
+_SPLIT = re.compile(r"\s*(?:,|/|\||\band\b)\s*")
+
+
+def pddl_word(text: str) -> str:
+    return text.strip().lower().replace("_", "-").replace(" ", "-")
+
+
+def _ancestors(name: str, parents: Mapping[str, tuple[str, ...]]) -> set[str]:
+    seen, stack = {name}, [name]
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return seen
+
+
+@static
+def is_category(ctx: Context, o: Movable, c: Value) -> bool:
+    """The item's category is `c` or lies under `c` in the domain's type hierarchy
+    (`ctx.type_parents`: a mug is tableware)."""
+    cat = pddl_word(ctx.graph.object(o).category)
+    return pddl_word(c) in _ancestors(cat, ctx.type_parents)
+
+
+def _attribute(ctx: Context, o: Movable, key: str) -> set[str]:
+    raw = ctx.graph.object(o).attributes.get(key)
+    if raw is None:
+        return set()
+    return {pddl_word(v) for v in _SPLIT.split(raw) if v.strip()}
+
+
+@static
+def has_color(ctx: Context, o: Movable, c: Color) -> bool:
+    """The item's `color` attribute is (or lists) `c`."""
+    return pddl_word(c) in _attribute(ctx, o, "color")
+
+
+@static
+def has_material(ctx: Context, o: Movable, m: Material) -> bool:
+    """The item's `material` attribute is (or lists) `m`. The domain spells glass
+    `glass-material` (`glass` is a type); the suffix is dropped before comparing."""
+    want = pddl_word(m).removesuffix("-material")
+    return want in {v.removesuffix("-material") for v in _attribute(ctx, o, "material")}
+
+
+@static
+def has_shape(ctx: Context, o: Movable, s: Shape) -> bool:
+    """The item's `shape` attribute is (or lists) `s`."""
+    return pddl_word(s) in _attribute(ctx, o, "shape")
+
+
+@static
+def surface_of(ctx: Context, s: Surface, f: Furniture) -> bool:
+    """The surface belongs to the furniture (its top, a shelf, a container floor)."""
+    return ctx.graph.surface(s).object_id == f
+
+
+@static
+def furniture_in_room(ctx: Context, f: Furniture, r: Room) -> bool:
+    """The furniture stands in the room (the scene graph's room of its footprint)."""
+    if not ctx.graph.has(r):
+        raise EvaluationError(f"unknown room `{r}`")
+    return ctx.graph.object(f).room == r

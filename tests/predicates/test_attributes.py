@@ -1,0 +1,58 @@
+"""Static checkers: category with the type hierarchy, attributes, surfaces, rooms."""
+
+from __future__ import annotations
+
+import pytest
+
+from fdc.predicates.registry import Context, EvaluationError, evaluate
+
+from .scenes import home
+
+TYPES = {"mug": ("tableware",), "tableware": ("movable",), "apple": ("fruit",),
+         "fruit": ("food",), "food": ("movable",)}
+
+
+def c(**kw: object) -> Context:
+    return Context(graph=home(), **kw)  # type: ignore[arg-type]
+
+
+def test_category_follows_the_type_hierarchy() -> None:
+    assert evaluate("is-category", ["mug", "mug"], c())
+    assert not evaluate("is-category", ["mug", "tableware"], c())  # no hierarchy given
+    typed = c(type_parents=TYPES)
+    assert evaluate("is-category", ["mug", "tableware"], typed)
+    assert evaluate("is-category", ["apple", "food"], typed)
+    assert not evaluate("is-category", ["mug", "food"], typed)
+
+
+def test_static_checkers_need_no_state() -> None:
+    assert evaluate("has-color", ["mug", "red"], c())
+
+
+@pytest.mark.parametrize(("pred", "args", "expected"), [
+    ("has-color", ["mug", "red"], True),
+    ("has-color", ["mug", "blue"], False),
+    ("has-color", ["book", "white"], True),  # "blue, white" lists two
+    ("has-color", ["book", "blue"], True),
+    ("has-material", ["mug", "ceramic"], True),
+    ("has-material", ["mug", "metal"], False),
+    ("has-material", ["tray", "glass-material"], True),
+    ("has-shape", ["mug", "cylinder"], True),
+    ("has-shape", ["mug", "sphere"], False),
+    ("has-shape", ["apple", "sphere"], False),  # no shape attribute
+    ("surface-of", ["table|top", "table"], True),
+    ("surface-of", ["cabinet|inside", "cabinet"], True),
+    ("surface-of", ["table|top", "cabinet"], False),
+    ("furniture-in-room", ["table", "kitchen"], True),
+    ("furniture-in-room", ["sofa", "kitchen"], False),
+    ("furniture-in-room", ["sofa", "living"], True),
+])
+def test_attribute_facts(pred: str, args: list[str], expected: bool) -> None:
+    assert evaluate(pred, args, c()) is expected
+
+
+def test_unknown_entities_are_errors() -> None:
+    with pytest.raises(EvaluationError, match="unknown"):
+        evaluate("has-color", ["ghost", "red"], c())
+    with pytest.raises(EvaluationError, match="unknown room"):
+        evaluate("furniture-in-room", ["table", "attic"], c())

@@ -1,0 +1,164 @@
+"""Spatial checkers on the hand-made home: each threshold from both sides."""
+
+from __future__ import annotations
+
+import pytest
+
+from fdc.predicates.registry import EvaluationError, evaluate
+from fdc.sim_bridge.regions import Side
+
+from .scenes import TOP, ctx, state
+
+
+def on(st, o: str, s: str, **kw) -> bool:
+    return evaluate("on", [o, s], ctx(st, **kw))
+
+
+def test_on_holds_for_the_scene_as_built() -> None:
+    st = state()
+    assert on(st, "mug", "table|top")
+    assert on(st, "cup", "tray|top")
+    assert not on(st, "mug", "cabinet|top")
+
+
+@pytest.mark.parametrize(("gap", "expected"), [(0.14, True), (0.16, False), (-0.01, True),
+                                               (-0.03, False)])
+def test_on_height_thresholds(gap: float, expected: bool) -> None:
+    st = state().moved("mug", (2.0, 2.0, TOP + gap + 0.05), "table|top")
+    assert on(st, "mug", "table|top") is expected
+
+
+@pytest.mark.parametrize(("x", "expected"), [(2.55, True), (2.65, False)])
+def test_on_judges_the_centre_over_the_outline(x: float, expected: bool) -> None:
+    st = state().moved("mug", (x, 2.0, TOP + 0.05), "table|top")
+    assert on(st, "mug", "table|top") is expected
+
+
+def test_a_held_item_is_on_nothing() -> None:
+    assert not on(state().holding("mug"), "mug", "table|top")
+
+
+def test_surfaces_of_a_moved_carrier_move_with_it() -> None:
+    st = state().moved("tray", (2.3, 1.7, TOP + 0.01), "table|top")
+    assert not on(st, "cup", "tray|top")  # the cup stayed behind
+    st = st.moved("cup", (2.3, 1.7, TOP + 0.06), "tray|top")
+    assert on(st, "cup", "tray|top")
+
+
+def test_thresholds_override_on() -> None:
+    st = state().moved("mug", (2.0, 2.0, TOP + 0.10 + 0.05), "table|top")
+    assert on(st, "mug", "table|top")
+    c = ctx(st).with_thresholds({"on_top_m": 0.05})
+    assert not evaluate("on", ["mug", "table|top"], c)
+
+
+@pytest.mark.parametrize(("z", "expected"), [(0.10, True), (0.25, False)])
+def test_inside_a_receptacle(z: float, expected: bool) -> None:
+    st = state().moved("mug", (5.5, 1.0, z), "cabinet|inside")
+    assert evaluate("inside", ["mug", "cabinet|inside"], ctx(st)) is expected
+
+
+@pytest.mark.parametrize(("y", "expected"), [(1.0, True), (1.165, True), (1.18, False)])
+def test_inside_a_container_item(y: float, expected: bool) -> None:
+    st = state().moved("apple", (8.0, y, 0.1), None)
+    assert evaluate("inside", ["apple", "basket"], ctx(st)) is expected
+    assert not evaluate("inside", ["apple", "basket"], ctx(st.holding("apple")))
+
+
+def test_in_room_by_centre_and_for_held_items() -> None:
+    st = state()
+    assert evaluate("in-room", ["mug", "kitchen"], ctx(st))
+    assert not evaluate("in-room", ["mug", "living"], ctx(st))
+    moved = st.moved("mug", (7.0, 1.0, 0.5), None)
+    assert evaluate("in-room", ["mug", "living"], ctx(moved))
+    carried = st.holding("mug").at(7.0, 2.0)
+    assert evaluate("in-room", ["mug", "living"], ctx(carried))
+    with pytest.raises(EvaluationError, match="unknown room"):
+        evaluate("in-room", ["mug", "attic"], ctx(st))
+
+
+@pytest.mark.parametrize(("xy", "cell", "expected"), [
+    ((2.0, 2.0), "center", True),
+    ((2.4, 2.25), "front-left", True),
+    ((2.4, 2.25), "front", False),
+    ((2.21, 2.0), "front", True),  # just past the third: front, not centre
+    ((2.21, 2.0), "center", False),
+    ((2.19, 2.0), "center", True),
+    ((2.19, 2.0), "front", False),
+    ((1.6, 1.7), "rear-right", True),
+])
+def test_in_cell_by_the_centre(xy: tuple[float, float], cell: str, expected: bool) -> None:
+    st = state().moved("apple", (xy[0], xy[1], TOP + 0.04), "table|top")
+    assert evaluate("in-cell", ["apple", "table|top", cell], ctx(st)) is expected
+
+
+def test_in_cell_needs_the_item_on_the_surface_and_a_known_cell() -> None:
+    st = state().moved("apple", (2.0, 2.0, TOP + 0.5), None)
+    assert not evaluate("in-cell", ["apple", "table|top", "center"], ctx(st))
+    with pytest.raises(EvaluationError, match="not a cell"):
+        evaluate("in-cell", ["mug", "table|top", "middle"], ctx())
+
+
+def test_at_side_is_relative_to_the_viewer() -> None:
+    # The agent stands at the table's rear, facing +x: the book (further along +x than
+    # the mug) is behind the mug for it.
+    st = state()
+    assert evaluate("at-side", ["book", "mug", "rear"], ctx(st))
+    assert not evaluate("at-side", ["book", "mug", "front"], ctx(st))
+    # From the table's front the same book is in front of the mug.
+    front = st.at(2.95, 2.0, 180.0)
+    assert evaluate("at-side", ["book", "mug", "front"], ctx(front))
+    # A viewer side given in the context wins over the agent's position.
+    assert evaluate("at-side", ["book", "mug", "front"], ctx(st, viewer_side=Side.FRONT))
+    # The apple is at the mug's rear-left in the table's terms: front-left for the agent.
+    assert evaluate("at-side", ["apple", "mug", "front-left"], ctx(st))
+    assert evaluate("at-side", ["apple", "mug", "rear-right"], ctx(front))
+    assert not evaluate("at-side", ["apple", "mug", "center"], ctx(st))
+
+
+def test_at_side_is_cut_back_at_the_first_neighbour() -> None:
+    st = state().moved("apple", (2.5, 2.0, TOP + 0.04), "table|top")
+    assert not evaluate("at-side", ["apple", "mug", "rear"], ctx(st))  # the book is between
+    clear = st.moved("book", (5.5, 1.0, 0.915), "cabinet|top")
+    assert evaluate("at-side", ["apple", "mug", "rear"], ctx(clear))
+
+
+def test_at_side_needs_the_same_surface() -> None:
+    st = state().moved("apple", (5.4, 1.0, 0.94), "cabinet|top")
+    assert not evaluate("at-side", ["apple", "mug", "front-left"], ctx(st))
+
+
+def test_around_is_not_vacuous() -> None:
+    st = state()
+    assert evaluate("around", ["apple", "mug"], ctx(st))
+    behind_book = st.moved("apple", (2.5, 2.0, TOP + 0.04), "table|top")
+    assert not evaluate("around", ["apple", "mug"], ctx(behind_book))
+    elsewhere = st.moved("apple", (5.4, 1.0, 0.94), "cabinet|top")
+    assert not evaluate("around", ["apple", "mug"], ctx(elsewhere))
+    on_the_mug = st.moved("apple", (2.0, 2.0, TOP + 0.14), "table|top")
+    assert not evaluate("around", ["apple", "mug"], ctx(on_the_mug))
+    assert not evaluate("around", ["mug", "mug"], ctx(st))
+
+
+@pytest.mark.parametrize(("xy", "expected"), [
+    ((2.15, 2.0), True),
+    ((2.15, 2.04), True),
+    ((2.15, 2.06), False),  # out of the strip, as wide as the narrower anchor (0.1 m)
+    ((2.4, 2.0), False),  # past the book
+    ((2.03, 2.0), False),  # inside the mug's box
+])
+def test_between_two_anchors(xy: tuple[float, float], expected: bool) -> None:
+    st = state().moved("apple", (xy[0], xy[1], TOP + 0.04), "table|top")
+    assert evaluate("between", ["apple", "mug", "book"], ctx(st)) is expected
+
+
+def test_between_needs_one_surface() -> None:
+    st = state().moved("book", (5.5, 1.0, 0.915), "cabinet|top") \
+        .moved("apple", (2.15, 2.0, TOP + 0.04), "table|top")
+    assert not evaluate("between", ["apple", "mug", "book"], ctx(st))
+
+
+def test_open_and_closed() -> None:
+    st = state()
+    assert not evaluate("is-open", ["cabinet"], ctx(st))
+    assert evaluate("is-open", ["cabinet"], ctx(st.with_open("cabinet|inside", True)))

@@ -1,0 +1,105 @@
+"""Drive the embedded world through a pick-and-place on the example apartment, record the
+trajectory, and verify tasks on it with `fdc verify`, as a user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fdc.cli import app
+from fdc.compiler.suite import TaskRecord, suite_lines
+from fdc.predicates.goal import GAnd, GNot, GTargets, Target, atom
+from fdc.sim_bridge.graph import build_scene_graph
+from fdc.sim_bridge.load import load_scene
+from fdc.sim_bridge.world import EmbeddedWorld
+
+REPO = Path(__file__).resolve().parents[2]
+APARTMENT = REPO / "examples" / "scenes" / "apartment.json"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, str]:
+    """(trajectory path, item, source surface, destination surface)."""
+    scene = load_scene(APARTMENT).scene
+    assert scene is not None
+    graph = build_scene_graph(scene, base_dir=APARTMENT.parent)
+    surfaces = [s.id for s in graph.surfaces() if graph.object(s.object_id).kind.value != "movable"]
+    for item in (o for o in graph.objects() if o.is_movable):
+        source = graph.parent_surface(item.id)
+        if source is None:
+            continue
+        world = EmbeddedWorld(graph)
+        if not (world.navigate(source.id) and world.pick(item.id)):
+            continue
+        for dest in surfaces:
+            if dest == source.id or not world.navigate(dest):
+                continue
+            if world.place(dest):
+                assert world.stop()
+                path = tmp_path_factory.mktemp("run") / "run.jsonl"
+                world.record(path, scene=str(APARTMENT))
+                return path, item.id, source.id, dest
+    pytest.fail("no pick-and-place found in the example apartment")
+
+
+def write_suite(path: Path, records: list[TaskRecord]) -> Path:
+    path.write_text("".join(suite_lines(records)))
+    return path
+
+
+def task(task_id: str, goal: object) -> TaskRecord:
+    return TaskRecord.model_validate({"id": task_id, "template": "test", "goal": goal})
+
+
+def test_verify_a_pick_and_place(run: tuple[Path, str, str, str], tmp_path: Path) -> None:
+    trajectory, item, source, dest = run
+    records = [
+        task("moved", atom("on", item, dest)),
+        task("still-there", atom("on", item, source)),
+        task(
+            "moved-and-free", GAnd(parts=(atom("on", item, dest), GNot(body=atom("holding", item))))
+        ),
+        task(
+            "two-stops",
+            GTargets(
+                targets=(
+                    Target(entity=item, goal=atom("on", item, dest)),
+                    Target(entity="x", goal=atom("holding", item)),
+                )
+            ),
+        ),
+    ]
+    suite = write_suite(tmp_path / "suite.jsonl", records)
+    result = runner.invoke(app, ["verify", str(suite), "-t", str(trajectory), "--format", "json"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    outcome = {t["id"]: t["success"] for t in report["tasks"]}
+    assert outcome == {
+        "moved": True,
+        "still-there": False,
+        "moved-and-free": True,
+        "two-stops": False,
+    }
+    moved = next(t for t in report["tasks"] if t["id"] == "moved")
+    assert moved["targets"][0]["step"] == moved["end_step"]
+    only = runner.invoke(app, ["verify", str(suite), "-t", str(trajectory), "--task", "moved"])
+    assert only.exit_code == 0, only.output
+
+
+def test_bad_inputs_exit_2(run: tuple[Path, str, str, str], tmp_path: Path) -> None:
+    trajectory = run[0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "t", "template": "x"}\nnot json\n')
+    result = runner.invoke(app, ["verify", str(bad), "-t", str(trajectory)])
+    assert result.exit_code == 2
+    assert "line 1 at goal: Field required" in result.output
+    assert "line 2: not JSON" in result.output
+    good = write_suite(tmp_path / "s.jsonl", [task("t", atom("hand-empty"))])
+    missing = runner.invoke(app, ["verify", str(good), "-t", str(tmp_path / "none.jsonl")])
+    assert missing.exit_code == 2
+    unknown = runner.invoke(app, ["verify", str(good), "-t", str(trajectory), "--task", "zz"])
+    assert unknown.exit_code == 2
