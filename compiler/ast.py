@@ -383,6 +383,13 @@ class DerivedPredicate(Node):
     body: Formula
 
 
+class Threshold(Node):
+    """fdc: `(object_distance_m 1.5)` in a domain's `:thresholds`."""
+
+    name: str
+    value: int | float
+
+
 class Domain(Node):
     name: str
     requirements: tuple[str, ...] = ()
@@ -391,6 +398,7 @@ class Domain(Node):
     predicates: tuple[PredicateDef, ...] = ()
     functions: tuple[FunctionDef, ...] = ()
     constraints: Formula | None = None
+    thresholds: tuple[Threshold, ...] = ()
     actions: tuple[Action, ...] = ()
     durative_actions: tuple[DurativeAction, ...] = ()
     derived: tuple[DerivedPredicate, ...] = ()

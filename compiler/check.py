@@ -7,6 +7,7 @@ domain among the definitions given (and fdc's built-in domains). Every finding i
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -867,6 +868,23 @@ class Checker:
         )
         decls: dict[str, A.Node] = {**{f.name: f for f in domain.functions}}
         decls.update({p.name: p for p in domain.predicates})
+        known = default_registry().default_thresholds()
+        seen_thresholds: set[str] = set()
+        for t in domain.thresholds:
+            if t.name not in known:
+                self.report(
+                    ERROR,
+                    "R705",
+                    f"unknown threshold `{t.name}`",
+                    self.name_span(t, t.name),
+                    did_you_mean(t.name, sorted(known))
+                    or "the thresholds are listed in docs/predicates.md",
+                )
+            elif not (t.value >= 0 and math.isfinite(t.value)):
+                self.report(ERROR, "R705", f"threshold `{t.name}` must be finite and >= 0", t.span)
+            elif t.name in seen_thresholds:
+                self.report(ERROR, "R705", f"threshold `{t.name}` is set twice", t.span)
+            seen_thresholds.add(t.name)
         for problem in problems:
             node = decls.get(problem.name, domain)
             hint = (

@@ -105,6 +105,7 @@ COLON_KEYWORDS: dict[str, str] = {
     ":instruction-file": "K_INSTRUCTION_FILE",
     ":ambiguity": "K_AMBIGUITY",
     ":description": "K_DESCRIPTION",
+    ":thresholds": "K_THRESHOLDS",
 }
 
 # Whitespace and comments are swallowed in front of every token, so one `match` call

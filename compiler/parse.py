@@ -347,6 +347,12 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
     def functions(self, c: list[Any]) -> _Section:
         return _Section("functions", c[2], _span(c))
 
+    def threshold(self, c: list[Any]) -> A.Threshold:
+        return A.Threshold.make(name=str(c[1]), value=_number(c[2]), span=_span(c))
+
+    def thresholds(self, c: list[Any]) -> _Section:
+        return _Section("thresholds", tuple(c[2:-1]), _span(c))
+
     def constraints(self, c: list[Any]) -> _Section:
         return _Section("constraints", c[2], _span(c))
 
@@ -497,7 +503,9 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
     def domain(self, c: list[Any]) -> A.Domain:
         name = str(c[4])
         s = self._sections(
-            c, f"domain `{name}`", multi=("types", "constants", "predicates", "functions")
+            c,
+            f"domain `{name}`",
+            multi=("types", "constants", "predicates", "functions", "thresholds"),
         )
         body = c[6:-1]
         return A.Domain.make(
@@ -508,6 +516,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             predicates=s.get("predicates", ()),
             functions=s.get("functions", ()),
             constraints=s.get("constraints"),
+            thresholds=s.get("thresholds", ()),
             actions=tuple(x for x in body if isinstance(x, A.Action)),
             durative_actions=tuple(x for x in body if isinstance(x, A.DurativeAction)),
             derived=tuple(x for x in body if isinstance(x, A.DerivedPredicate)),

@@ -87,6 +87,8 @@ def inline(node: A.Node) -> str:
             return _paren(node.predicate, *(inline(a) for a in node.args))
         case A.Empty():
             return "()"
+        case A.Threshold():
+            return f"({node.name} {_num(node.value)})"
         case _:
             head, parts = _head(node)
             return _paren(head, *(inline(p) if isinstance(p, A.Node) else p for p in parts))
@@ -306,6 +308,9 @@ class _Printer:
             self.blank()
             self.node(1, "(:constraints ", d.constraints)
             self.close()
+        if d.thresholds:
+            self.blank()
+            self.section(1, ":thresholds", d.thresholds, _cover(d.thresholds))
         for dp in d.derived:
             self.blank()
             self.emit(

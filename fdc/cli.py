@@ -17,6 +17,7 @@ from rich.console import Console
 from fdc.schemas import MODELS
 
 if TYPE_CHECKING:
+    from fdc.predicates.registry import Mode
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph import SceneGraph
 
@@ -156,6 +157,16 @@ def verify(
         Path | None,
         typer.Option(help="The scene file (default: the one the trajectory names)."),
     ] = None,
+    threshold: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--threshold", help="Override a checker threshold for every task: NAME=VALUE."
+        ),
+    ] = None,
+    relax: Annotated[
+        list[Relax] | None,
+        typer.Option(help="Drop a check (FindingDory's DTG-SR: visibility; SC-SR: distance)."),
+    ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", help="text for people, json for machines.")
     ] = OutputFormat.text,
@@ -189,14 +200,20 @@ def verify(
             err.print(f"error: no task {', '.join(unknown)} in {suite}")
             raise typer.Exit(EXIT_USAGE)
         records = [r for r in records if r.id in set(task)]
+    overrides = _thresholds(threshold or [])
     scene_path = scene or _scene_of(trajectory, header.scene)
     graph = _load_graph(scene_path)
-    verdicts = verify_snapshots(
-        {r.id: r.goal for r in records},
-        graph,
-        snapshots,
-        thresholds={r.id: r.thresholds for r in records if r.thresholds},
-    )
+    try:
+        verdicts = verify_snapshots(
+            {r.id: r.goal for r in records},
+            graph,
+            snapshots,
+            thresholds={r.id: {**r.thresholds, **overrides} for r in records},
+            mode=_mode(relax or []),
+        )
+    except KeyError as e:  # an unknown threshold name, with a suggestion
+        err.print(f"error: {e.args[0]}")
+        raise typer.Exit(EXIT_USAGE) from None
     failed = sum(not v.success for v in verdicts.values())
     if output_format is OutputFormat.json:
         report = {
@@ -221,6 +238,35 @@ def verify(
     else:
         _print_verdicts(verdicts)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+class Relax(StrEnum):
+    visibility = "visibility"
+    distance = "distance"
+
+
+def _thresholds(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not sep or not name or number != number:
+            _stderr().print(f"error: --threshold wants NAME=NUMBER, not `{item}`")
+            raise typer.Exit(EXIT_USAGE)
+        out[name.strip()] = number
+    return out
+
+
+def _mode(relax: list[Relax]) -> Mode:
+    from fdc.predicates.registry import Mode
+
+    mode = Mode.STRICT
+    for r in relax:
+        mode |= Mode.NO_VISIBILITY if r is Relax.visibility else Mode.NO_DISTANCE
+    return mode
 
 
 def _scene_of(trajectory: Path, named: str) -> Path:

@@ -651,3 +651,12 @@ def test_the_builtin_domain_agrees_with_the_registry() -> None:
     info = checker.resolve_domain(domain, home.path)
     checker.check_registry(info)
     assert checker.diagnostics == []
+
+
+def test_r705_domain_thresholds() -> None:
+    text = MINI.replace(
+        "(:functions", "(:thresholds (object_distance_m 1.5) (on_top_mm 0.1))\n  (:functions"
+    )
+    d = only(text, "R705")
+    assert d.message == "unknown threshold `on_top_mm`"
+    assert d.hint == "did you mean `on_top_m`?"

@@ -258,3 +258,16 @@ def test_reserved_words_are_fine_where_no_formula_follows() -> None:
     )
     assert isinstance(t, A.Template)
     assert (t.name, t.category, t.tags) == ("then", "and", ("or", "not"))
+
+
+def test_domain_thresholds_parse_and_print() -> None:
+    text = (
+        "(define (domain d) (:predicates (p)) (:thresholds (object_distance_m 1.5) (on_top_m 1)))"
+    )
+    d = parse_one(text)
+    assert isinstance(d, A.Domain)
+    assert d.thresholds == (
+        A.Threshold(name="object_distance_m", value=1.5),
+        A.Threshold(name="on_top_m", value=1),
+    )
+    round_trips(text)

@@ -25,20 +25,52 @@ TOP = 0.75
 @functools.cache
 def home() -> SceneGraph:
     objects = [
-        obj("table", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75), kind="furniture",
-            attributes={"color": "brown", "material": "wood"}),
-        on_top("mug", "mug", (2.0, 2.0), TOP, (0.1, 0.1, 0.1),
-               attributes={"color": "red", "material": "ceramic", "shape": "cylinder"}),
-        on_top("book", "book", (2.3, 2.0), TOP, (0.1, 0.2, 0.03),
-               attributes={"color": "blue, white", "material": "paper"}),
-        on_top("apple", "apple", (1.7, 2.25), TOP, (0.08, 0.08, 0.08),
-               attributes={"color": "green"}),
-        on_top("tray", "tray", (2.0, 1.7), TOP, (0.3, 0.2, 0.02),
-               attributes={"material": "glass"}),
+        obj(
+            "table",
+            "table",
+            (2.0, 2.0, 0.375),
+            (1.2, 0.8, 0.75),
+            kind="furniture",
+            attributes={"color": "brown", "material": "wood"},
+        ),
+        on_top(
+            "mug",
+            "mug",
+            (2.0, 2.0),
+            TOP,
+            (0.1, 0.1, 0.1),
+            attributes={"color": "red", "material": "ceramic", "shape": "cylinder"},
+        ),
+        on_top(
+            "book",
+            "book",
+            (2.3, 2.0),
+            TOP,
+            (0.1, 0.2, 0.03),
+            attributes={"color": "blue, white", "material": "paper"},
+        ),
+        on_top(
+            "apple", "apple", (1.7, 2.25), TOP, (0.08, 0.08, 0.08), attributes={"color": "green"}
+        ),
+        on_top("tray", "tray", (2.0, 1.7), TOP, (0.3, 0.2, 0.02), attributes={"material": "glass"}),
         on_top("cup", "cup", (2.0, 1.7), TOP + 0.02, (0.06, 0.06, 0.08)),
-        obj("cabinet", "cabinet", (5.5, 1.0, 0.45), (0.5, 0.8, 0.9), 180.0, kind="articulated",
-            containers=[{"name": "inside", "center": [0, 0, 0], "size": [0.4, 0.7, 0.8],
-                         "open": False, "part": "door"}]),
+        obj(
+            "cabinet",
+            "cabinet",
+            (5.5, 1.0, 0.45),
+            (0.5, 0.8, 0.9),
+            180.0,
+            kind="articulated",
+            containers=[
+                {
+                    "name": "inside",
+                    "center": [0, 0, 0],
+                    "size": [0.4, 0.7, 0.8],
+                    "open": False,
+                    "part": "door",
+                }
+            ],
+        ),
         obj("sofa", "sofa", (8.5, 3.4, 0.225), (0.9, 2.0, 0.45), -90.0, kind="furniture"),
         obj("basket", "basket", (8.0, 1.0, 0.1), (0.3, 0.3, 0.2), kind="movable"),
     ]

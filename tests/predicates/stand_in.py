@@ -34,25 +34,26 @@ class StandInState:
         poses, supports = {}, {}
         for o in g.objects():
             if o.kind.value in ("movable", "articulated"):
-                poses[o.id] = ObjectPose(position=o.position, orientation=yaw_quaternion(
-                    o.yaw_rad), size=o.size)
+                poses[o.id] = ObjectPose(
+                    position=o.position, orientation=yaw_quaternion(o.yaw_rad), size=o.size
+                )
                 supports[o.id] = o.parent_surface
         opened = {s.id: s.is_open for s in g.surfaces() if s.container is not None}
-        return cls(g, AgentPose(x=x, y=y, yaw_rad=math.radians(yaw_deg)), poses, supports,
-                   opened=opened)
+        return cls(
+            g, AgentPose(x=x, y=y, yaw_rad=math.radians(yaw_deg)), poses, supports, opened=opened
+        )
 
     # ----- test edits -----------------------------------------------------------------
     def at(self, x: float, y: float, yaw_deg: float = 0.0) -> StandInState:
         return dataclasses.replace(self, agent=AgentPose(x=x, y=y, yaw_rad=math.radians(yaw_deg)))
 
-    def moved(self, ident: str, xyz: Sequence[float], surface: str | None,
-              yaw_deg: float | None = None) -> StandInState:
+    def moved(
+        self, ident: str, xyz: Sequence[float], surface: str | None, yaw_deg: float | None = None
+    ) -> StandInState:
         old = self.poses[ident]
         q = old.orientation if yaw_deg is None else yaw_quaternion(math.radians(yaw_deg))
-        poses = {**self.poses, ident: ObjectPose(position=tuple(xyz), orientation=q,
-                                                 size=old.size)}
-        return dataclasses.replace(self, poses=poses, supports={**self.supports,
-                                                                ident: surface})
+        poses = {**self.poses, ident: ObjectPose(position=tuple(xyz), orientation=q, size=old.size)}
+        return dataclasses.replace(self, poses=poses, supports={**self.supports, ident: surface})
 
     def holding(self, ident: str | None) -> StandInState:
         supports = dict(self.supports)
@@ -98,13 +99,21 @@ class StandInState:
     def geodesic_distance(self, a: str | Point, b: str | Point) -> float:
         return self.graph.geodesic_distance(a, b)
 
-    def visible(self, object_id: str, pose: AgentPose | None = None,
-                fov_rad: float | None = None, max_range_m: float | None = None) -> bool:
+    def visible(
+        self,
+        object_id: str,
+        pose: AgentPose | None = None,
+        fov_rad: float | None = None,
+        max_range_m: float | None = None,
+    ) -> bool:
         if self.visible_ids is not None:
             return object_id in self.visible_ids
         p = pose or self.agent
-        target = self.poses[object_id].position if object_id in self.poses else \
-            self.graph.object(object_id).position
+        target = (
+            self.poses[object_id].position
+            if object_id in self.poses
+            else self.graph.object(object_id).position
+        )
         d = math.hypot(target[0] - p.x, target[1] - p.y)
         ang = abs(float(wrap_angle(math.atan2(target[1] - p.y, target[0] - p.x) - p.yaw_rad)))
         if max_range_m is not None and d > max_range_m:
@@ -112,4 +121,3 @@ class StandInState:
         if fov_rad is not None and ang > fov_rad / 2:
             return False
         return self.graph.line_of_sight((p.x, p.y), object_id)
-

@@ -26,10 +26,12 @@ def test_robot_at_object_distance_is_walked_not_straight() -> None:
     st = state()
     d = home().geodesic_distance((st.agent.x, st.agent.y), (2.0, 2.0))
     assert d >= math.hypot(2.0 - st.agent.x, 0.0) - 1e-9
-    assert evaluate("robot-at-object", ["mug"], ctx(st).with_thresholds(
-        {"object_distance_m": d + 0.01}))
-    assert not evaluate("robot-at-object", ["mug"], ctx(st).with_thresholds(
-        {"object_distance_m": d - 0.01}))
+    assert evaluate(
+        "robot-at-object", ["mug"], ctx(st).with_thresholds({"object_distance_m": d + 0.01})
+    )
+    assert not evaluate(
+        "robot-at-object", ["mug"], ctx(st).with_thresholds({"object_distance_m": d - 0.01})
+    )
 
 
 def test_robot_at_object_default_is_two_metres() -> None:
@@ -39,8 +41,9 @@ def test_robot_at_object_default_is_two_metres() -> None:
     assert evaluate("robot-at-object", ["mug"], ctx(far), mode=Mode.NO_DISTANCE)
 
 
-@pytest.mark.parametrize(("yaw_deg", "expected"), [(44.0, True), (46.0, False),
-                                                   (-44.0, True), (-46.0, False)])
+@pytest.mark.parametrize(
+    ("yaw_deg", "expected"), [(44.0, True), (46.0, False), (-44.0, True), (-46.0, False)]
+)
 def test_robot_at_object_facing_angle(yaw_deg: float, expected: bool) -> None:
     st = state().at(1.05, 2.0, yaw_deg).seeing(["mug"])
     assert evaluate("robot-at-object", ["mug"], ctx(st)) is expected

@@ -8,8 +8,13 @@ from fdc.predicates.registry import Context, EvaluationError, evaluate
 
 from .scenes import home
 
-TYPES = {"mug": ("tableware",), "tableware": ("movable",), "apple": ("fruit",),
-         "fruit": ("food",), "food": ("movable",)}
+TYPES = {
+    "mug": ("tableware",),
+    "tableware": ("movable",),
+    "apple": ("fruit",),
+    "fruit": ("food",),
+    "food": ("movable",),
+}
 
 
 def c(**kw: object) -> Context:
@@ -29,24 +34,27 @@ def test_static_checkers_need_no_state() -> None:
     assert evaluate("has-color", ["mug", "red"], c())
 
 
-@pytest.mark.parametrize(("pred", "args", "expected"), [
-    ("has-color", ["mug", "red"], True),
-    ("has-color", ["mug", "blue"], False),
-    ("has-color", ["book", "white"], True),  # "blue, white" lists two
-    ("has-color", ["book", "blue"], True),
-    ("has-material", ["mug", "ceramic"], True),
-    ("has-material", ["mug", "metal"], False),
-    ("has-material", ["tray", "glass-material"], True),
-    ("has-shape", ["mug", "cylinder"], True),
-    ("has-shape", ["mug", "sphere"], False),
-    ("has-shape", ["apple", "sphere"], False),  # no shape attribute
-    ("surface-of", ["table|top", "table"], True),
-    ("surface-of", ["cabinet|inside", "cabinet"], True),
-    ("surface-of", ["table|top", "cabinet"], False),
-    ("furniture-in-room", ["table", "kitchen"], True),
-    ("furniture-in-room", ["sofa", "kitchen"], False),
-    ("furniture-in-room", ["sofa", "living"], True),
-])
+@pytest.mark.parametrize(
+    ("pred", "args", "expected"),
+    [
+        ("has-color", ["mug", "red"], True),
+        ("has-color", ["mug", "blue"], False),
+        ("has-color", ["book", "white"], True),  # "blue, white" lists two
+        ("has-color", ["book", "blue"], True),
+        ("has-material", ["mug", "ceramic"], True),
+        ("has-material", ["mug", "metal"], False),
+        ("has-material", ["tray", "glass-material"], True),
+        ("has-shape", ["mug", "cylinder"], True),
+        ("has-shape", ["mug", "sphere"], False),
+        ("has-shape", ["apple", "sphere"], False),  # no shape attribute
+        ("surface-of", ["table|top", "table"], True),
+        ("surface-of", ["cabinet|inside", "cabinet"], True),
+        ("surface-of", ["table|top", "cabinet"], False),
+        ("furniture-in-room", ["table", "kitchen"], True),
+        ("furniture-in-room", ["sofa", "kitchen"], False),
+        ("furniture-in-room", ["sofa", "living"], True),
+    ],
+)
 def test_attribute_facts(pred: str, args: list[str], expected: bool) -> None:
     assert evaluate(pred, args, c()) is expected
 

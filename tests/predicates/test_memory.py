@@ -27,8 +27,14 @@ def log() -> Experience:
     pose = AgentPose(x=1.05, y=2.0, yaw_rad=0.0)
     for k, (room, t) in enumerate(zip(ROOMS, CLOCK, strict=True)):
         held = {2: "mug", 3: None, 5: None, 7: None}.get(k)
-        rec.frame(t, pose, action=None if k == 0 else "step", held=held, room=room,
-                  visible_objects=["mug", "book"])
+        rec.frame(
+            t,
+            pose,
+            action=None if k == 0 else "step",
+            held=held,
+            room=room,
+            visible_objects=["mug", "book"],
+        )
         if k == 1:
             rec.pick("mug", "table|top")
         elif k == 3:
@@ -68,8 +74,12 @@ def test_history_predicates() -> None:
 
 def test_history_functions() -> None:
     cc = c()
-    assert [value("interaction-order", [o], cc) for o in ("mug", "apple", "book", "cup")] == \
-        [1.0, 2.0, 3.0, None]
+    assert [value("interaction-order", [o], cc) for o in ("mug", "apple", "book", "cup")] == [
+        1.0,
+        2.0,
+        3.0,
+        None,
+    ]
     assert value("interaction-start", ["mug"], cc) == 601
     assert value("interaction-end", ["mug"], cc) == 604
     assert value("interaction-duration", ["book"], cc) == 6

@@ -49,8 +49,12 @@ def test_names_kinds_and_parameters_come_from_the_functions() -> None:
     c = reg.checker("robot-at-object")
     assert c.kind is Kind.FLUENT and c.batched and not c.is_function
     assert [p.types for p in c.params] == [("movable",)]
-    assert dict(c.thresholds) == {"object_distance_m": 2.0, "object_angle_rad": math.pi / 4,
-                                  "view_fov_rad": math.pi / 2, "view_range_m": 5.0}
+    assert dict(c.thresholds) == {
+        "object_distance_m": 2.0,
+        "object_angle_rad": math.pi / 4,
+        "view_fov_rad": math.pi / 2,
+        "view_range_m": 5.0,
+    }
     assert reg.checker("inside").params[1].types == ("container", "receptacle")
     assert reg.checker("interaction-order").is_function
     assert reg.checker("is-category").kind is Kind.STATIC
@@ -99,8 +103,12 @@ def test_malformed_checkers_are_refused() -> None:
     def wrong_return(ctx: Context, o: Movable) -> str:
         return ""
 
-    for fn, msg in ((untyped, "PDDL type"), (no_default, "numeric default"),
-                    (mixed, "all single ids"), (wrong_return, "return")):
+    for fn, msg in (
+        (untyped, "PDDL type"),
+        (no_default, "numeric default"),
+        (mixed, "all single ids"),
+        (wrong_return, "return"),
+    ):
         with pytest.raises(TypeError, match=msg):
             reg.fluent(fn)
 
@@ -169,9 +177,14 @@ def test_signature_problems_on_a_wrong_domain() -> None:
     d = domain(WRONG)
     problems = signature_problems(d.predicates, d.functions)
     by = {(p.name, p.code): p for p in problems}
-    assert set(by) == {("on", "arity"), ("holding", "parameter-type"), ("flying", "no-checker"),
-                       ("interaction-order", "not-a-predicate"), ("hand-empty", "not-a-function"),
-                       ("altitude", "no-checker")}
+    assert set(by) == {
+        ("on", "arity"),
+        ("holding", "parameter-type"),
+        ("flying", "no-checker"),
+        ("interaction-order", "not-a-predicate"),
+        ("hand-empty", "not-a-function"),
+        ("altitude", "no-checker"),
+    }
     assert (by["on", "arity"].expected, by["on", "arity"].actual) == ("1", "2")
     p = by["holding", "parameter-type"]
     assert (p.expected, p.actual, p.parameter) == ("surface", "movable", 1)
@@ -206,10 +219,13 @@ def test_a_batch_answers_as_atoms_one_by_one() -> None:
         "robot-at-object": [(o,) for o in movables],
         "robot-at-receptacle": [(s,) for s in surfaces],
         "around": [(o, a) for o in movables for a in movables],
-        "at-side": [(o, a, d) for o in movables[:3] for a in movables[:3]
-                    for d in ("front", "rear", "left", "front-left")],
-        "between": [(o, a, b) for o in movables[:4] for a in movables[:4]
-                    for b in movables[:4]],
+        "at-side": [
+            (o, a, d)
+            for o in movables[:3]
+            for a in movables[:3]
+            for d in ("front", "rear", "left", "front-left")
+        ],
+        "between": [(o, a, b) for o in movables[:4] for a in movables[:4] for b in movables[:4]],
         "in-cell": [(o, "table|top", cell) for o in movables for cell in ("center", "front")],
     }
     for name, atoms in cases.items():

@@ -21,8 +21,9 @@ def test_on_holds_for_the_scene_as_built() -> None:
     assert not on(st, "mug", "cabinet|top")
 
 
-@pytest.mark.parametrize(("gap", "expected"), [(0.14, True), (0.16, False), (-0.01, True),
-                                               (-0.03, False)])
+@pytest.mark.parametrize(
+    ("gap", "expected"), [(0.14, True), (0.16, False), (-0.01, True), (-0.03, False)]
+)
 def test_on_height_thresholds(gap: float, expected: bool) -> None:
     st = state().moved("mug", (2.0, 2.0, TOP + gap + 0.05), "table|top")
     assert on(st, "mug", "table|top") is expected
@@ -77,16 +78,19 @@ def test_in_room_by_centre_and_for_held_items() -> None:
         evaluate("in-room", ["mug", "attic"], ctx(st))
 
 
-@pytest.mark.parametrize(("xy", "cell", "expected"), [
-    ((2.0, 2.0), "center", True),
-    ((2.4, 2.25), "front-left", True),
-    ((2.4, 2.25), "front", False),
-    ((2.21, 2.0), "front", True),  # just past the third: front, not centre
-    ((2.21, 2.0), "center", False),
-    ((2.19, 2.0), "center", True),
-    ((2.19, 2.0), "front", False),
-    ((1.6, 1.7), "rear-right", True),
-])
+@pytest.mark.parametrize(
+    ("xy", "cell", "expected"),
+    [
+        ((2.0, 2.0), "center", True),
+        ((2.4, 2.25), "front-left", True),
+        ((2.4, 2.25), "front", False),
+        ((2.21, 2.0), "front", True),  # just past the third: front, not centre
+        ((2.21, 2.0), "center", False),
+        ((2.19, 2.0), "center", True),
+        ((2.19, 2.0), "front", False),
+        ((1.6, 1.7), "rear-right", True),
+    ],
+)
 def test_in_cell_by_the_centre(xy: tuple[float, float], cell: str, expected: bool) -> None:
     st = state().moved("apple", (xy[0], xy[1], TOP + 0.04), "table|top")
     assert evaluate("in-cell", ["apple", "table|top", cell], ctx(st)) is expected
@@ -140,21 +144,27 @@ def test_around_is_not_vacuous() -> None:
     assert not evaluate("around", ["mug", "mug"], ctx(st))
 
 
-@pytest.mark.parametrize(("xy", "expected"), [
-    ((2.15, 2.0), True),
-    ((2.15, 2.04), True),
-    ((2.15, 2.06), False),  # out of the strip, as wide as the narrower anchor (0.1 m)
-    ((2.4, 2.0), False),  # past the book
-    ((2.03, 2.0), False),  # inside the mug's box
-])
+@pytest.mark.parametrize(
+    ("xy", "expected"),
+    [
+        ((2.15, 2.0), True),
+        ((2.15, 2.04), True),
+        ((2.15, 2.06), False),  # out of the strip, as wide as the narrower anchor (0.1 m)
+        ((2.4, 2.0), False),  # past the book
+        ((2.03, 2.0), False),  # inside the mug's box
+    ],
+)
 def test_between_two_anchors(xy: tuple[float, float], expected: bool) -> None:
     st = state().moved("apple", (xy[0], xy[1], TOP + 0.04), "table|top")
     assert evaluate("between", ["apple", "mug", "book"], ctx(st)) is expected
 
 
 def test_between_needs_one_surface() -> None:
-    st = state().moved("book", (5.5, 1.0, 0.915), "cabinet|top") \
+    st = (
+        state()
+        .moved("book", (5.5, 1.0, 0.915), "cabinet|top")
         .moved("apple", (2.15, 2.0, TOP + 0.04), "table|top")
+    )
     assert not evaluate("between", ["apple", "mug", "book"], ctx(st))
 
 

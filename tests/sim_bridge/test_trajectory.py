@@ -32,19 +32,30 @@ def g() -> SceneGraph:
     """Two rooms: a (x 0-4) with a counter (top x 3.15-3.75, y 0.5-1.5, z 0.9) and a
     mug on it; b (x 4-8) with a 2 m tall wardrobe at x 5.5-6.5, y 1.5-2.5."""
     return graph(
-        [obj("counter", "counter", (3.45, 1.0, 0.45), (0.6, 1.0, 0.9), kind="furniture"),
-         on_top("mug", "mug", (3.45, 1.0), 0.9, MUG),
-         obj("wardrobe", "wardrobe", (6.0, 2.0, 1.0), (1.0, 1.0, 2.0), kind="furniture"),
-         on_top("cup", "cup", (7.5, 2.0), 0.0, (0.08, 0.08, 0.1))],
+        [
+            obj("counter", "counter", (3.45, 1.0, 0.45), (0.6, 1.0, 0.9), kind="furniture"),
+            on_top("mug", "mug", (3.45, 1.0), 0.9, MUG),
+            obj("wardrobe", "wardrobe", (6.0, 2.0, 1.0), (1.0, 1.0, 2.0), kind="furniture"),
+            on_top("cup", "cup", (7.5, 2.0), 0.0, (0.08, 0.08, 0.1)),
+        ],
         rooms=[room("a", "kitchen", 0, 0, 4, 4), room("b", "bedroom", 4, 0, 8, 4)],
         doors=[{"id": "door", "rooms": ["a", "b"], "position": [4.0, 3.2]}],
     )
 
 
-def _snap(mug_xyz: tuple[float, float, float], agent: AgentPose | None = None,
-          held: str | None = None, step: int = 0) -> Snapshot:
-    return Snapshot(step=step, time_min=360.0 + step, agent=agent or AgentPose(x=1, y=1, yaw_rad=0),
-                    held=held, objects={"mug": ObjectPose(position=mug_xyz, size=MUG)})
+def _snap(
+    mug_xyz: tuple[float, float, float],
+    agent: AgentPose | None = None,
+    held: str | None = None,
+    step: int = 0,
+) -> Snapshot:
+    return Snapshot(
+        step=step,
+        time_min=360.0 + step,
+        agent=agent or AgentPose(x=1, y=1, yaw_rad=0),
+        held=held,
+        objects={"mug": ObjectPose(position=mug_xyz, size=MUG)},
+    )
 
 
 # ----- support, rooms, distances, visibility on hand-built snapshots ------------------------
@@ -58,16 +69,18 @@ def test_snapshot_state_is_a_world_state(g: SceneGraph) -> None:
         s.object_pose("ghost")
 
 
-@pytest.mark.parametrize(("bottom", "supported"), [(0.94, True), (0.96, False), (0.86, True),
-                                                    (0.84, False)])
+@pytest.mark.parametrize(
+    ("bottom", "supported"), [(0.94, True), (0.96, False), (0.86, True), (0.84, False)]
+)
 def test_support_height_threshold(g: SceneGraph, bottom: float, supported: bool) -> None:
     # Bottom within 5 cm of the counter top (z 0.9).
     s = SnapshotState(g, _snap((3.45, 1.0, bottom + 0.06)))
     assert (s.support_of("mug") == "counter|top") is supported
 
 
-@pytest.mark.parametrize(("x", "supported"), [(3.73, True), (3.755, True), (3.765, False),
-                                               (3.77, False)])
+@pytest.mark.parametrize(
+    ("x", "supported"), [(3.73, True), (3.755, True), (3.765, False), (3.77, False)]
+)
 def test_support_overlap_threshold(g: SceneGraph, x: float, supported: bool) -> None:
     # The counter ends at x = 3.75: a 0.1 m mug centred at 3.73 spans 3.68-3.78 and
     # overlaps it by 0.07 m (0.7 of its footprint), at 3.77 by 0.03 m (0.3 < 0.4); the
@@ -96,7 +109,8 @@ def test_rooms_by_polygon(g: SceneGraph) -> None:
 def test_geodesic_distance_to_where_items_are_now(g: SceneGraph) -> None:
     s = SnapshotState(g, _snap((3.45, 1.0, 0.96)))
     assert s.geodesic_distance((1.0, 1.0), "mug") == pytest.approx(
-        g.geodesic_distance((1.0, 1.0), "counter|top"))
+        g.geodesic_distance((1.0, 1.0), "counter|top")
+    )
     on_floor = SnapshotState(g, _snap((1.0, 3.0, 0.06)))
     # An item on the floor is reached at its own position: 2 m straight from (1, 1).
     assert on_floor.geodesic_distance((1.0, 1.0), "mug") == pytest.approx(2.0)
@@ -174,8 +188,9 @@ def test_bad_lines_are_reported_with_line_numbers_and_paths(g: SceneGraph) -> No
     assert found[4][:2] == (8, "step") and "does not follow step 0 (line 2)" in found[4][2]
     assert found[5][:2] == (8, "time_min")
     assert len(found) == 6
-    assert str(e.value).splitlines()[1] == ("run.jsonl:4: objects.mug.position[2]: NaN and "
-                                            "infinite numbers are not allowed")
+    assert str(e.value).splitlines()[1] == (
+        "run.jsonl:4: objects.mug.position[2]: NaN and infinite numbers are not allowed"
+    )
 
 
 def test_bad_headers_and_files(g: SceneGraph, tmp_path: Path) -> None:
@@ -184,28 +199,38 @@ def test_bad_headers_and_files(g: SceneGraph, tmp_path: Path) -> None:
             parse_trajectory(text)
         return [(p.line, p.path, p.message) for p in e.value.problems]
 
-    assert problems("") == [(1, "", "empty file: expected a header line and one snapshot per "
-                                    "line")]
+    assert problems("") == [(1, "", "empty file: expected a header line and one snapshot per line")]
     snap = _snap((3.45, 1.0, 0.96)).model_dump_json()
     assert problems('{"kind": "scene"}\n' + snap)[0][:2] == (1, "kind")
     assert problems('{"format_version": "9.9", "scene": "x"}\n' + snap) == [
-        (1, "format_version", "unsupported format_version '9.9'; this fdc reads '1.0'")]
+        (1, "format_version", "unsupported format_version '9.9'; this fdc reads '1.0'")
+    ]
     assert problems('{"format_version": "1.0"}\n' + snap) == [(1, "scene", "Field required")]
     assert problems(_header(g).model_dump_json() + "\n") == [
-        (1, "", "no snapshot follows the header")]
+        (1, "", "no snapshot follows the header")
+    ]
     with pytest.raises(TrajectoryError) as e:
         read_trajectory(tmp_path / "missing.jsonl")
     assert e.value.problems[0].line == 0 and "cannot read" in e.value.problems[0].message
 
 
 def test_scene_problems(g: SceneGraph) -> None:
-    bad = Snapshot(step=0, time_min=360, agent=AgentPose(x=1, y=1, yaw_rad=0), held="counter",
-                   objects={"ghost": ObjectPose(position=(0, 0, 0), size=(1, 1, 1))},
-                   open={"counter|top": True})
+    bad = Snapshot(
+        step=0,
+        time_min=360,
+        agent=AgentPose(x=1, y=1, yaw_rad=0),
+        held="counter",
+        objects={"ghost": ObjectPose(position=(0, 0, 0), size=(1, 1, 1))},
+        open={"counter|top": True},
+    )
     header = TrajectoryHeader(scene="x", scene_sha256="0" * 64)
     found = [(p.line, p.path) for p in scene_problems(g, header, [bad])]
-    assert found == [(1, "scene_sha256"), (2, "objects.ghost"), (2, "held"),
-                     (2, "open.counter|top")]
+    assert found == [
+        (1, "scene_sha256"),
+        (2, "objects.ghost"),
+        (2, "held"),
+        (2, "open.counter|top"),
+    ]
 
 
 def test_trajectory_schema_is_published() -> None:

@@ -29,11 +29,30 @@ def _objects() -> list[dict]:
         on_top("tray", "tray", (2.2, 3.0), 0.75, (0.4, 0.3, 0.02)),
         on_top("cup", "cup", (2.2, 3.0), 0.77, (0.08, 0.08, 0.1)),
         on_top("box", "box", (1.0, 2.0), 0.5, (0.26, 0.26, 0.2)),
-        obj("cabinet", "cabinet", (0.5, 3.5, 0.4), (0.5, 0.6, 0.8), kind="articulated",
-            containers=[{"name": "inside", "center": [0, 0, 0], "size": [0.44, 0.54, 0.7],
-                         "part": "door", "open": False}],
-            parts=[{"name": "door", "center": [0.24, 0, 0], "size": [0.02, 0.6, 0.8],
-                    "joint": {"type": "revolute", "lower": 0, "upper": 1.57}}]),
+        obj(
+            "cabinet",
+            "cabinet",
+            (0.5, 3.5, 0.4),
+            (0.5, 0.6, 0.8),
+            kind="articulated",
+            containers=[
+                {
+                    "name": "inside",
+                    "center": [0, 0, 0],
+                    "size": [0.44, 0.54, 0.7],
+                    "part": "door",
+                    "open": False,
+                }
+            ],
+            parts=[
+                {
+                    "name": "door",
+                    "center": [0.24, 0, 0],
+                    "size": [0.02, 0.6, 0.8],
+                    "joint": {"type": "revolute", "lower": 0, "upper": 1.57},
+                }
+            ],
+        ),
         on_top("can", "can", (0.5, 3.5), 0.05, (0.06, 0.06, 0.1)),
     ]
 
@@ -56,9 +75,17 @@ def apartment() -> SceneGraph:
 
 def _frozen(w: EmbeddedWorld) -> tuple:
     """Everything a refused action must leave as it was."""
-    return (w.snapshot(), w.snapshots, w.step, w.path_length_m, w.agent_pose(),
-            w.held_object(), [w.object_pose(i) for i in w.object_ids()],
-            {i: w.support_of(i) for i in w.object_ids()}, w.time_min())
+    return (
+        w.snapshot(),
+        w.snapshots,
+        w.step,
+        w.path_length_m,
+        w.agent_pose(),
+        w.held_object(),
+        [w.object_pose(i) for i in w.object_ids()],
+        {i: w.support_of(i) for i in w.object_ids()},
+        w.time_min(),
+    )
 
 
 def _refused(w: EmbeddedWorld, call, reason_part: str) -> None:
@@ -237,7 +264,8 @@ def test_placement_avoids_items_moved_earlier(kitchen: SceneGraph) -> None:
     assert cup.distance(box) >= 0.01 - 1e-9
     # The static graph still thinks the counter is empty.
     assert kitchen.place_on("cup", "counter|top").pose.position[:2] == pytest.approx(
-        (3.45, 1.0), abs=0.01)
+        (3.45, 1.0), abs=0.01
+    )
 
 
 def _bounds(w: EmbeddedWorld, ident: str) -> tuple[float, float, float, float]:
@@ -320,9 +348,11 @@ def test_stop_is_recorded(kitchen: SceneGraph) -> None:
 
 def test_rooms_follow_items(tmp_path: Path) -> None:
     g = graph(
-        [obj("desk", "desk", (6.0, 2.0, 0.375), (0.8, 0.6, 0.75), kind="furniture"),
-         obj("table", "table", (2.0, 2.0, 0.375), (0.8, 0.6, 0.75), kind="furniture"),
-         on_top("book", "book", (2.0, 2.0), 0.75, (0.2, 0.15, 0.03))],
+        [
+            obj("desk", "desk", (6.0, 2.0, 0.375), (0.8, 0.6, 0.75), kind="furniture"),
+            obj("table", "table", (2.0, 2.0, 0.375), (0.8, 0.6, 0.75), kind="furniture"),
+            on_top("book", "book", (2.0, 2.0), 0.75, (0.2, 0.15, 0.03)),
+        ],
         rooms=[room("a", "kitchen", 0, 0, 4, 4), room("b", "office", 4, 0, 8, 4)],
         doors=[{"id": "door", "rooms": ["a", "b"], "position": [4.0, 3.2]}],
     )
@@ -341,21 +371,20 @@ def test_rooms_follow_items(tmp_path: Path) -> None:
 
 
 # ----- the example apartment --------------------------------------------------------------
-def test_apartment_pick_and_place_recorded_and_read_back(apartment: SceneGraph,
-                                                         tmp_path: Path) -> None:
+def test_apartment_pick_and_place_recorded_and_read_back(
+    apartment: SceneGraph, tmp_path: Path
+) -> None:
     w = EmbeddedWorld(apartment, seed=7)
     start = (w.agent_pose().x, w.agent_pose().y)
     source = apartment.object("mug_1").parent_surface
     assert source == "kitchen_counter_east|top"
     res = w.navigate(source)
-    assert res.ok and res.path_length_m == pytest.approx(apartment.geodesic_distance(start,
-                                                                                     source))
+    assert res.ok and res.path_length_m == pytest.approx(apartment.geodesic_distance(start, source))
     assert w.pick("mug_1").ok
     here = (w.agent_pose().x, w.agent_pose().y)
     res = w.navigate("coffee_table|top", record_steps=True)
     assert res.ok
-    assert res.path_length_m == pytest.approx(apartment.geodesic_distance(here,
-                                                                          "coffee_table|top"))
+    assert res.path_length_m == pytest.approx(apartment.geodesic_distance(here, "coffee_table|top"))
     walk = w.snapshots[3:]
     assert len(walk) == res.steps
     assert {s.action for s in walk} <= {"turn_left", "turn_right", "move_forward"}

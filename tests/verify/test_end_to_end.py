@@ -103,3 +103,20 @@ def test_bad_inputs_exit_2(run: tuple[Path, str, str, str], tmp_path: Path) -> N
     assert missing.exit_code == 2
     unknown = runner.invoke(app, ["verify", str(good), "-t", str(trajectory), "--task", "zz"])
     assert unknown.exit_code == 2
+
+
+def test_threshold_overrides_and_relaxed_modes(
+    run: tuple[Path, str, str, str], tmp_path: Path
+) -> None:
+    trajectory, item, _, dest = run
+    suite = write_suite(tmp_path / "suite.jsonl", [task("moved", atom("on", item, dest))])
+    args = ["verify", str(suite), "-t", str(trajectory)]
+    relaxed = runner.invoke(app, [*args, "--relax", "visibility", "--relax", "distance"])
+    assert relaxed.exit_code == 0, relaxed.output
+    tight = runner.invoke(app, [*args, "--threshold", "on_top_m=0.5"])
+    assert tight.exit_code == 0, tight.output
+    typo = runner.invoke(app, [*args, "--threshold", "on_tp_m=0.5"])
+    assert typo.exit_code == 2
+    assert "unknown threshold `on_tp_m`; did you mean `on_top_m`?" in typo.output
+    malformed = runner.invoke(app, [*args, "--threshold", "on_top_m"])
+    assert malformed.exit_code == 2
