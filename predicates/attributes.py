@@ -8,7 +8,6 @@ is `coffee-table` in a template). Attribute values may list several (`red, white
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 from .registry import (
     Color,
@@ -22,6 +21,7 @@ from .registry import (
     Surface,
     Value,
     static,
+    type_ancestors,
 )
 
 _SPLIT = re.compile(r"\s*(?:,|/|\||\band\b)\s*")
@@ -31,22 +31,12 @@ def pddl_word(text: str) -> str:
     return text.strip().lower().replace("_", "-").replace(" ", "-")
 
 
-def _ancestors(name: str, parents: Mapping[str, tuple[str, ...]]) -> set[str]:
-    seen, stack = {name}, [name]
-    while stack:
-        for p in parents.get(stack.pop(), ()):
-            if p not in seen:
-                seen.add(p)
-                stack.append(p)
-    return seen
-
-
 @static
 def is_category(ctx: Context, o: Movable, c: Value) -> bool:
     """The item's category is `c` or lies under `c` in the domain's type hierarchy
     (`ctx.type_parents`: a mug is tableware)."""
     cat = pddl_word(ctx.graph.object(o).category)
-    return pddl_word(c) in _ancestors(cat, ctx.type_parents)
+    return pddl_word(c) in type_ancestors(cat, ctx.type_parents)
 
 
 def _attribute(ctx: Context, o: Movable, key: str) -> set[str]:

@@ -485,7 +485,8 @@ def _same_types(a: Sequence[str], b: Sequence[str]) -> bool:
     return norm[0] == norm[1]
 
 
-def _ancestors(t: str, parents: Mapping[str, Sequence[str]]) -> set[str]:
+def type_ancestors(t: str, parents: Mapping[str, Sequence[str]]) -> set[str]:
+    """`t`, every type above it in `parents`, and `object`."""
     seen, stack = {t, "object"}, [t]
     while stack:
         for p in parents.get(stack.pop(), ()):
@@ -499,7 +500,7 @@ def _subtype(sub: Sequence[str], sup: Sequence[str], parents: Mapping[str, Seque
              ) -> bool:
     if not sup or "object" in sup:
         return True
-    return all(any(s in _ancestors(t, parents) for s in sup) for t in (sub or ("object",)))
+    return all(any(s in type_ancestors(t, parents) for s in sup) for t in (sub or ("object",)))
 
 
 @dataclass(frozen=True)
