@@ -1,0 +1,621 @@
+"""The ground pass: a bound template goal becomes a quantifier-free goal over fluent atoms.
+
+`ground(goal, binding, facts)` expands every quantifier over the scene's entities, folds
+static and history atoms (and numeric comparisons over compile-time functions) to true
+or false, and simplifies what is left into one canonical `fdc.predicates.goal` value:
+
+- **Distinctness.** The variables of ONE quantifier bind pairwise-distinct entities
+  (`(exists (?a ?b - mug) φ)` needs two mugs; FindingDory's quantifiers are injective
+  the same way). They are *not* kept distinct from the template's parameters nor from the
+  variables of enclosing quantifiers: `(forall (?b - book) (on ?b ?s))` covers every
+  book, including one that a parameter is bound to. `forpairs`/`fornpairs` are one
+  quantifier, so a first is never paired with itself.
+- **Folding.** Static and history atoms and `(= a b)` become TRUE/FALSE; a numeric
+  comparison uses `Facts.value` and is false when a side is undefined (an undefined
+  function, a division by zero), so `(not (< (f ?x) 3))` is true for an `?x` without `f`.
+- **Counting.** Over bodies folded per binding: constants are counted directly; with `t`
+  true and `m` fluent bodies, `at-least n` is the disjunction, over the `(n-t)`-subsets
+  of the fluent bodies, of their conjunction, and `at-most n` the conjunction, over the
+  `(n-t+1)`-subsets, of "one of them is false" (the dual DNF/CNF has exactly the same
+  size, `C(m, k)·k`, so there is nothing to choose). `exactly` is both.
+- **Pairs.** A matching of distinct firsts to distinct seconds covering every first
+  (`forpairs`) or `n` of them (`fornpairs`). Decided by maximum bipartite matching
+  (networkx) when the TRUE edges already match enough, or the non-FALSE ones cannot;
+  otherwise the disjunction over the matchings of that size of their fluent bodies.
+- **Arg-extremes** need compile-time keys and conditions; an entity whose key is
+  undefined is no candidate. A tie for the best value drops the binding with a reason
+  naming the tied entities, wherever the `argmax` stands (among the parts the grounder
+  evaluates: `(and FALSE-part argmax)` stops before it): a tie is never broken.
+- **Multi-goal.** A `targets` condition and an `ordered-targets` order are compile-time;
+  the targets are sorted by order (ascending), or by entity id when unordered. No target,
+  an undefined order, a tie in the order, or a target whose goal folds to false drops the
+  binding. `then` keeps its steps (nested `then`s flatten, TRUE steps go).
+- **Simplification**, as parts are built: `and`/`or` flatten, drop their neutral
+  constant and collapse on their absorbing one, drop duplicates, collapse `p` with
+  `(not p)`, and sort their parts by PDDL text; `not` is pushed down to the atoms
+  (negation normal form: constants fold, double negation cancels, De Morgan), so
+  `(not (and a b))` and `(imply a (not b))` are one goal; `imply` is `(or (not a) b)`.
+  Equal goals are equal values, and the output depends only on the inputs.
+- **Limits.** Atoms are counted as they are produced, and the combinatorial expansions
+  (counting subsets) are counted *before* they are built, so a goal that would exceed
+  `max_atoms` raises `GroundLimitError` naming the template and the quantifier (the
+  outermost one being expanded, or the counting quantifier whose subsets blow up)
+  instead of exhausting memory. A quantifier whose bindings would number more than
+  `max_instances` (the product of its domain sizes, counted before enumerating) raises
+  the same error, since enumerating it would not finish.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations, pairwise
+from typing import NoReturn
+
+from fdc.predicates.goal import (
+    FALSE,
+    TRUE,
+    GAnd,
+    GAtom,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    Target,
+    atom,
+)
+
+from . import ast as A
+from .facts import Facts
+from .printer import inline
+
+Env = dict[str, str]
+
+
+class GroundError(Exception):
+    """A goal the grounder cannot give a meaning to (e.g. a fluent target condition)."""
+
+
+class GroundLimitError(GroundError):
+    """Grounding would exceed a size limit; names the template and the quantifier."""
+
+    def __init__(
+        self,
+        template: str,
+        quantifier_span: A.Span,
+        count: int,
+        *,
+        quantifier: str = "",
+        limit: int = 0,
+        unit: str = "atoms",
+    ) -> None:
+        self.template = template
+        self.quantifier_span = quantifier_span
+        self.count = count
+        self.quantifier = quantifier
+        self.limit = limit
+        self.unit = unit
+        where = f"`{quantifier}` at {quantifier_span.start}-{quantifier_span.end}"
+        super().__init__(
+            f"template `{template}`: grounding {where} needs at least {count} {unit}, "
+            f"over the limit of {limit}"
+        )
+
+
+@dataclass(frozen=True)
+class GroundResult:
+    """The ground goal, or why the binding is dropped (exactly one of the two is set)."""
+
+    goal: Goal | None
+    reason: str | None = None
+
+    @property
+    def dropped(self) -> bool:
+        return self.goal is None
+
+
+def ground(
+    goal: A.Node,
+    binding: Mapping[str, str],
+    facts: Facts,
+    *,
+    max_atoms: int = 100_000,
+    max_instances: int = 10_000_000,
+    template: str = "",
+) -> GroundResult:
+    """Ground a (type-checked) template goal under a binding of its parameters.
+
+    `binding` maps parameter names (with or without their `?`) to entity ids.
+    """
+    env = {(k if k.startswith("?") else "?" + k): v for k, v in binding.items()}
+    g = _Grounder(facts, template, max_atoms, max_instances)
+    try:
+        result = g.top(goal, env)
+    except _Drop as drop:
+        return GroundResult(None, drop.reason)
+    if result == FALSE:
+        return GroundResult(None, "goal folds to false")
+    return GroundResult(result)
+
+
+class _Drop(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _names(items: Sequence[str]) -> str:
+    quoted = [f"`{i}`" for i in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _word(node: A.Node) -> str:
+    if isinstance(node, A.Count):
+        return node.op
+    if isinstance(node, A.Pairs):
+        return "forpairs" if node.n is None else "fornpairs"
+    if isinstance(node, A.Extreme):
+        return node.op
+    if isinstance(node, A.Targets):
+        return "targets" if node.order is None else "ordered-targets"
+    return type(node).__name__.lower()
+
+
+class _Grounder:
+    def __init__(self, facts: Facts, template: str, max_atoms: int, max_instances: int) -> None:
+        self.facts = facts
+        self.template = template
+        self.max_atoms = max_atoms
+        self.max_instances = max_instances
+        self.used = 0
+        self.active: list[A.Node] = []  # quantifiers being expanded, outermost first
+        self._text: dict[int, str] = {}
+        self._size: dict[int, int] = {}
+        self._keep: list[Goal] = []  # keeps memoised goals alive, so their ids stay unique
+
+    # ------------------------------------------------------------------ budget
+
+    def _limit_error(self, node: A.Node | None, count: int, limit: int, unit: str) -> NoReturn:
+        span = node.span if node is not None else A.NO_SPAN
+        word = _word(node) if node is not None else "goal"
+        raise GroundLimitError(self.template, span, count, quantifier=word, limit=limit, unit=unit)
+
+    def charge(self, n: int, node: A.Node | None = None) -> None:
+        self.used += n
+        if self.used > self.max_atoms:
+            blame = node if node is not None else (self.active[0] if self.active else None)
+            self._limit_error(blame, self.used, self.max_atoms, "atoms")
+
+    # ------------------------------------------------------------------ canonical form
+
+    def text(self, g: Goal) -> str:
+        """The goal's PDDL text: its sort and dedupe key (memoised per object)."""
+        found = self._text.get(id(g))
+        if found is not None:
+            return found
+        if isinstance(g, GAtom):
+            s = "(" + " ".join([g.predicate, *g.args]) + ")"
+        elif isinstance(g, GNot):
+            s = f"(not {self.text(g.body)})"
+        elif isinstance(g, GAnd | GOr):
+            word = "and" if isinstance(g, GAnd) else "or"
+            s = "(" + " ".join([word, *(self.text(p) for p in g.parts)]) + ")"
+        elif isinstance(g, GTargets):
+            word = "ordered-targets" if g.ordered else "targets"
+            s = f"({word} " + " ".join(f"({t.entity} {self.text(t.goal)})" for t in g.targets)
+            s += ")"
+        else:
+            s = "(then " + " ".join(self.text(p) for p in g.steps) + ")"
+        self._text[id(g)] = s
+        self._keep.append(g)
+        return s
+
+    def size(self, g: Goal) -> int:
+        """How many atom occurrences the goal holds."""
+        found = self._size.get(id(g))
+        if found is not None:
+            return found
+        if isinstance(g, GAtom):
+            n = 1
+        elif isinstance(g, GNot):
+            n = self.size(g.body)
+        elif isinstance(g, GAnd | GOr):
+            n = sum(self.size(p) for p in g.parts)
+        else:
+            n = 0  # multi-goal forms never reach the counters
+        self._size[id(g)] = n
+        self._keep.append(g)
+        return n
+
+    def _junction(self, parts: Sequence[Goal], conj: bool) -> Goal:
+        kind = GAnd if conj else GOr
+        absorbing = FALSE if conj else TRUE
+        flat: list[Goal] = []
+        for p in parts:
+            if isinstance(p, kind):
+                flat.extend(p.parts)  # includes the neutral constant: it has no parts
+            elif p == absorbing:
+                return absorbing
+            else:
+                flat.append(p)
+        unique: dict[str, Goal] = {}
+        for p in flat:
+            unique.setdefault(self.text(p), p)
+        for p in unique.values():
+            if isinstance(p, GNot) and self.text(p.body) in unique:
+                return absorbing  # p and (not p)
+        if len(unique) == 1:
+            return next(iter(unique.values()))
+        return kind(parts=tuple(unique[k] for k in sorted(unique)))
+
+    def conj(self, parts: Sequence[Goal]) -> Goal:
+        return self._junction(parts, True)
+
+    def disj(self, parts: Sequence[Goal]) -> Goal:
+        return self._junction(parts, False)
+
+    def neg(self, g: Goal) -> Goal:
+        """`(not g)` in negation normal form: `not` only ever stands on an atom."""
+        if isinstance(g, GNot):
+            return g.body
+        if isinstance(g, GAnd):
+            return self.disj([self.neg(p) for p in g.parts])  # TRUE becomes FALSE
+        if isinstance(g, GOr):
+            return self.conj([self.neg(p) for p in g.parts])
+        if isinstance(g, GAtom):
+            return GNot(body=g)
+        raise GroundError("a multi-goal form cannot be negated")
+
+    # ------------------------------------------------------------------ terms and numbers
+
+    def term(self, t: A.Node, env: Env) -> str:
+        if isinstance(t, A.Variable):
+            try:
+                return env[t.name]
+            except KeyError:
+                raise GroundError(f"`{t.name}` is not bound") from None
+        if isinstance(t, A.Constant):
+            return t.name
+        raise GroundError(f"not a term: {inline(t)}")
+
+    def number(self, e: A.Node, env: Env) -> float | None:
+        if isinstance(e, A.Number):
+            return float(e.value)
+        if isinstance(e, A.FunctionTerm):
+            return self.facts.value(e.name, [self.term(a, env) for a in e.args])
+        if isinstance(e, A.Constant):  # a nullary function written without parentheses
+            value = self.facts.value(e.name, ())
+            return value if value is not None else _as_float(e.name)
+        if isinstance(e, A.Variable):  # bound to a value taken from the log
+            return _as_float(self.term(e, env))
+        if isinstance(e, A.Arithmetic):
+            values = [self.number(a, env) for a in e.args]
+            if any(v is None for v in values):
+                return None
+            vs = [v for v in values if v is not None]
+            if e.op == "+":
+                return sum(vs)
+            if e.op == "*":
+                return math.prod(vs)
+            if e.op == "-":
+                return -vs[0] if len(vs) == 1 else vs[0] - sum(vs[1:])
+            result = vs[0]
+            for v in vs[1:]:
+                if v == 0:
+                    return None
+                result /= v
+            return result
+        raise GroundError(f"not a numeric expression: {inline(e)}")
+
+    # ------------------------------------------------------------------ quantifier domains
+
+    def instances(self, node: A.Node, variables: Sequence[A.TypedName], env: Env) -> Iterator[Env]:
+        """Every binding of `variables` to pairwise-distinct entities, in a fixed order."""
+        domains = [self.facts.entities(v.types) for v in variables]
+        bound = math.prod(len(d) for d in domains)
+        if bound > self.max_instances:
+            self._limit_error(node, bound, self.max_instances, "bindings")
+        names = [v.name for v in variables]
+
+        def extend(i: int, chosen: list[str]) -> Iterator[Env]:
+            if i == len(domains):
+                yield {**env, **dict(zip(names, chosen, strict=True))}
+                return
+            for e in domains[i]:
+                if e not in chosen:
+                    chosen.append(e)
+                    yield from extend(i + 1, chosen)
+                    chosen.pop()
+
+        return extend(0, [])
+
+    # ------------------------------------------------------------------ goals
+
+    def top(self, f: A.Node, env: Env) -> Goal:
+        """A goal or a step of `then`: the only places multi-goal forms may stand."""
+        if isinstance(f, A.Targets):
+            return self.targets(f, env)
+        if isinstance(f, A.Then):
+            steps: list[Goal] = []
+            for i, step in enumerate(f.steps, 1):
+                g = self.top(step, env)
+                if g == FALSE:
+                    raise _Drop(f"step {i} of `then` folds to false")
+                if isinstance(g, GThen):
+                    steps.extend(g.steps)
+                elif g != TRUE:
+                    steps.append(g)
+            if not steps:
+                return TRUE
+            return steps[0] if len(steps) == 1 else GThen(steps=tuple(steps))
+        return self.formula(f, env)
+
+    def formula(self, f: A.Node, env: Env) -> Goal:
+        if isinstance(f, A.Atom):
+            args = [self.term(a, env) for a in f.args]
+            if f.predicate == "=":
+                return TRUE if len(set(args)) <= 1 else FALSE
+            if self.facts.kind(f.predicate) == "fluent":
+                self.charge(1)
+                return atom(f.predicate, *args)
+            return TRUE if self.facts.holds(f.predicate, args) else FALSE
+        if isinstance(f, A.And):
+            parts: list[Goal] = []
+            for p in f.parts:
+                g = self.formula(p, env)
+                if g == FALSE:
+                    return FALSE
+                parts.append(g)
+            return self.conj(parts)
+        if isinstance(f, A.Or):
+            parts = []
+            for p in f.parts:
+                g = self.formula(p, env)
+                if g == TRUE:
+                    return TRUE
+                parts.append(g)
+            return self.disj(parts)
+        if isinstance(f, A.Not):
+            return self.neg(self.formula(f.body, env))
+        if isinstance(f, A.Imply):
+            cond = self.formula(f.condition, env)
+            if cond == FALSE:
+                return TRUE
+            return self.disj([self.neg(cond), self.formula(f.consequence, env)])
+        if isinstance(f, A.Comparison):
+            return self.comparison(f, env)
+        if isinstance(f, A.Exists | A.Forall):
+            return self.quantified(f, env)
+        if isinstance(f, A.Count):
+            return self.count(f, env)
+        if isinstance(f, A.Pairs):
+            return self.pairs(f, env)
+        if isinstance(f, A.Extreme):
+            return self.extreme(f, env)
+        if isinstance(f, A.Empty):
+            return TRUE
+        if isinstance(f, A.Targets | A.Then):
+            raise GroundError(f"`{_word(f)}` may only be a whole goal or a step of `then`")
+        raise GroundError(f"`{type(f).__name__}` cannot stand in a template goal")
+
+    def comparison(self, f: A.Comparison, env: Env) -> Goal:
+        left, right = self.number(f.left, env), self.number(f.right, env)
+        if left is None or right is None:
+            return FALSE
+        holds = {
+            "<": left < right,
+            "<=": left <= right,
+            ">": left > right,
+            ">=": left >= right,
+            "=": left == right,
+        }[f.op]
+        return TRUE if holds else FALSE
+
+    def quantified(self, f: A.Exists | A.Forall, env: Env) -> Goal:
+        universal = isinstance(f, A.Forall)
+        stop = FALSE if universal else TRUE
+        parts: list[Goal] = []
+        self.active.append(f)
+        try:
+            for inner in self.instances(f, f.variables, env):
+                g = self.formula(f.body, inner)
+                if g == stop:
+                    return stop
+                parts.append(g)
+        finally:
+            self.active.pop()
+        return self.conj(parts) if universal else self.disj(parts)
+
+    def compile_time(self, f: A.Node, env: Env, what: str) -> bool:
+        """A formula that must fold to a constant (a target condition, say)."""
+        g = self.formula(f, env)
+        if g == TRUE:
+            return True
+        if g == FALSE:
+            return False
+        raise GroundError(
+            f"{what} `{inline(f)}` depends on the world's state (fluent predicates), "
+            "so it cannot be decided when the task is compiled"
+        )
+
+    def count(self, f: A.Count, env: Env) -> Goal:
+        trues = 0
+        fluent: list[Goal] = []
+        self.active.append(f)
+        try:
+            for inner in self.instances(f, f.variables, env):
+                g = self.formula(f.body, inner)
+                if g == TRUE:
+                    trues += 1
+                elif g != FALSE:
+                    fluent.append(g)
+        finally:
+            self.active.pop()
+        parts: list[Goal] = []
+        if f.op in ("at-least", "exactly"):
+            parts.append(self.at_least(f, f.n - trues, fluent))
+        if f.op in ("at-most", "exactly"):
+            parts.append(self.at_most(f, f.n - trues, fluent))
+        return self.conj(parts)
+
+    def _charge_subsets(self, f: A.Node, bodies: Sequence[Goal], k: int) -> None:
+        biggest = max(self.size(b) for b in bodies)
+        self.charge(math.comb(len(bodies), k) * k * biggest, f)
+
+    def at_least(self, f: A.Count, k: int, bodies: Sequence[Goal]) -> Goal:
+        """At least `k` of the fluent bodies hold."""
+        if k <= 0:
+            return TRUE
+        if k > len(bodies):
+            return FALSE
+        self._charge_subsets(f, bodies, k)
+        return self.disj([self.conj(c) for c in combinations(bodies, k)])
+
+    def at_most(self, f: A.Count, k: int, bodies: Sequence[Goal]) -> Goal:
+        """At most `k` of the fluent bodies hold: every `k+1` of them has a false one."""
+        if k < 0:
+            return FALSE
+        if k >= len(bodies):
+            return TRUE
+        self._charge_subsets(f, bodies, k + 1)
+        return self.conj([self.disj([self.neg(b) for b in c]) for c in combinations(bodies, k + 1)])
+
+    def pairs(self, f: A.Pairs, env: Env) -> Goal:
+        firsts = [tuple(e[v.name] for v in f.first) for e in self.instances(f, f.first, env)]
+        seconds = [tuple(e[v.name] for v in f.second) for e in self.instances(f, f.second, env)]
+        if len(firsts) * len(seconds) > self.max_instances:
+            self._limit_error(f, len(firsts) * len(seconds), self.max_instances, "bindings")
+        need = len(firsts) if f.n is None else f.n
+        if need <= 0:
+            return TRUE
+        if need > min(len(firsts), len(seconds)):
+            return FALSE
+        names = [v.name for v in (*f.first, *f.second)]
+        edges: dict[tuple[int, int], Goal] = {}  # (first, second) -> body, FALSE left out
+        self.active.append(f)
+        try:
+            for i, a in enumerate(firsts):
+                for j, b in enumerate(seconds):
+                    if set(a) & set(b):
+                        continue  # one quantifier: a first is never its own second
+                    inner = {**env, **dict(zip(names, (*a, *b), strict=True))}
+                    g = self.formula(f.body, inner)
+                    if g != FALSE:
+                        edges[i, j] = g
+        finally:
+            self.active.pop()
+        if _matching_size([e for e, g in edges.items() if g == TRUE]) >= need:
+            return TRUE
+        if _matching_size(list(edges)) < need:
+            return FALSE
+        by_first: dict[int, list[tuple[int, Goal]]] = {}
+        for (i, j), g in sorted(edges.items()):
+            by_first.setdefault(i, []).append((j, g))
+        options: list[Goal] = []
+        # depth-first over (next first, firsts still to match, seconds used, bodies so far),
+        # with an explicit stack: a forpairs over a thousand firsts must not recurse
+        stack: list[tuple[int, int, frozenset[int], tuple[Goal, ...]]] = [
+            (0, need, frozenset(), ())
+        ]
+        while stack:
+            i, left, used, chosen = stack.pop()
+            if left == 0:
+                self.charge(sum(self.size(g) for g in chosen), f)
+                options.append(self.conj(chosen))
+                continue
+            if len(firsts) - i < left:
+                continue
+            stack.append((i + 1, left, used, chosen))  # this first stays unmatched
+            for j, g in reversed(by_first.get(i, [])):
+                if j not in used:
+                    stack.append((i + 1, left - 1, used | {j}, (*chosen, g)))
+        return self.disj(options)
+
+    def extreme(self, f: A.Extreme, env: Env) -> Goal:
+        target = self.term(f.target, env)
+        [var] = f.variables
+        scored: list[tuple[float, str]] = []
+        for inner in self.instances(f, f.variables, env):
+            if f.condition is not None and not self.compile_time(
+                f.condition, inner, f"the condition of `{f.op}`"
+            ):
+                continue
+            key = self.number(f.key, inner)
+            if key is not None:
+                scored.append((key, inner[var.name]))
+        if not scored:
+            return FALSE
+        best = (max if f.op == "argmax" else min)(k for k, _ in scored)
+        winners = sorted(e for k, e in scored if k == best)
+        if len(winners) > 1:
+            raise _Drop(
+                f"tie between {_names(winners)} for {f.op} of {inline(f.key)} (all {_fmt(best)})"
+            )
+        return TRUE if target == winners[0] else FALSE
+
+    def targets(self, f: A.Targets, env: Env) -> Goal:
+        word = _word(f)
+        if len(f.variables) != 1:
+            raise GroundError(f"`{word}` ranges over one variable, not {len(f.variables)}")
+        [var] = f.variables
+        found: list[tuple[float, str, Goal]] = []
+        self.active.append(f)
+        try:
+            for inner in self.instances(f, f.variables, env):
+                if not self.compile_time(f.condition, inner, f"the condition of `{word}`"):
+                    continue
+                entity = inner[var.name]
+                order = 0.0
+                if f.order is not None:
+                    value = self.number(f.order, inner)
+                    if value is None:
+                        raise _Drop(
+                            f"the order {inline(f.order)} of target `{entity}` is undefined"
+                        )
+                    order = value
+                g = self.formula(f.goal, inner)
+                if g == FALSE:
+                    raise _Drop(f"the goal of target `{entity}` folds to false")
+                found.append((order, entity, g))
+        finally:
+            self.active.pop()
+        if not found:
+            raise _Drop(f"no target: no entity satisfies the condition of `{word}`")
+        found.sort(key=lambda t: (t[0], t[1]))
+        if f.order is not None:
+            for (o1, e1, _), (o2, e2, _) in pairwise(found):
+                if o1 == o2:
+                    raise _Drop(
+                        f"tie between {_names([e1, e2])} in the order {inline(f.order)} "
+                        f"of `{word}` (both {_fmt(o1)})"
+                    )
+        return GTargets(
+            ordered=f.order is not None,
+            targets=tuple(Target(entity=e, goal=g) for _, e, g in found),
+        )
+
+
+def _as_float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if v == int(v) else str(v)
+
+
+def _matching_size(edges: list[tuple[int, int]]) -> int:
+    """The size of a maximum matching of the bipartite graph with these edges."""
+    if not edges:
+        return 0
+    import networkx as nx  # heavy: imported only when a pairs form needs it
+
+    graph = nx.Graph()
+    tops = {("a", i) for i, _ in edges}
+    graph.add_edges_from((("a", i), ("b", j)) for i, j in edges)
+    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=tops)
+    return len(matching) // 2
