@@ -40,13 +40,18 @@ class Node(BaseModel):
 
     _fields_without_span: ClassVar[tuple[str, ...]] = ()
     _all_fields: ClassVar[frozenset[str]] = frozenset()
+    _defaults: ClassVar[dict[str, Any]] = {}
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        names = tuple(cls.model_fields)
+        fields = cls.__pydantic_fields__
+        names = tuple(fields)
         cls._fields_without_span = tuple(n for n in names if n != "span")
         cls._all_fields = frozenset(names)
+        # Every field in declaration order (required ones as None until given); every
+        # default is immutable (None, a tuple, a literal), so sharing them is safe.
+        cls._defaults = {n: None if f.is_required() else f.default for n, f in fields.items()}
 
     @classmethod
     def make(cls, **fields: Any) -> Self:
@@ -55,10 +60,7 @@ class Node(BaseModel):
         Fields not given take their defaults, as in `model_construct`.
         """
         obj = cls.__new__(cls)
-        for name, info in cls.model_fields.items():
-            if name not in fields:
-                fields[name] = info.get_default(call_default_factory=True)
-        object.__setattr__(obj, "__dict__", fields)
+        object.__setattr__(obj, "__dict__", {**cls._defaults, **fields})
         object.__setattr__(obj, "__pydantic_fields_set__", cls._all_fields)
         object.__setattr__(obj, "__pydantic_extra__", None)
         object.__setattr__(obj, "__pydantic_private__", None)

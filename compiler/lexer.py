@@ -130,7 +130,7 @@ _SKIP = re.compile(r"(?:\s+|;[^\n]*)*")
 _JUNK = re.compile(r"[^\s()\";]+|\S")
 
 
-def _make(type_: str, value: str, start: int, end: int) -> Token:
+def make_token(type_: str, value: str, start: int, end: int) -> Token:
     tok = str.__new__(FastToken, value)
     tok.type = type_
     tok.value = value
@@ -158,7 +158,7 @@ def tokenize(text: str) -> Iterator[Token]:
         pos = end
         if kind == "NAME":
             value = m.group(kind).lower()
-            yield _make(words.get(value, "NAME"), value, start, end)
+            yield make_token(words.get(value, "NAME"), value, start, end)
         elif kind == "LPAR":
             depth += 1
             if depth > MAX_DEPTH:
@@ -168,24 +168,24 @@ def tokenize(text: str) -> Iterator[Token]:
                     "fdc reads formulas nested up to that depth; flatten this one",
                     code="P005",
                 )
-            yield _make(kind, "(", start, end)
+            yield make_token(kind, "(", start, end)
         elif kind == "RPAR":
             depth -= 1
-            yield _make(kind, ")", start, end)
+            yield make_token(kind, ")", start, end)
         elif kind == "VAR":
             value = m.group(kind).lower()
             if len(value) == 1:
                 raise LexError("a variable needs a name after `?`", start, "write `?x`")
-            yield _make("VAR", value, start, end)
+            yield make_token("VAR", value, start, end)
         elif kind == "KEYWORD":
             value = m.group(kind).lower()
-            yield _make(colons.get(value, "KEYWORD"), value, start, end)
+            yield make_token(colons.get(value, "KEYWORD"), value, start, end)
         elif kind == "STRING":
-            yield _make("STRING", m.group(kind), start, end)
+            yield make_token("STRING", m.group(kind), start, end)
         elif kind == "END":
             return
         else:
-            yield _make(kind, m.group(kind), start, end)
+            yield make_token(kind, m.group(kind), start, end)
 
 
 def _lex_error(text: str, pos: int) -> LexError:

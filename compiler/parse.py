@@ -9,17 +9,16 @@ parsing a large file; importing this module costs nothing).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
 from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
 from .diagnostics import Diagnostic, Severity, SourceFile
-from .lexer import WORD_KEYWORDS, FdcLexer, LexError
+from .lexer import WORD_KEYWORDS, FdcLexer, LexError, make_token, tokenize
 
 Span = A.Span
 
@@ -595,6 +594,124 @@ def _parser() -> tuple[Lark, _ToAst]:
     return parser, transformer
 
 
+class _Tables(NamedTuple):
+    """Lark's LALR table, re-keyed for a tight loop: rows by int state, keys plain str."""
+
+    rows: list[dict[str, tuple[Any, Any]]]
+    reductions: dict[int, tuple[int, str, Callable[[list[Any]], Any]]]  # id(rule) -> ...
+    shift: Any
+    start: int
+    end: int
+
+
+@cache
+def _tables() -> _Tables:
+    from lark.parsers.lalr_analysis import Shift
+
+    lark, _ = _parser()
+    lalr = lark.parser.parser.parser  # the LALR driver: its table and rule callbacks
+    table = lalr.parse_table
+    rows = [dict(table.states[i]) for i in range(len(table.states))]
+    reductions: dict[int, tuple[int, str, Callable[[list[Any]], Any]]] = {}
+    for row in rows:
+        for action, arg in row.values():
+            if action is not Shift and id(arg) not in reductions:
+                # `str()`: rule names are Lark Tokens, whose __eq__ is Python code.
+                reductions[id(arg)] = (
+                    len(arg.expansion),
+                    str(arg.origin.name),
+                    lalr.callbacks[arg],
+                )
+    return _Tables(rows, reductions, Shift, table.start_states["start"], table.end_states["start"])
+
+
+class _Stuck(Exception):
+    """The parser met a token it cannot take."""
+
+    def __init__(self, token: Token, stack: list[int]) -> None:
+        super().__init__(str(token))
+        self.token = token
+        self.stack = stack
+
+
+def _drive(tokens: Iterator[Token]) -> Any:
+    """Lark's LALR loop (`ParserState.feed_token`), with plain-str and int keys only.
+
+    Lark's own loop compares rule names (Lark Tokens) through Python-level `__eq__` on
+    every reduction; this one does the same work with C-level dict lookups.
+    """
+    rows, reductions, shift, start, end = _tables()
+    states = [start]
+    values: list[Any] = []
+    last: Token | None = None
+    for tok in tokens:
+        last = tok
+        ttype = tok.type
+        while True:
+            action, arg = rows[states[-1]].get(ttype, (None, None))
+            if action is shift:
+                states.append(arg)
+                values.append(tok)
+                break
+            if action is None:
+                raise _Stuck(tok, states)
+            size, origin, callback = reductions[id(arg)]
+            if size:
+                children = values[-size:]
+                del states[-size:]
+                del values[-size:]
+            else:
+                children = []
+            values.append(callback(children))
+            states.append(rows[states[-1]][origin][1])
+    end_tok = _end_token(last)
+    while True:
+        action, arg = rows[states[-1]].get("$END", (None, None))
+        if action is None or action is shift:
+            raise _Stuck(end_tok, states)
+        size, origin, callback = reductions[id(arg)]
+        if size:
+            children = values[-size:]
+            del states[-size:]
+            del values[-size:]
+        else:
+            children = []
+        values.append(callback(children))
+        states.append(rows[states[-1]][origin][1])
+        if states[-1] == end:
+            return values[-1]
+
+
+def _end_token(last: Token | None) -> Token:
+    pos = last.end_pos if last is not None and last.end_pos is not None else 0
+    return make_token("$END", "", pos, pos)
+
+
+def _accepts(stack: list[int]) -> set[str]:
+    """The terminals the parser could take with this state stack (exact: it follows the
+    reductions each terminal would cause, as Lark's interactive parser does)."""
+    rows, reductions, shift, _, end = _tables()
+    terminals = {k for row in rows for k in row if k.isupper() or k == "$END"}
+    accepted: set[str] = set()
+    for t in terminals:
+        states = list(stack)
+        while True:
+            action, arg = rows[states[-1]].get(t, (None, None))
+            if action is None:
+                break
+            if action is shift:
+                accepted.add(t)
+                break
+            size, origin, _ = reductions[id(arg)]
+            if size:
+                del states[-size:]
+            states.append(rows[states[-1]][origin][1])
+            if t == "$END" and states[-1] == end:
+                accepted.add(t)
+                break
+    return accepted
+
+
 class ParseResult(NamedTuple):
     unit: A.SourceUnit | None
     diagnostics: list[Diagnostic]
@@ -602,15 +719,15 @@ class ParseResult(NamedTuple):
 
 def parse_source(source: SourceFile) -> ParseResult:
     """Parse one file. Never raises on bad input: problems come back as diagnostics."""
-    parser, transformer = _parser()
+    _, transformer = _parser()
     transformer.problems = []
     path = source.path
     try:
-        definitions = parser.parse(source.text)
+        definitions = _drive(tokenize(source.text))
     except LexError as e:
         span = A.Span(e.pos, min(e.pos + 1, len(source.text)))
         return ParseResult(None, [_error(path, e.code, e.message, span, e.hint)])
-    except UnexpectedInput as e:
+    except _Stuck as e:
         return ParseResult(None, [_syntax_error(source, e)])
     except RecursionError:
         return ParseResult(
@@ -681,19 +798,6 @@ _CONTEXT_HINTS: list[tuple[Callable[[Token, set[str]], bool], str]] = [
 ]
 
 
-def _acceptable(e: UnexpectedToken) -> set[str]:
-    """The tokens the parser would have taken where it stopped.
-
-    LALR tables merge states, so `e.expected` can list tokens of a sibling context
-    (`:effect` after a goal); asking the stopped parser, token by token, is exact.
-    """
-    try:
-        accepted = set(e.interactive_parser.accepts())  # type: ignore[no-untyped-call]
-    except Exception:  # the interactive parser is a convenience; fall back to the table
-        accepted = set()
-    return accepted or set(e.expected)
-
-
 def _keyword_hint(tok: Token, expected: set[str]) -> str:
     """Did-you-mean for a misspelt `:section` (`:gaol` -> `:goal`)."""
     from .diagnostics import did_you_mean
@@ -705,33 +809,20 @@ def _keyword_hint(tok: Token, expected: set[str]) -> str:
     return did_you_mean(str(tok), words)
 
 
-def _syntax_error(source: SourceFile, e: UnexpectedInput) -> Diagnostic:
-    if isinstance(e, UnexpectedToken):
-        tok = e.token
-        expected = _acceptable(e)
-        size = len(source.text)
-        pos = tok.start_pos if tok.type != "$END" else len(source.text.rstrip())
-        pos = min(pos or 0, size)
-        end = (tok.end_pos or pos) if tok.type != "$END" else pos + 1
-        span = A.Span(pos, min(end, size))
-        if tok.type == "$END":
-            message = f"the file ends too early; expected {_expected(expected)}"
-        else:
-            message = f"unexpected {_describe(tok)}; expected {_expected(expected)}"
-        hint = _keyword_hint(tok, expected) or next(
-            (h for test, h in _CONTEXT_HINTS if test(tok, expected)), ""
-        )
-        code = "P004" if tok.type == "$END" else "P003"
-        return _error(source.path, code, message, span, hint)
-    if isinstance(e, UnexpectedEOF):
-        pos = len(source.text.rstrip())
-        return _error(
-            source.path,
-            "P004",
-            "the file ends too early",
-            A.Span(pos, min(pos + 1, len(source.text))),
-            "check that every `(` has its `)`",
-        )
-    assert isinstance(e, UnexpectedCharacters)
-    pos = e.pos_in_stream or 0
-    return _error(source.path, "P002", str(e), A.Span(pos, pos + 1))
+def _syntax_error(source: SourceFile, e: _Stuck) -> Diagnostic:
+    tok = e.token
+    expected = _accepts(e.stack)
+    size = len(source.text)
+    pos = tok.start_pos if tok.type != "$END" else len(source.text.rstrip())
+    pos = min(pos or 0, size)
+    end = (tok.end_pos or pos) if tok.type != "$END" else pos + 1
+    span = A.Span(pos, min(end, size))
+    if tok.type == "$END":
+        message = f"the file ends too early; expected {_expected(expected)}"
+    else:
+        message = f"unexpected {_describe(tok)}; expected {_expected(expected)}"
+    hint = _keyword_hint(tok, expected) or next(
+        (h for test, h in _CONTEXT_HINTS if test(tok, expected)), ""
+    )
+    code = "P004" if tok.type == "$END" else "P003"
+    return _error(source.path, code, message, span, hint)

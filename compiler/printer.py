@@ -298,9 +298,13 @@ class _Printer:
         if d.functions:
             self.blank()
             self.emit(1, "(:functions", _cover(d.functions).start, trail=False)
-            for f in d.functions:
+            last = len(d.functions) - 1
+            for i, f in enumerate(d.functions):
                 sig = _signature(f.name, f.parameters)
-                if f.type != ("number",):
+                # `- TYPE` types every function since the previous marker, so each run of
+                # one type ends with its own; only a final run of numbers may omit it.
+                run_ends = i == last or d.functions[i + 1].type != f.type
+                if run_ends and not (i == last and f.type == ("number",)):
                     sig += f" - {_types(f.type)}"
                 self.emit(2, sig, f.span.start, f.span.end)
             self.close()

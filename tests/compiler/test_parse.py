@@ -271,3 +271,9 @@ def test_domain_thresholds_parse_and_print() -> None:
         A.Threshold(name="on_top_m", value=1),
     )
     round_trips(text)
+
+
+def test_function_types_survive_printing() -> None:
+    # Found by the fuzz tests: `- drive` after the last function typed every function.
+    round_trips("(define (domain d) (:functions (a ?x) (total-cost) - drive (b) (c) - number))")
+    round_trips("(define (domain d) (:functions (a ?x) - number (total-cost) - drive))")
