@@ -370,7 +370,8 @@ class _Printer:
 
     def problem(self, p: A.Problem) -> None:
         self.emit(0, f"(define (problem {p.name})", p.span.start)
-        self.emit(1, f"(:domain {p.domain.name})", p.domain.span.start, p.domain.span.end)
+        if p.domain.name:  # a problem without one (P110) prints without one
+            self.emit(1, f"(:domain {p.domain.name})", p.domain.span.start, p.domain.span.end)
         if p.requirements:
             self.words(1, ":requirements", p.requirements, A.NO_SPAN)
         if p.objects:
@@ -389,7 +390,8 @@ class _Printer:
 
     def template(self, t: A.Template) -> None:
         self.emit(0, f"(define (template {t.name})", t.span.start)
-        self.emit(1, f"(:domain {t.domain.name})", t.domain.span.start, t.domain.span.end)
+        if t.domain.name:
+            self.emit(1, f"(:domain {t.domain.name})", t.domain.span.start, t.domain.span.end)
         if t.category is not None:
             self.emit(1, f"(:category {t.category})")
         if t.level is not None:
