@@ -643,17 +643,15 @@ def _drive(tokens: Iterator[Token]) -> Any:
     rows, reductions, shift, start, end = _tables()
     states = [start]
     values: list[Any] = []
-    last: Token | None = None
-    for tok in tokens:
-        last = tok
+    for tok in _with_end(tokens):
         ttype = tok.type
         while True:
             action, arg = rows[states[-1]].get(ttype, (None, None))
-            if action is shift:
+            if action is shift and ttype != "$END":
                 states.append(arg)
                 values.append(tok)
                 break
-            if action is None:
+            if action is None or action is shift:
                 raise _Stuck(tok, states)
             size, origin, callback = reductions[id(arg)]
             if size:
@@ -664,22 +662,17 @@ def _drive(tokens: Iterator[Token]) -> Any:
                 children = []
             values.append(callback(children))
             states.append(rows[states[-1]][origin][1])
-    end_tok = _end_token(last)
-    while True:
-        action, arg = rows[states[-1]].get("$END", (None, None))
-        if action is None or action is shift:
-            raise _Stuck(end_tok, states)
-        size, origin, callback = reductions[id(arg)]
-        if size:
-            children = values[-size:]
-            del states[-size:]
-            del values[-size:]
-        else:
-            children = []
-        values.append(callback(children))
-        states.append(rows[states[-1]][origin][1])
-        if states[-1] == end:
-            return values[-1]
+            if ttype == "$END" and states[-1] == end:
+                return values[-1]
+    raise AssertionError("unreachable: the end token either finishes or is stuck")
+
+
+def _with_end(tokens: Iterator[Token]) -> Iterator[Token]:
+    """The tokens, then `$END` where the last one ended."""
+    last: Token | None = None
+    for last in tokens:
+        yield last
+    yield _end_token(last)
 
 
 def _end_token(last: Token | None) -> Token:
