@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -59,8 +60,35 @@ def _name_hint(name: str, params: dict[str, str], names_ok: frozenset[str]) -> s
     )
 
 
+#: Instruction files are text a person wrote; anything larger is a mistake.
+MAX_INSTRUCTION_FILE_BYTES = 1 << 20
+
+
+def _unreadable(template_path: str, written: str, file_path: str) -> str:
+    """Why an instruction file may not be read ("" when it may): templates are
+    third-party input, so the file must be a regular file of modest size inside the
+    template's own folder (no absolute paths, no `..` out of it)."""
+    folder = os.path.realpath(os.path.dirname(template_path) or ".")
+    try:
+        real = os.path.realpath(file_path)
+    except ValueError:
+        return "not a valid path"
+    if os.path.isabs(written) or os.path.commonpath([folder, real]) != folder:
+        return "it must be inside the template's folder"
+    try:
+        info = os.stat(real)
+    except (OSError, ValueError) as e:
+        return e.strerror if isinstance(e, OSError) and e.strerror else "not a valid path"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > MAX_INSTRUCTION_FILE_BYTES:
+        return f"larger than {MAX_INSTRUCTION_FILE_BYTES} bytes"
+    return ""
+
+
 def _readable(ref: A.InstructionFile, path: str) -> bool:
-    return os.path.isfile(os.path.join(os.path.dirname(path), ref.path))
+    file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
+    return not _unreadable(path, ref.path, file_path)
 
 
 @cache
@@ -88,10 +116,13 @@ def _variants(template: A.Template, path: str, checker: Checker) -> Iterator[Var
     if ref is None:
         return
     file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
-    try:
-        jsrc = SourceFile.read(file_path)
-    except (OSError, ValueError) as e:
-        why = e.strerror if isinstance(e, OSError) else "not a valid path"
+    why = _unreadable(path, ref.path, file_path)
+    if not why:
+        try:
+            jsrc = SourceFile.read(file_path)
+        except (OSError, ValueError) as e:
+            why = (e.strerror if isinstance(e, OSError) else None) or "not a valid path"
+    if why:
         checker.report(
             Severity.ERROR,
             "J604",

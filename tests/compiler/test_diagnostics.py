@@ -660,3 +660,27 @@ def test_r705_domain_thresholds() -> None:
     d = only(text, "R705")
     assert d.message == "unknown threshold `on_top_mm`"
     assert d.hint == "did you mean `on_top_m`?"
+
+
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        ("/etc/hostname", "it must be inside the template's folder"),
+        ("../outside.j2", "it must be inside the template's folder"),
+        ("/dev/stdin", "it must be inside the template's folder"),
+        ("sub", "not a regular file"),
+    ],
+)
+def test_j604_instruction_files_stay_in_the_templates_folder(
+    tmp_path: Path, written: str, why: str
+) -> None:
+    folder = tmp_path / "templates"
+    (folder / "sub").mkdir(parents=True)
+    (tmp_path / "outside.j2").write_text("Go.\n")
+    t = folder / "t.pddl"
+    t.write_text(
+        "(define (template t) (:domain fdc-home) (:goal (hand-empty))"
+        f' (:instruction-file "{written}"))'
+    )
+    [d] = check_paths([str(t)]).diagnostics
+    assert (d.code, d.message) == ("J604", f"cannot read instruction file `{written}`: {why}")
