@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1216,9 +1216,3 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
     result.diagnostics[:0] = diagnostics
     result.usage_error = usage_error
     return result
-
-
-def iter_definitions(units: Iterable[A.SourceUnit]) -> Iterator[tuple[str, A.Definition]]:
-    for u in units:
-        for d in u.definitions:
-            yield u.path, d

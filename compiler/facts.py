@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from fdc.predicates.registry import type_ancestors
+
 Kind = Literal["static", "history", "fluent"]
 
 
@@ -60,21 +62,14 @@ class TableFacts:
         self._atoms = {p: sorted(set(map(tuple, rows))) for p, rows in self.atoms.items()}
         self._sets = {p: set(rows) for p, rows in self._atoms.items()}
 
-    def _ancestors(self, t: str) -> set[str]:
-        seen, stack = {t, "object"}, [t]
-        while stack:
-            for p in self.parents.get(stack.pop(), ()):
-                if p not in seen:
-                    seen.add(p)
-                    stack.append(p)
-        return seen
-
     def entities(self, types: Sequence[str]) -> Sequence[str]:
         if not types or "object" in types:
             return sorted(self.types)
         wanted = set(types)
         return sorted(
-            e for e, ts in self.types.items() if any(wanted & self._ancestors(t) for t in ts)
+            e
+            for e, ts in self.types.items()
+            if any(wanted & type_ancestors(t, self.parents) for t in ts)
         )
 
     def kind(self, predicate: str) -> Kind:

@@ -86,11 +86,6 @@ def _unreadable(template_path: str, written: str, file_path: str) -> str:
     return ""
 
 
-def _readable(ref: A.InstructionFile, path: str) -> bool:
-    file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
-    return not _unreadable(path, ref.path, file_path)
-
-
 @cache
 def known_globals() -> frozenset[str]:
     from fdc.instructions.filters import GLOBALS
@@ -132,18 +127,34 @@ def _variants(template: A.Template, path: str, checker: Checker) -> Iterator[Var
         )
         return
     checker.sources[file_path] = jsrc
+    found = 0
+    for variant in _file_variants(jsrc.text, file_path):
+        found += 1
+        yield variant
+    if not found and not template.instructions:
+        checker.report(
+            Severity.ERROR,
+            "G503",
+            f"instruction file `{ref.path}` holds no instruction",
+            ref.span,
+            "write at least one instruction; separate variants with a line holding `---`",
+        )
+
+
+def _file_variants(text: str, path: str) -> Iterator[Variant]:
+    """The variants of an instruction file: chunks between `---` lines."""
     offset = 0
     chunk: list[str] = []
     chunk_start = 0
-    for line in jsrc.text.splitlines(keepends=True):
+    for line in text.splitlines(keepends=True):
         if line.strip() == VARIANT_SEPARATOR:
-            yield from _variant(chunk, file_path, chunk_start)
+            yield from _variant(chunk, path, chunk_start)
             chunk = []
             chunk_start = offset + len(line)
         else:
             chunk.append(line)
         offset += len(line)
-    yield from _variant(chunk, file_path, chunk_start)
+    yield from _variant(chunk, path, chunk_start)
 
 
 _JINJA_BLOCK = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
@@ -188,17 +199,7 @@ def check_instructions(
     filters = known_filters()
     names_ok = known_globals()
     used: set[str] = set()
-    variants = list(_variants(template, path, checker))
-    ref = template.instruction_file
-    if ref is not None and not variants and not template.instructions and _readable(ref, path):
-        checker.report(
-            Severity.ERROR,
-            "G503",
-            f"instruction file `{ref.path}` holds no instruction",
-            ref.span,
-            "write at least one instruction; separate variants with a line holding `---`",
-        )
-    for variant in variants:
+    for variant in _variants(template, path, checker):
         try:
             tree = _environment().parse(variant.text)
         except TemplateSyntaxError as e:

@@ -722,11 +722,6 @@ def parse_source(source: SourceFile) -> ParseResult:
         return ParseResult(None, [_error(path, e.code, e.message, span, e.hint)])
     except _Stuck as e:
         return ParseResult(None, [_syntax_error(source, e)])
-    except RecursionError:
-        return ParseResult(
-            None,
-            [_error(path, "P005", "the file nests too deeply to parse", A.NO_SPAN)],
-        )
     diagnostics = [_error(path, p.code, p.message, p.span, p.hint) for p in transformer.problems]
     unit = A.SourceUnit.make(path=path, definitions=definitions, span=A.Span(0, len(source.text)))
     return ParseResult(unit, diagnostics)

@@ -456,10 +456,9 @@ def _comments(text: str) -> list[tuple[int, str, bool]]:
     return found
 
 
-def _layout(lines: list[_Line], text: str | None) -> str:
+def _layout(lines: list[_Line], text: str | None, comments: list[tuple[int, str, bool]]) -> str:
     if text is None:
         return "".join((INDENT * ln.depth + ln.text).rstrip() + "\n" for ln in lines)
-    comments = _comments(text)
     out: list[str] = []
     i = 0
     for ln in lines:
@@ -482,12 +481,6 @@ def _layout(lines: list[_Line], text: str | None) -> str:
 # ---------------------------------------------------------------------------- entry points
 
 
-def print_definition(definition: A.Definition) -> str:
-    p = _Printer()
-    _print_into(p, definition)
-    return _layout(p.lines, None)
-
-
 def _print_into(p: _Printer, definition: A.Definition) -> None:
     if isinstance(definition, A.Domain):
         p.domain(definition)
@@ -499,12 +492,12 @@ def _print_into(p: _Printer, definition: A.Definition) -> None:
 
 def print_unit(unit: A.SourceUnit, comments_from: str | None = None) -> str:
     """The canonical text of a whole file; `comments_from` is its source, to keep comments."""
-    offsets = [c[0] for c in _comments(comments_from)] if comments_from else []
-    p = _Printer(offsets)
+    comments = _comments(comments_from) if comments_from else []
+    p = _Printer([c[0] for c in comments])
     for i, d in enumerate(unit.definitions):
         if i:
             p.emit(0, "")
         _print_into(p, d)
     if not unit.definitions:
-        return _layout([], comments_from) if comments_from else ""
-    return _layout(p.lines, comments_from)
+        return _layout([], comments_from, comments) if comments_from else ""
+    return _layout(p.lines, comments_from, comments)

@@ -236,7 +236,7 @@ def verify(
         }
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
-        _print_verdicts(verdicts)
+        _print_verdicts(verdicts, failed)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
@@ -288,7 +288,7 @@ def _load_graph(path: Path) -> SceneGraph:
     return build_scene_graph(result.scene, base_dir=path.parent)
 
 
-def _print_verdicts(verdicts: dict[str, Verdict]) -> None:
+def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
     from rich.table import Table
 
     table = Table(title="verification", show_lines=False)
@@ -299,7 +299,6 @@ def _print_verdicts(verdicts: dict[str, Verdict]) -> None:
         result = "[green]success[/]" if v.success else "[red]failure[/]"
         table.add_row(task_id, result, str(v.end_step), v.reason, targets)
     Console(highlight=False).print(table)
-    failed = sum(not v.success for v in verdicts.values())
     _stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")
 
 
