@@ -120,3 +120,13 @@ def test_threshold_overrides_and_relaxed_modes(
     assert "unknown threshold `on_tp_m`; did you mean `on_top_m`?" in typo.output
     malformed = runner.invoke(app, [*args, "--threshold", "on_top_m"])
     assert malformed.exit_code == 2
+
+
+def test_the_documented_task_record_is_valid() -> None:
+    from fdc.compiler.suite import parse_suite
+
+    text = (REPO / "docs" / "formats" / "task.md").read_text()
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    records, problems = parse_suite(" ".join(example.split("\n")) + "\n")
+    assert problems == []
+    assert records[0].goal == atom("on", "apple_0", "kitchen_counter|top")
