@@ -1045,6 +1045,8 @@ class CheckResult:
     sources: dict[str, SourceFile]
     diagnostics: list[Diagnostic]
     usage_error: bool = False
+    domains: dict[str, DomainInfo] = field(default_factory=dict)  # resolved, by name
+    templates: dict[str, tuple[str, A.Template]] = field(default_factory=dict)  # name -> path
 
     @property
     def definition_count(self) -> int:
@@ -1170,7 +1172,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
     diagnostics.extend(d for d in checker.diagnostics if d.path not in lib_paths)
     diagnostics.sort(key=sort_key)
     own_sources = {p: s for p, s in checker.sources.items() if p not in lib_paths}
-    return CheckResult(units, own_sources, diagnostics)
+    return CheckResult(units, own_sources, diagnostics, domains=domains, templates=templates)
 
 
 def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:

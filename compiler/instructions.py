@@ -243,3 +243,24 @@ def check_instructions(
                     path=variant.path,
                 )
     return used
+
+
+def variant_texts(template: A.Template, path: str) -> list[str]:
+    """The instruction variants of a checked template: inline ones, then its file's."""
+    texts = [ins.text for ins in template.instructions]
+    ref = template.instruction_file
+    if ref is not None:
+        file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
+        if _unreadable(path, ref.path, file_path):
+            raise ValueError(f"cannot read instruction file `{ref.path}`")
+        text = SourceFile.read(file_path).text
+        texts.extend(v.text for v in _file_variants(text, file_path))
+    return texts
+
+
+def names_used(text: str) -> frozenset[str]:
+    """The names an instruction reads (parameters in Jinja spelling and globals)."""
+    from jinja2 import nodes
+
+    tree = _environment().parse(text)
+    return frozenset(n.name for n in tree.find_all(nodes.Name) if n.ctx == "load")

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fdc.predicates.goal import Goal
+from fdc.sim_bridge.state import AgentPose
 
 SUITE_FORMAT_VERSION = "1.0"
 
@@ -40,6 +41,26 @@ class TaskRecord(BaseModel):
     targets: list[str] = Field(default_factory=list, description="The answer set.")
     thresholds: dict[str, float] = Field(
         default_factory=dict, description="Checker thresholds that differ from the defaults."
+    )
+    tags: list[str] = Field(default_factory=list, description="The template's tags.")
+    experience: str | None = Field(
+        default=None, description="sha256 of the experience log a memory task is about."
+    )
+    start: AgentPose | None = Field(
+        default=None, description="Where the robot starts (a memory task: where the log ends)."
+    )
+    valid_frames: list[list[int]] | None = Field(
+        default=None,
+        description="Memory tasks: the log frames at whose pose the goal holds; one list "
+        "(single goal) or one per target, in order (multi-goal).",
+    )
+    optimal_path_m: float | None = Field(
+        default=None,
+        description="Memory tasks: the shortest walk from `start` through valid frames "
+        "(closest one; legs in order; shortest open tour), for LL-SPL.",
+    )
+    flags: list[str] = Field(
+        default_factory=list, description="Notes for validation (`target-without-valid-frame`)."
     )
 
 

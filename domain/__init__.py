@@ -6,6 +6,10 @@ from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 
+#: Where the built-in domain and templates live (records name built-in templates
+#: relative to it, as `fdc:domain/templates/...`).
+LIBRARY_ROOT = _HERE
+
 
 def builtin_domain_files() -> list[Path]:
     """The built-in domain files, sorted (`fdc-home.pddl`, ...)."""

@@ -14,7 +14,8 @@
     cup mug bowl plate glass - tableware
     pan pot kettle knife spoon - kitchenware
     book pen notebook - stationery
-    color material shape cell side - value)
+    ; category: the scene's item categories; clock-time: clock minutes taken from the log
+    color material shape cell side category clock-time - value)
 
   (:constants
     red orange yellow green blue purple pink brown black white grey silver gold - color

@@ -10,6 +10,7 @@ from typing import Any
 MODELS: dict[str, str] = {
     "check-report": "fdc.compiler.diagnostics:CheckReport",
     "task": "fdc.compiler.suite:TaskRecord",
+    "manifest": "fdc.compiler.emit:Manifest",
     "experience": "fdc.sim_bridge.experience:Experience",
     "scene": "fdc.sim_bridge.scene:Scene",
     "trajectory": "fdc.sim_bridge.state:Snapshot",

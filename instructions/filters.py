@@ -340,11 +340,11 @@ def ref(entity: Any) -> str:
     Accepts an object with a `description` attribute, a mapping with a 'description'
     key, or text (returned as is).
     """
-    if isinstance(entity, str):
-        return entity
     desc = getattr(entity, "description", None)
     if desc is None and isinstance(entity, dict):
         desc = entity.get("description")
+    if desc is None and isinstance(entity, str):
+        return entity
     if desc is None:
         raise ValueError(f"ref needs an entity with a description, not {entity!r}")
     return str(desc)

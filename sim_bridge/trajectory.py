@@ -482,6 +482,16 @@ class SnapshotState:
     def agent_pose(self) -> AgentPose:
         return self.snapshot.agent
 
+    def at_pose(self, agent: AgentPose, step: int | None = None) -> SnapshotState:
+        """The same world with the robot at `agent` (hand empty), sharing the posed graph:
+        for judging goals at many poses of one world, as memory tasks' goal frames do."""
+        snap = self.snapshot.model_copy(update={
+            "agent": agent, "held": None, "step": self.snapshot.step if step is None else step})
+        out = SnapshotState(self._graph, snap)
+        if self.snapshot.held is None:
+            out._posed = self._posed if self._posed is not None else self.posed
+        return out
+
     def held_object(self) -> str | None:
         return self.snapshot.held
 

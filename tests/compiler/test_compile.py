@@ -1,0 +1,266 @@
+"""The compile passes on a real (small, hand-made) scene: scene facts, describe, render,
+and the driver (bind, ground, drop reasons, ambiguity policies, memory goal frames)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from fdc.compiler.check import check_paths
+from fdc.compiler.compile import disjunction, goal_targets, reason_key
+from fdc.compiler.describe import Describer
+from fdc.compiler.scene_facts import _DIRECT, SceneFacts, StateFacts, clock_time_entities
+from fdc.instructions.render import EntityText, Renderer, RenderError
+from fdc.predicates.goal import GAnd, GAtom, GOr, GTargets, atom
+from fdc.sim_bridge.trajectory import SnapshotState
+from fdc.sim_bridge.world import EmbeddedWorld
+
+from .kitchen import compiler, entries, experience, kitchen, template
+
+
+def _domain():  # type: ignore[no-untyped-def]
+    from fdc.domain import builtin_domain_files
+
+    return check_paths([str(builtin_domain_files()[0])]).domains["fdc-home"]
+
+
+def facts(log=None) -> SceneFacts:  # type: ignore[no-untyped-def]
+    return SceneFacts(kitchen(), _domain(), log)
+
+
+# ----------------------------------------------------------------------------- facts
+
+
+def test_entities_are_typed_by_category_kind_and_domain() -> None:
+    f = facts(experience())
+    assert f.type_of("mug_red") == "mug"
+    assert f.type_of("banana_0") == "movable"  # the domain has no `banana` type
+    assert f.type_of("table") == "furniture"
+    assert f.type_of("table|top") == "surface"
+    assert f.type_of("kitchen") == "room"
+    assert f.type_of("red") == "color"
+    assert f.type_of("tableware") == "category"  # above mug and plate
+    assert "mug_red" in f.entities(("tableware",))
+    assert "banana_0" not in f.entities(("tableware",))
+    assert f.entities(("clock-time",)) == ["364", "368"]  # midpoints of the interactions
+
+
+def test_clock_time_entities_round_half_up() -> None:
+    assert clock_time_entities(experience()) == ["364", "368"]
+    assert clock_time_entities(None) == []
+
+
+@pytest.mark.parametrize("predicate", sorted(_DIRECT))
+def test_direct_tables_agree_with_the_checkers(predicate: str) -> None:
+    f = facts(experience())
+    view = StateFacts(f, SnapshotState(kitchen(), EmbeddedWorld(kitchen()).snapshot()))
+    fast = list(view.true_atoms(predicate))
+    ctx = view.context
+    slow = sorted(r for r in f._product_table(predicate, ctx) if f._typed(predicate, r))
+    assert fast == slow
+    assert fast, f"the kitchen should have some `{predicate}` atom"
+
+
+def test_history_without_experience_is_false_not_an_error() -> None:
+    f = facts(None)
+    assert f.true_atoms("interacted") == []
+    assert not f.holds("interacted", ["mug_red"])
+    assert f.value("interaction-order", ["mug_red"]) is None
+
+
+def test_fluents_have_no_compile_time_truth_but_do_in_a_state() -> None:
+    f = facts()
+    with pytest.raises(ValueError, match="fluent"):
+        f.holds("on", ["mug_red", "table|top"])
+    view = StateFacts(f, SnapshotState(kitchen(), EmbeddedWorld(kitchen()).snapshot()))
+    assert view.kind("on") == "static"
+    assert view.holds("on", ["mug_red", "table|top"])
+    assert not view.holds("on", ["mug_red", "counter|top"])
+
+
+# ----------------------------------------------------------------------------- describe
+
+
+def describer() -> Describer:
+    return Describer(facts(), SnapshotState(kitchen(), EmbeddedWorld(kitchen()).snapshot()))
+
+
+def test_descriptions_are_unique_and_minimal() -> None:
+    d = describer()
+    assert d.describe("mug_red").definite == "the red mug"
+    assert d.describe("banana_0").definite == "the banana"
+    # two blue mugs, and two mugs on the table: it takes both
+    assert d.describe("mug_blue").definite == "the blue mug on the table"
+    assert d.describe("mug_counter").definite == "the mug on the counter"
+    assert d.describe("table|top").definite == "the table"
+    assert d.describe("kitchen").definite == "the kitchen"
+    assert d.describe("red").definite == "red"
+    for e in d.facts.entities(("movable",)):
+        desc = d.describe(e)
+        if not desc.unique:
+            continue
+        mine = d.features(e)
+        for other in d.distractors(e):
+            theirs = d.features(other)
+            assert any(theirs.get(n) != mine[n] for n in desc.features), (e, other)
+        # minimal: no smaller set of features tells it apart
+        for size in range(len(desc.features)):
+            for subset in itertools.combinations(sorted(mine), size):
+                assert any(
+                    all(d.features(o).get(n) == mine[n] for n in subset)
+                    for o in d.distractors(e)
+                ), (e, subset)
+
+
+def test_identical_items_are_ambiguous() -> None:
+    desc = describer().describe("plate_0")
+    assert not desc.unique
+    assert desc.fits == ("plate_0", "plate_1")
+
+
+# ----------------------------------------------------------------------------- render
+
+
+def test_render_fills_entities_and_normalises_space() -> None:
+    r = Renderer()
+    mug = EntityText("red mug", "mug_red", "the red mug")
+    text = "Take {{ o | ref }}\n  and   {{ o | a }}; {{ o.id }} at {{ t | clock }}."
+    assert r.render(text, {"o": mug, "t": "7:05"}) == (
+        "Take the red mug and a red mug; mug_red at 07:05.")
+
+
+@pytest.mark.parametrize("text", [
+    "{{ missing }}",  # StrictUndefined
+    "{{ o.__class__.__mro__ }}",  # the sandbox
+    "{{ o.upper.__globals__ }}",
+    "{{ 3 | ordinal_word(1) }}",  # a filter called wrongly
+])
+def test_render_refuses_unsafe_or_undefined(text: str) -> None:
+    with pytest.raises(RenderError):
+        Renderer().render(text, {"o": EntityText("mug", "m", "the mug")})
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+def test_a_goal_already_true_drops(tmp_path: Path) -> None:
+    src = template("keep", "(:goal (on ?o ?s))", "?o - mug ?s - surface",
+                   extra="(:constraints (on ?o ?s))")
+    rep = compiler().compile_template(entries(tmp_path, src)[0])
+    assert rep.bindings == 3 and rep.tasks == 0
+    assert rep.drops == {"goal already true at the start": 3}
+
+
+def test_an_empty_domain_gives_no_task_and_no_error(tmp_path: Path) -> None:
+    src = template("pans", "(:goal (holding ?p))", "?p - pan")
+    rep = compiler().compile_template(entries(tmp_path, src)[0])
+    assert (rep.bindings, rep.tasks, rep.error, dict(rep.drops)) == (0, 0, None, {})
+
+
+def test_counting_quantifiers_ground_over_the_scene(tmp_path: Path) -> None:
+    src = template("two-mugs", "(:goal (at-least 2 (?m - mug) (on ?m ?s)))", "?s - surface",
+                   instruction="Put two mugs on {{ s | ref }}.")
+    rep = compiler().compile_template(entries(tmp_path, src)[0], explain=True)
+    [rec] = [r for r in rep.records if r.bindings["?s"] == "counter|top"]
+    goal = rec.goal
+    # at least 2 of the 3 mugs: some pair of them (the grounder never reads the state)
+    mugs = ("mug_blue", "mug_counter", "mug_red")
+    assert goal == GOr(parts=tuple(
+        GAnd(parts=(atom("on", a, "counter|top"), atom("on", b, "counter|top")))
+        for a, b in itertools.combinations(mugs, 2)))
+    assert rec.instructions == ["Put two mugs on the counter."]
+    # two mugs stand on the table already
+    assert any(o.reason == "goal already true at the start" and o.binding["?s"] == "table|top"
+               for o in rep.outcomes)
+
+
+def test_ties_are_reported_not_broken(tmp_path: Path) -> None:
+    src = template("reddest", "(:goal (robot-at-object ?o))", "?o - movable",
+                   extra="(:constraints (argmax ?o (?x - movable) (interaction-duration ?x)"
+                         " (interacted ?x)))")
+    rep = compiler(experience()).compile_template(entries(tmp_path, src)[0])
+    assert rep.tasks == 0
+    # both moves took 3 minutes: every candidate for ?o meets the tie
+    assert rep.drops == {"tie for argmax of (interaction-duration ?x)": 8}
+
+
+def test_ambiguous_description_under_both_policies(tmp_path: Path) -> None:
+    body = "(:goal (holding ?p))"
+    params = "?p - plate ?s - surface"
+    extra = "(:constraints (on ?p ?s))"
+    text = "Pick up {{ p | ref }} from {{ s | ref }}."
+    reject = template("plate-reject", body, params, text, extra + " (:ambiguity reject)")
+    widen = template("plate-widen", body, params, text, extra + " (:ambiguity widen)")
+    c = compiler()
+    r1 = c.compile_template(entries(tmp_path, reject, "a.pddl")[0])
+    assert r1.tasks == 0 and r1.drops == {"ambiguous description of ?p": 2}
+    r2 = c.compile_template(entries(tmp_path, widen, "b.pddl")[0])
+    assert r2.tasks == 2  # one a binding; both widened to either plate
+    for rec in r2.records:
+        assert rec.goal == GOr(parts=(atom("holding", "plate_0"), atom("holding", "plate_1")))
+        assert rec.targets == ["plate_0", "plate_1"]
+        assert rec.instructions == ["Pick up the plate from the table."]
+
+
+def test_memory_tasks_get_goal_frames_and_a_shortest_walk(tmp_path: Path) -> None:
+    src = template("first-object", "(:goal (robot-at-object ?o))", "?o - movable",
+                   instruction="Go to the object you moved first.",
+                   extra="(:constraints (= (interaction-order ?o) 1)) (:tags memory)")
+    rep = compiler(experience()).compile_template(entries(tmp_path, src)[0])
+    assert rep.tasks == 1
+    rec = rep.records[0]
+    assert rec.targets == ["mug_red"] and rec.experience == "e" * 64
+    assert rec.valid_frames is not None and len(rec.valid_frames) == 1
+    frames = rec.valid_frames[0]
+    # only from the frame the mug reached its final place (5), and only facing it
+    assert frames and min(frames) >= 5
+    assert rec.start is not None and (rec.start.x, rec.start.y) == (1.0, 3.0)
+    assert rec.optimal_path_m is not None and rec.optimal_path_m > 2.0
+
+
+def test_multi_goal_memory_tasks_get_one_frame_list_per_target(tmp_path: Path) -> None:
+    src = template("revisit", "(:goal (ordered-targets (?x - movable) (interaction-order ?x)"
+                   " (interacted ?x) (robot-at-object ?x)))",
+                   instruction="Revisit what you moved, in order.")
+    rep = compiler(experience()).compile_template(entries(tmp_path, src)[0])
+    rec = rep.records[0]
+    assert isinstance(rec.goal, GTargets) and rec.targets == ["mug_red", "apple_0"]
+    assert rec.valid_frames is not None and len(rec.valid_frames) == 2
+    assert all(min(f) >= 9 for f in rec.valid_frames[1:] if f)
+
+
+def test_task_ids_are_stable_and_depend_on_the_scene(tmp_path: Path) -> None:
+    src = template("hold", "(:goal (holding ?o))", "?o - mug")
+    e = entries(tmp_path, src)[0]
+    a = [r.id for r in compiler().compile_template(e).records]
+    b = [r.id for r in compiler().compile_template(e).records]
+    assert a == b and len(set(a)) == 3
+    other = compiler()
+    other.scene_sha256 = "1" * 64
+    assert not set(a) & {r.id for r in other.compile_template(e).records}
+
+
+def test_max_per_template_samples_tasks_with_the_seed(tmp_path: Path) -> None:
+    src = template("hold-any", "(:goal (holding ?o))", "?o - movable")
+    e = entries(tmp_path, src)[0]
+    full = compiler().compile_template(e)
+    assert full.tasks == 8
+    picks = {tuple(r.id for r in compiler(max_per_template=3, seed=s).compile_template(e).records)
+             for s in range(6)}
+    assert all(len(p) == 3 and set(p) <= {r.id for r in full.records} for p in picks)
+    assert len(picks) > 1  # different seeds, different samples
+    def sample() -> list[str]:
+        return [r.id for r in compiler(max_per_template=3, seed=2).compile_template(e).records]
+
+    assert sample() == sample()
+
+
+def test_reason_keys_and_targets() -> None:
+    assert reason_key("tie between `a` and `b` for argmin of (f ?x) (all 2)") == \
+        "tie for argmin of (f ?x)"
+    assert reason_key("ambiguous description of ?p") == "ambiguous description of ?p"
+    g = disjunction([atom("on", "b", "s"), GOr(parts=(atom("on", "a", "s"), atom("on", "b", "s")))])
+    assert isinstance(g, GOr) and [p.args[0] for p in g.parts if isinstance(p, GAtom)] == ["a", "b"]
+    assert goal_targets(g) == ["a", "b"]
