@@ -183,7 +183,7 @@ def disjunction(goals: Sequence[Goal]) -> Goal:
 
 
 _TIE = re.compile(r"^tie between .*? (for|in the order) (.*?) \((?:all|both) [^)]*\)$")
-_ENTITY = re.compile(r"`[^`\s()]+`")
+_ENTITY = re.compile(r"`(?!(?:then|targets|ordered-targets)`)[^`\s()]+`")
 
 
 def reason_key(reason: str) -> str:
