@@ -265,19 +265,36 @@ class _Search:
         self.limit = limit
         self.explored = 0
         self.dropped: Counter[str] = Counter()
+        self._mentions: dict[int, tuple[str, ...]] = {}
+        self._memo: dict[tuple[int, tuple[str, ...]], str | None] = {}
 
     def holds(self, c: A.Node, binding: Mapping[str, str]) -> bool:
+        """Whether conjunct `c` holds; memoised on the values of the parameters it
+        mentions (a drop is counted each time, as if it were decided again)."""
+        names = self._mentions.get(id(c))
+        if names is None:
+            names = self._mentions[id(c)] = tuple(sorted(_mentions(c, set(binding))))
+        key = (id(c), tuple(binding[n] for n in names))
+        if key in self._memo:
+            reason = self._memo[key]
+        else:
+            reason = self._memo[key] = self._decide(c, binding)
+        if reason is not None:
+            self.dropped[reason] += 1
+        return reason is None
+
+    def _decide(self, c: A.Node, binding: Mapping[str, str]) -> str | None:
+        """None when `c` holds, else why not."""
         result = ground(c, binding, self.facts, template=self.template)
         if result.goal is None:
             reason = result.reason or "dropped"
             if reason == "goal folds to false":
                 reason = f"constraint {inline(c)} is false"
-            self.dropped[reason] += 1
-            return False
+            return reason
         if result.goal == TRUE:
-            return True
+            return None
         if result.goal == FALSE:  # pragma: no cover - ground reports FALSE as a drop
-            return False
+            return f"constraint {inline(c)} is false"
         raise BindError(
             f"template `{self.template}`: constraint {inline(c)} depends on the world's "
             "state (fluent predicates), so it cannot be decided when binding"

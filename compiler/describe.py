@@ -5,7 +5,8 @@ counter", or "second shelf of the bookshelf" when the furniture has several; a r
 name) with the fewest features that tell the entity apart from its distractors: the other
 entities of the same kind with the same head noun. The features, in order of preference:
 the attributes (size, shape, color, material: "small red ceramic mug"), then a relation:
-the surface it stands on ("the mug on the kitchen counter"), then the room it is in. Every
+the surface it stands on ("the mug on the kitchen counter", "the milk in the lower
+compartment of the fridge"), then the room it is in. Every
 subset of features is tried from the smallest up (the preference order breaks ties), so
 the description is minimal, not just short. A relation is compared by its words, not its
 entity: "on the table" tells nothing apart when there are two tables.
@@ -101,17 +102,22 @@ class Describer:
         if kind == "room":
             h = self.graph.room(entity).name
         elif kind == "surface":
-            s = self.graph.surface(entity)
-            owner = self.graph.object(s.object_id)
-            h = owner.name if len(owner.surfaces) == 1 else (
-                f"{_surface_words(s.name)} of the {owner.name}"
-            )
+            part, owner = self._surface_parts(entity)
+            h = f"{part} of the {owner}" if part else owner
         elif kind is not None:
             h = self.graph.object(entity).name
         else:
             h = entity
         self._heads[entity] = h
         return h
+
+    def _surface_parts(self, surface: str) -> tuple[str, str]:
+        """('second shelf', 'bookshelf'); ('', 'table') for furniture with one surface."""
+        s = self.graph.surface(surface)
+        owner = self.graph.object(s.object_id)
+        if len(owner.surfaces) == 1:
+            return "", owner.name
+        return _surface_words(s.name, s.container is not None), owner.name
 
     def features(self, entity: str) -> dict[str, str]:
         """Feature name -> its words, for the entity where it stands now."""
@@ -134,7 +140,8 @@ class Describer:
         if kind == "movable":
             support = self.state.support_of(entity)
             if support is not None:
-                out["on"] = self.head(support)
+                inside = self.graph.surface(support).container is not None
+                out["on"] = f"{'in' if inside else 'on'} the {self.head(support)}"
         if kind in ("movable", "furniture", "surface"):
             what = self.graph.surface(entity).object_id if kind == "surface" else entity
             room = self.state.room_of(what)
@@ -194,9 +201,14 @@ class Describer:
 
     def _phrase(self, entity: str, chosen: Sequence[str], feats: Mapping[str, str]) -> str:
         adjectives = [feats[n] for n in ADJECTIVES if n in chosen]
-        text = " ".join([*adjectives, self.head(entity)])
+        if self.kind(entity) == "surface":  # the adjectives are the furniture's
+            part, owner = self._surface_parts(entity)
+            noun = " ".join([*adjectives, owner])
+            text = f"{part} of the {noun}" if part else noun
+        else:
+            text = " ".join([*adjectives, self.head(entity)])
         if "on" in chosen:
-            text += f" on the {feats['on']}"
+            text += f" {feats['on']}"
         if "in" in chosen:
             text += f" in the {feats['in']}"
         return text
@@ -208,11 +220,16 @@ def _split(value: str) -> list[str]:
     return [v for v in _SPLIT.split(value) if v.strip()]
 
 
-def _surface_words(name: str) -> str:
-    """`shelf_1` -> 'second shelf'; `top` -> 'top'; `inside` -> 'inside'."""
+def _surface_words(name: str, container: bool) -> str:
+    """`shelf_1` -> 'second shelf', `top` -> 'top'; a container's floor is a compartment:
+    `lower` -> 'lower compartment', `inside` -> 'compartment'."""
     from fdc.instructions.filters import ordinal_word
 
     base, _, index = name.rpartition("_")
     if base and index.isdigit():
-        return f"{ordinal_word(int(index) + 1)} {words(base)}"
-    return words(name)
+        text = f"{ordinal_word(int(index) + 1)} {words(base)}"
+    else:
+        text = words(name)
+    if container:
+        text = "compartment" if text in ("inside", "interior", "in") else f"{text} compartment"
+    return text

@@ -258,6 +258,7 @@ def variant_texts(template: A.Template, path: str) -> list[str]:
     return texts
 
 
+@cache
 def names_used(text: str) -> frozenset[str]:
     """The names an instruction reads (parameters in Jinja spelling and globals)."""
     from jinja2 import nodes
