@@ -172,6 +172,10 @@ def explain_command(
     history: Annotated[
         Path | None, typer.Option("--history", help="An experience log; default: simulate.")
     ] = None,
+    simulate_history: Annotated[
+        bool, typer.Option("--simulate-history/--no-history",
+                           help="Simulate an oracle's experience when no log is given.")
+    ] = True,
     interactions: Annotated[int, typer.Option(min=1, max=50)] = 5,
     seed: Annotated[int, typer.Option()] = 0,
     limit: Annotated[int, typer.Option(min=1, help="Show at most this many bindings.")] = 50,
@@ -195,12 +199,12 @@ def explain_command(
     options = CompileOptions(seed=seed)
     try:
         compiler, _ = prepare_scene(SceneJob(str(scene), str(history) if history else None,
-                                             True, interactions), options)
+                                             simulate_history, interactions), options)
     except InputError as e:
         err.print(f"error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     report = compiler.compile_template(chosen[0], explain=True)
-    out = Console(highlight=False)
+    out = Console(highlight=False, soft_wrap=True)
     entry = chosen[0]
     out.print(f"template {entry.name} ({entry.path}) on {scene}")
     if report.error:
@@ -209,17 +213,15 @@ def explain_command(
     out.print(f"{report.bindings} binding(s) satisfy the constraints; {report.tasks} task(s)")
     for reason, n in sorted(report.drops.items()):
         out.print(f"  dropped {n}: {reason}")
-    table = Table()
-    for col in ("binding", "result", "goal / why"):
-        table.add_column(col, overflow="fold")
     for o in report.outcomes[:limit]:
-        bound = " ".join(f"{k}={v}" for k, v in o.binding.items())
+        out.print("  " + (" ".join(f"{k}={v}" for k, v in o.binding.items()) or "(no parameter)"),
+                  markup=False)
         if o.record is not None:
-            table.add_row(bound, "[green]task[/]", o.record.goal_pddl + "\n"
-                          + "\n".join(f"“{i}”" for i in o.record.instructions))
+            out.print(f"    task {o.record.id}: {o.record.goal_pddl}", markup=False)
+            for text in o.record.instructions:
+                out.print(f"    “{text}”", markup=False)
         else:
-            table.add_row(bound, "[red]dropped[/]", o.reason or "")
-    out.print(table)
+            out.print(f"    dropped: {o.reason}", markup=False)
     if len(report.outcomes) > limit:
         out.print(f"... {len(report.outcomes) - limit} more (use --limit)")
     raise typer.Exit(EXIT_OK)

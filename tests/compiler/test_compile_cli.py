@@ -1,0 +1,80 @@
+"""`fdc compile` and `fdc explain` as a user meets them: outputs, tables, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fdc.cli import app
+
+from .kitchen import experience
+
+REPO = Path(__file__).resolve().parents[2]
+KITCHEN = str(REPO / "tests" / "golden" / "scenes" / "kitchen.json")
+TEMPLATES = str(REPO / "tests" / "golden" / "templates")
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def test_compile_writes_suite_manifest_and_tables(tmp_path: Path) -> None:
+    log = tmp_path / "log.json"
+    log.write_text(experience().to_json())
+    code, out = run("compile", KITCHEN, "-T", TEMPLATES, "--history", str(log),
+                    "-o", str(tmp_path / "out" / "suite.jsonl"))
+    assert code == 0, out
+    assert "tasks" in out and "dropped bindings" in out
+    lines = (tmp_path / "out" / "suite.jsonl").read_text().splitlines()
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["tasks"] == len(lines) > 0
+    assert f"wrote {len(lines)} task(s)" in out
+    exp = manifest["scenes"][0]["experience"]
+    assert exp["simulated"] is False and exp["path"] == str(log) and exp["interactions"] == 2
+    first = [json.loads(x) for x in lines if json.loads(x)["template"] == "golden-first-object"]
+    assert [r["targets"] for r in first] == [["mug_red"]]
+    assert manifest["per_template"]["golden-first-object"]["tasks"] == 1
+    assert sum(manifest["drops"].values()) == sum(
+        sum(t["drops"].values()) for t in manifest["per_template"].values())
+
+
+def test_compile_reports_bad_input_with_exit_2(tmp_path: Path) -> None:
+    code, out = run("compile", str(tmp_path / "nope.json"), "-T", TEMPLATES)
+    assert code == 2 and "nope.json: error: no such file" in out
+    bad = tmp_path / "bad.pddl"
+    bad.write_text("(define (template t) (:domain fdc-home) (:parameters ?o - mugg)"
+                   " (:goal (holding ?o)) (:instruction \"x\"))")
+    code, out = run("compile", KITCHEN, "-T", str(bad))
+    assert code == 2 and "bad.pddl:1:" in out and "unknown type `mugg`" in out
+    code, out = run("compile", KITCHEN, KITCHEN, "-T", TEMPLATES, "--history", KITCHEN)
+    assert code == 2 and "1 --history log(s) for 2 scene(s)" in out
+    code, out = run("compile", KITCHEN, "-T", TEMPLATES, "--history", KITCHEN,
+                    "-o", str(tmp_path / "s.jsonl"))
+    assert code == 2 and "not an fdc experience log" in out
+    assert not (tmp_path / "s.jsonl").exists()  # nothing half-written
+
+
+def test_compile_reports_a_template_that_cannot_compile_with_exit_1(tmp_path: Path) -> None:
+    many = tmp_path / "many.pddl"
+    many.write_text("(define (template everything) (:domain fdc-home) (:version 1)"
+                    " (:parameters ?a ?b ?c ?d - object) (:goal (holding ?a))"
+                    " (:instruction \"x\"))")
+    code, out = run("compile", KITCHEN, "-T", str(many), "--no-history",
+                    "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1
+    assert "template `everything`: binding explored more than" in out
+
+
+def test_explain_shows_bindings_goals_and_drop_reasons(tmp_path: Path) -> None:
+    log = tmp_path / "log.json"
+    log.write_text(experience().to_json())
+    code, out = run("explain", "golden-pick-widen", "--scene", KITCHEN, "-T", TEMPLATES,
+                    "--history", str(log))
+    assert code == 0, out
+    assert "binding(s) satisfy the constraints" in out
+    assert "(or (holding plate_0) (holding plate_1))" in out  # widened
+    code, out = run("explain", "golden-to-surfac", "--scene", KITCHEN, "-T", TEMPLATES)
+    assert code == 2 and "did you mean `golden-to-surface`" in out
