@@ -14,8 +14,9 @@
     cup mug bowl plate glass - tableware
     pan pot kettle knife spoon - kitchenware
     book pen notebook - stationery
-    ; category: the scene's item categories; clock-time: clock minutes taken from the log
-    color material shape cell side category clock-time - value)
+    ; category: the scene's item categories; clock-time: clock minutes taken from the log;
+    ; minutes: whole-minute interaction durations taken from the log
+    color material shape cell side category clock-time minutes - value)
 
   (:constants
     red orange yellow green blue purple pink brown black white grey silver gold - color
@@ -26,11 +27,13 @@
   ; static: facts of the scene
   (:predicates
     (is-category ?o - movable ?c - value)
+    (category-of ?o - movable ?c - category) ; its own category, no ancestors
     (has-color ?o - movable ?c - color)
     (has-material ?o - movable ?m - material)
     (has-shape ?o - movable ?s - shape)
     (surface-of ?s - surface ?f - furniture)
     (furniture-in-room ?f - furniture ?r - room)
+    (initially-on ?o - movable ?s - surface) ; in the scene as given (its support)
     ; fluent: the world now
     (on ?o - movable ?s - surface)
     (inside ?o - movable ?c - (either receptacle container))
@@ -52,16 +55,23 @@
     (next-interaction ?a ?b - movable)
     (visited ?r - room)
     (initial-room ?r - room)
-    (final-room ?r - room))
+    (final-room ?r - room)
+    (seen ?o - movable) ; in view in some frame
+    (interacting-at ?o - movable ?t - clock-time) ; held (pick to place) at that minute
+    (started-in-room ?o - movable ?r - room) ; where the item was before the log
+    (ended-in-room ?o - movable ?r - room) ; where the item is at the end of the log
+    (took-minutes ?o - movable ?d - minutes)) ; its interaction time, in whole minutes
 
   (:functions
     (interaction-order ?o - movable) ; 1 for the first object interacted with
     (interaction-start ?o - movable) ; clock minutes when the pick began
     (interaction-end ?o - movable) ; clock minutes when the place ended
     (interaction-duration ?o - movable) ; minutes between pick and place
-    (distance-from-start ?o - movable) ; geodesic metres from the robot's start pose
+    (distance-from-start ?e - (either movable surface)) ; geodesic metres from the robot's start pose
     (time-in-room ?r - room) ; minutes spent in the room
     (visit-order ?r - room) ; 1 for the first room visited
+    (pick-order ?s - surface) ; 1 for the first surface an item was picked from
+    (place-order ?s - surface) ; 1 for the first surface an item was placed on
     (total-cost))
 
   (:action navigate-to-receptacle

@@ -8,6 +8,7 @@ is `coffee-table` in a template). Attribute values may list several (`red, white
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from .registry import (
     Color,
@@ -16,6 +17,7 @@ from .registry import (
     Furniture,
     Material,
     Movable,
+    PddlType,
     Room,
     Shape,
     Surface,
@@ -23,6 +25,8 @@ from .registry import (
     static,
     type_ancestors,
 )
+
+Category = Annotated[str, PddlType("category")]
 
 _SPLIT = re.compile(r"\s*(?:,|/|\||\band\b)\s*")
 
@@ -44,6 +48,14 @@ def _attribute(ctx: Context, o: Movable, key: str) -> set[str]:
     if raw is None:
         return set()
     return {pddl_word(v) for v in _SPLIT.split(raw) if v.strip()}
+
+
+@static
+def category_of(ctx: Context, o: Movable, c: Category) -> bool:
+    """The item's own category is `c`: the scene's word, without the type hierarchy
+    (`is-category` also holds for the ancestors: a mug is tableware, but its category is
+    mug). Two items share a category when one `c` is the category of both."""
+    return pddl_word(ctx.graph.object(o).category) == pddl_word(c)
 
 
 @static
@@ -70,6 +82,16 @@ def has_shape(ctx: Context, o: Movable, s: Shape) -> bool:
 def surface_of(ctx: Context, s: Surface, f: Furniture) -> bool:
     """The surface belongs to the furniture (its top, a shelf, a container floor)."""
     return ctx.graph.surface(s).object_id == f
+
+
+@static
+def initially_on(ctx: Context, o: Movable, s: Surface) -> bool:
+    """The item stands on the surface in the scene as given: the surface is its parent in
+    the scene graph's support tree (a cup on a tray on a table stands on the tray's top;
+    the tray stands on the table)."""
+    ctx.graph.surface(s)  # an unknown surface is an error, not False
+    parent = ctx.graph.parent_surface(o)
+    return parent is not None and parent.id == s
 
 
 @static

@@ -6,15 +6,20 @@ never interacted with has no interaction order). The arg-extreme helpers (farthe
 closest, longest, shortest) report every candidate tied with the best (within a
 tolerance) instead of picking one: an instruction naming "the farthest" object is only
 unambiguous when `Extreme.unique` is set.
+
+Two value types take their entities from the log, not the scene: `clock-time`
+(`clock_time_values`) and `minutes` (`minutes_values`); their checkers read the same
+decimal text, rounded as the instruction filters (`clock`, `duration`) write it.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from fdc.sim_bridge import experience as xp
 from fdc.sim_bridge.state import AgentPose
@@ -24,6 +29,7 @@ from .registry import (
     Context,
     EvaluationError,
     Movable,
+    PddlType,
     Room,
     Surface,
     history,
@@ -31,6 +37,10 @@ from .registry import (
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph import Point
+
+ClockTime = Annotated[str, PddlType("clock-time")]
+Minutes = Annotated[str, PddlType("minutes")]
+MovableOrSurface = Annotated[str, PddlType("movable", "surface")]
 
 
 @history
@@ -74,6 +84,42 @@ def initial_room(ctx: Context, r: Room) -> bool:
 def final_room(ctx: Context, r: Room) -> bool:
     """The room of the log's last frame (the last frame with a room)."""
     return xp.final_room(ctx.require_experience()) == r
+
+
+@history
+def seen(ctx: Context, o: Movable) -> bool:
+    """The item was in view in some frame of the log."""
+    return any(o in f.visible_objects for f in ctx.require_experience().frames)
+
+
+@history
+def interacting_at(ctx: Context, o: Movable, t: ClockTime) -> bool:
+    """The robot was interacting with the item (between a pick and its place) during
+    clock minute `t`: at some moment that a clock rounding to the minute shows as `t`."""
+    m = clock_minutes(t)
+    return any(i.start_min < m + 0.5 and (i.end_min is None or i.end_min >= m - 0.5)
+               for i in xp.interactions_of(ctx.require_experience(), o))
+
+
+@history
+def started_in_room(ctx: Context, o: Movable, r: Room) -> bool:
+    """The item was in the room before the log (where the scene puts it)."""
+    return _room_id(ctx, o) == r
+
+
+@history
+def ended_in_room(ctx: Context, o: Movable, r: Room) -> bool:
+    """The item is in the room at the end of the log: where it was last put down (or
+    with the robot, when still held); an item never moved, where the scene puts it."""
+    return final_room_of(ctx, o) == r
+
+
+@history
+def took_minutes(ctx: Context, o: Movable, d: Minutes) -> bool:
+    """The item's interaction time (pick to place, summed), rounded to whole minutes as
+    the `duration` filter writes it, is `d` (at least 1)."""
+    whole = whole_minutes(xp.interaction_duration(ctx.require_experience(), o))
+    return whole is not None and whole >= 1 and whole == _int_value(d, "minutes")
 
 
 @history
@@ -130,11 +176,12 @@ def position_after(ctx: Context, ident: str) -> Point | str:
 
 
 @history
-def distance_from_start(ctx: Context, o: Movable) -> float | None:
-    """Walking distance (metres; inf: unreachable) from the robot's pose at the end of
-    the log to the item's position then."""
+def distance_from_start(ctx: Context, e: MovableOrSurface) -> float | None:
+    """Walking distance (metres) from the robot's pose at the end of the log to the item
+    where it is then, or to the surface's nearest standing point (None: unreachable)."""
     p = start_pose(ctx)
-    return ctx.graph.geodesic_distance((p.x, p.y), position_after(ctx, o))
+    d = ctx.graph.geodesic_distance((p.x, p.y), position_after(ctx, e))
+    return d if math.isfinite(d) else None
 
 
 @history
@@ -150,6 +197,112 @@ def visit_order(ctx: Context, r: Room) -> float | None:
     """1 for the first room the robot was in, 2 for the next new one, ...; None: never."""
     v = xp.visit_order(ctx.require_experience()).get(r)
     return None if v is None else float(v)
+
+
+@history
+def pick_order(ctx: Context, s: Surface) -> float | None:
+    """1 for the first surface the robot picked an item from, 2 for the next new one,
+    ...; None: nothing was picked from it."""
+    v = surface_order(ctx.require_experience(), "picked_from").get(s)
+    return None if v is None else float(v)
+
+
+@history
+def place_order(ctx: Context, s: Surface) -> float | None:
+    """1 for the first surface the robot put an item down on, 2 for the next new one,
+    ...; None: nothing was placed on it."""
+    v = surface_order(ctx.require_experience(), "placed_on").get(s)
+    return None if v is None else float(v)
+
+
+# ----------------------------------------------------------------------- log values
+
+_NUMBER = re.compile(r"\d+(\.\d+)?")
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+def clock_minutes(t: str) -> float:
+    """A `clock-time` entity as minutes since midnight: `395` (or `395.0`) or `06:35`."""
+    text = str(t).strip()
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    m = _CLOCK.fullmatch(text)
+    if m:
+        return int(m.group(1)) * 60 + int(m.group(2))
+    raise EvaluationError(f"`{t}` is no clock time (minutes since midnight, or HH:MM)")
+
+
+def _int_value(v: str, what: str) -> int:
+    text = str(v).strip()
+    if not _NUMBER.fullmatch(text) or float(text) != int(float(text)):
+        raise EvaluationError(f"`{v}` is no whole number of {what}")
+    return int(float(text))
+
+
+def whole_minutes(minutes: float | None) -> int | None:
+    """Minutes rounded as the `duration` filter rounds them (to the second, then half up
+    to the minute), so a task says the number its checker tests."""
+    if minutes is None or not math.isfinite(minutes):
+        return None
+    whole_s = math.floor(minutes * 60 + 0.5)
+    return math.floor(whole_s / 60 + 0.5)
+
+
+def clock_time_values(log: xp.Experience) -> tuple[str, ...]:
+    """The `clock-time` entities of a log: the midpoint of each complete interaction,
+    rounded to the minute, as decimal text ("395" is 06:35), sorted by time."""
+    mids = {math.floor((i.start_min + i.end_min) / 2 + 0.5) for i in log.interactions
+            if i.end_min is not None}
+    return tuple(str(m) for m in sorted(mids))
+
+
+def minutes_values(log: xp.Experience) -> tuple[str, ...]:
+    """The `minutes` entities of a log: each interacted item's interaction time in whole
+    minutes (`whole_minutes`, at least 1), as decimal text, ascending."""
+    out = {whole_minutes(xp.interaction_duration(log, o)) for o in xp.interacted_objects(log)}
+    return tuple(str(m) for m in sorted(m for m in out if m is not None and m >= 1))
+
+
+def surface_order(log: xp.Experience, role: str) -> Mapping[str, int]:
+    """Surface -> ordinal of its first use in `role` (`picked_from`, in pick order, or
+    `placed_on`, in place order)."""
+    if role == "picked_from":
+        seq = [i.picked_from for i in log.interactions]
+    elif role == "placed_on":
+        placed = [i for i in log.interactions if i.place_frame is not None]
+        placed.sort(key=lambda i: (i.place_frame, i.end_min))
+        seq = [i.placed_on for i in placed]
+    else:
+        raise ValueError(f"role is picked_from or placed_on, not {role!r}")
+    used = dict.fromkeys(s for s in seq if s is not None)
+    return {s: k + 1 for k, s in enumerate(used)}
+
+
+def _room_id(ctx: Context, what: str | Point) -> str | None:
+    try:
+        room = ctx.graph.room_of(what)
+    except KeyError:
+        raise EvaluationError(f"unknown entity `{what}`") from None
+    return None if room is None else room.id
+
+
+def final_room_of(ctx: Context, o: str) -> str | None:
+    """The room an item is in at the end of the log: where it was last put (its recorded
+    position, else the robot's room when it let go, else its surface's room), the robot's
+    last room when still held, the scene's room when never moved."""
+    log = ctx.require_experience()
+    its = xp.interactions_of(log, o)
+    if not its:
+        return _room_id(ctx, o)
+    last = its[-1]
+    if last.place_frame is None:
+        return xp.final_room(log)
+    if last.placed_position is not None:
+        return _room_id(ctx, last.placed_position)
+    room = log.frames[last.place_frame].room
+    if room is None and last.placed_on is not None:
+        room = _room_id(ctx, last.placed_on)
+    return room
 
 
 # ----------------------------------------------------------------------- arg-extremes

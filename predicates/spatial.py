@@ -10,6 +10,8 @@ side of the surface.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -17,6 +19,7 @@ from fdc.sim_bridge.regions import STEP, Direction, Side, surface_direction
 
 from .poses import (
     Items,
+    SurfaceTable,
     footprint_uv,
     items,
     occupants,
@@ -42,13 +45,23 @@ Bools = npt.NDArray[np.bool_]
 EPS = 1e-9
 
 
+def _not_own(table: SurfaceTable, rows: np.ndarray, o: Sequence[str]) -> Bools:
+    """The surface is not the item's own top: a thin item (a plate) sits within
+    `on_below_m` of its own top, and resting on oneself means nothing."""
+    return np.array([table.carrier[r] != x for r, x in zip(rows.tolist(), o, strict=True)],
+                    dtype=bool)
+
+
 @fluent
 def on(ctx: Context, o: Movables, s: Surfaces, *, on_top_m: float = 0.15,
        on_below_m: float = 0.02) -> Bools:
     """The item rests on the surface: not held, its centre over the surface's outline,
-    its bottom at most `on_top_m` above (and `on_below_m` below) the surface."""
+    its bottom at most `on_top_m` above (and `on_below_m` below) the surface; never on
+    its own top."""
     table = surface_table(ctx.graph)
-    return on_mask(ctx, items(ctx, o), table, table.rows(s), on_top_m, on_below_m)
+    rows = table.rows(s)
+    return on_mask(ctx, items(ctx, o), table, rows, on_top_m, on_below_m) & _not_own(
+        table, rows, o)
 
 
 @fluent
@@ -104,13 +117,14 @@ def _cell_step(name: str) -> tuple[int, int]:
 @fluent
 def in_cell(ctx: Context, o: Movables, s: Surfaces, c: Cells, *, on_top_m: float = 0.15,
             on_below_m: float = 0.02) -> Bools:
-    """The item rests on the surface and its centre lies in the named third-by-third
-    cell of the surface's box (the surface's own front and left, as ManiTaskGen judges
-    cells: by the centre; a centre on a cell boundary is in both cells)."""
+    """The item rests on the surface (never its own top) and its centre lies in the named
+    third-by-third cell of the surface's box (the surface's own front and left, as
+    ManiTaskGen judges cells: by the centre; a centre on a cell boundary is in both
+    cells)."""
     table = surface_table(ctx.graph)
     rows = table.rows(s)
     it = items(ctx, o)
-    ok = on_mask(ctx, it, table, rows, on_top_m, on_below_m)
+    ok = on_mask(ctx, it, table, rows, on_top_m, on_below_m) & _not_own(table, rows, o)
     xy, _ = to_graph_frame(ctx, table, rows, it.centre[:, :2])
     uv = surface_uv(table, rows, xy)
     known = {x: _cell_step(x) for x in dict.fromkeys(c)}

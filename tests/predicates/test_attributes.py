@@ -30,6 +30,15 @@ def test_category_follows_the_type_hierarchy() -> None:
     assert not evaluate("is-category", ["mug", "food"], typed)
 
 
+def test_category_of_is_the_own_category_only() -> None:
+    typed = c(type_parents=TYPES)
+    assert evaluate("category-of", ["mug", "mug"], typed)
+    assert not evaluate("category-of", ["mug", "tableware"], typed)  # an ancestor
+    assert evaluate("is-category", ["mug", "tableware"], typed)
+    assert evaluate("category-of", ["apple", "apple"], c())
+    assert not evaluate("category-of", ["apple", "mug"], c())
+
+
 def test_static_checkers_need_no_state() -> None:
     assert evaluate("has-color", ["mug", "red"], c())
 
@@ -37,6 +46,7 @@ def test_static_checkers_need_no_state() -> None:
 @pytest.mark.parametrize(
     ("pred", "args", "expected"),
     [
+        ("category-of", ["book", "book"], True),
         ("has-color", ["mug", "red"], True),
         ("has-color", ["mug", "blue"], False),
         ("has-color", ["book", "white"], True),  # "blue, white" lists two
@@ -50,6 +60,12 @@ def test_static_checkers_need_no_state() -> None:
         ("surface-of", ["table|top", "table"], True),
         ("surface-of", ["cabinet|inside", "cabinet"], True),
         ("surface-of", ["table|top", "cabinet"], False),
+        ("initially-on", ["mug", "table|top"], True),
+        ("initially-on", ["cup", "tray|top"], True),
+        ("initially-on", ["cup", "table|top"], False),  # it stands on the tray
+        ("initially-on", ["tray", "table|top"], True),
+        ("initially-on", ["tray", "tray|top"], False),
+        ("initially-on", ["mug", "cabinet|top"], False),
         ("furniture-in-room", ["table", "kitchen"], True),
         ("furniture-in-room", ["sofa", "kitchen"], False),
         ("furniture-in-room", ["sofa", "living"], True),
@@ -62,5 +78,7 @@ def test_attribute_facts(pred: str, args: list[str], expected: bool) -> None:
 def test_unknown_entities_are_errors() -> None:
     with pytest.raises(EvaluationError, match="unknown"):
         evaluate("has-color", ["ghost", "red"], c())
+    with pytest.raises(EvaluationError, match="unknown"):
+        evaluate("initially-on", ["mug", "attic|top"], c())
     with pytest.raises(EvaluationError, match="unknown room"):
         evaluate("furniture-in-room", ["table", "attic"], c())

@@ -7,6 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from fdc.predicates import memory as mem
 from fdc.predicates.memory import closest, farthest, longest_duration, shortest_duration
 from fdc.predicates.registry import Context, EvaluationError, evaluate, value
 from fdc.schemas import MODELS, schema_json
@@ -145,3 +146,78 @@ def test_the_schema_is_exported() -> None:
     assert MODELS["experience"] == "fdc.sim_bridge.experience:Experience"
     schema = json.loads(schema_json("experience"))
     assert {"frames", "interactions", "format_version"} <= set(schema["properties"])
+
+
+def test_what_was_seen_and_when() -> None:
+    cc = c()
+    assert evaluate("seen", ["mug"], cc)
+    assert not evaluate("seen", ["apple"], cc)
+    # the mug is held 601-604, the apple 606-607, the book 609-615
+    assert evaluate("interacting-at", ["mug", "602"], cc)
+    assert evaluate("interacting-at", ["mug", "10:03"], cc)
+    assert not evaluate("interacting-at", ["apple", "602"], cc)
+    assert evaluate("interacting-at", ["apple", "606.0"], cc)
+    # 10:05 and 10:08 fall between two interactions: nothing was held
+    assert not any(evaluate("interacting-at", [o, t], cc)
+                   for o in ("mug", "apple", "book") for t in ("605", "608"))
+    with pytest.raises(EvaluationError, match="no clock time"):
+        evaluate("interacting-at", ["mug", "noon"], cc)
+    assert mem.clock_time_values(log()) == ("603", "607", "612")  # midpoints, half up
+
+
+def test_where_items_started_and_ended() -> None:
+    cc = c()
+    assert evaluate("started-in-room", ["mug", "kitchen"], cc)
+    assert not evaluate("started-in-room", ["mug", "living"], cc)
+    assert evaluate("ended-in-room", ["mug", "living"], cc)  # put on the sofa
+    assert evaluate("ended-in-room", ["apple", "kitchen"], cc)
+    assert evaluate("ended-in-room", ["cup", "kitchen"], cc)  # never moved
+    assert evaluate("ended-in-room", ["basket", "living"], cc)
+    with pytest.raises(EvaluationError, match="unknown entity"):
+        evaluate("started-in-room", ["ghost", "kitchen"], cc)
+    # an item still held at the end is where the robot is; without a recorded position,
+    # where the robot let go of it
+    rec = ExperienceRecorder(scene="home.json")
+    pose = AgentPose(x=1.05, y=2.0, yaw_rad=0.0)
+    rec.frame(600, pose, room="kitchen")
+    rec.pick("apple", "table|top")
+    rec.frame(601, pose, room="living")
+    rec.place("apple", None)
+    rec.pick("mug", "table|top")
+    held = Context(graph=home(), experience=rec.finish())
+    assert evaluate("ended-in-room", ["apple", "living"], held)
+    assert evaluate("ended-in-room", ["mug", "living"], held)
+    assert not evaluate("ended-in-room", ["mug", "kitchen"], held)
+
+
+def test_durations_in_whole_minutes() -> None:
+    cc = c()
+    assert evaluate("took-minutes", ["mug", "3"], cc)
+    assert evaluate("took-minutes", ["apple", "1"], cc)
+    assert not evaluate("took-minutes", ["apple", "2"], cc)
+    assert evaluate("took-minutes", ["book", "6"], cc)
+    assert not evaluate("took-minutes", ["cup", "1"], cc)  # never moved
+    with pytest.raises(EvaluationError, match="whole number"):
+        evaluate("took-minutes", ["mug", "2.5"], cc)
+    assert mem.minutes_values(log()) == ("1", "3", "6")
+    # rounded as the `duration` filter writes them: 89 s is 1 minute, 90 s is 2
+    assert [mem.whole_minutes(m) for m in (89 / 60, 1.5, 0.4, None)] == [1, 2, 0, None]
+
+
+def test_the_order_surfaces_were_used_in() -> None:
+    cc = c()
+    assert value("pick-order", ["table|top"], cc) == 1
+    assert value("pick-order", ["sofa|top"], cc) is None
+    assert [value("place-order", [s], cc) for s in ("sofa|top", "cabinet|top", "table|top")] == [
+        1.0,
+        2.0,
+        3.0,
+    ]
+    assert value("place-order", ["cabinet|inside"], cc) is None
+
+
+def test_distances_to_surfaces() -> None:
+    cc = c()
+    table = value("distance-from-start", ["table|top"], cc)
+    sofa = value("distance-from-start", ["sofa|top"], cc)
+    assert table is not None and sofa is not None and table < 1.0 < 7.0 < sofa

@@ -35,6 +35,15 @@ def test_on_judges_the_centre_over_the_outline(x: float, expected: bool) -> None
     assert on(st, "mug", "table|top") is expected
 
 
+def test_a_thin_item_is_not_on_its_own_top() -> None:
+    # the tray (2 cm) lies within a lax `on_below_m` of its own top
+    c = ctx(state()).with_thresholds({"on_below_m": 0.05})
+    assert not evaluate("on", ["tray", "tray|top"], c)
+    assert not evaluate("in-cell", ["tray", "tray|top", "center"], c)
+    assert evaluate("on", ["tray", "table|top"], c)
+    assert evaluate("on", ["cup", "tray|top"], c)
+
+
 def test_a_held_item_is_on_nothing() -> None:
     assert not on(state().holding("mug"), "mug", "table|top")
 
