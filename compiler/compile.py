@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 from collections import Counter
@@ -370,7 +371,7 @@ class SceneCompiler:
             name = jinja_name(p.name)
             if name not in used:
                 continue
-            d = describer.describe(binding[p.name])
+            d = describer.describe(binding[p.name], p.types)
             if not d.unique:
                 if t.ambiguity == "reject" or isinstance(goal, GTargets | GThen):
                     return None, f"ambiguous description of {p.name}"
@@ -580,11 +581,12 @@ def _display(path: str) -> str:
     it, to the built-in library for built-in templates."""
     from fdc.domain import LIBRARY_ROOT
 
-    p = Path(path).resolve()
-    lib = LIBRARY_ROOT
-    for base, prefix in ((lib, "fdc:domain/"), (Path.cwd().resolve(), "")):
-        try:
-            return prefix + p.relative_to(base).as_posix()
-        except ValueError:
-            continue
-    return p.as_posix()
+    try:
+        return "fdc:domain/" + Path(path).resolve().relative_to(LIBRARY_ROOT).as_posix()
+    except ValueError:
+        pass
+    p = Path(os.path.abspath(path))
+    try:
+        return p.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return p.as_posix()

@@ -78,7 +78,7 @@ class Describer:
         self._features: dict[str, dict[str, str]] = {}
         self._heads: dict[str, str] = {}
         self._by_head: dict[tuple[str, str], list[str]] | None = None
-        self._done: dict[str, Description] = {}
+        self._done: dict[tuple[str, tuple[str, ...]], Description] = {}
 
     # ------------------------------------------------------------------ classes and heads
 
@@ -166,18 +166,23 @@ class Describer:
 
     # ------------------------------------------------------------------ descriptions
 
-    def describe(self, entity: str) -> Description:
-        found = self._done.get(entity)
+    def describe(self, entity: str, types: Sequence[str] = ()) -> Description:
+        """The entity's description; `types` (a parameter's) says how to read a value
+        that has several types (`395`: a clock time, or minutes)."""
+        key = (entity, tuple(types))
+        found = self._done.get(key)
         if found is not None:
             return found
         kind = self.kind(entity)
         if kind is None:
-            t = self.facts.type_of(entity)
-            text = clock_words(entity) if t == "clock-time" else words(entity)
+            clock = "clock-time" in types if types else \
+                self.facts.type_of(entity) == "clock-time"
+            clock = clock and self.facts.has_type(entity, ("clock-time",))
+            text = clock_words(entity) if clock else words(entity)
             found = Description(entity, text, (entity,), value=True)
         else:
             found = self._minimal(entity)
-        self._done[entity] = found
+        self._done[key] = found
         return found
 
     def _minimal(self, entity: str) -> Description:

@@ -12,8 +12,10 @@ Entities and their types (the domain's type names):
 - the domain's constants have their declared types;
 - `category`: every category word of the scene's items and the types above it below
   `movable` (`mug`, `tableware`), so `(is-category ?o ?c)` binds `?c`;
-- `clock-time`: values taken from the experience log, one per complete interaction, its
-  midpoint rounded to the minute, as a decimal string ("395" is 06:35).
+- values taken from the experience log (`LOG_VALUES`): `clock-time`, one per complete
+  interaction, its midpoint rounded to the minute, as a decimal string ("395" is
+  06:35); `minutes`, each interacted item's interaction time in whole minutes. A value
+  may have both types.
 
 Static and history atoms are decided by the registered checkers (so compile time and run
 time agree by construction). A predicate's table of true atoms is built on first use:
@@ -36,6 +38,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from fdc.predicates.attributes import pddl_word
+from fdc.predicates.memory import clock_time_values, minutes_values
 from fdc.predicates.registry import Context, EvaluationError, Registry, default_registry
 from fdc.predicates.registry import Kind as CheckerKind
 from fdc.sim_bridge.experience import Experience, interaction_sequence
@@ -59,16 +62,13 @@ class FactsError(Exception):
     """The scene cannot be given a compile-time meaning (an id clash, a huge table)."""
 
 
-def clock_time_entities(log: Experience | None) -> list[str]:
-    """The `clock-time` values a log offers: each complete interaction's midpoint."""
-    if log is None:
-        return []
-    out = {
-        str(math.floor((i.start_min + i.end_min) / 2 + 0.5))
-        for i in log.interactions
-        if i.end_min is not None
-    }
-    return sorted(out, key=int)
+_VALUE = "value"
+
+#: Types whose entities are values taken from the experience log.
+LOG_VALUES: Mapping[str, Callable[[Experience], Sequence[str]]] = {
+    "clock-time": clock_time_values,  # midpoints of interactions: "395" is 06:35
+    "minutes": minutes_values,  # interaction times in whole minutes
+}
 
 
 class SceneFacts:
@@ -104,25 +104,29 @@ class SceneFacts:
         return "container" if is_container and self.domain.has_type("container") else "movable"
 
     @cached_property
-    def types(self) -> dict[str, str]:
-        """Every entity and its most specific type."""
-        out: dict[str, str] = {}
+    def types(self) -> dict[str, tuple[str, ...]]:
+        """Every entity and its types, most specific first. A scene entity has one; a
+        value taken from the log may have several (`3` minutes and clock-time 00:03)."""
+        out: dict[str, tuple[str, ...]] = {}
 
-        def add(ident: str, t: str) -> None:
+        def add(ident: str, t: str, value: bool = False) -> None:
             if ident in out:
+                if value and all(_VALUE in self.domain.ancestors(x) for x in out[ident]):
+                    if t not in out[ident]:
+                        out[ident] = (*out[ident], t)
+                    return
                 raise FactsError(
-                    f"`{ident}` names two entities (a {out[ident]} and a {t}); "
+                    f"`{ident}` names two entities (a {out[ident][0]} and a {t}); "
                     "give scene objects, rooms and surfaces ids that differ from the "
                     "domain's constants and category words"
                 )
-            out[ident] = t
+            out[ident] = (t,)
 
         g = self.graph
         categories: set[str] = set()
         for o in g.objects():
             if o.kind is SceneKind.MOVABLE:
-                t = self._movable_type(o.category, bool(g.containers_of(o.id)))
-                add(o.id, t)
+                add(o.id, self._movable_type(o.category, bool(g.containers_of(o.id))))
                 categories.add(pddl_word(o.category))
             elif o.kind is SceneKind.ARTICULATED:
                 add(o.id, "articulated")
@@ -144,9 +148,11 @@ class SceneFacts:
             for w in sorted(words):
                 if w not in out:  # a constant of the same spelling already stands for it
                     add(w, "category")
-        if self.domain.has_type("clock-time"):
-            for t in clock_time_entities(self.experience):
-                add(t, "clock-time")
+        if self.experience is not None:
+            for t, values in LOG_VALUES.items():
+                if self.domain.has_type(t):
+                    for v in values(self.experience):
+                        add(v, t, value=True)
         return dict(sorted(out.items()))
 
     def entities(self, types: Sequence[str]) -> Sequence[str]:
@@ -157,12 +163,20 @@ class SceneFacts:
                 found = list(self.types)
             else:
                 wanted = set(types)
-                found = [e for e, t in self.types.items() if wanted & self.domain.ancestors(t)]
+                found = [e for e, ts in self.types.items()
+                         if any(wanted & self.domain.ancestors(t) for t in ts)]
             self._entities[key] = found
         return found
 
     def type_of(self, entity: str) -> str | None:
-        return self.types.get(entity)
+        """The entity's (first) type."""
+        ts = self.types.get(entity)
+        return ts[0] if ts else None
+
+    def has_type(self, entity: str, types: Sequence[str]) -> bool:
+        """Whether the entity is of one of `types` (or a subtype)."""
+        wanted = set(types)
+        return any(wanted & self.domain.ancestors(t) for t in self.types.get(entity, ()))
 
     # ------------------------------------------------------------------ atoms
 

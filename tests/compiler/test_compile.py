@@ -11,7 +11,7 @@ import pytest
 from fdc.compiler.check import check_paths
 from fdc.compiler.compile import disjunction, goal_targets, reason_key
 from fdc.compiler.describe import Describer
-from fdc.compiler.scene_facts import _DIRECT, SceneFacts, StateFacts, clock_time_entities
+from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
 from fdc.instructions.render import EntityText, Renderer, RenderError
 from fdc.predicates.goal import GAnd, GAtom, GOr, GTargets, atom
 from fdc.sim_bridge.trajectory import SnapshotState
@@ -47,9 +47,21 @@ def test_entities_are_typed_by_category_kind_and_domain() -> None:
     assert f.entities(("clock-time",)) == ["364", "368"]  # midpoints of the interactions
 
 
-def test_clock_time_entities_round_half_up() -> None:
-    assert clock_time_entities(experience()) == ["364", "368"]
-    assert clock_time_entities(None) == []
+def test_values_from_the_log_may_have_two_types() -> None:
+    log = experience()
+    assert list(LOG_VALUES["clock-time"](log)) == ["364", "368"]
+    assert list(LOG_VALUES["minutes"](log)) == ["3"]
+    f = facts(log)
+    assert f.types["3"] == ("minutes",)
+    shifted = log.model_copy(update={"interactions": tuple(
+        i.model_copy(update={"start_min": 2.0, "end_min": 4.0}) for i in log.interactions[:1]
+    ) + log.interactions[1:]})
+    both = facts(shifted)
+    assert set(both.types["3"]) == {"clock-time", "minutes"}
+    assert "3" in both.entities(("clock-time",)) and "3" in both.entities(("minutes",))
+    d = Describer(both, SnapshotState(kitchen(), EmbeddedWorld(kitchen()).snapshot()))
+    assert d.describe("3", ("clock-time",)).phrase == "00:03"
+    assert d.describe("3", ("minutes",)).phrase == "3"
 
 
 @pytest.mark.parametrize("predicate", sorted(_DIRECT))
