@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
+#: Process templates over a furnished home have thousands of bindings (every item to
+#: every surface); a suite samples this many per template and scene unless told.
+DEFAULT_MAX_PER_TEMPLATE = 25
+
 
 def _stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
@@ -70,8 +74,9 @@ def compile_command(
     ] = 5,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     max_per_template: Annotated[
-        int | None, typer.Option(min=0, help="At most K tasks per template and scene.")
-    ] = None,
+        int, typer.Option(min=0, help="At most K tasks per template and scene, sampled "
+                          "with the seed (0: every binding).")
+    ] = DEFAULT_MAX_PER_TEMPLATE,
     max_atoms: Annotated[
         int, typer.Option(min=1, help="Largest ground goal (atoms) before a template stops.")
     ] = 100_000,
@@ -103,7 +108,8 @@ def compile_command(
             err.print(f"{p}: error: no such file")
             raise typer.Exit(EXIT_USAGE)
     entries = _entries(templates)
-    options = CompileOptions(seed=seed, max_per_template=max_per_template, max_atoms=max_atoms)
+    options = CompileOptions(seed=seed, max_per_template=max_per_template or None,
+                             max_atoms=max_atoms)
     jobs_ = [SceneJob(str(s), str(history[k]) if history else None, simulate_history,
                       interactions) for k, s in enumerate(scenes)]
     per_scene = len(entries) if jobs <= 1 or len(scenes) <= 1 else 1

@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .scene import Vec3
+from .scene import Quaternion, Vec3
 from .state import AgentPose
 
 EXPERIENCE_FORMAT_VERSION = "1.0"
@@ -64,6 +64,9 @@ class Interaction(_Frozen):
     end_min: float | None = Field(default=None, ge=0, description="When the place ended.")
     placed_position: Vec3 | None = Field(
         default=None, description="Where the object's centre ended up (world, metres)."
+    )
+    placed_orientation: Quaternion | None = Field(
+        default=None, description="Its orientation there, [w, x, y, z] (None: not recorded)."
     )
 
     @model_validator(mode="after")
@@ -252,15 +255,17 @@ class ExperienceRecorder:
 
     def place(self, object_id: str, surface_id: str | None,
               position: tuple[float, float, float] | None = None,
-              end_min: float | None = None) -> None:
-        """The object is put on `surface_id` at the last recorded frame."""
+              end_min: float | None = None,
+              orientation: tuple[float, float, float, float] | None = None) -> None:
+        """The object is put on `surface_id` at the last recorded frame (its centre at
+        `position`, turned by `orientation`)."""
         if object_id not in self._open:
             raise ValueError(f"`{object_id}` is placed but was never picked")
         last = self._frames[-1]
         rec = self._interactions[self._open.pop(object_id)]
         rec.update(placed_on=surface_id, place_frame=last.index,
                    end_min=last.clock_min if end_min is None else end_min,
-                   placed_position=position)
+                   placed_position=position, placed_orientation=orientation)
 
     def finish(self) -> Experience:
         return Experience.model_validate({

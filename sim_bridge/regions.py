@@ -1,11 +1,12 @@
 """Regions of a surface: the 3x3 grid of thirds, and the 8 regions around each anchor.
 
-All in the surface's own frame (u to the front of the object carrying it, v to its left).
+All in the surface's own frame (u to the front of the object carrying it, v to its own
+left), named as a viewer facing the front sees them: "left" is that viewer's left.
 Around an anchor, the 4 edge strips run from the anchor's sides to the surface edge and
 the 4 corner quadrants fill the diagonals; each is cut back at the first neighbour (an
 item on the surface, a fixed obstacle, a wall) and clipped to the surface outline.
-Direction words are the surface's; `relative_direction` turns them into the words of a
-viewer standing at one side of the surface.
+`relative_direction` turns these words into those of a viewer standing at another side
+of the surface (at the front they are unchanged).
 """
 
 from __future__ import annotations
@@ -44,16 +45,18 @@ RING: tuple[Direction, ...] = (
     Direction.REAR_RIGHT,
 )
 
-#: Unit steps (u, v) of each direction: u to the front, v to the left.
+#: Unit steps (u, v) of each direction: u to the front, v to the object's own left. The
+#: words are those of a viewer facing the front (ManiTaskGen's: counter-clockwise from
+#: the rear, seen from above), so "left" is the viewer's left: the object's own right, -v.
 STEP: dict[Direction, tuple[int, int]] = {
     Direction.REAR: (-1, 0),
-    Direction.REAR_LEFT: (-1, 1),
-    Direction.LEFT: (0, 1),
-    Direction.FRONT_LEFT: (1, 1),
+    Direction.REAR_LEFT: (-1, -1),
+    Direction.LEFT: (0, -1),
+    Direction.FRONT_LEFT: (1, -1),
     Direction.FRONT: (1, 0),
-    Direction.FRONT_RIGHT: (1, -1),
-    Direction.RIGHT: (0, -1),
-    Direction.REAR_RIGHT: (-1, -1),
+    Direction.FRONT_RIGHT: (1, 1),
+    Direction.RIGHT: (0, 1),
+    Direction.REAR_RIGHT: (-1, 1),
     Direction.CENTER: (0, 0),
 }
 _FROM_STEP = {v: k for k, v in STEP.items()}
@@ -68,7 +71,7 @@ class Side(StrEnum):
     RIGHT = "right"
 
 
-_SIDE_NORMAL = {Side.FRONT: (1, 0), Side.REAR: (-1, 0), Side.LEFT: (0, 1), Side.RIGHT: (0, -1)}
+_SIDE_NORMAL = {Side.FRONT: (1, 0), Side.REAR: (-1, 0), Side.LEFT: (0, -1), Side.RIGHT: (0, 1)}
 
 
 def relative_direction(direction: Direction, side: Side) -> Direction:
@@ -79,7 +82,7 @@ def relative_direction(direction: Direction, side: Side) -> Direction:
     lu, lv = nv, -nu  # the viewer faces -n; their left is -n turned 90 deg anticlockwise
     f = du * nu + dv * nv
     left = du * lu + dv * lv
-    return _FROM_STEP[(int(np.sign(f)), int(np.sign(left)))]
+    return _FROM_STEP[(int(np.sign(f)), -int(np.sign(left)))]  # the words' v is -left
 
 
 def surface_direction(viewer_direction: Direction, side: Side) -> Direction:
@@ -145,12 +148,12 @@ def _frame_boxes_to_world(boxes: Array, surface: Surface) -> Any:
 _CANON: dict[Direction, Array] = {
     Direction.FRONT: np.array([[1, 0], [0, 1]]),
     Direction.REAR: np.array([[-1, 0], [0, 1]]),
-    Direction.LEFT: np.array([[0, 1], [1, 0]]),
-    Direction.RIGHT: np.array([[0, -1], [1, 0]]),
-    Direction.FRONT_LEFT: np.array([[1, 0], [0, 1]]),
-    Direction.REAR_LEFT: np.array([[-1, 0], [0, 1]]),
-    Direction.FRONT_RIGHT: np.array([[1, 0], [0, -1]]),
-    Direction.REAR_RIGHT: np.array([[-1, 0], [0, -1]]),
+    Direction.LEFT: np.array([[0, -1], [1, 0]]),  # left is -v (see STEP)
+    Direction.RIGHT: np.array([[0, 1], [1, 0]]),
+    Direction.FRONT_LEFT: np.array([[1, 0], [0, -1]]),
+    Direction.REAR_LEFT: np.array([[-1, 0], [0, -1]]),
+    Direction.FRONT_RIGHT: np.array([[1, 0], [0, 1]]),
+    Direction.REAR_RIGHT: np.array([[-1, 0], [0, 1]]),
 }
 
 

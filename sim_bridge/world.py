@@ -76,6 +76,9 @@ class ActionResult:
     path: tuple[tuple[float, float], ...] = ()
     surface_id: str | None = None  # pick: where it came from; place: where it went
     placement: Placement | None = field(default=None, compare=False)
+    # A motion's primitive steps: each one's action (`move_forward`, `turn_left`,
+    # `turn_right`) and the robot's pose after it, whether or not they were recorded.
+    moves: tuple[tuple[str, AgentPose], ...] = field(default=(), compare=False)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -123,6 +126,10 @@ class EmbeddedWorld:
         self._walked_m = 0.0
         self._snapshots: list[Snapshot] = []
         self._state: SnapshotState | None = None
+        # The posed graph depends on the poses, the hand and the containers only (the
+        # agent matters for the held item alone): states of one arrangement share it.
+        self._arrangement = 0
+        self._last_state: tuple[int, SnapshotState] | None = None
         self._append(None)
 
     # ----- WorldState ------------------------------------------------------------------
@@ -134,7 +141,12 @@ class EmbeddedWorld:
     def state(self) -> SnapshotState:
         """The current state as a `SnapshotState` (what the queries below read)."""
         if self._state is None:
-            self._state = SnapshotState(self._graph, self._snapshots[-1])
+            state = SnapshotState(self._graph, self._snapshots[-1])
+            last = self._last_state
+            if last is not None and last[0] == self._arrangement and self._held is None:
+                state._posed = last[1]._posed
+            self._state = state
+            self._last_state = (self._arrangement, state)
         return self._state
 
     def agent_pose(self) -> AgentPose:
@@ -242,6 +254,35 @@ class EmbeddedWorld:
         if end_yaw is None:
             end_yaw = self._end_heading(path, goal, face)
         moves = self._expand(path, self._agent.yaw_rad, end_yaw)
+        return self._move(action, moves, record_steps, path)
+
+    def follow(self, waypoints: Sequence[tuple[float, float]], *,
+               end_yaw_rad: float | None = None, label: str = "",
+               record_steps: bool | None = None) -> ActionResult:
+        """Walk a path planned elsewhere: from where the robot stands through each
+        waypoint (x, y) in turn, in primitive steps as `navigate` walks, then turn to
+        `end_yaw_rad` (default: the heading of the last leg). Refused when a leg would
+        take the robot's disc off the free floor. `label` names the walk's goal in the
+        action text (`navigate <label>`)."""
+        import shapely
+
+        here = (self._agent.x, self._agent.y)
+        path = [here] + [(float(p[0]), float(p[1])) for p in waypoints]
+        action = f"navigate {label or _label(path[-1])}"
+        if not all(math.isfinite(c) for p in path for c in p):
+            return self._refuse(action, "waypoints must be finite numbers")
+        if end_yaw_rad is not None and not math.isfinite(end_yaw_rad):
+            return self._refuse(action, "the end heading must be a finite angle")
+        legs = [(a, b) for a, b in itertools.pairwise(path) if a != b]
+        if legs:
+            ok = shapely.covered_by(shapely.linestrings(np.array(legs)), self._graph.nav.free)
+            if not ok.all():
+                a, b = legs[int(np.argmin(ok))]
+                return self._refuse(action, f"blocked: the leg from ({a[0]:.2f}, {a[1]:.2f}) "
+                                    f"to ({b[0]:.2f}, {b[1]:.2f}) leaves the free floor")
+        if end_yaw_rad is None:
+            end_yaw_rad = self._end_heading(path, path[-1], None)
+        moves = self._expand(path, self._agent.yaw_rad, end_yaw_rad)
         return self._move(action, moves, record_steps, path)
 
     def turn(self, angle_rad: float, *, record_steps: bool | None = None) -> ActionResult:
@@ -555,17 +596,16 @@ class EmbeddedWorld:
             return ActionResult(True, "already there", action, 0, 0.0,
                                 tuple(path or ()))
         a = self._agent
+        # Finite floats computed here: no need to validate a pose per step.
+        poses = [AgentPose.model_construct(x=m.x, y=m.y, z=a.z, yaw_rad=m.yaw_rad)
+                 for m in moves]
         if per_step:
-            total = 0.0
-            for m in moves:
-                total += m.distance_m
-                self._advance(m.action, 1, AgentPose(x=m.x, y=m.y, z=a.z, yaw_rad=m.yaw_rad),
-                              m.distance_m)
+            for m, pose in zip(moves, poses, strict=True):
+                self._advance(m.action, 1, pose, m.distance_m)
         else:
-            last = moves[-1]
-            self._advance(action, steps, AgentPose(x=last.x, y=last.y, z=a.z,
-                                                   yaw_rad=last.yaw_rad), walked)
-        return ActionResult(True, "", action, steps, walked, tuple(path or ()))
+            self._advance(action, steps, poses[-1], walked)
+        return ActionResult(True, "", action, steps, walked, tuple(path or ()),
+                            moves=tuple((m.action, p) for m, p in zip(moves, poses, strict=True)))
 
     def _advance(self, action: str, steps: int, agent: AgentPose, walked_m: float) -> None:
         poses = None
@@ -582,6 +622,7 @@ class EmbeddedWorld:
             return self._refuse(action, self._late(steps))
         if held is not _KEEP:
             self._held = held
+            self._arrangement += 1
         self._apply(poses=poses, open_updates=open_updates, steps=steps)
         self._append(action)
         return ActionResult(True, "", action, steps, 0.0, (), surface_id, placement)
@@ -593,21 +634,26 @@ class EmbeddedWorld:
             self._agent = agent
         if poses:
             self._poses.update(poses)
+            self._arrangement += 1
         if open_updates:
             self._open.update(open_updates)
+            self._arrangement += 1
         self._step += steps
         self._walked_m += walked_m
 
     def _append(self, action: str | None) -> None:
-        self._snapshots.append(Snapshot(
+        # Built from validated parts: skipping validation keeps a step cheap in scenes
+        # of thousands of objects (every pose would be checked again).
+        self._snapshots.append(Snapshot.model_construct(
             step=self._step, time_min=self.clock.time_at(self._step), action=action,
             agent=self._agent, held=self._held, objects=dict(self._poses),
             open=dict(self._open), path_length_m=self._walked_m))
         self._state = None
 
     def _carried(self, pose: ObjectPose, agent: AgentPose) -> ObjectPose:
-        return ObjectPose(position=(agent.x, agent.y, agent.z + self.config.carry_height_m),
-                          orientation=pose.orientation, size=pose.size)
+        return ObjectPose.model_construct(
+            position=(agent.x, agent.y, agent.z + self.config.carry_height_m),
+            orientation=pose.orientation, size=pose.size)
 
     def _late(self, steps: int) -> str:
         left = self.clock.steps_per_day - self._step

@@ -31,18 +31,23 @@ def test_on_an_empty_surface_goes_to_its_middle() -> None:
 
 def test_in_a_cell_goes_to_the_cell_centre() -> None:
     g = graph([TABLE, spare()])
-    p = g.place_in_cell("cube", "table|top", "front-left")  # x 2.2-2.6, y 2.133-2.4
-    assert xy(p) == pytest.approx((2.4, 2.0 + 0.4 * 2 / 3), abs=STEP)
+    # front-left as seen facing the front (+x): x 2.2-2.6, y 1.6-1.867
+    p = g.place_in_cell("cube", "table|top", "front-left")
+    assert xy(p) == pytest.approx((2.4, 2.0 - 0.4 * 2 / 3), abs=STEP)
     assert p.region_ids == ("table|top#cell:front-left",)
 
 
 def test_beside_an_anchor_in_surface_and_viewer_words() -> None:
     g = graph([TABLE, spare(), on_top("mug", "mug", (2.0, 2.0), 0.75, CUBE)])
-    # Left of the mug (+y): the strip x 1.95-2.05 is exactly one cube wide; 1 cm gap.
-    assert xy(g.place_beside("cube", "mug", "left")) == pytest.approx((2.0, 2.11), abs=STEP)
-    # A viewer at the table's front (+x) facing it: their left is the table's right (-y).
-    p = g.place_beside("cube", "mug", "left", viewer_side="front")
+    # Left of the mug, as seen facing the table's front (+x): -y. The strip x 1.95-2.05
+    # is exactly one cube wide; 1 cm gap.
+    assert xy(g.place_beside("cube", "mug", "left")) == pytest.approx((2.0, 1.89), abs=STEP)
+    p = g.place_beside("cube", "mug", "left", viewer_side="front")  # the same words
     assert xy(p) == pytest.approx((2.0, 1.89), abs=STEP)
+    assert p.region_ids[0] == "table|top#mug:left"
+    # A viewer at the table's rear (-x) facing it: their left is +y.
+    p = g.place_beside("cube", "mug", "left", viewer_side="rear")
+    assert xy(p) == pytest.approx((2.0, 2.11), abs=STEP)
     assert p.region_ids[0] == "table|top#mug:right"
 
 

@@ -24,18 +24,18 @@ def test_cells_of_an_empty_surface() -> None:
     g = graph([table()])
     cells = {c.direction: bounds(c) for c in g.cells("table|top")}
     assert len(cells) == 9
-    assert cells[Direction.FRONT_LEFT] == (2.2, round(2 + 0.4 * T, 4), 2.6, 2.4)
+    assert cells[Direction.FRONT_RIGHT] == (2.2, round(2 + 0.4 * T, 4), 2.6, 2.4)
     assert cells[Direction.CENTER] == (1.8, round(2 - 0.4 * T, 4), 2.2, round(2 + 0.4 * T, 4))
-    assert cells[Direction.REAR_RIGHT] == (1.4, 1.6, 1.8, round(2 - 0.4 * T, 4))
+    assert cells[Direction.REAR_LEFT] == (1.4, 1.6, 1.8, round(2 - 0.4 * T, 4))
     assert g.regions("table|top") == g.cells("table|top")  # empty: the grid
 
 
 def test_cells_follow_a_rotated_surface() -> None:
-    g = graph([table(yaw=90.0)])  # front now faces +y, left faces -x
+    g = graph([table(yaw=90.0)])  # front now faces +y, right faces -x
     cells = {c.direction: bounds(c) for c in g.cells("table|top")}
-    assert cells[Direction.FRONT_LEFT] == (1.6, 2.2, round(2 - 0.4 * T, 4), 2.6)
+    assert cells[Direction.FRONT_RIGHT] == (1.6, 2.2, round(2 - 0.4 * T, 4), 2.6)
     assert cells[Direction.REAR] == (round(2 - 0.4 * T, 4), 1.4, round(2 + 0.4 * T, 4), 1.8)
-    assert cells[Direction.RIGHT] == (round(2 + 0.4 * T, 4), 1.8, 2.4, 2.2)
+    assert cells[Direction.LEFT] == (round(2 + 0.4 * T, 4), 1.8, 2.4, 2.2)
 
 
 def test_eight_regions_around_an_anchor() -> None:
@@ -44,10 +44,10 @@ def test_eight_regions_around_an_anchor() -> None:
     assert set(r) == set(Direction) - {Direction.CENTER}
     assert r[Direction.FRONT] == (2.05, 1.95, 2.6, 2.05)
     assert r[Direction.REAR] == (1.4, 1.95, 1.95, 2.05)
-    assert r[Direction.LEFT] == (1.95, 2.05, 2.05, 2.4)
-    assert r[Direction.RIGHT] == (1.95, 1.6, 2.05, 1.95)
-    assert r[Direction.REAR_LEFT] == (1.4, 2.05, 1.95, 2.4)
-    assert r[Direction.FRONT_RIGHT] == (2.05, 1.6, 2.6, 1.95)
+    assert r[Direction.RIGHT] == (1.95, 2.05, 2.05, 2.4)
+    assert r[Direction.LEFT] == (1.95, 1.6, 2.05, 1.95)
+    assert r[Direction.REAR_RIGHT] == (1.4, 2.05, 1.95, 2.4)
+    assert r[Direction.FRONT_LEFT] == (2.05, 1.6, 2.6, 1.95)
     assert [x.anchor_id for x in g.regions("table|top")] == ["mug"] * 8
 
 
@@ -55,8 +55,8 @@ def test_regions_of_a_rotated_surface() -> None:
     g = graph([table(yaw=90.0), on_top("mug", "mug", (2.0, 2.0), 0.75, (0.1, 0.1, 0.1))])
     r = {x.direction: bounds(x) for x in g.anchor_regions("table|top", "mug")}
     assert r[Direction.FRONT] == (1.95, 2.05, 2.05, 2.6)  # +y
-    assert r[Direction.LEFT] == (1.6, 1.95, 1.95, 2.05)  # -x
-    assert r[Direction.FRONT_RIGHT] == (2.05, 2.05, 2.4, 2.6)
+    assert r[Direction.RIGHT] == (1.6, 1.95, 1.95, 2.05)  # -x
+    assert r[Direction.FRONT_LEFT] == (2.05, 2.05, 2.4, 2.6)
 
 
 def test_regions_are_cut_at_the_first_neighbour() -> None:
@@ -70,7 +70,7 @@ def test_regions_are_cut_at_the_first_neighbour() -> None:
     r = {x.direction: bounds(x) for x in g.anchor_regions("table|top", "mug")}
     assert r[Direction.FRONT] == (2.05, 1.95, 2.25, 2.05)  # stops at the book (x = 2.25)
     # The corner keeps the larger of its two possible cuts: x up to 2.25.
-    assert r[Direction.FRONT_LEFT] == (2.05, 2.05, 2.25, 2.4)
+    assert r[Direction.FRONT_RIGHT] == (2.05, 2.05, 2.25, 2.4)
     assert r[Direction.REAR] == (1.4, 1.95, 1.95, 2.05)  # nothing behind: uncut
     book = {x.direction: bounds(x) for x in g.anchor_regions("table|top", "book")}
     assert book[Direction.REAR] == (2.05, 1.9, 2.25, 2.1)  # back to the mug's front (2.05)
@@ -84,19 +84,20 @@ def test_regions_are_cut_at_walls() -> None:
     g = graph([table(y=0.42), on_top("mug", "mug", (2.0, 0.42), 0.75, (0.1, 0.1, 0.1))])
     assert round(g.surface("table|top").polygon.bounds[1], 4) == 0.02
     r = {x.direction: bounds(x) for x in g.anchor_regions("table|top", "mug")}
-    assert r[Direction.RIGHT] == (1.95, 0.05, 2.05, 0.37)
-    assert r[Direction.LEFT] == (1.95, 0.47, 2.05, 0.82)
+    assert r[Direction.LEFT] == (1.95, 0.05, 2.05, 0.37)
+    assert r[Direction.RIGHT] == (1.95, 0.47, 2.05, 0.82)
 
 
 @pytest.mark.parametrize(
     ("direction", "side", "expected"),
     [
         (Direction.FRONT, Side.FRONT, Direction.FRONT),
-        (Direction.LEFT, Side.FRONT, Direction.RIGHT),  # facing the table, its left is yours
+        (Direction.LEFT, Side.FRONT, Direction.LEFT),  # the words are a front viewer's
         (Direction.FRONT, Side.REAR, Direction.REAR),
         (Direction.LEFT, Side.LEFT, Direction.FRONT),
-        (Direction.FRONT_LEFT, Side.RIGHT, Direction.REAR_RIGHT),
-        (Direction.REAR_LEFT, Side.FRONT, Direction.REAR_RIGHT),
+        (Direction.FRONT_LEFT, Side.RIGHT, Direction.REAR_LEFT),
+        (Direction.REAR_LEFT, Side.FRONT, Direction.REAR_LEFT),
+        (Direction.RIGHT, Side.REAR, Direction.LEFT),
     ],
 )
 def test_direction_words_relative_to_the_viewer(
