@@ -234,6 +234,20 @@ def test_at_least_over_fluent_bodies() -> None:
     assert g("(at-least 4 (?m - mug) (on ?m ?s))").reason == "goal folds to false"
 
 
+def test_counting_equal_bodies_counts_each_occurrence() -> None:
+    # 12 mug/book/... instances, every body the same atom: hypothesis found this one
+    # grounding C(12, 3) subsets into the atom limit. Equal bodies are one body counted
+    # as many times as it occurs.
+    many = "(?a ?b - movable)"
+    assert pddl(f"(at-least 3 {many} (on ?o ?s))") == "(on m1 s1)"
+    assert pddl(f"(at-most 3 {many} (on ?o ?s))") == "(not (on m1 s1))"
+    assert g(f"(exactly 3 {many} (on ?o ?s))").reason == "goal folds to false"
+    # m3 counts by itself (true); m1 and m2 both by the same atom
+    body = "(or (= ?m m3) (on ?o ?s))"
+    assert pddl(f"(at-least 3 (?m - mug) {body})") == "(on m1 s1)"
+    assert pddl(f"(at-most 1 (?m - mug) {body})") == "(not (on m1 s1))"
+
+
 def test_at_most_over_fluent_bodies() -> None:
     assert pddl("(at-most 1 (?m - mug) (on ?m ?s))") == (
         "(and (or (not (on m1 s1)) (not (on m2 s1))) (or (not (on m1 s1)) (not (on m3 s1)))"
