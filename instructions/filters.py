@@ -315,9 +315,12 @@ _DIRECTION_WORDS = {
 def direction(region: Any, viewer_side: Any = "front", words: bool = False) -> str:
     """A region's direction as seen by a viewer standing at `viewer_side` of the surface.
 
-    Regions are named in the surface's own frame; a viewer at the surface's left side
-    sees the surface's left as 'front' (near). With `words`, 'front' reads 'near side'.
+    Regions are named as a viewer facing the surface's front sees them; a viewer at the
+    surface's left side sees its left as 'front' (near). With `words`, 'front' reads
+    'near side'. The same rule as the scene graph's (`regions.relative_direction`).
     """
+    from fdc.sim_bridge.regions import Direction, Side, relative_direction
+
     d, v = str(region), str(viewer_side)
     if d == "center" or d == "centre":
         return "center"
@@ -326,7 +329,7 @@ def direction(region: Any, viewer_side: Any = "front", words: bool = False) -> s
             f"direction needs a region in {DIRECTIONS} and a side in {DIRECTIONS[::2]}, "
             f"not {d!r}, {v!r}"
         )
-    rel = DIRECTIONS[(DIRECTIONS.index(d) - DIRECTIONS.index(v) + 4) % 8]
+    rel = relative_direction(Direction(d), Side(v)).value
     return _DIRECTION_WORDS[rel] if words else rel
 
 

@@ -118,9 +118,9 @@ def _cell_step(name: str) -> tuple[int, int]:
 def in_cell(ctx: Context, o: Movables, s: Surfaces, c: Cells, *, on_top_m: float = 0.15,
             on_below_m: float = 0.02) -> Bools:
     """The item rests on the surface (never its own top) and its centre lies in the named
-    third-by-third cell of the surface's box (the surface's own front and left, as
-    ManiTaskGen judges cells: by the centre; a centre on a cell boundary is in both
-    cells)."""
+    third-by-third cell of the surface's box (named as a viewer facing its front sees
+    them; judged by the centre, as ManiTaskGen does; a centre on a cell boundary is in
+    both cells)."""
     table = surface_table(ctx.graph)
     rows = table.rows(s)
     it = items(ctx, o)

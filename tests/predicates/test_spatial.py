@@ -91,13 +91,13 @@ def test_in_room_by_centre_and_for_held_items() -> None:
     ("xy", "cell", "expected"),
     [
         ((2.0, 2.0), "center", True),
-        ((2.4, 2.25), "front-left", True),
+        ((2.4, 2.25), "front-right", True),  # +y is the right of a viewer facing the front
         ((2.4, 2.25), "front", False),
         ((2.21, 2.0), "front", True),  # just past the third: front, not centre
         ((2.21, 2.0), "center", False),
         ((2.19, 2.0), "center", True),
         ((2.19, 2.0), "front", False),
-        ((1.6, 1.7), "rear-right", True),
+        ((1.6, 1.7), "rear-left", True),
     ],
 )
 def test_in_cell_by_the_centre(xy: tuple[float, float], cell: str, expected: bool) -> None:
