@@ -8,7 +8,8 @@ Conventions in the markdown:
   A block without NAME that is not followed by a `$` text block must check clean
   (exit 0, no diagnostics).
 - ```text whose first line starts with `$ `: commands run (in a fresh folder holding
-  the files given since the last command block); their stdout+stderr must match.
+  the files given since the last command block, and `examples/`, the repository's);
+  their stdout+stderr must match.
 - table rows `| `{{ ... }}` | `out` |`: Jinja rendered with fdc's filters must match.
 """
 
@@ -55,6 +56,7 @@ UPDATES: list[tuple[str, str]] = []
 
 def run_commands(block: str, files: dict[str, str], where: str, failures: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="fdcdoc.") as d:
+        os.symlink(REPO / "examples", os.path.join(d, "examples"))  # the bundled examples
         for name, content in files.items():
             p = os.path.join(d, name)
             os.makedirs(os.path.dirname(p), exist_ok=True)

@@ -55,9 +55,12 @@
   (:category sequence)
   (:level 3)
   (:version 1)
-  (:parameters ?o1 ?o2 - movable ?s1 ?s2 - surface)
-  (:goal (then (on ?o1 ?s1) (on ?o2 ?s2)))
-  (:instruction "Move {{ o1 | ref }} to {{ s1 | ref }}, then {{ o2 | ref }} to {{ s2 | ref }}.")
+  ; Swap two items: the first goes where the second stands, then the second where the
+  ; first stood (the first stays in place while the second moves).
+  (:parameters ?o1 ?o2 - tableware ?s1 ?s2 - surface)
+  (:constraints (and (on ?o1 ?s1) (on ?o2 ?s2)))
+  (:goal (then (on ?o1 ?s2) (and (on ?o1 ?s2) (on ?o2 ?s1))))
+  (:instruction "Move {{ o1 | ref }} to {{ s2 | ref }}, then {{ o2 | ref }} to {{ s1 | ref }}.")
   (:ambiguity reject))
 
 (define (template mugs-on-counter)
