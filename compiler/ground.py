@@ -67,6 +67,7 @@ from fdc.predicates.goal import (
     GThen,
     Target,
     atom,
+    atoms_over,
 )
 
 from . import ast as A
@@ -224,7 +225,7 @@ class _Grounder:
         if found is not None:
             return found
         if type(g) is GAtom:  # interned, so alive as long as the process: its id stays its own
-            s = self._text[id(g)] = "(" + " ".join((g.predicate, *g.args)) + ")"
+            s = self._text[id(g)] = "(" + " ".join(g) + ")"  # g: (predicate, *args)
             return s
         if isinstance(g, GNot):
             s = f"(not {self.text(g.body)})"
@@ -517,8 +518,7 @@ class _Grounder:
         # each atom's text is the same but for the entity: `text` need not build it
         head = "(" + " ".join([predicate, *before, ""])
         tail = " ".join(["", *after]) + ")"
-        found = [atom(predicate, *before, e, *after) for e in domain]
-        return found, [head + e + tail for e in domain]
+        return atoms_over(predicate, before, domain, after), [head + e + tail for e in domain]
 
     def is_fluent(self, predicate: str) -> bool:
         fluent = self._fluent.get(predicate)

@@ -35,7 +35,7 @@ Holds = Callable[[GAtom, int], bool]
 STOP = "stop"
 
 
-def evaluate(goal: _Goal, i: int, holds: Holds) -> bool:
+def evaluate(goal: _Goal | GAtom, i: int, holds: Holds) -> bool:
     """A plain (not multi-goal) goal at snapshot `i`."""
     if isinstance(goal, GAtom):
         return holds(goal, i)
