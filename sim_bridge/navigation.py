@@ -92,6 +92,7 @@ class Navigation:
 
         self.components = component_labels(len(self.nodes_xy), np.stack([a, b], axis=1))
         self.start_node = self.nearest_node(start_xy)
+        self._paths: dict[tuple[float, float, float, float], list[tuple[float, float]]] = {}
 
     @property
     def node_count(self) -> int:
@@ -140,21 +141,57 @@ class Navigation:
 
     def path_between(self, a_xy: tuple[float, float], b_xy: tuple[float, float]
                      ) -> list[tuple[float, float]] | None:
-        """A taut path of points from a to b, or None when they are not connected."""
-        import networkx as nx
-
+        """A taut path of points from a to b, or None when they are not connected
+        (memoised: a robot turning in place asks the same question again and again)."""
         na, nb = self.nearest_node(a_xy), self.nearest_node(b_xy)
         if not self.connected(na, nb):
             return None
+        key = (float(a_xy[0]), float(a_xy[1]), float(b_xy[0]), float(b_xy[1]))
+        found = self._paths.get(key)
+        if found is None:
+            found = self._paths[key] = self._path_between(a_xy, b_xy, na, nb)
+            if len(self._paths) > 4096:  # a bounded memo: the oldest goes first
+                del self._paths[next(iter(self._paths))]
+        return list(found)
+
+    def _path_between(self, a_xy: tuple[float, float], b_xy: tuple[float, float],
+                      na: int, nb: int) -> list[tuple[float, float]]:
+        import networkx as nx
+        import shapely
+
+        a = (float(a_xy[0]), float(a_xy[1]))
+        b = (float(b_xy[0]), float(b_xy[1]))
+        # In the open, the straight segment is the shortest path: no search needed.
+        if shapely.covered_by(shapely.linestrings([a, b]), self._allowed([a, b])):
+            return [a, b] if a != b else [a]
         xy = self.nodes_xy
 
         def h(u: int, v: int) -> float:
             return float(math.hypot(xy[u, 0] - xy[v, 0], xy[u, 1] - xy[v, 1]))
 
         nodes = nx.astar_path(self.graph, na, nb, heuristic=h, weight="weight")
-        pts = [tuple(map(float, a_xy[:2]))] + [tuple(map(float, xy[n])) for n in nodes] + \
-              [tuple(map(float, b_xy[:2]))]
+        pts = [a] + [(float(xy[n, 0]), float(xy[n, 1])) for n in nodes] + [b]
         return self._pull_taut(pts)
+
+    def _allowed(self, pts: list[tuple[float, float]]) -> Any:
+        """Where a path through `pts` may run: `free` clipped to the points' box grown by a
+        few cells (string pulling keeps to the points' hull and each nudge moves at most
+        a cell in all, so the clip answers every containment test as `free` would, at a
+        fraction of the cost on a large floor), plus a disc around an end outside `free`
+        (an object's centre) reaching it. Prepared."""
+        import shapely
+
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        m = 4 * self.resolution_m
+        allowed = shapely.clip_by_rect(self.free, min(xs) - m, min(ys) - m, max(xs) + m,
+                                       max(ys) + m)
+        for end in (pts[0], pts[-1]):
+            p = shapely.Point(end)
+            if not shapely.covers(self.free, p):
+                reach = float(shapely.distance(self.free, p)) + self.resolution_m
+                allowed = shapely.union(allowed, p.buffer(reach))
+        shapely.prepare(allowed)
+        return allowed
 
     def _pull_taut(self, pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """Shorten a grid path inside `free`: greedy string pulling, then each corner is
@@ -165,13 +202,7 @@ class Navigation:
 
         if len(pts) <= 2:
             return pts
-        allowed = self.free
-        for end in (pts[0], pts[-1]):
-            p = shapely.Point(end)
-            if not shapely.covers(self.free, p):
-                reach = float(shapely.distance(self.free, p)) + self.resolution_m
-                allowed = shapely.union(allowed, p.buffer(reach))
-        shapely.prepare(allowed)
+        allowed = self._allowed(pts)
         arr = np.asarray(pts, dtype=np.float64)
         arr = _split_corners(self._pull(arr, allowed), 3 * self.resolution_m)
         step = self.resolution_m
