@@ -1,6 +1,8 @@
-"""Compile-time benchmarks of fdc; section `grounding`: fdc's ground pass beside BDDL's.
+"""Compile-time benchmarks of fdc: `grounding` (fdc's ground pass beside BDDL's) and
+`library` (the built-in library on generated scenes of growing size).
 
-    python benchmarks/compile.py [--section grounding|all] [--repeat N] [--quick] [--json PATH]
+    python benchmarks/compile.py [--section grounding|library|all] [--repeat N] [--quick]
+                                 [--json PATH]
     python benchmarks/compile.py --check [--instances N] [--seed S]
 
 Section `grounding` grounds two quantified goals over synthetic scenes with fdc and with
@@ -882,6 +884,105 @@ def run_check(args: argparse.Namespace, console: Console) -> bool:
     return report.ok
 
 
+# ---------------------------------------------------------------------------- library
+
+#: Generated scenes for the library section: objects -> rooms.
+LIBRARY_SIZES = {300: 4, 1000: 10, 3000: 30}
+LIBRARY_EXPONENT_TARGET = 1.3
+
+
+def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
+    """Build a generated scene, simulate its experience, compile the built-in library
+    with `fdc compile`'s defaults; seconds of each stage (CPU time of this process)."""
+    from fdc.cli_compile import DEFAULT_MAX_PER_TEMPLATE
+    from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries, sha256_text
+    from fdc.sim_bridge.generate import generate_scene
+    from fdc.sim_bridge.graph import build_scene_graph
+    from fdc.sim_bridge.simulate import simulate_experience
+    from fdc.sim_bridge.trajectory import scene_sha256
+
+    entries, result = load_entries(None)
+    assert not result.errors
+    scene = generate_scene(rooms=rooms, objects=objects, seed=seed)
+    t0 = time.process_time()
+    graph = build_scene_graph(scene)
+    t1 = time.process_time()
+    sha = scene_sha256(graph)
+    log = simulate_experience(graph, interactions=5, seed=seed, scene="bench", scene_sha256=sha)
+    t2 = time.process_time()
+    options = CompileOptions(seed=seed, max_per_template=DEFAULT_MAX_PER_TEMPLATE)
+    compiler = SceneCompiler(graph, "bench", sha, log, sha256_text(log.to_json()), options)
+    out = compiler.compile(entries)
+    t3 = time.process_time()
+    return {
+        "objects": len(scene.objects), "templates": len(entries), "tasks": len(out.records),
+        "errors": sum(1 for r in out.reports if r.error), "build_s": t1 - t0,
+        "experience_s": t2 - t1, "compile_s": t3 - t2, "frames": len(log.frames),
+    }
+
+
+def _library_worker(objects: int, rooms: int, seed: int, conn: Connection) -> None:
+    try:
+        conn.send(library_run(objects, rooms, seed))
+    except BaseException as e:
+        conn.send(f"{type(e).__name__}: {e}")
+    finally:
+        conn.close()
+
+
+def _fit_exponent(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The slope of log y against log x (least squares)."""
+    lx = [math.log(x) for x in xs]
+    ly = [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum(
+        (a - mx) ** 2 for a in lx)
+
+
+def section_library(args: argparse.Namespace, console: Console) -> tuple[bool, dict[str, Any]]:
+    """Compile time of the built-in library on generated scenes of growing size, each in a
+    fresh worker process, and the fitted growth exponent of compile time."""
+    sizes = {300: 4, 1000: 10} if args.quick else LIBRARY_SIZES
+    ctx = mp.get_context("spawn")
+    rows: list[dict[str, Any]] = []
+    for objects, rooms in sizes.items():
+        best: dict[str, Any] | None = None
+        for _ in range(max(1, args.repeat)):
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_library_worker, args=(objects, rooms, 0, child))
+            proc.start()
+            child.close()
+            got = parent.recv() if parent.poll(args.timeout) else "timed out"
+            proc.join(5)
+            if isinstance(got, str):
+                console.print(f"[red]library, {objects} objects: {got}")
+                return False, {"error": got}
+            if best is None or got["compile_s"] < best["compile_s"]:
+                best = got
+        assert best is not None
+        rows.append(best)
+    table = Table(title="the built-in library on generated scenes (fdc compile's defaults)")
+    for col in ("objects", "templates", "tasks", "scene graph s", "experience s",
+                "compile s", "compile / graph", "ms per task"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r["objects"]), str(r["templates"]), str(r["tasks"]),
+                      f"{r['build_s']:.2f}", f"{r['experience_s']:.2f}",
+                      f"{r['compile_s']:.2f}", f"{r['compile_s'] / r['build_s']:.2f}",
+                      f"{1000 * r['compile_s'] / max(1, r['tasks']):.1f}")
+    console.print(table)
+    xs = [r["objects"] for r in rows]
+    exponent = _fit_exponent(xs, [r["compile_s"] for r in rows])
+    total = _fit_exponent(xs, [r["build_s"] + r["experience_s"] + r["compile_s"] for r in rows])
+    met = exponent <= LIBRARY_EXPONENT_TARGET and not any(r["errors"] for r in rows)
+    colour = "green" if met else "red"
+    console.print(
+        f"[{colour}]growth exponent of compile time: {exponent:.2f} (target <= "
+        f"{LIBRARY_EXPONENT_TARGET}); of scene graph + experience + compile: {total:.2f}"
+    )
+    return met, {"rows": rows, "exponent": exponent, "exponent_total": total}
+
+
 # ---------------------------------------------------------------------------- main
 
 Section = Callable[[argparse.Namespace, Console], tuple[bool, dict[str, Any]]]
@@ -890,7 +991,7 @@ Section = Callable[[argparse.Namespace, Console], tuple[bool, dict[str, Any]]]
 #: arguments and the console, prints its own table, and returns whether its targets
 #: are met and a JSON-able record. A new section registers here (and adds its options
 #: to `main`'s parser).
-SECTIONS: dict[str, Section] = {"grounding": section_grounding}
+SECTIONS: dict[str, Section] = {"grounding": section_grounding, "library": section_library}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
