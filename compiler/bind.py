@@ -44,7 +44,7 @@ from fdc.predicates.goal import FALSE, TRUE
 
 from . import ast as A
 from .facts import Facts
-from .ground import ground
+from .ground import conjuncts, ground
 from .printer import inline
 
 Row = tuple[str, ...]
@@ -108,14 +108,6 @@ class _Step:
     domain: Sequence[str] = ()
 
 
-def _conjuncts(f: A.Node | None) -> list[A.Node]:
-    if f is None or isinstance(f, A.Empty):
-        return []
-    if isinstance(f, A.And):
-        return [c for p in f.parts for c in _conjuncts(p)]
-    return [f]
-
-
 def _mentions(f: A.Node, params: set[str]) -> frozenset[str]:
     return frozenset(n.name for n in f.walk() if isinstance(n, A.Variable) and n.name in params)
 
@@ -149,7 +141,7 @@ def bind(
 
     joins: list[_Join] = []
     checks: list[tuple[A.Node, frozenset[str]]] = []
-    for c in _conjuncts(template.constraints):
+    for c in conjuncts(template.constraints):
         if _is_join(c, facts, params):
             assert isinstance(c, A.Atom)
             joins.append(_Join(c, facts.true_atoms(c.predicate)))

@@ -313,7 +313,8 @@ class SceneCompiler:
             report.visited += 1
             try:
                 record, reason = self._task(entry, binding, start, memory)
-            except GroundError as e:  # a limit: the whole template stops, located
+            except (GroundError, EvaluationError) as e:  # a limit, a checker refusing:
+                # the whole template stops, located
                 report.error = str(e)
                 return report
             if record is None:
@@ -435,20 +436,22 @@ class SceneCompiler:
         steps = goal.steps if isinstance(goal, GThen) else (goal,)
         if any(isinstance(s, GTargets | GThen) for s in steps):
             return False
-        return all(evaluate(s, 0, lambda a, _i: self._holds_at(start, a)) for s in steps)
+        self._judge(start, [a for s in steps for a in atoms(s)])
+        return all(evaluate(s, 0, lambda a, _i: self._holds[(start, a)]) for s in steps)
 
-    def _holds_at(self, start: str, a: GAtom) -> bool:
-        key = (start, a)
-        found = self._holds.get(key)
-        if found is None:
-            ctx = Context(graph=self.graph, state=self.states[start],
-                          experience=self.experience)
-            try:
-                found = bool(self.registry.evaluate(a.predicate, a.args, ctx))
-            except EvaluationError:
-                found = False
-            self._holds[key] = found
-        return found
+    def _judge(self, start: str, wanted: Iterable[GAtom]) -> None:
+        """Decide every new atom in the start state: one batched checker call each
+        predicate (a goal over every item and surface holds thousands of atoms)."""
+        new: dict[str, list[GAtom]] = {}
+        for a in wanted:
+            if (start, a) not in self._holds:
+                new.setdefault(a.predicate, []).append(a)
+        ctx = Context(graph=self.graph, state=self.states[start], experience=self.experience)
+        for predicate, batch in new.items():
+            batch = list(dict.fromkeys(batch))
+            truth = self.registry.evaluate_many(predicate, [a.args for a in batch], ctx)
+            for a, ok in zip(batch, truth.tolist(), strict=True):
+                self._holds[(start, a)] = bool(ok)
 
     # ----- memory tasks: goal frames and the shortest walk ---------------------------
 

@@ -164,6 +164,15 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+def conjuncts(f: A.Node | None) -> list[A.Node]:
+    """The conjuncts of a formula, nested `and`s flattened, in order."""
+    if f is None or isinstance(f, A.Empty):
+        return []
+    if isinstance(f, A.And):
+        return [c for p in f.parts for c in conjuncts(p)]
+    return [f]
+
+
 class _Drop(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -202,6 +211,12 @@ class _Grounder:
         # asked for once per binding of the quantifiers around it
         self._domains: dict[tuple[str, ...], Sequence[str]] = {}
         self._fluent: dict[str, bool] = {}
+        self._guards: dict[tuple[str, tuple[int, ...], tuple[int, ...]],
+                           dict[tuple[str, ...], frozenset[str]]] = {}
+        self._narrowed: dict[tuple[int, int], Sequence[str]] = {}
+        self._pinned: list[object] = []
+        self._plans: dict[int, list[tuple[int, A.Atom, str]]] = {}
+        self._ranks: dict[int, dict[str, int]] = {}
         self._keep: list[Goal] = []  # keeps memoised goals alive, so their ids stay unique
 
     # ------------------------------------------------------------------ budget
@@ -367,9 +382,12 @@ class _Grounder:
             found = self._domains[types] = self.facts.entities(types)
         return found
 
-    def instances(self, node: A.Node, variables: Sequence[A.TypedName], env: Env) -> Iterator[Env]:
-        """Every binding of `variables` to pairwise-distinct entities, in a fixed order."""
-        domains = [self.entities(v.types) for v in variables]
+    def instances(self, node: A.Node, variables: Sequence[A.TypedName], env: Env,
+                  domains: Sequence[Sequence[str]] | None = None) -> Iterator[Env]:
+        """Every binding of `variables` to pairwise-distinct entities (of `domains`, by
+        default their types' entities), in a fixed order."""
+        if domains is None:
+            domains = [self.entities(v.types) for v in variables]
         bound = math.prod(len(d) for d in domains)
         if bound > self.max_instances:
             self._limit_error(node, bound, self.max_instances, "bindings")
@@ -483,14 +501,105 @@ class _Grounder:
     ) -> tuple[Iterable[Goal], list[str] | None]:
         """`body` ground under each binding of `variables`, in the order of `instances`,
         and their texts when they come for free (fluent atoms, never a constant)."""
-        bindings = self.instances(f, variables, env)  # checks the number of bindings first
+        domains = self.guarded(f, variables, body, env)
+        bindings = self.instances(f, variables, env, domains)  # checks their number first
         if len(variables) == 1 and type(body) is A.Atom:
-            found = self.fluent_atoms(
-                body, variables[0].name, self.entities(variables[0].types), env
-            )
+            found = self.fluent_atoms(body, variables[0].name, domains[0], env)
             if found is not None:
                 return found
         return (self.formula(body, inner) for inner in bindings), None
+
+    def guarded(self, f: A.Node, variables: Sequence[A.TypedName], body: A.Node, env: Env
+                ) -> list[Sequence[str]]:
+        """The variables' domains, narrowed by the body's guards: positive compile-time
+        atoms an entity must satisfy for its instance to count at all (leading atom
+        conjuncts of an `exists` or counting body, of a `forall`'s `imply` condition).
+        An entity that fails a guard grounds its instance to the neutral constant
+        (false in an `or` or a count, true in an `and`), which the junction drops:
+        skipping it changes nothing but the time, which becomes a lookup in the guard's
+        table instead of a pass over every entity of the type (a join)."""
+        domains: list[Sequence[str]] = [self.entities(v.types) for v in variables]
+        for i, g, var in self.guard_plan(f, variables, body):
+            allowed = self.guard_values(g, var, env)
+            if allowed is not None:
+                domains[i] = self.narrowed(domains[i], allowed)
+        return domains
+
+    def guard_plan(self, f: A.Node, variables: Sequence[A.TypedName], body: A.Node
+                   ) -> list[tuple[int, A.Atom, str]]:
+        """The guards of quantifier `f` (memoised per node): (index of the variable it
+        narrows, the atom, the variable)."""
+        found = self._plans.get(id(f))
+        if found is not None:
+            return found
+        cond: A.Node | None
+        if isinstance(f, A.Forall):
+            cond = body.condition if isinstance(body, A.Imply) else None
+        elif isinstance(f, A.Exists | A.Count):
+            cond = body
+        else:
+            cond = None
+        plan: list[tuple[int, A.Atom, str]] = []
+        index = {v.name: k for k, v in enumerate(variables)}
+        for g in conjuncts(cond):
+            if type(g) is not A.Atom:
+                break  # a form before a guard may drop the binding (a tie): keep it first
+            if g.predicate == "=" or self.is_fluent(g.predicate):
+                continue
+            mentioned = {a.name for a in g.args if type(a) is A.Variable} & set(index)
+            if len(mentioned) == 1:
+                (var,) = mentioned
+                plan.append((index[var], g, var))
+        self._plans[id(f)] = plan
+        self._pinned.append(f)
+        return plan
+
+    def narrowed(self, domain: Sequence[str], allowed: frozenset[str]) -> Sequence[str]:
+        """`domain`'s entities in `allowed`, in `domain`'s order (memoised: the same
+        guard narrows the same domain once per inner quantifier otherwise)."""
+        key = (id(domain), id(allowed))
+        found = self._narrowed.get(key)
+        if found is None:
+            if len(allowed) * 8 < len(domain):
+                rank = self._ranks.get(id(domain))
+                if rank is None:
+                    rank = self._ranks[id(domain)] = {e: k for k, e in enumerate(domain)}
+                found = sorted((e for e in allowed if e in rank), key=rank.__getitem__)
+            else:
+                found = [e for e in domain if e in allowed]
+            self._narrowed[key] = found
+            self._pinned.extend((domain, allowed))  # their ids stay theirs while memoised
+        return found
+
+    def guard_values(self, g: A.Atom, var: str, env: Env) -> frozenset[str] | None:
+        """The entities `var` may take for the compile-time atom `g` to hold (the other
+        arguments bound or constant), from the atom's table; None: not a usable guard."""
+        key_pos: list[int] = []
+        key_val: list[str] = []
+        var_pos: list[int] = []
+        for i, a in enumerate(g.args):
+            if type(a) is A.Variable and a.name == var:
+                var_pos.append(i)
+            elif type(a) is A.Variable:
+                if a.name not in env:
+                    return None
+                key_pos.append(i)
+                key_val.append(env[a.name])
+            elif type(a) is A.Constant:
+                key_pos.append(i)
+                key_val.append(a.name)
+            else:
+                return None
+        pattern = (g.predicate, tuple(key_pos), tuple(var_pos))
+        index = self._guards.get(pattern)
+        if index is None:
+            rows: dict[tuple[str, ...], set[str]] = {}
+            for row in self.facts.true_atoms(g.predicate):
+                if len(row) != len(g.args) or len({row[i] for i in var_pos}) != 1:
+                    continue
+                rows.setdefault(tuple(row[i] for i in key_pos), set()).add(row[var_pos[0]])
+            index = self._guards[pattern] = {k: frozenset(v) for k, v in rows.items()}
+        return index.get(tuple(key_val), frozenset())
 
     def fluent_atoms(
         self, body: A.Atom, var: str, domain: Sequence[str], env: Env

@@ -355,7 +355,7 @@
   (:category outcome)
   (:level 4)
   (:tags manipulation outcome)
-  (:version 1)
+  (:version 2)
   (:description "No surface holds an item of each of two categories (a furniture surface does now); all of them on furniture.")
   (:parameters ?c1 ?c2 - category)
   (:constraints (exists (?x - movable)
@@ -366,14 +366,13 @@
           (category-of ?y ?c2)
           (exists (?s - surface)
             (and (on ?x ?s) (on ?y ?s) (exists (?g - furniture) (surface-of ?s ?g)))))))))
+  ; Per surface, no item of one category or none of the other: linear in the scene,
+  ; where "no pair of items shares a surface" grounds to items x items x surfaces.
   (:goal (and
-    (forall (?x - movable)
-      (imply
-        (category-of ?x ?c1)
-        (forall (?y - movable)
-          (imply
-            (category-of ?y ?c2)
-            (forall (?s - surface) (or (not (on ?x ?s)) (not (on ?y ?s))))))))
+    (forall (?s - surface)
+      (or
+        (forall (?x - movable) (imply (category-of ?x ?c1) (not (on ?x ?s))))
+        (forall (?y - movable) (imply (category-of ?y ?c2) (not (on ?y ?s))))))
     (forall (?x - movable)
       (imply
         (or (category-of ?x ?c1) (category-of ?x ?c2))
