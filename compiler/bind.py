@@ -35,9 +35,10 @@ template without parameters has the one empty binding when its constraints hold.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fdc.predicates.goal import FALSE, TRUE
@@ -132,13 +133,22 @@ def bind(
     satisfies its constraints, sorted over the parameters' order; see the module doc."""
     if max_bindings is not None and max_bindings < 0:
         raise ValueError(f"max_bindings must be at least 0, not {max_bindings}")
+    names, search, ok = _prepare(template, facts, limit)
+    if not ok:
+        return BindResult(template.name, names, (), 0, dict(search.dropped), 0)
+    return _enumerate(template.name, names, search, max_bindings, seed)
+
+
+def _prepare(template: A.Template, facts: Facts, limit: int
+             ) -> tuple[tuple[str, ...], _Search, bool]:
+    """The search for `template`'s bindings, and whether its parameter-free conjuncts
+    hold (decided once, before any search)."""
     names = tuple(p.name for p in template.parameters)
     if len(set(names)) != len(names):
         raise BindError(f"template `{template.name}`: a parameter is declared twice")
     params = set(names)
     typed = {p.name: frozenset(facts.entities(p.types)) for p in template.parameters}
     domains = {p.name: facts.entities(p.types) for p in template.parameters}
-
     joins: list[_Join] = []
     checks: list[tuple[A.Node, frozenset[str]]] = []
     for c in conjuncts(template.constraints):
@@ -147,13 +157,13 @@ def bind(
             joins.append(_Join(c, facts.true_atoms(c.predicate)))
         else:
             checks.append((c, _mentions(c, params)))
+    search = _Search(template.name, facts, _plan(joins, checks, names, domains, typed), limit)
+    ok = all(search.holds(c, {}) for c, vars_ in checks if not vars_)
+    return names, search, ok
 
-    steps = _plan(joins, checks, names, domains, typed)
-    search = _Search(template.name, facts, steps, limit)
-    # conjuncts over no parameter at all are decided once, before the search
-    for c, vars_ in checks:
-        if not vars_ and not search.holds(c, {}):
-            return BindResult(template.name, names, (), 0, dict(search.dropped), 0)
+
+def _enumerate(template: str, names: tuple[str, ...], search: _Search,
+               max_bindings: int | None, seed: int) -> BindResult:
     found = search.run()
 
     rows = sorted(tuple(b[n] for n in names) for b in found)
@@ -161,7 +171,7 @@ def bind(
     if max_bindings is not None and max_bindings < total:
         rows = sorted(random.Random(seed).sample(rows, max_bindings))
     return BindResult(
-        template=template.name,
+        template=template,
         parameters=names,
         bindings=tuple(dict(zip(names, r, strict=True)) for r in rows),
         total=total,
@@ -261,19 +271,28 @@ class _Search:
         self._memo: dict[tuple[int, tuple[str, ...]], str | None] = {}
 
     def holds(self, c: A.Node, binding: Mapping[str, str]) -> bool:
-        """Whether conjunct `c` holds; memoised on the values of the parameters it
-        mentions (a drop is counted each time, as if it were decided again)."""
+        """Whether conjunct `c` holds (a drop is counted each time it is asked)."""
+        reason = self.decide(c, binding)
+        if reason is not None:
+            self.dropped[reason] += 1
+        return reason is None
+
+    def decide(self, c: A.Node, binding: Mapping[str, str]) -> str | None:
+        """None when `c` holds, else why; memoised on the values of the parameters it
+        mentions."""
         names = self._mentions.get(id(c))
         if names is None:
             names = self._mentions[id(c)] = tuple(sorted(_mentions(c, set(binding))))
         key = (id(c), tuple(binding[n] for n in names))
-        if key in self._memo:
-            reason = self._memo[key]
-        else:
-            reason = self._memo[key] = self._decide(c, binding)
-        if reason is not None:
-            self.dropped[reason] += 1
-        return reason is None
+        if key not in self._memo:
+            self._memo[key] = self._decide(c, binding)
+        return self._memo[key]
+
+    def drop_reasons(self) -> Counter[str]:
+        """Each distinct conjunct-and-values that failed for a reason other than being
+        false (a tie), once."""
+        return Counter(r for r in self._memo.values()
+                       if r is not None and not r.startswith("constraint "))
 
     def _decide(self, c: A.Node, binding: Mapping[str, str]) -> str | None:
         """None when `c` holds, else why not."""
@@ -325,3 +344,103 @@ class _Search:
 
         extend(0)
         return found
+
+
+@dataclass
+class Draw:
+    """Bindings in a uniformly random order, drawn lazily (`random_order`)."""
+
+    parameters: tuple[str, ...]
+    bindings: Iterator[dict[str, str]]
+    total: int | None  # the complete set's size; None when drawn by sampling
+    search: _Search
+    sampled: bool
+    walks: int = 0  # sampling: random walks taken, and those that made a binding
+    accepted: int = 0
+    bound: int = 0  # sampling: the walks' upper bound on the number of bindings
+
+    def dropped(self) -> Counter[str]:
+        """Candidates dropped for a reason other than a false constraint (a tie): per
+        partial binding when enumerated, per distinct conjunct and values when sampled."""
+        return self.search.drop_reasons() if self.sampled else self.search.dropped
+
+    @property
+    def estimate(self) -> int | None:
+        """The complete set's size, or (sampling) an unbiased estimate of it."""
+        if self.total is not None:
+            return self.total
+        return round(self.bound * self.accepted / self.walks) if self.walks else None
+
+
+#: Below this many candidate bindings (the product of the search's fan-outs) the
+#: complete set is enumerated and shuffled; above it, bindings are sampled.
+ENUMERATE_BELOW = 100_000
+#: Random walks without a new binding before sampling gives up.
+SAMPLING_PATIENCE = 20_000
+
+
+def random_order(template: A.Template, facts: Facts, *, seed: int, limit: int = 1_000_000,
+                 enumerate_below: int = ENUMERATE_BELOW) -> Draw:
+    """`template`'s bindings in a uniformly random order (seeded), for taking the first
+    K that make tasks: a uniform sample of those, without building the complete set
+    when it is large.
+
+    A small search (at most `enumerate_below` candidates: the product, over the search's
+    steps, of the largest fan-out of each) is enumerated, then shuffled. A large one is
+    sampled by random walks down the same join plan: each step draws a uniform index
+    below its largest fan-out and the walk is rejected when the index falls past the
+    candidates the partial binding has (so every complete walk is equally likely: the
+    acceptance-rejection form of "wander join"), or when a parameter would repeat or a
+    constraint fails. Accepted walks are bindings drawn uniformly with replacement;
+    skipping repeats leaves a uniformly random order. Sampling stops after
+    `SAMPLING_PATIENCE` walks in a row make no new binding.
+    """
+    names, search, ok = _prepare(template, facts, limit)
+    rng = random.Random(seed)
+    if not ok:
+        return Draw(names, iter(()), 0, search, False)
+    fanouts = [max(map(len, st.index.values()), default=0) if st.join is not None
+               else len(st.domain) for st in search.steps]
+    bound = math.prod(fanouts)
+    if bound <= enumerate_below:
+        rows = [tuple(b[n] for n in names) for b in search.run()]
+        rows.sort()
+        rng.shuffle(rows)
+        return Draw(names, (dict(zip(names, r, strict=True)) for r in rows), len(rows),
+                    search, False)
+    draw = Draw(names, iter(()), None, search, True, bound=bound)
+    draw.bindings = _walks(search, names, fanouts, rng, draw)
+    return draw
+
+
+def _walks(search: _Search, names: tuple[str, ...], fanouts: Sequence[int],
+           rng: random.Random, draw: Draw) -> Iterator[dict[str, str]]:
+    seen: set[Row] = set()
+    idle = 0
+    while idle < SAMPLING_PATIENCE:
+        idle += 1
+        draw.walks += 1
+        binding: dict[str, str] = {}
+        for step, fan in zip(search.steps, fanouts, strict=True):
+            if fan == 0:
+                return
+            k = rng.randrange(fan)
+            if step.join is not None:
+                rows = step.index.get(tuple(binding[v] for v in step.key_vars), ())
+                if k >= len(rows):
+                    break
+                values = tuple(rows[k][i] for i in step.new_positions)
+            else:
+                values = (step.domain[k],)
+            if len(set(values)) != len(values) or any(v in binding.values() for v in values):
+                break
+            binding.update(zip(step.new, values, strict=True))
+            if not all(search.decide(c, binding) is None for c in step.checks):
+                break
+        else:
+            draw.accepted += 1
+            row = tuple(binding[n] for n in names)
+            if row not in seen:
+                seen.add(row)
+                idle = 0
+                yield dict(zip(names, row, strict=True))

@@ -53,7 +53,7 @@ from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.state import AgentPose, ObjectPose, Snapshot
 
 from . import ast as A
-from .bind import BindError, bind
+from .bind import BindError, random_order
 from .describe import Describer, Description
 from .ground import GroundError, ground
 from .instructions import jinja_name, names_used, variant_texts
@@ -124,6 +124,7 @@ class TemplateReport:
     visited: int = 0
     tasks: int = 0
     drops: Counter[str] = field(default_factory=Counter)
+    sampled: bool = False  # bindings drawn by sampling; `bindings` is then an estimate
     error: str | None = None  # the template could not be compiled here (a limit, say)
     records: list[TaskRecord] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)  # with `explain` only
@@ -293,36 +294,35 @@ class SceneCompiler:
             facts = self.facts(entry.domain)
             memory = "memory" in t.tags or _uses_history(t, facts)
             start = "after" if memory and "after" in self.states else "initial"
-            result = bind(t, self.state_facts(entry.domain, start), limit=self.options.bind_limit)
+            draw = random_order(t, self.state_facts(entry.domain, start),
+                                seed=_rng(self.options.seed, entry.name,
+                                          self.scene_sha256).randrange(2**63),
+                                limit=self.options.bind_limit)
         except (BindError, GroundError, FactsError, EvaluationError) as e:
             report.error = str(e)
             return report
-        for why, n in result.dropped.items():
+        k = self.options.max_per_template
+        kept: list[tuple[tuple[str, ...], TaskRecord]] = []
+        try:
+            for binding in draw.bindings:
+                if k is not None and len(kept) >= k:
+                    break
+                report.visited += 1
+                record, reason = self._task(entry, binding, start, memory)
+                if record is None:
+                    report.drops[reason_key(reason or "dropped")] += 1
+                else:
+                    kept.append((tuple(binding[n] for n in draw.parameters), record))
+                if explain:
+                    report.outcomes.append(Outcome(dict(binding), record, reason))
+        except (BindError, GroundError, EvaluationError) as e:  # a limit, a checker refusing:
+            report.error = str(e)  # the whole template stops, located
+            return report
+        for why, n in draw.dropped().items():
             if not why.startswith("constraint "):  # a false constraint is no drop
                 report.drops[reason_key(why)] += n
-        report.bindings = len(result.bindings)
-        order = list(range(len(result.bindings)))
-        k = self.options.max_per_template
-        if k is not None and k < len(order):
-            _rng(self.options.seed, entry.name, self.scene_sha256).shuffle(order)
-        kept: list[tuple[int, TaskRecord]] = []
-        for i in order:
-            if k is not None and len(kept) >= k:
-                break
-            binding = result.bindings[i]
-            report.visited += 1
-            try:
-                record, reason = self._task(entry, binding, start, memory)
-            except (GroundError, EvaluationError) as e:  # a limit, a checker refusing:
-                # the whole template stops, located
-                report.error = str(e)
-                return report
-            if record is None:
-                report.drops[reason_key(reason or "dropped")] += 1
-            else:
-                kept.append((i, record))
-            if explain:
-                report.outcomes.append(Outcome(dict(binding), record, reason))
+        report.bindings = draw.estimate or 0
+        report.sampled = draw.sampled
         kept.sort(key=lambda p: p[0])
         records = [r for _, r in kept]
         if memory and "after" in self.states:

@@ -61,7 +61,10 @@ class TemplateCounts(_Model):
     file: str
     category: str | None = None
     level: int | None = None
-    bindings: int = Field(description="Bindings satisfying the constraints, all scenes.")
+    bindings: int = Field(description="Bindings satisfying the constraints, all scenes "
+                          "(estimated where `sampled`).")
+    sampled: bool = Field(default=False, description="Bindings were drawn by sampling "
+                          "on some scene (too many to enumerate).")
     visited: int = Field(description="Bindings examined (fewer under --max-per-template).")
     tasks: int
     drops: dict[str, int] = Field(default_factory=dict, description="Dropped, by reason.")
@@ -228,6 +231,7 @@ class _Tally:
     category: str | None
     level: int | None
     bindings: int = 0
+    sampled: bool = False
     visited: int = 0
     tasks: int = 0
     drops: Counter[str] = field(default_factory=Counter)
@@ -236,6 +240,7 @@ class _Tally:
     def counts(self) -> TemplateCounts:
         return TemplateCounts(
             file=self.file, category=self.category, level=self.level, bindings=self.bindings,
+            sampled=self.sampled,
             visited=self.visited, tasks=self.tasks, drops=dict(sorted(self.drops.items())),
             errors=self.errors)
 
@@ -251,6 +256,7 @@ def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
         for rep in scene.reports:
             t = tallies.setdefault(rep.template, _Tally(rep.path, rep.category, rep.level))
             t.bindings += rep.bindings
+            t.sampled |= rep.sampled
             t.visited += rep.visited
             t.tasks += rep.tasks
             t.drops.update(rep.drops)

@@ -385,3 +385,42 @@ def test_bind_equals_brute_force(world: tuple[TableFacts, A.Template]) -> None:
     r = bind(t, facts)
     assert rows(r) == brute(t, facts)
     assert r.total == len(r.bindings)
+
+
+# ---------------------------------------------------------------- random order, sampled
+
+
+def test_random_order_enumerates_a_small_set_and_samples_a_large_one() -> None:
+    from fdc.compiler.bind import random_order
+
+    t = template("?o - movable ?s - surface ?r - room",
+                 "(and (on-top ?o ?s) (in-room ?s ?r) (not (is-red ?o)))")
+    complete = {tuple(b.values()) for b in bind(t, FACTS).bindings}
+    small = random_order(t, FACTS, seed=3)
+    assert not small.sampled and small.total == len(complete)
+    drawn = [tuple(b.values()) for b in small.bindings]
+    assert set(drawn) == complete and len(drawn) == len(complete)
+    big = random_order(t, FACTS, seed=3, enumerate_below=0)  # forced to sample
+    assert big.sampled
+    sampled = [tuple(b.values()) for b in big.bindings]
+    assert set(sampled) == complete and len(sampled) == len(complete)  # no repeats
+    again = [tuple(b.values()) for b in random_order(t, FACTS, seed=3,
+                                                    enumerate_below=0).bindings]
+    assert again == sampled  # the seed decides
+    assert big.estimate is not None and big.estimate > 0
+
+
+def test_sampled_bindings_are_uniform_despite_skewed_joins() -> None:
+    from fdc.compiler.bind import random_order
+
+    # `near` fans out unevenly: m1 has 2 partners (m1 itself is excluded: distinct),
+    # m2 one, b1 one. A walk that picked ?a uniformly, then ?b, would favour m2 and b1.
+    t = template("?a ?b - movable", "(near ?a ?b)")
+    complete = {tuple(b.values()) for b in bind(t, FACTS).bindings}
+    assert complete == {("m1", "m2"), ("m2", "m1"), ("b1", "m3")}
+    firsts = Counter(
+        tuple(next(random_order(t, FACTS, seed=s, enumerate_below=0).bindings).values())
+        for s in range(1500))
+    assert set(firsts) == complete
+    for n in firsts.values():
+        assert 400 <= n <= 600, firsts  # 500 each, binomial sd ~18

@@ -58,14 +58,33 @@ def test_compile_reports_bad_input_with_exit_2(tmp_path: Path) -> None:
 
 
 def test_compile_reports_a_template_that_cannot_compile_with_exit_1(tmp_path: Path) -> None:
+    big = tmp_path / "big.pddl"
+    big.write_text("(define (template everything-on) (:domain fdc-home) (:version 1)"
+                   " (:parameters ?s - surface) (:goal (forall (?x - movable) (on ?x ?s)))"
+                   " (:instruction \"x\"))")
+    code, out = run("compile", KITCHEN, "-T", str(big), "--no-history", "--max-atoms", "5",
+                    "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1
+    assert "template `everything-on`: grounding `forall`" in out
+    assert "over the limit of 5" in out
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["per_template"]["everything-on"]["errors"]
+
+
+def test_a_huge_binding_space_is_sampled_not_enumerated(tmp_path: Path) -> None:
     many = tmp_path / "many.pddl"
     many.write_text("(define (template everything) (:domain fdc-home) (:version 1)"
                     " (:parameters ?a ?b ?c ?d - object) (:goal (holding ?a))"
                     " (:instruction \"x\"))")
     code, out = run("compile", KITCHEN, "-T", str(many), "--no-history",
-                    "-o", str(tmp_path / "s.jsonl"))
-    assert code == 1
-    assert "template `everything`: binding explored more than" in out
+                    "--max-per-template", "4", "-o", str(tmp_path / "s.jsonl"))
+    assert code == 0, out
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    counts = manifest["per_template"]["everything"]
+    assert counts["sampled"] and counts["tasks"] == 4
+    first = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
+    assert len(set(first["bindings"].values())) == 4  # distinct entities
+    assert counts["bindings"] > 10**6  # an estimate of the ordered 4-tuples
 
 
 def test_explain_shows_bindings_goals_and_drop_reasons(tmp_path: Path) -> None:
