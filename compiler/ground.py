@@ -164,6 +164,15 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+def _never_drops(f: A.Node) -> bool:
+    """A conjunct that grounds without ever dropping the binding: a negated atom or a
+    comparison of function values (only arg-extremes and multi-goal forms drop)."""
+    if isinstance(f, A.Not):
+        return type(f.body) is A.Atom
+    return isinstance(f, A.Comparison) and not any(
+        isinstance(n, A.Extreme) for n in f.walk())
+
+
 def conjuncts(f: A.Node | None) -> list[A.Node]:
     """The conjuncts of a formula, nested `and`s flattened, in order."""
     if f is None or isinstance(f, A.Empty):
@@ -537,12 +546,16 @@ class _Grounder:
             cond = body.condition if isinstance(body, A.Imply) else None
         elif isinstance(f, A.Exists | A.Count):
             cond = body
+        elif isinstance(f, A.Extreme | A.Targets):
+            cond = f.condition
         else:
             cond = None
         plan: list[tuple[int, A.Atom, str]] = []
         index = {v.name: k for k, v in enumerate(variables)}
         for g in conjuncts(cond):
             if type(g) is not A.Atom:
+                if _never_drops(g):
+                    continue
                 break  # a form before a guard may drop the binding (a tie): keep it first
             if g.predicate == "=" or self.is_fluent(g.predicate):
                 continue
@@ -784,7 +797,8 @@ class _Grounder:
         target = self.term(f.target, env)
         [var] = f.variables
         scored: list[tuple[float, str]] = []
-        for inner in self.instances(f, f.variables, env):
+        domains = self.guarded(f, f.variables, f.condition or A.Empty(), env)
+        for inner in self.instances(f, f.variables, env, domains):
             if f.condition is not None and not self.compile_time(
                 f.condition, inner, f"the condition of `{f.op}`"
             ):
@@ -810,7 +824,8 @@ class _Grounder:
         found: list[tuple[float, str, Goal]] = []
         self.active.append(f)
         try:
-            for inner in self.instances(f, f.variables, env):
+            domains = self.guarded(f, f.variables, f.condition or A.Empty(), env)
+            for inner in self.instances(f, f.variables, env, domains):
                 if not self.compile_time(f.condition, inner, f"the condition of `{word}`"):
                     continue
                 entity = inner[var.name]
