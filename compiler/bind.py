@@ -375,8 +375,9 @@ class Draw:
 #: Below this many candidate bindings (the product of the search's fan-outs) the
 #: complete set is enumerated and shuffled; above it, bindings are sampled.
 ENUMERATE_BELOW = 100_000
-#: Random walks without a new binding before sampling gives up.
-SAMPLING_PATIENCE = 20_000
+#: Random walks without a new binding before sampling gives up (the set is then
+#: exhausted, or too sparse in its bound to sample: fewer than K tasks come out).
+SAMPLING_PATIENCE = 5_000
 
 
 def random_order(template: A.Template, facts: Facts, *, seed: int, limit: int = 1_000_000,

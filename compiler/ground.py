@@ -47,13 +47,14 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations, pairwise
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from fdc.predicates.goal import (
     FALSE,
@@ -164,6 +165,22 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+GuardIndexes = dict[tuple[str, tuple[int, ...], tuple[int, ...]],
+                   dict[tuple[str, ...], frozenset[str]]]
+
+
+def _shared(facts: Facts, name: str) -> Any:
+    """A cache kept on the facts object itself (its tables never change), so grounding
+    every binding of a template builds each guard index once; a fresh one when the
+    object takes no attributes."""
+    found = getattr(facts, name, None)
+    if found is None:
+        found = {}
+        with contextlib.suppress(AttributeError, TypeError):
+            object.__setattr__(facts, name, found)
+    return found
+
+
 def _never_drops(f: A.Node) -> bool:
     """A conjunct that grounds without ever dropping the binding: a negated atom or a
     comparison of function values (only arg-extremes and multi-goal forms drop)."""
@@ -220,12 +237,12 @@ class _Grounder:
         # asked for once per binding of the quantifiers around it
         self._domains: dict[tuple[str, ...], Sequence[str]] = {}
         self._fluent: dict[str, bool] = {}
-        self._guards: dict[tuple[str, tuple[int, ...], tuple[int, ...]],
-                           dict[tuple[str, ...], frozenset[str]]] = {}
+        self._guards: GuardIndexes = _shared(facts, "_fdc_guard_indexes")
         self._narrowed: dict[tuple[int, int], Sequence[str]] = {}
         self._pinned: list[object] = []
         self._plans: dict[int, list[tuple[int, A.Atom, str]]] = {}
-        self._ranks: dict[int, dict[str, int]] = {}
+        self._ranks: dict[int, tuple[Sequence[str], dict[str, int]]] = _shared(
+            facts, "_fdc_ranks")
         self._keep: list[Goal] = []  # keeps memoised goals alive, so their ids stay unique
 
     # ------------------------------------------------------------------ budget
@@ -574,9 +591,11 @@ class _Grounder:
         found = self._narrowed.get(key)
         if found is None:
             if len(allowed) * 8 < len(domain):
-                rank = self._ranks.get(id(domain))
-                if rank is None:
-                    rank = self._ranks[id(domain)] = {e: k for k, e in enumerate(domain)}
+                held = self._ranks.get(id(domain))
+                if held is None or held[0] is not domain:  # shared: the same list only
+                    held = self._ranks[id(domain)] = (domain, {e: k for k, e in
+                                                               enumerate(domain)})
+                rank = held[1]
                 found = sorted((e for e in allowed if e in rank), key=rank.__getitem__)
             else:
                 found = [e for e in domain if e in allowed]
@@ -605,7 +624,7 @@ class _Grounder:
                 return None
         pattern = (g.predicate, tuple(key_pos), tuple(var_pos))
         index = self._guards.get(pattern)
-        if index is None:
+        if index is None:  # built once per facts: every binding of a template asks again
             rows: dict[tuple[str, ...], set[str]] = {}
             for row in self.facts.true_atoms(g.predicate):
                 if len(row) != len(g.args) or len({row[i] for i in var_pos}) != 1:
