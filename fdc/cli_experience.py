@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -169,7 +169,6 @@ def render_experience(g: SceneGraph, log: Experience, *, fmt: str = "png", dpi: 
     """The walk on the scene map (coloured by the clock), each interaction's pick (circle)
     and place (square) numbered, and below it the interaction timeline. Deterministic:
     no dates in the metadata, a fixed SVG hash salt."""
-    import io
     import math
 
     import matplotlib
@@ -179,7 +178,7 @@ def render_experience(g: SceneGraph, log: Experience, *, fmt: str = "png", dpi: 
     import numpy as np
     from matplotlib.collections import LineCollection
 
-    from fdc.sim_bridge.render import ROOM_COLOURS, _outline
+    from fdc.sim_bridge.render import ROOM_COLOURS, _outline, figure_bytes
     from fdc.sim_bridge.scene import Kind
 
     rooms = g.rooms()
@@ -282,9 +281,5 @@ def render_experience(g: SceneGraph, log: Experience, *, fmt: str = "png", dpi: 
         tl.set_xticks(ticks, [_clock(t) for t in ticks], fontsize=7)
         tl.set_xlabel("clock", fontsize=8)
         tl.grid(axis="x", color="#cccccc", linewidth=0.5, zorder=1)
-        fig.tight_layout()
-        buf = io.BytesIO()
-        metadata: dict[str, Any] = {"Software": None} if fmt == "png" else {"Date": None}
-        fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
-        plt.close(fig)
-    return buf.getvalue()
+        data = figure_bytes(fig, fmt, dpi)
+    return data

@@ -183,6 +183,14 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.tick_params(labelsize=7)
+    return figure_bytes(fig, fmt, dpi)
+
+
+def figure_bytes(fig: Any, fmt: str, dpi: int) -> bytes:
+    """A laid-out figure as PNG or SVG bytes, without dates or versions in the file (so
+    the same picture gives the same bytes), and closed."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     buf = io.BytesIO()
     metadata: dict[str, Any] = {"Software": None} if fmt == "png" else {"Date": None}
