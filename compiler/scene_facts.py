@@ -21,8 +21,8 @@ Static and history atoms are decided by the registered checkers (so compile time
 time agree by construction). A predicate's table of true atoms is built on first use:
 by a direct construction for the built-in predicates whose argument product would be
 large (`is-category`, `surface-of`, `furniture-in-room`, `next-interaction`,
-`picked-from`, `placed-on`, `on`), otherwise by evaluating the checker over the product of
-its argument types' entities. Tests hold each direct construction to the checker.
+`picked-from`, `placed-on`, `on`, `in-cell`), otherwise by evaluating the checker over
+the product of its argument types' entities. Tests hold each direct construction to the checker.
 
 `StateFacts` is the view the binder uses for `:constraints`: the same facts, with the
 fluent predicates decided in one world state (the scene's initial state for a process
@@ -393,19 +393,28 @@ def _interaction_surfaces(attr: str, name: str) -> Callable[[SceneFacts, Context
     return build
 
 
-def _on(f: SceneFacts, ctx: Context) -> Iterable[Row]:
-    """Each item against the surfaces it could rest on: those under its footprint."""
-    state = ctx.require_state()
-    candidates: list[Row] = []
-    surfaces = f.graph.surfaces()
+def _under(f: SceneFacts, ctx: Context) -> list[Row]:
+    """Each item with each surface under its centre: the only surfaces it can rest on,
+    or lie in a cell of."""
     import shapely
 
+    state = ctx.require_state()
+    surfaces = f.graph.surfaces()
     tree = shapely.STRtree([s.polygon for s in surfaces])
+    out: list[Row] = []
     for e in f.entities(("movable",)):
         x, y, _ = state.object_pose(e).position
-        for k in tree.query(shapely.Point(x, y)).tolist():
-            candidates.append((e, surfaces[k].id))
-    return _confirmed(f, "on", candidates, ctx)
+        out.extend((e, surfaces[k].id) for k in tree.query(shapely.Point(x, y)).tolist())
+    return out
+
+
+def _on(f: SceneFacts, ctx: Context) -> Iterable[Row]:
+    return _confirmed(f, "on", _under(f, ctx), ctx)
+
+
+def _in_cell(f: SceneFacts, ctx: Context) -> Iterable[Row]:
+    cells = f.entities(("cell",))
+    return _confirmed(f, "in-cell", [(e, s, c) for e, s in _under(f, ctx) for c in cells], ctx)
 
 
 def _confirmed(f: SceneFacts, predicate: str, candidates: Sequence[Row], ctx: Context
@@ -426,4 +435,5 @@ _DIRECT: Mapping[str, Callable[[SceneFacts, Context], Iterable[Row]]] = {
     "picked-from": _interaction_surfaces("picked_from", "picked-from"),
     "placed-on": _interaction_surfaces("placed_on", "placed-on"),
     "on": _on,
+    "in-cell": _in_cell,
 }
