@@ -311,6 +311,8 @@ class StateFacts:
         if self.base.kind(predicate) != "fluent":
             return self.base.holds(predicate, args)
         row = tuple(args)
+        if predicate in _DIRECT and predicate not in self._sets:
+            self.true_atoms(predicate)  # cheaper than asking atom by atom
         if predicate in self._sets:
             return row in self._sets[predicate]
         key = (predicate, row)
