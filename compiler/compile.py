@@ -23,6 +23,7 @@ choices come from `random.Random` seeded by a hash of the seed and a stable name
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -222,10 +223,13 @@ def start_snapshots(graph: SceneGraph, log: Experience | None) -> tuple[Snapshot
     if log is None or not log.frames:
         return initial, None
     objects = dict(initial.objects)
+    placed = {i.object: i.placed_orientation for i in log.interactions}  # the last one
     for ident, pos in final_positions(log).items():
         old = objects.get(ident)
         if old is not None:
-            objects[ident] = ObjectPose(position=pos, orientation=old.orientation, size=old.size)
+            turned = placed.get(ident)
+            objects[ident] = ObjectPose(position=pos, size=old.size, orientation=(
+                turned if turned is not None else old.orientation))
     agent = final_agent_pose(log)
     assert agent is not None
     after = initial.model_copy(update={
@@ -420,7 +424,7 @@ class SceneCompiler:
         goals = [goal]
         fixed = {v for k, v in binding.items() if k not in widen}
         assert entry.template.goal is not None
-        for combo in _product([widen[n] for n in names]):
+        for combo in itertools.product(*(widen[n] for n in names)):
             if len(set(combo)) < len(combo) or fixed & set(combo):
                 continue
             alt = {**binding, **dict(zip(names, combo, strict=True))}
@@ -551,12 +555,6 @@ class FrameIndex:
 
 def _entity_text(d: Description) -> EntityText:
     return EntityText(d.phrase, d.entity, d.definite, value=d.value)
-
-
-def _product(domains: Sequence[Sequence[str]]) -> Iterable[tuple[str, ...]]:
-    import itertools
-
-    return itertools.product(*domains)
 
 
 def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]:

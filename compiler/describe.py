@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fdc.predicates.attributes import attribute_values
+
 if TYPE_CHECKING:
     from fdc.sim_bridge.state import WorldState
 
@@ -126,25 +128,20 @@ class Describer:
             return found
         kind = self.kind(entity)
         out: dict[str, str] = {}
-        if kind in ("movable", "furniture"):
-            attrs = self.graph.object(entity).attributes
-            for key in ADJECTIVES:
-                if attrs.get(key):
-                    out[key] = " and ".join(words(v) for v in _split(attrs[key]))
-        if kind == "surface":
-            owner = self.graph.surface(entity).object_id
+        # a surface's adjectives are its furniture's
+        owner = self.graph.surface(entity).object_id if kind == "surface" else entity
+        if kind in ("movable", "furniture", "surface"):
             attrs = self.graph.object(owner).attributes
             for key in ADJECTIVES:
                 if attrs.get(key):
-                    out[key] = " and ".join(words(v) for v in _split(attrs[key]))
+                    out[key] = " and ".join(words(v) for v in attribute_values(attrs[key]))
         if kind == "movable":
             support = self.state.support_of(entity)
             if support is not None:
                 inside = self.graph.surface(support).container is not None
                 out["on"] = f"{'in' if inside else 'on'} the {self.head(support)}"
         if kind in ("movable", "furniture", "surface"):
-            what = self.graph.surface(entity).object_id if kind == "surface" else entity
-            room = self.state.room_of(what)
+            room = self.state.room_of(owner)
             if room is not None:
                 out["in"] = self.graph.room(room).name
         self._features[entity] = out
@@ -217,12 +214,6 @@ class Describer:
         if "in" in chosen:
             text += f" in the {feats['in']}"
         return text
-
-
-def _split(value: str) -> list[str]:
-    from fdc.predicates.attributes import _SPLIT
-
-    return [v for v in _SPLIT.split(value) if v.strip()]
 
 
 def _surface_words(name: str, container: bool) -> str:

@@ -219,8 +219,14 @@ class SceneFacts:
         self._require_compile_time(predicate, "table")
         return self._table(predicate, self.context)
 
-    def _table(self, predicate: str, ctx: Context) -> list[Row]:
-        rows = self._tables.get(predicate)
+    def _table(self, predicate: str, ctx: Context,
+               tables: dict[str, list[Row]] | None = None,
+               sets: dict[str, set[Row]] | None = None) -> list[Row]:
+        """The predicate's true atoms in `ctx`, memoised in `tables`/`sets` (this
+        object's own by default; a `StateFacts` keeps its own for its state)."""
+        tables = self._tables if tables is None else tables
+        sets = self._sets if sets is None else sets
+        rows = tables.get(predicate)
         if rows is None:
             build = _DIRECT.get(predicate)
             if self.registry.checker(predicate).kind is CheckerKind.HISTORY and (
@@ -232,8 +238,8 @@ class SceneFacts:
             else:
                 raw = self._product_table(predicate, ctx)
             rows = sorted(set(r for r in raw if self._typed(predicate, r)))
-            self._tables[predicate] = rows
-            self._sets[predicate] = set(rows)
+            tables[predicate] = rows
+            sets[predicate] = set(rows)
         return rows
 
     def _param_domains(self, predicate: str) -> list[Sequence[str]]:
@@ -263,7 +269,7 @@ class SceneFacts:
                 f"(more than {MAX_TABLE_PRODUCT}); give the predicate a direct "
                 "construction in fdc.compiler.scene_facts"
             )
-        rows = [tuple(r) for r in _product(doms)]
+        rows = list(itertools.product(*doms))
         if not rows:
             return []
         truth = self.registry.evaluate_many(predicate, rows, ctx)
@@ -327,18 +333,7 @@ class StateFacts:
     def true_atoms(self, predicate: str) -> Sequence[Row]:
         if self.base.kind(predicate) != "fluent":
             return self.base.true_atoms(predicate)
-        rows = self._tables.get(predicate)
-        if rows is None:
-            build = _DIRECT.get(predicate)
-            raw = (
-                build(self.base, self.context)
-                if build is not None
-                else self.base._product_table(predicate, self.context)
-            )
-            rows = sorted(set(r for r in raw if self.base._typed(predicate, r)))
-            self._tables[predicate] = rows
-            self._sets[predicate] = set(rows)
-        return rows
+        return self.base._table(predicate, self.context, self._tables, self._sets)
 
     def value(self, function: str, args: Sequence[str]) -> float | None:
         if self.base.kind(function) != "fluent":
@@ -348,10 +343,6 @@ class StateFacts:
         except EvaluationError:
             return None
         return v if v is not None and math.isfinite(v) else None
-
-
-def _product(doms: Sequence[Sequence[str]]) -> Iterable[Row]:
-    return itertools.product(*doms)
 
 
 # ---------------------------------------------------------------------- direct tables

@@ -19,7 +19,6 @@ from fdc.schemas import MODELS
 if TYPE_CHECKING:
     from fdc.predicates.registry import Mode
     from fdc.predicates.verify import Verdict
-    from fdc.sim_bridge.graph import SceneGraph
 
 app = typer.Typer(
     name="fdc",
@@ -207,6 +206,8 @@ def verify(
         records = [r for r in records if r.id in set(task)]
     overrides = _thresholds(threshold or [])
     scene_path = scene or _scene_of(trajectory, header.scene)
+    from fdc.cli_scene import _load_graph
+
     graph = _load_graph(scene_path)
     try:
         verdicts = verify_snapshots(
@@ -278,19 +279,6 @@ def _scene_of(trajectory: Path, named: str) -> Path:
     """A trajectory names its scene relative to itself, or to the working folder."""
     beside = trajectory.parent / named
     return beside if beside.exists() else Path(named)
-
-
-def _load_graph(path: Path) -> SceneGraph:
-    from fdc.sim_bridge.graph import build_scene_graph
-    from fdc.sim_bridge.load import load_scene
-
-    result = load_scene(path)
-    if result.scene is None:
-        err = _stderr()
-        for f in result.findings:
-            err.print(f"{path}: {f}")
-        raise typer.Exit(EXIT_USAGE)
-    return build_scene_graph(result.scene, base_dir=path.parent)
 
 
 def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:

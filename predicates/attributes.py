@@ -43,11 +43,16 @@ def is_category(ctx: Context, o: Movable, c: Value) -> bool:
     return pddl_word(c) in type_ancestors(cat, ctx.type_parents)
 
 
+def attribute_values(raw: str) -> list[str]:
+    """The values an attribute lists, as written: "red, white" -> ["red", "white"]."""
+    return [v.strip() for v in _SPLIT.split(raw) if v.strip()]
+
+
 def _attribute(ctx: Context, o: Movable, key: str) -> set[str]:
     raw = ctx.graph.object(o).attributes.get(key)
     if raw is None:
         return set()
-    return {pddl_word(v) for v in _SPLIT.split(raw) if v.strip()}
+    return {pddl_word(v) for v in attribute_values(raw)}
 
 
 @static
