@@ -34,11 +34,13 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 def _register_subcommands() -> None:
     from fdc.cli_compile import compile_command, explain_command
     from fdc.cli_experience import experience_app
+    from fdc.cli_export import export_app
     from fdc.cli_scene import import_app, scene_app
 
     app.add_typer(scene_app, name="scene")
     app.add_typer(import_app, name="import")
     app.add_typer(experience_app, name="experience")
+    app.add_typer(export_app, name="export")
     app.command("compile")(compile_command)
     app.command("explain")(explain_command)
 
