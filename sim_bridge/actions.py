@@ -1,0 +1,42 @@
+"""The agent action vocabulary of manipulation tasks (ManiTaskGen's benchmark loop).
+
+A trace is a list of `AgentAction`s. The agent environment (`agent_env`) takes them one
+at a time; `fdc evaluate` replays a recorded trace in the embedded world. The names follow
+ManiTaskGen: `go_to` a surface, `change_view` (the next standing side of that surface),
+`pick` an object, `show_receptacle` (list the placement regions of a surface, or of the
+surface an object stands on), `place` (anywhere on a surface, or in chosen regions of it),
+`call_end`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ActionName(StrEnum):
+    GO_TO = "go_to"
+    CHANGE_VIEW = "change_view"
+    PICK = "pick"
+    SHOW_RECEPTACLE = "show_receptacle"
+    PLACE = "place"
+    CALL_END = "call_end"
+
+
+class AgentAction(BaseModel):
+    """One action of a manipulation trace."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    action: ActionName
+    target: str | None = Field(
+        default=None,
+        description="go_to / place: a surface id; pick: an object id; show_receptacle: a "
+        "surface or object id. None for change_view and call_end.",
+    )
+    regions: list[str] = Field(
+        default_factory=list,
+        description="place: the region labels chosen among those `show_receptacle` listed "
+        "(empty: anywhere on the surface).",
+    )
