@@ -261,7 +261,7 @@ class SceneCompiler:
         self._facts: dict[str, SceneFacts] = {}
         self._state_facts: dict[tuple[str, str], StateFacts] = {}
         self._describers: dict[tuple[str, str], Describer] = {}
-        self._holds: dict[tuple[str, GAtom], bool] = {}
+        self._holds: dict[str, dict[GAtom, bool]] = {}  # start state -> atom -> truth
         self._frames: FrameIndex | None = None
         self._walker: Walker | None = None
 
@@ -360,14 +360,8 @@ class SceneCompiler:
         t = entry.template
         facts = self.facts(entry.domain)
         assert t.goal is not None  # checked: every template has a goal
-        g = ground(t.goal, binding, facts, max_atoms=self.options.max_atoms, template=t.name)
-        if g.goal is None:
-            return None, g.reason
-        goal = g.goal
-        if not goal_targets(goal):
-            return None, NO_TARGET
-        if self._already_true(goal, start):
-            return None, ALREADY_TRUE
+        # Describe first: it is cheap, and in a large scene most bindings of a template
+        # that names its entities drop here (a goal over the whole scene is not cheap).
         describer = self.describer(entry.domain, start)
         used = set().union(*(names_used(text) for text in entry.texts)) if entry.texts else set()
         values: dict[str, Any] = {}
@@ -378,10 +372,20 @@ class SceneCompiler:
                 continue
             d = describer.describe(binding[p.name], p.types)
             if not d.unique:
-                if t.ambiguity == "reject" or isinstance(goal, GTargets | GThen):
+                if t.ambiguity == "reject":
                     return None, f"ambiguous description of {p.name}"
                 widen[p.name] = d.fits
             values[name] = _entity_text(d)
+        g = ground(t.goal, binding, facts, max_atoms=self.options.max_atoms, template=t.name)
+        if g.goal is None:
+            return None, g.reason
+        goal = g.goal
+        if not goal_targets(goal):
+            return None, NO_TARGET
+        if self._already_true(goal, entry.domain, start):
+            return None, ALREADY_TRUE
+        if widen and isinstance(goal, GTargets | GThen):  # no goal to widen: each its own stop
+            return None, f"ambiguous description of {next(iter(widen))}"
         if widen:
             goal = self._widen(entry, binding, widen, goal)
         targets = goal_targets(goal)
@@ -434,28 +438,40 @@ class SceneCompiler:
                 goals.append(g.goal)
         return disjunction(goals)
 
-    def _already_true(self, goal: Goal, start: str) -> bool:
+    def _already_true(self, goal: Goal, domain: DomainInfo, start: str) -> bool:
         if isinstance(goal, GTargets):
             return False  # each target needs its own stop
         steps = goal.steps if isinstance(goal, GThen) else (goal,)
         if any(isinstance(s, GTargets | GThen) for s in steps):
             return False
-        self._judge(start, [a for s in steps for a in atoms(s)])
-        return all(evaluate(s, 0, lambda a, _i: self._holds[(start, a)]) for s in steps)
+        holds = self._judge(domain, start, [a for s in steps for a in atoms(s)])
+        return all(evaluate(s, 0, lambda a, _i: holds[a]) for s in steps)
 
-    def _judge(self, start: str, wanted: Iterable[GAtom]) -> None:
-        """Decide every new atom in the start state: one batched checker call each
-        predicate (a goal over every item and surface holds thousands of atoms)."""
-        new: dict[str, list[GAtom]] = {}
+    def _judge(self, domain: DomainInfo, start: str, wanted: Iterable[GAtom]
+               ) -> dict[GAtom, bool]:
+        """Decide every new atom in the start state: a look-up in the state's table where
+        the predicate has one, else one batched checker call each predicate (a goal over
+        every item and surface holds thousands of atoms)."""
+        holds = self._holds.setdefault(start, {})
+        new: dict[str, dict[GAtom, None]] = {}
         for a in wanted:
-            if (start, a) not in self._holds:
-                new.setdefault(a.predicate, []).append(a)
+            if a not in holds:
+                new.setdefault(a.predicate, {})[a] = None
+        if not new:
+            return holds
+        facts = self.state_facts(domain, start)
         ctx = Context(graph=self.graph, state=self.states[start], experience=self.experience)
-        for predicate, batch in new.items():
-            batch = list(dict.fromkeys(batch))
+        for predicate, found in new.items():
+            batch = list(found)
+            table = facts.direct_set(predicate)
+            if table is not None:
+                for a in batch:
+                    holds[a] = a.args in table
+                continue
             truth = self.registry.evaluate_many(predicate, [a.args for a in batch], ctx)
             for a, ok in zip(batch, truth.tolist(), strict=True):
-                self._holds[(start, a)] = bool(ok)
+                holds[a] = bool(ok)
+        return holds
 
     # ----- memory tasks: goal frames and the shortest walk ---------------------------
 

@@ -165,8 +165,10 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-GuardIndexes = dict[tuple[str, tuple[int, ...], tuple[int, ...]],
-                   dict[tuple[str, ...], frozenset[str]]]
+# (predicate, key places, the variable's places, free slots) -> key values -> entities
+_FreeSlots = tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
+GuardIndexes = dict[tuple[str, tuple[int, ...], tuple[int, ...], _FreeSlots],
+                    dict[tuple[str, ...], frozenset[str]]]
 
 
 def _shared(facts: Facts, name: str) -> Any:
@@ -179,6 +181,11 @@ def _shared(facts: Facts, name: str) -> Any:
         with contextlib.suppress(AttributeError, TypeError):
             object.__setattr__(facts, name, found)
     return found
+
+
+#: A guard of a quantifier: (index of the variable it narrows, the compile-time atoms
+#: of which one must hold, the variable, the atoms' variables an inner `exists` binds).
+_Guard = tuple[int, tuple[A.Atom, ...], str, tuple[A.TypedName, ...]]
 
 
 def _never_drops(f: A.Node) -> bool:
@@ -240,7 +247,7 @@ class _Grounder:
         self._guards: GuardIndexes = _shared(facts, "_fdc_guard_indexes")
         self._narrowed: dict[tuple[int, int], Sequence[str]] = {}
         self._pinned: list[object] = []
-        self._plans: dict[int, list[tuple[int, A.Atom, str]]] = {}
+        self._plans: dict[int, list[_Guard]] = {}
         self._ranks: dict[int, tuple[Sequence[str], dict[str, int]]] = _shared(
             facts, "_fdc_ranks")
         self._keep: list[Goal] = []  # keeps memoised goals alive, so their ids stay unique
@@ -545,16 +552,26 @@ class _Grounder:
         skipping it changes nothing but the time, which becomes a lookup in the guard's
         table instead of a pass over every entity of the type (a join)."""
         domains: list[Sequence[str]] = [self.entities(v.types) for v in variables]
-        for i, g, var in self.guard_plan(f, variables, body):
-            allowed = self.guard_values(g, var, env)
+        for i, alternatives, var, free in self.guard_plan(f, variables, body):
+            allowed: frozenset[str] | None = frozenset()
+            for g in alternatives:
+                values = self.guard_values(g, var, env, free)
+                if values is None:
+                    allowed = None
+                    break
+                allowed = allowed | values if allowed else values
             if allowed is not None:
                 domains[i] = self.narrowed(domains[i], allowed)
         return domains
 
     def guard_plan(self, f: A.Node, variables: Sequence[A.TypedName], body: A.Node
-                   ) -> list[tuple[int, A.Atom, str]]:
+                   ) -> list[_Guard]:
         """The guards of quantifier `f` (memoised per node): (index of the variable it
-        narrows, the atom, the variable)."""
+        narrows, the atom, the variable, the atom's variables an inner `exists` binds).
+        A guard is a compile-time atom conjunct, or an `or` of such atoms over the same
+        variable (the union of what each lets through), or an `exists` conjunct whose
+        body is one of these: `(exists (?y - movable) (placed-on ?y ?x))` lets through
+        the ?x with some ?y, the projection of the atom's table."""
         found = self._plans.get(id(f))
         if found is not None:
             return found
@@ -567,19 +584,27 @@ class _Grounder:
             cond = f.condition
         else:
             cond = None
-        plan: list[tuple[int, A.Atom, str]] = []
+        plan: list[_Guard] = []
         index = {v.name: k for k, v in enumerate(variables)}
-        for g in conjuncts(cond):
-            if type(g) is not A.Atom:
-                if _never_drops(g):
+        for c in conjuncts(cond):
+            g: A.Node = c
+            free: tuple[A.TypedName, ...] = ()
+            if type(c) is A.Exists:
+                g, free = c.body, tuple(c.variables)
+            parts = list(g.parts) if type(g) is A.Or else [g]
+            alternatives = tuple(a for a in parts if type(a) is A.Atom)
+            if not parts or len(alternatives) != len(parts):
+                if _never_drops(c):
                     continue
                 break  # a form before a guard may drop the binding (a tie): keep it first
-            if g.predicate == "=" or self.is_fluent(g.predicate):
+            if any(a.predicate == "=" or self.is_fluent(a.predicate) for a in alternatives):
                 continue
-            mentioned = {a.name for a in g.args if type(a) is A.Variable} & set(index)
-            if len(mentioned) == 1:
-                (var,) = mentioned
-                plan.append((index[var], g, var))
+            outer = set(index) - {v.name for v in free}
+            mentioned = [{x.name for x in a.args if type(x) is A.Variable} & outer
+                         for a in alternatives]
+            if len(mentioned[0]) == 1 and all(m == mentioned[0] for m in mentioned):
+                (var,) = mentioned[0]
+                plan.append((index[var], alternatives, var, free))
         self._plans[id(f)] = plan
         self._pinned.append(f)
         return plan
@@ -603,14 +628,20 @@ class _Grounder:
             self._pinned.extend((domain, allowed))  # their ids stay theirs while memoised
         return found
 
-    def guard_values(self, g: A.Atom, var: str, env: Env) -> frozenset[str] | None:
+    def guard_values(self, g: A.Atom, var: str, env: Env,
+                     free: Sequence[A.TypedName] = ()) -> frozenset[str] | None:
         """The entities `var` may take for the compile-time atom `g` to hold (the other
-        arguments bound or constant), from the atom's table; None: not a usable guard."""
+        arguments bound, constant, or `free`: bound by an inner `exists`, any entity of
+        their types), from the atom's table; None: not a usable guard."""
         key_pos: list[int] = []
         key_val: list[str] = []
         var_pos: list[int] = []
+        free_types = {v.name: tuple(v.types) for v in free}
+        free_pos: list[tuple[int, str]] = []
         for i, a in enumerate(g.args):
-            if type(a) is A.Variable and a.name == var:
+            if type(a) is A.Variable and a.name in free_types:
+                free_pos.append((i, a.name))
+            elif type(a) is A.Variable and a.name == var:
                 var_pos.append(i)
             elif type(a) is A.Variable:
                 if a.name not in env:
@@ -622,12 +653,22 @@ class _Grounder:
                 key_val.append(a.name)
             else:
                 return None
-        pattern = (g.predicate, tuple(key_pos), tuple(var_pos))
+        if not var_pos:
+            return None
+        # Free variables: the row's value at each of a variable's places is one entity of
+        # its types.
+        slots = tuple((tuple(i for i, n in free_pos if n == name), free_types[name])
+                      for name in dict.fromkeys(n for _, n in free_pos))
+        pattern = (g.predicate, tuple(key_pos), tuple(var_pos), slots)
         index = self._guards.get(pattern)
         if index is None:  # built once per facts: every binding of a template asks again
+            typed = [(places, frozenset(self.entities(types))) for places, types in slots]
             rows: dict[tuple[str, ...], set[str]] = {}
             for row in self.facts.true_atoms(g.predicate):
                 if len(row) != len(g.args) or len({row[i] for i in var_pos}) != 1:
+                    continue
+                if any(len({row[i] for i in places}) != 1 or row[places[0]] not in ok
+                       for places, ok in typed):
                     continue
                 rows.setdefault(tuple(row[i] for i in key_pos), set()).add(row[var_pos[0]])
             index = self._guards[pattern] = {k: frozenset(v) for k, v in rows.items()}

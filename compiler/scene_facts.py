@@ -317,10 +317,9 @@ class StateFacts:
         if self.base.kind(predicate) != "fluent":
             return self.base.holds(predicate, args)
         row = tuple(args)
-        if predicate in _DIRECT and predicate not in self._sets:
-            self.true_atoms(predicate)  # cheaper than asking atom by atom
-        if predicate in self._sets:
-            return row in self._sets[predicate]
+        table = self.direct_set(predicate)
+        if table is not None:
+            return row in table
         key = (predicate, row)
         found = self._holds.get(key)
         if found is None:
@@ -334,6 +333,15 @@ class StateFacts:
         if self.base.kind(predicate) != "fluent":
             return self.base.true_atoms(predicate)
         return self.base._table(predicate, self.context, self._tables, self._sets)
+
+    def direct_set(self, predicate: str) -> set[Row] | None:
+        """A fluent's true atoms in this state, when it has a direct table (built on
+        first use: a look-up then beats asking the checker about thousands of atoms);
+        None otherwise."""
+        if predicate not in _DIRECT or self.base.kind(predicate) != "fluent":
+            return None
+        self.true_atoms(predicate)
+        return self._sets[predicate]
 
     def value(self, function: str, args: Sequence[str]) -> float | None:
         if self.base.kind(function) != "fluent":

@@ -747,3 +747,55 @@ def test_forpairs_over_many_firsts_does_not_recurse() -> None:
         text = "(forpairs (?p - plate) (?f - fruit) (around ?f ?p))"
         ground(goal_of(text, ""), {}, facts, max_atoms=10_000)
     assert info.value.quantifier == "forpairs"
+
+
+def _guard_forms(x: str) -> list[A.Node]:
+    """Guards a quantifier over `x` narrows its domain by: an `exists` over a
+    compile-time atom (its table projected), an `or` of compile-time atoms (their union),
+    and the two together."""
+    y = A.TypedName(name="?gy", types=("u",))
+    r_yx = A.Atom(predicate="r", args=(V("?gy"), V(x)))
+    r_xy = A.Atom(predicate="r", args=(V(x), V("?gy")))
+    return [
+        A.Exists(variables=(y,), body=r_yx),
+        A.Exists(variables=(y,), body=A.Or(parts=(r_yx, r_xy))),
+        A.Or(parts=(A.Atom(predicate="s", args=(V(x),)),
+                    A.Atom(predicate="r", args=(V(x), A.Constant(name="e1"))))),
+        A.Exists(variables=(y,), body=A.Or(parts=(r_yx, A.Atom(predicate="s", args=(V(x),))))),
+    ]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    guard=st.integers(0, 3),
+    quantifier=st.sampled_from(["exists", "forall", "count"]),
+    body=formulas(("?o", "?x"), depth=2),
+    o=st.sampled_from(ENTITIES),
+    s=st.frozensets(st.sampled_from(ENTITIES)),
+    r=st.frozensets(st.tuples(st.sampled_from(ENTITIES), st.sampled_from(ENTITIES))),
+    k=st.dictionaries(st.sampled_from(ENTITIES), st.integers(0, 2)),
+    states=st.lists(st.frozensets(st.sampled_from(FLUENT_ATOMS)), min_size=1, max_size=4),
+)
+def test_exists_and_or_guards_agree_with_brute_force(
+    guard: int, quantifier: str, body: A.Node, o: str, s: frozenset[str],
+    r: frozenset[tuple[str, str]], k: dict[str, int],
+    states: list[frozenset[tuple[str, tuple[str, ...]]]],
+) -> None:
+    x = A.TypedName(name="?x", types=("t",))
+    g = _guard_forms("?x")[guard]
+    formula: A.Node
+    if quantifier == "forall":
+        formula = A.Forall(variables=(x,), body=A.Imply(condition=g, consequence=body))
+    elif quantifier == "exists":
+        formula = A.Exists(variables=(x,), body=A.And(parts=(g, body)))
+    else:
+        formula = A.Count(op="at-least", n=1, variables=(x,), body=A.And(parts=(g, body)))
+    facts = _facts(s, r, k)
+    result = ground(formula, {"o": o}, facts)
+    brute = Brute(facts, set())
+    if result.reason is not None and result.reason.startswith("tie"):
+        return
+    goal = FALSE if result.goal is None else result.goal
+    for state in [*states, frozenset(), frozenset(FLUENT_ATOMS)]:
+        brute.state = set(state)
+        assert evaluate(goal, brute.state) == brute(formula, {"?o": o}), (to_pddl(goal), state)
