@@ -2,7 +2,9 @@
 ; receptacles. Predicates are bound to Python checkers by name (fdc.predicates); each is
 ; static (scene facts), history (the robot's experience log) or fluent (run-time state).
 (define (domain fdc-home)
-  (:requirements :strips :typing :negative-preconditions :numeric-fluents)
+  (:requirements
+    :strips :typing :equality :negative-preconditions :universal-preconditions
+    :conditional-effects :numeric-fluents)
 
   (:types
     room furniture surface movable value - object
@@ -14,6 +16,10 @@
     cup mug bowl plate glass - tableware
     pan pot kettle knife spoon - kitchenware
     book pen notebook - stationery
+    apple banana pear lemon - fruit ; not orange: a colour constant
+    vase candle plant - decor
+    laptop remote - electronics
+    toy-car - toy
     ; category: the scene's item categories; clock-time: clock minutes taken from the log;
     ; minutes: whole-minute interaction durations taken from the log
     color material shape cell side category clock-time minutes - value)
@@ -21,6 +27,7 @@
   (:constants
     red orange yellow green blue purple pink brown black white grey silver gold - color
     wood metal plastic glass-material ceramic fabric paper stone - material
+    round square tall - shape
     front-left front front-right left center right rear-left rear rear-right - cell
     front-side left-side rear-side right-side - side)
 
@@ -38,6 +45,8 @@
     (on ?o - movable ?s - surface)
     (inside ?o - movable ?c - (either receptacle container))
     (in-room ?o - movable ?r - room)
+    (on-furniture ?o - movable) ; on a surface of a piece of furniture, in one atom
+    (same-surface ?a ?b - movable) ; two items on one surface, in one atom
     (holding ?o - movable)
     (hand-empty)
     (robot-at-object ?o - movable)
@@ -48,6 +57,17 @@
     (around ?o ?a - movable)
     (between ?o ?a ?b - movable)
     (is-open ?f - articulated)
+    ; fluent, PARTNR's relations (receptacles named as whole objects) and object states
+    (on-top-of ?o - movable ?x - (either furniture movable))
+    (inside-of ?o - movable ?x - (either furniture movable))
+    (on-floor ?o - movable)
+    (next-to ?a ?b - (either furniture movable))
+    (is-clean ?o - (either furniture movable))
+    (is-dirty ?o - (either furniture movable))
+    (is-filled ?o - (either furniture movable))
+    (is-empty ?o - (either furniture movable))
+    (is-powered-on ?o - (either furniture movable))
+    (is-powered-off ?o - (either furniture movable))
     ; history: the robot's experience
     (interacted ?o - movable)
     (picked-from ?o - movable ?s - surface)
@@ -74,27 +94,175 @@
     (place-order ?s - surface) ; 1 for the first surface an item was placed on
     (total-cost))
 
+  ; Actions: a symbolic abstraction of the embedded world for planners (`fdc validate
+  ; --solve`, `fdc export pddl`). Navigation reaches any furniture surface (knowing its
+  ; room) and any surface of an item (a tray: its room unknown); an item rests on one
+  ; surface, and each geometric fluent (in-cell, around, at-side, between, inside,
+  ; in-room, on-furniture) becomes true only by the placement that establishes it and
+  ; false when an item it relates is picked up; fluents no action here establishes
+  ; (same-surface, PARTNR's relations and states) keep their initial value. A receptacle of articulated furniture is reached only
+  ; while the furniture is open. Free space on surfaces is not modelled.
   (:action navigate-to-receptacle
-    :parameters (?from ?to - surface ?r - room ?f - furniture)
-    :precondition (and
-      (robot-at-receptacle ?from)
-      (surface-of ?to ?f)
-      (furniture-in-room ?f ?r))
+    :parameters (?to - surface ?f - furniture ?r - room)
+    :precondition (and (surface-of ?to ?f) (furniture-in-room ?f ?r))
     :effect (and
-      (not (robot-at-receptacle ?from))
+      (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
+      (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
       (robot-at-receptacle ?to)
       (robot-in-room ?r)
       (increase (total-cost) 1)))
 
+  (:action navigate-to-item
+    :parameters (?to - surface)
+    :precondition (forall (?f - furniture) (not (surface-of ?to ?f)))
+    :effect (and
+      (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
+      (forall (?x - room) (not (robot-in-room ?x)))
+      (robot-at-receptacle ?to)
+      (increase (total-cost) 1)))
+
   (:action pick
     :parameters (?o - movable ?s - surface)
-    :precondition (and (hand-empty) (on ?o ?s) (robot-at-receptacle ?s))
-    :effect (and (holding ?o) (not (hand-empty)) (not (on ?o ?s)) (increase (total-cost) 1)))
+    :precondition (and
+      (hand-empty)
+      (on ?o ?s)
+      (robot-at-receptacle ?s)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (holding ?o)
+      (not (hand-empty))
+      (not (on ?o ?s))
+      (not (on-furniture ?o))
+      (forall (?c - receptacle) (not (inside ?o ?c)))
+      (forall (?c - container) (not (inside ?o ?c)))
+      (forall (?r - room) (not (in-room ?o ?r)))
+      (forall (?c - cell) (not (in-cell ?o ?s ?c)))
+      (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
+      (forall (?a - movable ?d - cell)
+        (and (not (at-side ?o ?a ?d)) (not (at-side ?a ?o ?d))))
+      (forall (?a ?b - movable)
+        (and (not (between ?o ?a ?b)) (not (between ?a ?o ?b)) (not (between ?a ?b ?o))))
+      (increase (total-cost) 1)))
 
   (:action place
-    :parameters (?o - movable ?s - surface)
-    :precondition (and (holding ?o) (robot-at-receptacle ?s))
-    :effect (and (on ?o ?s) (hand-empty) (not (holding ?o)) (increase (total-cost) 1)))
+    :parameters (?o - movable ?s - surface ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (robot-at-receptacle ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
+      (in-room ?o ?r)
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+
+  (:action place-in-cell
+    :parameters (?o - movable ?s - surface ?c - cell ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (robot-at-receptacle ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (in-cell ?o ?s ?c)
+      (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
+      (in-room ?o ?r)
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+
+  (:action place-around
+    :parameters (?o ?a - movable ?s - surface ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (on ?a ?s)
+      (robot-at-receptacle ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (around ?o ?a)
+      (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
+      (in-room ?o ?r)
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+
+  (:action place-at-side
+    :parameters (?o ?a - movable ?d - cell ?s - surface ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (on ?a ?s)
+      (not (= ?d center))
+      (robot-at-receptacle ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (at-side ?o ?a ?d)
+      (around ?o ?a)
+      (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
+      (in-room ?o ?r)
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+
+  (:action place-between
+    :parameters (?o ?a ?b - movable ?s - surface ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (on ?a ?s)
+      (on ?b ?s)
+      (not (= ?a ?b))
+      (robot-at-receptacle ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (between ?o ?a ?b)
+      (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
+      (in-room ?o ?r)
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+
+  (:action place-inside
+    :parameters (?o - movable ?c - container ?s - surface ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (not (= ?o ?c))
+      (on ?c ?s)
+      (robot-at-receptacle ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?x - receptacle ?g - articulated)
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+    :effect (and
+      (inside ?o ?c)
+      (in-room ?o ?r)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
 
   (:action open
     :parameters (?f - articulated ?s - surface)

@@ -5,11 +5,18 @@ single goal, one per target for a multi-goal task, in the order the agent visits
 and optionally the low-level run that followed (`trajectory`: a trajectory file of
 snapshots, relative to the predictions file). A manipulation task's prediction is the
 agent's action trace (`actions`).
+
+`read_predictions` reads a file and reports every bad line with its number and JSON
+path (and a task predicted twice); it never raises on bad input.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fdc.sim_bridge.actions import AgentAction
 
@@ -34,3 +41,59 @@ class Prediction(BaseModel):
     actions: list[AgentAction] | None = Field(
         default=None, description="Manipulation tasks: the agent's action trace."
     )
+
+
+@dataclass(frozen=True)
+class PredictionProblem:
+    """A bad line of a predictions file, located."""
+
+    line: int
+    where: str  # JSON path inside the line ("" for the line as a whole)
+    message: str
+    task_id: str | None = None
+
+    def __str__(self) -> str:
+        where = f" at {self.where}" if self.where else ""
+        return f"line {self.line}{where}: {self.message}"
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
+    """The predictions of a file's text with their line numbers (from 1), and every
+    problem found; a second prediction for a task is a problem and is left out."""
+    out: list[tuple[int, Prediction]] = []
+    problems: list[PredictionProblem] = []
+    seen: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(PredictionProblem(n, "", f"not JSON: {e.msg} (column {e.colno})"))
+            continue
+        try:
+            p = Prediction.model_validate(raw)
+        except ValidationError as e:
+            task = raw.get("task_id") if isinstance(raw, dict) else None
+            problems.extend(PredictionProblem(n, _loc(err["loc"]), err["msg"],
+                                              task if isinstance(task, str) else None)
+                            for err in e.errors())
+            continue
+        if p.task_id in seen:
+            problems.append(PredictionProblem(
+                n, "task_id", f"task `{p.task_id}` is predicted again (first on line "
+                f"{seen[p.task_id]}); only the first counts", p.task_id))
+            continue
+        seen[p.task_id] = n
+        out.append((n, p))
+    return out, problems
+
+
+def read_predictions(path: str | Path
+                     ) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
+    """`parse_predictions` of a file (an unreadable file raises `OSError`)."""
+    return parse_predictions(Path(path).read_text(encoding="utf-8"))

@@ -32,17 +32,26 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _register_subcommands() -> None:
+    from fdc.cli_baseline import run_baseline_command
     from fdc.cli_compile import compile_command, explain_command
+    from fdc.cli_evaluate import evaluate_command
     from fdc.cli_experience import experience_app
     from fdc.cli_export import export_app
+    from fdc.cli_habitat_export import export_habitat_command
+    from fdc.cli_partnr import export_partnr, import_partnr
     from fdc.cli_scene import import_app, scene_app
 
     app.add_typer(scene_app, name="scene")
     app.add_typer(import_app, name="import")
     app.add_typer(experience_app, name="experience")
+    export_app.command("habitat")(export_habitat_command)
+    export_app.command("partnr")(export_partnr)
+    import_app.command("partnr")(import_partnr)
     app.add_typer(export_app, name="export")
     app.command("compile")(compile_command)
     app.command("explain")(explain_command)
+    app.command("evaluate")(evaluate_command)
+    app.command("run-baseline")(run_baseline_command)
 
 
 _register_subcommands()
@@ -177,8 +186,10 @@ def verify(
         OutputFormat, typer.Option("--format", help="text for people, json for machines.")
     ] = OutputFormat.text,
 ) -> None:
-    """Judge each task's goal on a recorded trajectory: success, and when each target counted."""
+    """Judge each task's goal on a recorded trajectory: success, and when each target counted
+    (a PARTNR checklist: percent complete, and when each proposition was first satisfied)."""
     from fdc.compiler.suite import read_suite
+    from fdc.predicates.registry import EvaluationError
     from fdc.predicates.verify import verify_snapshots
     from fdc.sim_bridge.trajectory import TrajectoryError, read_trajectory
 
@@ -222,6 +233,10 @@ def verify(
     except KeyError as e:  # an unknown threshold name, with a suggestion
         err.print(f"error: {e.args[0]}")
         raise typer.Exit(EXIT_USAGE) from None
+    except EvaluationError as e:  # an entity the scene does not have, a wrong arity
+        err.print(f"{suite}: error: {e}; hint: is the trajectory's scene the one the task is "
+                  "for?", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
     failed = sum(not v.success for v in verdicts.values())
     if output_format is OutputFormat.json:
         report = {
@@ -233,8 +248,10 @@ def verify(
                     "success": v.success,
                     "end_step": v.end_step,
                     "reason": v.reason,
+                    "percent_complete": v.percent_complete,
                     "targets": [
-                        {"target": t.target, "step": t.step, "note": t.note} for t in v.records
+                        {"target": t.target, "step": t.step, "note": t.note, "counts": t.counts}
+                        for t in v.records
                     ],
                 }
                 for task_id, v in verdicts.items()
@@ -290,8 +307,14 @@ def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
     for column in ("task", "result", "end step", "why", "targets (step)"):
         table.add_column(column)
     for task_id, v in verdicts.items():
-        targets = ", ".join(f"{t.target} ({'-' if t.step is None else t.step})" for t in v.records)
+        targets = ", ".join(
+            f"{t.target} ({'-' if t.step is None else t.step}"
+            + ("" if t.counts is not False else ", does not count") + ")"
+            for t in v.records
+        )
         result = "[green]success[/]" if v.success else "[red]failure[/]"
+        if v.percent_complete is not None:
+            result += f" {100 * v.percent_complete:.1f}%"
         table.add_row(task_id, result, str(v.end_step), v.reason, targets)
     Console(highlight=False).print(table)
     _stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")

@@ -9,11 +9,14 @@ from typing import Any
 #: `fdc schema NAME` prints `MODELS[NAME]`'s JSON Schema. Values are "module:Class".
 MODELS: dict[str, str] = {
     "check-report": "fdc.compiler.diagnostics:CheckReport",
+    "validation-report": "fdc.compiler.validate:ValidationReport",
     "task": "fdc.compiler.suite:TaskRecord",
     "manifest": "fdc.compiler.emit:Manifest",
     "experience": "fdc.sim_bridge.experience:Experience",
     "scene": "fdc.sim_bridge.scene:Scene",
     "trajectory": "fdc.sim_bridge.state:Snapshot",
+    "predictions": "fdc.evaluation.predictions:Prediction",
+    "evaluation-report": "fdc.evaluation.report:EvaluationReport",
 }
 
 

@@ -8,6 +8,14 @@ serialises as objects; all in every task record) and its PDDL rendering;
 
 Identical atoms are one object (`atom()` interns them), so a goal evaluated on many
 snapshots caches per atom and compares by identity.
+
+Beside the connectives, three kinds carry what PARTNR's evaluation says and a
+quantifier-free formula cannot say compactly (`docs/formats/task.md`, "Counting,
+clusters and checklists"): `count` (at least n of some entities stand in a relation to
+some, or one and the same, of others: the witnesses are kept), `cluster` (entities of
+several groups connected by a symmetric relation) and `checklist` (propositions judged
+over the whole trajectory: when each was first satisfied, dependencies that say when it
+is queried, and constraints on order, witnesses and the final state).
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
 
@@ -175,7 +183,212 @@ class GThen(_Goal):
     steps: tuple[Goal, ...]
 
 
-Goal = Annotated[GAtom | GNot | GAnd | GOr | GTargets | GThen, Field(discriminator="kind")]
+Thresholds = dict[str, float]
+
+
+class GCount(_Goal):
+    """At least `number` distinct `items` stand in `relation` to some entity of `others`
+    (to one and the same entity when `same_other`); with no `others`, `relation` is
+    unary and at least `number` items satisfy it. The lists are alternatives ("any of
+    these"), as PARTNR's handle lists are. `thresholds` override checker thresholds for
+    this node's atoms only."""
+
+    kind: Literal["count"] = "count"
+    relation: str = Field(min_length=1, description="A fluent predicate: (relation item "
+                          "[other]).")
+    items: tuple[str, ...] = Field(min_length=1)
+    others: tuple[str, ...] = ()
+    number: int = Field(default=1, ge=1)
+    same_other: bool = False
+    thresholds: Thresholds = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _same_needs_others(self) -> GCount:
+        if self.same_other and not self.others:
+            raise ValueError("`same_other` needs `others` to choose the one entity from")
+        return self
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.relation, self.items, self.others, self.number,
+                     self.same_other, tuple(sorted(self.thresholds.items()))))
+
+    def atom_for(self, item: str, other: str | None = None) -> GAtom:
+        return atom(self.relation, item) if other is None else atom(self.relation, item, other)
+
+
+class GCluster(_Goal):
+    """The entities of every group lie in one cluster: in one connected component of the
+    graph whose edges are the pairs in `relation` (either way round), which holds at
+    least `numbers[i]` entities of `groups[i]` for each i (PARTNR's `is_clustered`)."""
+
+    kind: Literal["cluster"] = "cluster"
+    relation: str = Field(default="next-to", min_length=1)
+    groups: tuple[tuple[str, ...], ...] = Field(min_length=1)
+    numbers: tuple[int, ...] = Field(default=(), description="One per group; default 1 each.")
+    thresholds: Thresholds = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_number_per_group(self) -> GCluster:
+        if any(not g for g in self.groups):
+            raise ValueError("every group names at least one entity")
+        if not self.numbers:
+            object.__setattr__(self, "numbers", (1,) * len(self.groups))
+        if len(self.numbers) != len(self.groups):
+            raise ValueError(f"{len(self.numbers)} number(s) for {len(self.groups)} group(s)")
+        if any(n < 1 for n in self.numbers):
+            raise ValueError("every number is at least 1")
+        return self
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.relation, self.groups, self.numbers,
+                     tuple(sorted(self.thresholds.items()))))
+
+    @property
+    def entities(self) -> tuple[str, ...]:
+        """Every entity of the groups, once, in order."""
+        return tuple(dict.fromkeys(e for g in self.groups for e in g))
+
+
+#: When a checklist queries a proposition (PARTNR's dependency relation types).
+DependencyRelation = Literal[
+    "while-satisfied", "after-satisfied", "after-unsatisfied", "before-satisfied"
+]
+
+
+class Dependency(_Goal):
+    """`propositions` are queried (else counted false) only at steps where
+    `depends_on` (`mode`: all or any of them), judged on the steps before, is: holding
+    (`while-satisfied`), has held (`after-satisfied`), has held and then stopped
+    (`after-unsatisfied`), has never held (`before-satisfied`)."""
+
+    propositions: tuple[int, ...] = Field(min_length=1)
+    depends_on: tuple[int, ...] = Field(min_length=1)
+    relation: DependencyRelation
+    mode: Literal["all", "any"] = "all"
+
+
+class OrderConstraint(_Goal):
+    """Each edge `(a, b)`: proposition b counts only if every proposition before it in the
+    graph (its ancestors) was first satisfied, at an earlier step than b."""
+
+    kind: Literal["order"] = "order"
+    edges: tuple[tuple[int, int], ...] = ()
+
+
+class SameConstraint(_Goal):
+    """The entity that filled role `roles[k]` of proposition `propositions[k]` when it was
+    first satisfied is the same for all of them ("on the same shelf")."""
+
+    kind: Literal["same"] = "same"
+    propositions: tuple[int, ...] = Field(min_length=1)
+    roles: tuple[str, ...] = Field(min_length=1)
+
+
+class DifferentConstraint(_Goal):
+    """As `same`, but every proposition's entity differs from those of the propositions
+    satisfied before it ("on two separate tables")."""
+
+    kind: Literal["different"] = "different"
+    propositions: tuple[int, ...] = Field(min_length=1)
+    roles: tuple[str, ...] = Field(min_length=1)
+
+
+class TerminalConstraint(_Goal):
+    """These propositions must still hold at the last step."""
+
+    kind: Literal["terminal"] = "terminal"
+    propositions: tuple[int, ...] = Field(min_length=1)
+
+
+Constraint = Annotated[
+    OrderConstraint | SameConstraint | DifferentConstraint | TerminalConstraint,
+    Field(discriminator="kind"),
+]
+
+
+class GChecklist(_Goal):
+    """Propositions (state goals) judged over a whole trajectory, PARTNR's way: each
+    counts once first satisfied (at a step where its dependencies let it be queried),
+    unless a constraint invalidates it; a `count` of n counts as n propositions. Success:
+    every one counts; the share that counts is the task's percent complete."""
+
+    kind: Literal["checklist"] = "checklist"
+    propositions: tuple[Goal, ...] = Field(min_length=1)
+    dependencies: tuple[Dependency, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GChecklist:
+        n = len(self.propositions)
+        for k, p in enumerate(self.propositions):
+            if is_multi_goal(p) or any(is_multi_goal(g) for g in _subgoals(p)):
+                raise ValueError(f"proposition {k} is a {p.kind}: a checklist's propositions "
+                                 "are state goals (atoms, connectives, count, cluster)")
+
+        def check(indices: Sequence[int], where: str) -> None:
+            bad = [i for i in indices if not 0 <= i < n]
+            if bad:
+                raise ValueError(f"{where}: proposition index {bad[0]} is out of range "
+                                 f"(there are {n})")
+
+        for k, d in enumerate(self.dependencies):
+            check(d.propositions, f"dependencies[{k}].propositions")
+            check(d.depends_on, f"dependencies[{k}].depends_on")
+        for k, c in enumerate(self.constraints):
+            where = f"constraints[{k}] ({c.kind})"
+            if isinstance(c, OrderConstraint):
+                check([i for e in c.edges for i in e], where)
+                _check_acyclic(c.edges, where)
+            else:
+                check(c.propositions, where)
+            if isinstance(c, SameConstraint | DifferentConstraint):
+                if len(c.roles) != len(c.propositions):
+                    raise ValueError(f"{where}: {len(c.roles)} role(s) for "
+                                     f"{len(c.propositions)} proposition(s)")
+                for i, role in zip(c.propositions, c.roles, strict=True):
+                    known = roles(self.propositions[i])
+                    if role not in known:
+                        have = ", ".join(f"`{r}`" for r in known) or "none"
+                        raise ValueError(f"{where}: proposition {i} has no role `{role}` "
+                                         f"(its roles: {have})")
+        return self
+
+
+def roles(goal: _Goal | GAtom) -> tuple[str, ...]:
+    """The roles whose filler a same/different constraint can compare: a count's `item`
+    and `other`, a cluster's `group-0`, `group-1`, ...; nothing for other goals."""
+    if isinstance(goal, GCount):
+        return ("item", "other") if goal.others else ("item",)
+    if isinstance(goal, GCluster):
+        return tuple(f"group-{i}" for i in range(len(goal.groups)))
+    return ()
+
+
+def _check_acyclic(edges: Sequence[tuple[int, int]], where: str) -> None:
+    import networkx as nx
+
+    g = nx.DiGraph(list(edges))
+    if not nx.is_directed_acyclic_graph(g):
+        loop = [a for a, _ in nx.find_cycle(g)]
+        cycle = " -> ".join(str(a) for a in [*loop, loop[0]])
+        raise ValueError(f"{where}: the order has a cycle ({cycle})")
+
+
+def _subgoals(goal: _Goal | GAtom) -> Iterator[_Goal | GAtom]:
+    stack: list[_Goal | GAtom] = [goal]
+    while stack:
+        g = stack.pop()
+        yield g
+        if isinstance(g, GNot):
+            stack.append(g.body)
+        elif isinstance(g, GAnd | GOr):
+            stack.extend(g.parts)
+
+
+Goal = Annotated[
+    GAtom | GNot | GAnd | GOr | GTargets | GThen | GCount | GCluster | GChecklist,
+    Field(discriminator="kind"),
+]
 
 TRUE = GAnd(parts=())
 FALSE = GOr(parts=())
@@ -241,10 +454,25 @@ def atoms(goal: _Goal | GAtom) -> Iterator[GAtom]:
             stack.extend(reversed([t.goal for t in g.targets]))
         elif isinstance(g, GThen):
             stack.extend(reversed(g.steps))
+        elif isinstance(g, GCount):
+            pairs = [(i, o) for i in g.items for o in g.others] if g.others else \
+                [(i, None) for i in g.items]
+            yield from (g.atom_for(i, o) for i, o in pairs)
+        elif isinstance(g, GCluster):
+            yield from (atom(g.relation, a, b) for a, b in cluster_pairs(g))
+        elif isinstance(g, GChecklist):
+            stack.extend(reversed(g.propositions))
+
+
+def cluster_pairs(goal: GCluster) -> list[tuple[str, str]]:
+    """The ordered pairs of distinct entities a cluster asks the relation of."""
+    ents = goal.entities
+    return [(a, b) for a in ents for b in ents if a != b]
 
 
 def is_multi_goal(goal: _Goal | GAtom) -> bool:
-    return isinstance(goal, GTargets | GThen)
+    """Judged over the trajectory (stops, sequences, checklists), not at one snapshot."""
+    return isinstance(goal, GTargets | GThen | GChecklist)
 
 
 def to_pddl(goal: _Goal | GAtom) -> str:
@@ -262,8 +490,47 @@ def to_pddl(goal: _Goal | GAtom) -> str:
         return f"({word} {inner})"
     if isinstance(goal, GThen):
         return "(then " + " ".join(to_pddl(s) for s in goal.steps) + ")"
+    if isinstance(goal, GCount):
+        return _count_pddl(goal)
+    if isinstance(goal, GCluster):
+        parts = " ".join(f"(at-least {n} {_one_of(g)})"
+                         for n, g in zip(goal.numbers, goal.groups, strict=True))
+        return f"(cluster {goal.relation} {parts})"
+    if isinstance(goal, GChecklist):
+        return _checklist_pddl(goal)
     raise TypeError(f"not a goal: {goal!r}")
 
 
-for _model in (GNot, GAnd, GOr, Target, GTargets, GThen):
+def _one_of(entities: Sequence[str]) -> str:
+    return "(one-of " + " ".join(entities) + ")"
+
+
+def _count_pddl(g: GCount) -> str:
+    if not g.others:
+        return f"(at-least {g.number} (?x - {_one_of(g.items)}) ({g.relation} ?x))"
+    counted = f"(at-least {g.number} (?x - {_one_of(g.items)}) ({g.relation} ?x ?y))"
+    if g.same_other:  # one ?y for all of them: the quantifiers swap
+        return f"(exists (?y - {_one_of(g.others)}) {counted})"
+    return (f"(at-least {g.number} (?x - {_one_of(g.items)}) "
+            f"(exists (?y - {_one_of(g.others)}) ({g.relation} ?x ?y)))")
+
+
+def _checklist_pddl(g: GChecklist) -> str:
+    out = ["(checklist (" + " ".join(to_pddl(p) for p in g.propositions) + ")"]
+    for d in g.dependencies:
+        ids = " ".join(map(str, d.propositions))
+        on = " ".join(map(str, d.depends_on))
+        out.append(f"(:{d.relation} ({ids}) ({on}) {d.mode})")
+    for c in g.constraints:
+        if isinstance(c, OrderConstraint):
+            out.append("(:order" + "".join(f" ({a} {b})" for a, b in c.edges) + ")")
+        elif isinstance(c, TerminalConstraint):
+            out.append("(:terminal " + " ".join(map(str, c.propositions)) + ")")
+        else:
+            pairs = " ".join(f"({i} {r})" for i, r in zip(c.propositions, c.roles, strict=True))
+            out.append(f"(:{c.kind} {pairs})")
+    return " ".join(out) + ")"
+
+
+for _model in (GNot, GAnd, GOr, Target, GTargets, GThen, GChecklist):
     _model.model_rebuild()

@@ -529,7 +529,7 @@ fluent = REGISTRY.fluent
 
 def default_registry() -> Registry:
     """fdc's registry with every theme module loaded."""
-    from . import agent, attributes, memory, spatial  # noqa: F401  (registers checkers)
+    from . import agent, attributes, memory, spatial, states  # noqa: F401  (registers checkers)
 
     return REGISTRY
 

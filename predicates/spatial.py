@@ -5,17 +5,21 @@ in one numpy pass. Positions are the items' current poses (`WorldState.object_po
 surfaces, rooms and standing points are the scene graph's. Relations follow the scene
 graph's regions (`docs/scene-graph.md`): cells are thirds of the surface's box in its own
 frame, judged by the item's centre; the 8 sides of an anchor are relative to the viewer's
-side of the surface.
+side of the surface. PARTNR's relations (`on-top-of`, `inside-of`, `on-floor`,
+`next-to`) take whole objects, furniture or items, as PARTNR names receptacles.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import numpy.typing as npt
 
+from fdc.sim_bridge.geometry import quaternions_to_matrices
 from fdc.sim_bridge.regions import STEP, Direction, Side, surface_direction
+from fdc.sim_bridge.scene import Kind
 
 from .poses import (
     Items,
@@ -34,15 +38,22 @@ from .registry import (
     Cells,
     Context,
     EvaluationError,
+    Ids,
     Movables,
+    PddlType,
     ReceptaclesOrContainers,
     Rooms,
     Surfaces,
     fluent,
 )
 
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph import ObjectInfo, SceneGraph
+
 Bools = npt.NDArray[np.bool_]
 EPS = 1e-9
+#: Whole objects, as PARTNR names receptacles: furniture or items.
+Things = Annotated[Ids, PddlType("furniture", "movable")]
 
 
 def _not_own(table: SurfaceTable, rows: np.ndarray, o: Sequence[str]) -> Bools:
@@ -301,4 +312,241 @@ def is_open(ctx: Context, f: Articulated) -> bool:
     return any(bool(state.is_open(s.id)) for s in floors)
 
 
-__all__ = ["around", "at_side", "between", "in_cell", "in_room", "inside", "is_open", "on"]
+# ----------------------------------------------------------------------------- one-atom forms
+
+
+def _surfaces_under(ctx: Context, ids: Sequence[str], rows: np.ndarray, on_top_m: float,
+                    on_below_m: float) -> dict[str, set[int]]:
+    """The surfaces (table rows, among `rows`) each item is `on` now, never its own top."""
+    out: dict[str, set[int]] = {i: set() for i in dict.fromkeys(ids)}
+    if not out or not len(rows):
+        return out
+    table = surface_table(ctx.graph)
+    who = [i for i in out for _ in range(len(rows))]
+    pair_rows = np.tile(rows, len(out))
+    ok = on_mask(ctx, items(ctx, who), table, pair_rows, on_top_m, on_below_m) & \
+        _not_own(table, pair_rows, who)
+    for k in np.nonzero(ok)[0].tolist():
+        out[who[k]].add(int(pair_rows[k]))
+    return out
+
+
+@fluent
+def on_furniture(ctx: Context, o: Movables, *, on_top_m: float = 0.15,
+                 on_below_m: float = 0.02) -> Bools:
+    """The item rests on a surface of a piece of furniture (`on` it, with its
+    thresholds): one atom for the `exists` over every furniture surface."""
+    table = surface_table(ctx.graph)
+    rows = np.nonzero(~table.carrier_movable)[0]
+    under = _surfaces_under(ctx, o, rows, on_top_m, on_below_m)
+    return np.fromiter((bool(under[x]) for x in o), dtype=bool, count=len(o))
+
+
+@fluent
+def same_surface(ctx: Context, a: Movables, b: Movables, *, on_top_m: float = 0.15,
+                 on_below_m: float = 0.02) -> Bools:
+    """Two different items rest on one surface: some surface both are `on` (one atom for
+    the `exists` over every surface)."""
+    rows = np.arange(len(surface_table(ctx.graph).ids), dtype=np.int64)
+    under = _surfaces_under(ctx, [*a, *b], rows, on_top_m, on_below_m)
+    return np.fromiter((x != y and bool(under[x] & under[y]) for x, y in zip(a, b, strict=True)),
+                       dtype=bool, count=len(a))
+
+
+# ----------------------------------------------------------------------------- whole objects
+
+
+def _object(g: SceneGraph, ident: str) -> ObjectInfo:
+    try:
+        return g.object(ident)
+    except KeyError:
+        raise EvaluationError(f"unknown object `{ident}`") from None
+
+
+def boxes(ctx: Context, ids: Sequence[str]) -> Items:
+    """Current oriented boxes of any objects: the state's pose for the objects it tracks,
+    the scene's for fixed furniture."""
+    state = ctx.require_state()
+    tracked = set(state.object_ids())
+    moving = [i for i in ids if i in tracked]
+    out = items(ctx, moving) if moving else None
+    g = ctx.graph
+    centre = np.empty((len(ids), 3))
+    matrix = np.empty((len(ids), 3, 3))
+    size = np.empty((len(ids), 3))
+    held = np.zeros(len(ids), dtype=bool)
+    fixed: list[int] = []
+    quat: list[tuple[float, float, float, float]] = []
+    k = 0
+    for n, ident in enumerate(ids):
+        if ident in tracked:
+            assert out is not None
+            centre[n], matrix[n], size[n], held[n] = (out.centre[k], out.matrix[k], out.size[k],
+                                                      out.held[k])
+            k += 1
+            continue
+        spec = _object(g, ident).spec
+        centre[n], size[n] = spec.pose.position, spec.size
+        fixed.append(n)
+        quat.append(tuple(spec.pose.orientation))
+    if fixed:
+        matrix[fixed] = quaternions_to_matrices(np.array(quat, dtype=np.float64))
+    half_z = (np.abs(matrix[:, 2, :]) * size).sum(axis=1) / 2
+    return Items(ids=ids, centre=centre, matrix=matrix, size=size, bottom=centre[:, 2] - half_z,
+                 held=held)
+
+
+def _support_chains(ctx: Context, ids: Sequence[str], on_top_m: float, on_below_m: float
+                    ) -> dict[str, list[str]]:
+    """Each item followed by the items it is stacked on, down its support chain: the
+    surface the state says it rests on, when a movable item carries it and the geometry
+    confirms the resting (`on`'s rule)."""
+    state = ctx.require_state()
+    table = surface_table(ctx.graph)
+    chains = {i: [i] for i in dict.fromkeys(ids)}
+    live = list(chains)
+    while live:
+        links: list[tuple[str, str, str, str]] = []  # (item, top of its chain, surface, carrier)
+        for i in live:
+            top = chains[i][-1]
+            s = state.support_of(top)
+            if s is None or s not in table.index:
+                continue
+            r = table.index[s]
+            carrier = table.carrier[r]
+            if table.carrier_movable[r] and carrier not in chains[i]:
+                links.append((i, top, s, carrier))
+        if not links:
+            break
+        ok = on_mask(ctx, items(ctx, [x[1] for x in links]), table,
+                     table.rows([x[2] for x in links]), on_top_m, on_below_m)
+        live = []
+        for (i, _, _, carrier), good in zip(links, ok.tolist(), strict=True):
+            if good:
+                chains[i].append(carrier)
+                live.append(i)
+    return chains
+
+
+@fluent
+def on_top_of(ctx: Context, o: Movables, x: Things, *, on_top_m: float = 0.15,
+              on_below_m: float = 0.02) -> Bools:
+    """The item rests on one of the object's surfaces that is not a container floor (a
+    table's top, an open shelf), directly or on items stacked there (a cup on a plate on
+    the table is on top of the table); never on itself; a held item is on nothing."""
+    o, x = list(o), list(x)
+    table = surface_table(ctx.graph)
+    tops = {h: [table.index[s.id] for s in ctx.graph.surfaces(_object(ctx.graph, h).id)
+                if s.container is None] for h in dict.fromkeys(x)}
+    chains = _support_chains(ctx, o, on_top_m, on_below_m)
+    atom: list[int] = []
+    who: list[str] = []
+    row: list[int] = []
+    for i, (item, h) in enumerate(zip(o, x, strict=True)):
+        if item == h:
+            continue
+        for c in chains[item]:
+            if c == h:  # the chain reached the object: the item below was asked already
+                break
+            atom += [i] * len(tops[h])
+            who += [c] * len(tops[h])
+            row += tops[h]
+    out = np.zeros(len(o), dtype=bool)
+    if atom:
+        ok = on_mask(ctx, items(ctx, who), table, np.array(row, dtype=np.int64), on_top_m,
+                     on_below_m)
+        np.logical_or.at(out, np.array(atom, dtype=np.int64), ok)
+    return out
+
+
+@fluent
+def inside_of(ctx: Context, o: Movables, x: Things, *, on_top_m: float = 0.15,
+              on_below_m: float = 0.02, inside_margin_m: float = 0.02) -> Bools:
+    """The item is in the object: on the floor of one of its containers (a cabinet's shelf
+    behind a door, a drawer), or, for a movable container without container floors (a
+    basket), inside its current box as `inside` judges it."""
+    o, x = list(o), list(x)
+    g = ctx.graph
+    table = surface_table(g)
+    floors: dict[str, list[int]] = {}
+    by_box: dict[str, bool] = {}
+    for h in dict.fromkeys(x):
+        info = _object(g, h)
+        floors[h] = [table.index[s.id] for s in g.containers_of(h)]
+        by_box[h] = not floors[h] and info.kind is Kind.MOVABLE
+    out = np.zeros(len(o), dtype=bool)
+    atom: list[int] = []
+    who: list[str] = []
+    row: list[int] = []
+    for i, (item, h) in enumerate(zip(o, x, strict=True)):
+        if item != h:
+            atom += [i] * len(floors[h])
+            who += [item] * len(floors[h])
+            row += floors[h]
+    if atom:
+        ok = on_mask(ctx, items(ctx, who), table, np.array(row, dtype=np.int64), on_top_m,
+                     on_below_m)
+        np.logical_or.at(out, np.array(atom, dtype=np.int64), ok)
+    k = [i for i, h in enumerate(x) if by_box[h]]
+    if k:
+        out[k] = inside(ctx, [o[i] for i in k], [x[i] for i in k], on_top_m=on_top_m,
+                        on_below_m=on_below_m, inside_margin_m=inside_margin_m)
+    return out
+
+
+@fluent
+def on_floor(ctx: Context, o: Movables, *, floor_gap_m: float = 0.05) -> Bools:
+    """The item lies on the floor: not held, its bottom at most `floor_gap_m` above (or
+    below) the floor of the room its centre is in; outside every room it is not."""
+    it = items(ctx, o)
+    layout = ctx.graph.layout
+    k = layout.rooms_at(it.centre[:, :2])
+    inside_room = k >= 0
+    floor = layout.floor_z[k[inside_room]]
+    near = np.zeros(len(k), dtype=bool)
+    near[inside_room] = np.abs(it.bottom[inside_room] - floor) <= floor_gap_m + EPS
+    return np.asarray(near & ~it.held, dtype=bool)
+
+
+def _reach(box: Items, unit: np.ndarray) -> np.ndarray:
+    """How far each box reaches from its centre along a world direction: the direction in
+    the box's own frame, scaled by its half sizes."""
+    local = np.einsum("nji,nj->ni", box.matrix, unit)  # R^T u
+    return np.asarray(np.linalg.norm(local * box.size / 2, axis=1))
+
+
+def regularised_distance(a: Items, b: Items) -> np.ndarray:
+    """Habitat's `size_regularized_bb_distance(flatten_axis=1)` in fdc's Z-up frame: the
+    horizontal distance between the box centres, less each box's half-extent along that
+    line (the unit direction scaled by the half sizes in the box's own frame). Boxes with
+    one centre (seen from above) are 0 apart."""
+    d = np.zeros((len(a.ids), 3))
+    d[:, :2] = b.centre[:, :2] - a.centre[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    apart = length > 1e-12
+    unit = np.zeros_like(d)
+    unit[apart] = d[apart] / length[apart, None]
+    return np.asarray(length - _reach(a, unit) - _reach(b, -unit))
+
+
+@fluent
+def next_to(ctx: Context, a: Things, b: Things, *, next_to_m: float = 0.5,
+            next_to_vertical_m: float = 0.1) -> Bools:
+    """The two objects stand next to each other, as Habitat's `obj_next_to` judges it:
+    their boxes overlap in height (with `next_to_vertical_m` of slack) and the
+    size-regularised horizontal distance between their centres is at most `next_to_m`.
+    An object is not next to itself."""
+    a, b = list(a), list(b)
+    ba, bb = boxes(ctx, a), boxes(ctx, b)
+    top_a = 2 * ba.centre[:, 2] - ba.bottom
+    top_b = 2 * bb.centre[:, 2] - bb.bottom
+    level = (ba.bottom <= top_b + next_to_vertical_m + EPS) & \
+        (bb.bottom <= top_a + next_to_vertical_m + EPS)
+    near = regularised_distance(ba, bb) <= next_to_m + EPS
+    same = np.asarray(a, dtype=object) == np.asarray(b, dtype=object)
+    return np.asarray(level & near & ~same, dtype=bool)
+
+
+__all__ = ["around", "at_side", "between", "boxes", "in_cell", "in_room", "inside", "inside_of",
+           "is_open", "next_to", "on", "on_floor", "on_furniture", "on_top_of",
+           "regularised_distance", "same_surface"]

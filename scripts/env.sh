@@ -14,4 +14,10 @@ if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
     .venv/bin/python -m pip install -q -e ".${EXTRAS:+[$EXTRAS]}"
     touch "$STAMP"
 fi
+# The tests load exported PDDL with habitat-lab's own classes: its wheel pins numpy 1.x
+# and a simulator stack, none of which those classes need, so it comes without them.
+if [[ ",$EXTRAS," == *",dev,"* ]] && [ ! -f .venv/.fdc-habitat-lab ]; then
+    .venv/bin/python -m pip install -q --no-deps "habitat-lab==0.3.320260507"
+    touch .venv/.fdc-habitat-lab
+fi
 export PATH="$ROOT/.venv/bin:$PATH"

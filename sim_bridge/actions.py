@@ -6,6 +6,10 @@ ManiTaskGen: `go_to` a surface, `change_view` (the next standing side of that su
 `pick` an object, `show_receptacle` (list the placement regions of a surface, or of the
 surface an object stands on), `place` (anywhere on a surface, or in chosen regions of it),
 `call_end`.
+
+fdc adds `open` and `close`: its scenes have articulated furniture whose containers
+(a cabinet's inside, a fridge compartment) start closed or must end closed, and
+ManiTaskGen's scenes have none, so its action set has no way to change them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ class ActionName(StrEnum):
     PICK = "pick"
     SHOW_RECEPTACLE = "show_receptacle"
     PLACE = "place"
+    OPEN = "open"  # fdc's: not in ManiTaskGen's action set
+    CLOSE = "close"  # fdc's: not in ManiTaskGen's action set
     CALL_END = "call_end"
 
 
@@ -33,7 +39,9 @@ class AgentAction(BaseModel):
     target: str | None = Field(
         default=None,
         description="go_to / place: a surface id; pick: an object id; show_receptacle: a "
-        "surface or object id. None for change_view and call_end.",
+        "surface or object id; open / close: a container (`kitchen_cabinet|inside`), the "
+        "part that closes it (`fridge|lower_door`) or articulated furniture (`fridge`: all "
+        "of its containers). None for change_view and call_end.",
     )
     regions: list[str] = Field(
         default_factory=list,

@@ -12,6 +12,23 @@ view (field of view and occlusion: `visibility.SightIndex`, the rules of
 `visible_objects`) and the room. The same graph, N and seed give the same log, byte for
 byte.
 
+Where the robot stands: at a standing point of the furniture from which no wall lies
+between it and what it picks (the item) or where it puts it (the spot chosen), turned to
+face it; so it sees the item it picks and, as FindingDory's oracle robot does, the item
+it has just put down, and the frame of each place is a valid goal frame of that item and
+of its receptacle. (A standing point on the far side of a wall the furniture stands
+against is reachable, but nothing on the furniture can be seen or reached from it.)
+
+The end of the day: after its last interaction the robot walks away from the furniture
+to the free spot nearest the middle of the room it is in (staying in that room), so a
+memory task does not start with the robot already at the receptacle it used last.
+
+Repeated categories: FindingDory's category-order tasks ("the mug you moved first") need
+days on which the robot moves several items of one category. After the first
+interaction, with probability `OracleConfig.repeat_category` (drawn from the seeded
+generator) the items of categories already moved are tried first; otherwise every item
+not yet moved is equally likely, as before. Items already moved are tried last.
+
 Clock: the log spans FindingDory's day. Frame i of n shows
 `clock_min = start_min + i * ((end_min - start_min) / max(n - 1, 1))` (06:00-22:00 by
 default; `Clock(steps_per_day=n - 1).time_at(i)`), so the first frame is at 06:00 and
@@ -69,6 +86,9 @@ class OracleConfig:
     # at most `target_tries` surfaces (two placement queries a surface, a few ms each).
     item_tries: int = 32
     target_tries: int = 12
+    # The chance that an interaction after the first prefers an item of a category
+    # already moved (see the module docstring).
+    repeat_category: float = 0.5
 
 
 class SimulationError(ValueError):
@@ -81,11 +101,15 @@ class Simulation:
     whole walk, a pick, a place); a snapshot's `step` is the index of the frame that
     shows the same state, and its `time_min` that frame's clock (the frames between two
     snapshots differ from the first only by the robot's pose, and the held item's,
-    which moves with it). `header.clock` is the log's clock."""
+    which moves with it). `header.clock` is the log's clock. `world`: the embedded world
+    as the experience left it (the robot where the log ends, the items at their final
+    places), where an agent can go on acting (its own clock is a long day, not the
+    log's)."""
 
     experience: Experience
     snapshots: tuple[Snapshot, ...]
     header: TrajectoryHeader
+    world: EmbeddedWorld
 
 
 def simulate_experience(graph: SceneGraph, *, interactions: int = 5, seed: int = 0,
@@ -117,6 +141,8 @@ def simulate(graph: SceneGraph, *, interactions: int = 5, seed: int = 0, scene: 
                 f"`{graph.scene.name}`: no movable item left that the robot can pick and "
                 f"put on another reachable surface (tried up to {cfg.item_tries} items, "
                 f"{cfg.target_tries} surfaces each)")
+    if interactions:
+        oracle.leave()
     world = oracle.world
     name = scene or graph.scene.name
     clock = Clock(start_min=cfg.day_start_min, end_min=cfg.day_end_min,
@@ -126,7 +152,7 @@ def simulate(graph: SceneGraph, *, interactions: int = 5, seed: int = 0, scene: 
                         header.scene_sha256, clock)
     snapshots = tuple(s.model_copy(update={"time_min": clock.time_at(s.step)})
                       for s in world.snapshots)
-    return Simulation(experience=log, snapshots=snapshots, header=header)
+    return Simulation(experience=log, snapshots=snapshots, header=header, world=world)
 
 
 # ----------------------------------------------------------------------- the oracle
@@ -174,20 +200,37 @@ class _Oracle:
             s.id for s in graph.surfaces()
             if graph.object(s.object_id).kind in (Kind.FURNITURE, Kind.ARTICULATED)
             and (s.container is None or s.is_open))
+        self.walls = graph.layout.walls
         self.rows: list[_FrameRow] = []
         self.sight = SightIndex(self.world.state.posed)
         self._record([(None, self.world.agent_pose())])
 
     # ----- choosing -------------------------------------------------------------------
-    def _stands(self, posed: PosedGraph, what: str) -> list[StandingPoint]:
+    def _stands(self, posed: PosedGraph, what: str, xy: tuple[float, float]
+                ) -> list[StandingPoint]:
+        """The reachable standing points of `what` with no wall between them and `xy`."""
         pts, _ = posed.standing_points_for(what)
-        return [p for p in pts if p.reachable]
+        return self._in_sight([p for p in pts if p.reachable], xy)
+
+    def _in_sight(self, pts: list[StandingPoint], xy: tuple[float, float]
+                  ) -> list[StandingPoint]:
+        import shapely
+
+        if not pts or self.walls.is_empty:
+            return pts
+        lines = shapely.linestrings([[p.position, xy] for p in pts])
+        blocked = shapely.intersects(lines, self.walls)
+        return [p for p, b in zip(pts, blocked.tolist(), strict=True) if not b]
 
     def _choose(self, posed: PosedGraph) -> _Plan | None:
         fresh = [o for o in self.movable if o not in self.moved]
         again = [o for o in self.movable if o in self.moved]
         self.rng.shuffle(fresh)
         self.rng.shuffle(again)
+        if self.moved and self.rng.random() < self.cfg.repeat_category:
+            seen = {self.graph.object(o).category for o in self.moved}
+            fresh = ([o for o in fresh if self.graph.object(o).category in seen]
+                     + [o for o in fresh if self.graph.object(o).category not in seen])
         tried = 0
         for item in fresh + again:
             if tried >= self.cfg.item_tries:
@@ -195,7 +238,8 @@ class _Oracle:
             if posed.items_carried_by(item) or posed.enclosing_container(item) is not None:
                 continue
             source = posed.support_of(item)
-            pick_from = self._stands(posed, item)
+            o = posed.object(item)
+            pick_from = self._stands(posed, item, (o.position[0], o.position[1]))
             if source is None or not pick_from:
                 continue
             tried += 1
@@ -212,16 +256,21 @@ class _Oracle:
         cfg = self.graph.config.placement
         g: SceneGraph = posed  # type: ignore[assignment]  # the queries read its interface
         for s in cands[: self.cfg.target_tries]:
-            place_at = self._stands(posed, s)
-            if not place_at:
+            pts, _ = posed.standing_points_for(s)
+            if not any(p.reachable for p in pts):
                 continue
             cell = self.rng.choice(_CELLS)
             res = place_in_cell(g, item, s, cell, cfg)
-            if res.ok:
-                return _Plan(item, s, Relation.IN_CELL, cell, res, pick_from, place_at)
-            res = place_on(g, item, s, cfg)
-            if res.ok:
-                return _Plan(item, s, Relation.ON, None, res, pick_from, place_at)
+            relation, at = Relation.IN_CELL, cell
+            if not res.ok:
+                res = place_on(g, item, s, cfg)
+                relation, at = Relation.ON, None
+            if not res.ok or res.pose is None:
+                continue
+            place_at = self._in_sight([p for p in pts if p.reachable],
+                                      (res.pose.position[0], res.pose.position[1]))
+            if place_at:
+                return _Plan(item, s, relation, at, res, pick_from, place_at)
         return None
 
     # ----- acting ---------------------------------------------------------------------
@@ -261,6 +310,31 @@ class _Oracle:
         self._record([(placed.action, w.agent_pose())],
                      event=("place", plan.item, placed.surface_id, final))
         return True
+
+    def leave(self) -> None:
+        """Walk to the reachable free spot nearest the middle of the robot's room."""
+        a = self.world.agent_pose()
+        layout = self.graph.layout
+        here = int(layout.rooms_at(np.array([[a.x, a.y]]))[0])
+        nav = self.graph.nav
+        start = nav.nearest_node((a.x, a.y))
+        if here < 0 or start < 0:
+            return
+        nodes = np.flatnonzero((layout.rooms_at(nav.nodes_xy) == here)
+                               & (nav.components == nav.components[start]))
+        if not len(nodes):
+            return
+        mid = self.graph.room(layout.room_ids[here]).polygon.point_on_surface()
+        xy = nav.nodes_xy[nodes]
+        best = nodes[int(np.argmin(np.hypot(xy[:, 0] - mid.x, xy[:, 1] - mid.y)))]
+        goal = (float(nav.nodes_xy[best, 0]), float(nav.nodes_xy[best, 1]))
+        route = self.router.route((a.x, a.y), [goal])
+        if not route:
+            return
+        done = self.world.follow(self.router.waypoints((a.x, a.y), route),
+                                 label=layout.room_ids[here])
+        if done.ok:
+            self._record(list(done.moves))
 
     def _walk(self, stands: list[StandingPoint], face: tuple[float, float], label: str
               ) -> None:

@@ -76,72 +76,73 @@ FURNITURE_LAYOUT: list[tuple[str, FurnitureType, tuple[float, float], float, str
     ("bathroom_cabinet", FURNITURE["cabinet"], (9.69, 8.3), E, "white", "wood", "bathroom"),
 ]
 
-# surface, category, colour, material, extra attributes, 3x3 cell (or None: anywhere)
+# surface, category, colour, material, extra attributes, 3x3 cell (in the words of a
+# viewer in front of the furniture, as `place_in_cell` reads them; None: anywhere)
 ITEM_PLAN: list[tuple[str, str, str, str, dict[str, str], str | None]] = [
     ("coffee_table|top", "tray", "brown", "wood", {}, "center"),
-    ("tray_0|top", "cup", "white", "ceramic", {}, "left"),
-    ("tray_0|top", "cup", "yellow", "ceramic", {}, "right"),
-    ("coffee_table|top", "remote", "black", "plastic", {}, "front-right"),
-    ("coffee_table|top", "book", "red", "paper", {"print": "cookbook"}, "rear-left"),
-    ("coffee_table|top", "candle", "white", "wax", {}, "front-left"),
-    ("tv_stand|top", "clock", "black", "metal", {"shape": "round"}, "left"),
-    ("tv_stand|top", "vase", "blue", "glass", {"shape": "tall"}, "right"),
+    ("tray_0|top", "cup", "white", "ceramic", {}, "right"),
+    ("tray_0|top", "cup", "yellow", "ceramic", {}, "left"),
+    ("coffee_table|top", "remote", "black", "plastic", {}, "front-left"),
+    ("coffee_table|top", "book", "red", "paper", {"print": "cookbook"}, "rear-right"),
+    ("coffee_table|top", "candle", "white", "wax", {}, "front-right"),
+    ("tv_stand|top", "clock", "black", "metal", {"shape": "round"}, "right"),
+    ("tv_stand|top", "vase", "blue", "glass", {"shape": "tall"}, "left"),
     ("tv_stand|top", "plant", "green", "ceramic", {}, "center"),
-    ("living_bookshelf|shelf_0", "book", "blue", "paper", {"print": "atlas"}, "left"),
-    ("living_bookshelf|shelf_0", "book", "green", "paper", {"print": "novel"}, "right"),
+    ("living_bookshelf|shelf_0", "book", "blue", "paper", {"print": "atlas"}, "right"),
+    ("living_bookshelf|shelf_0", "book", "green", "paper", {"print": "novel"}, "left"),
     ("living_bookshelf|shelf_1", "book", "yellow", "paper", {"print": "novel"}, None),
-    ("living_bookshelf|shelf_1", "box", "white", "cardboard", {}, None),
+    ("bed|top", "box", "white", "cardboard", {}, "right"),
     ("living_bookshelf|shelf_2", "vase", "white", "ceramic", {"shape": "round"}, None),
     ("living_bookshelf|top", "plant", "green", "ceramic", {}, None),
-    ("sideboard|top", "lamp", "white", "metal", {}, "left"),
-    ("sideboard|top", "bowl", "red", "wood", {}, "right"),
+    ("sideboard|top", "lamp", "white", "metal", {}, "right"),
+    ("sideboard|top", "bowl", "red", "wood", {}, "left"),
     ("sideboard|top", "candle", "red", "wax", {}, "center"),
     ("living_shelf|shelf_0", "toy_car", "red", "plastic", {}, None),
     ("living_shelf|shelf_1", "toy_car", "blue", "plastic", {}, None),
     ("living_shelf|top", "clock", "white", "wood", {"shape": "square"}, None),
     ("side_table|top", "lamp", "black", "metal", {}, None),
     ("side_table|top", "glass", "clear", "glass", {}, None),
-    ("kitchen_counter|top", "bowl", "white", "ceramic", {}, "left"),
+    ("kitchen_counter|top", "bowl", "white", "ceramic", {}, "right"),
     ("kitchen_counter|top", "plate", "white", "ceramic", {}, "center"),
-    ("kitchen_counter|top", "bottle", "green", "glass", {"print": "olive oil"}, "right"),
-    ("kitchen_counter|top", "mug", "red", "ceramic", {"print": "heart"}, "front-left"),
+    ("kitchen_counter|top", "bottle", "green", "glass", {"print": "olive oil"}, "left"),
+    ("kitchen_counter|top", "mug", "red", "ceramic", {"print": "heart"}, "front-right"),
     ("fridge|lower", "bottle", "clear", "plastic", {"print": "milk"}, None),
     ("fridge|lower", "apple", "red", "organic", {}, None),
     ("fridge|upper", "bowl", "green", "ceramic", {}, None),
-    ("kitchen_counter_east|top", "mug", "blue", "ceramic", {}, "left"),
+    ("kitchen_counter_east|top", "mug", "blue", "ceramic", {}, "right"),
     ("kitchen_counter_east|top", "banana", "yellow", "organic", {}, "center"),
-    ("kitchen_counter_east|top", "apple", "green", "organic", {}, "right"),
-    ("kitchen_counter_east|top", "glass", "clear", "glass", {}, "front-right"),
+    ("kitchen_counter_east|top", "apple", "green", "organic", {}, "left"),
+    ("kitchen_counter_east|top", "glass", "clear", "glass", {}, "front-left"),
     ("kitchen_cabinet|inside", "plate", "blue", "ceramic", {}, None),
     ("kitchen_cabinet|inside", "cup", "blue", "plastic", {}, None),
     ("kitchen_cabinet|top", "tray", "black", "metal", {}, None),
-    ("dining_table|top", "plate", "white", "ceramic", {}, "left"),
-    ("dining_table|top", "plate", "blue", "ceramic", {}, "right"),
-    ("dining_table|top", "glass", "clear", "glass", {}, "rear-left"),
+    ("dining_table|top", "plate", "white", "ceramic", {}, "right"),
+    ("dining_table|top", "plate", "blue", "ceramic", {}, "left"),
+    ("dining_table|top", "glass", "clear", "glass", {}, "rear-right"),
     ("dining_table|top", "vase", "green", "glass", {"shape": "round"}, "center"),
-    ("dining_table|top", "mug", "white", "ceramic", {"print": "stripes"}, "front-right"),
+    ("dining_table|top", "mug", "white", "ceramic", {"print": "stripes"}, "front-left"),
     ("kitchen_shelf|shelf_0", "bowl", "white", "wood", {}, None),
     ("kitchen_shelf|shelf_1", "cup", "yellow", "plastic", {}, None),
     ("kitchen_shelf|top", "bottle", "green", "glass", {"print": "wine"}, None),
-    ("hall_console|top", "box", "brown", "cardboard", {"print": "parcel"}, "left"),
-    ("hall_console|top", "lamp", "white", "metal", {}, "right"),
+    ("hall_console|top", "box", "brown", "cardboard", {"print": "parcel"}, "right"),
+    ("hall_console|top", "lamp", "white", "metal", {}, "left"),
     ("bed|top", "towel", "white", "cotton", {}, "center"),
-    ("bed|top", "book", "black", "paper", {"print": "diary"}, "right"),
+    ("bed|top", "book", "black", "paper", {"print": "diary"}, "left"),
     ("nightstand_left|top", "lamp", "white", "metal", {}, None),
     ("nightstand_left|top", "glass", "clear", "glass", {}, None),
     ("nightstand_right|top", "clock", "black", "metal", {"shape": "round"}, None),
     ("nightstand_right|top", "book", "green", "paper", {"print": "poetry"}, None),
     ("wardrobe|hanging", "box", "white", "cardboard", {"print": "shoes"}, None),
     ("bedroom_desk|top", "laptop", "silver", "metal", {}, "center"),
-    ("bedroom_desk|top", "pen", "blue", "plastic", {}, "left"),
-    ("bedroom_desk|top", "mug", "green", "ceramic", {}, "right"),
+    ("bedroom_desk|top", "pen", "blue", "plastic", {}, "right"),
+    ("bedroom_desk|top", "mug", "green", "ceramic", {}, "left"),
     ("bedroom_bookshelf|shelf_0", "book", "red", "paper", {"print": "novel"}, None),
     ("bedroom_bookshelf|shelf_1", "toy_car", "yellow", "plastic", {}, None),
     ("bedroom_bookshelf|top", "candle", "white", "wax", {}, None),
     ("office_desk|top", "laptop", "black", "metal", {}, "center"),
-    ("office_desk|top", "pen", "red", "plastic", {}, "left"),
-    ("office_desk|top", "lamp", "black", "metal", {}, "rear-right"),
-    ("office_desk|top", "mug", "black", "ceramic", {"print": "logo"}, "front-right"),
+    ("office_desk|top", "pen", "red", "plastic", {}, "right"),
+    ("office_desk|top", "lamp", "black", "metal", {}, "rear-left"),
+    ("office_desk|top", "mug", "black", "ceramic", {"print": "logo"}, "front-left"),
     ("office_bookshelf|shelf_0", "book", "blue", "paper", {"print": "manual"}, None),
     ("office_bookshelf|shelf_1", "book", "red", "paper", {"print": "manual"}, None),
     ("office_bookshelf|shelf_2", "box", "brown", "cardboard", {}, None),
@@ -149,8 +150,8 @@ ITEM_PLAN: list[tuple[str, str, str, str, dict[str, str], str | None]] = [
     ("office_cabinet|inside", "box", "white", "cardboard", {"print": "files"}, None),
     ("office_shelf|shelf_0", "clock", "white", "wood", {"shape": "square"}, None),
     ("office_shelf|top", "vase", "white", "glass", {"shape": "tall"}, None),
-    ("sink_cabinet|top", "soap", "green", "soap", {}, "left"),
-    ("sink_cabinet|top", "cup", "white", "plastic", {}, "right"),
+    ("sink_cabinet|top", "soap", "green", "soap", {}, "right"),
+    ("sink_cabinet|top", "cup", "white", "plastic", {}, "left"),
     ("washing_machine|top", "towel", "blue", "cotton", {}, None),
     ("bathroom_shelf|shelf_0", "towel", "pink", "cotton", {}, None),
     ("bathroom_shelf|shelf_1", "bottle", "white", "plastic", {"print": "shampoo"}, None),
@@ -159,6 +160,13 @@ ITEM_PLAN: list[tuple[str, str, str, str, dict[str, str], str | None]] = [
 ]
 
 CLOSED = {"kitchen_cabinet": "inside", "office_cabinet": "inside"}
+
+# A storage box without a lid, larger than the catalogue's box: items go inside it (a
+# container floor 2 cm above its bottom, walls 1 cm thick) and it offers no top to put
+# things on. It stands on a bed: on a shelf, the shelf above would be in the way of
+# whatever is put in. The other boxes (a parcel, a shoe box, boxes on shelves) keep
+# their lids.
+OPEN_BOXES = {"box_0": (0.4, 0.3, 0.25)}
 
 
 def base_scene() -> dict[str, Any]:
@@ -190,9 +198,19 @@ def furnish_items(data: dict[str, Any]) -> dict[str, Any]:
         if itype.function:
             attrs["function"] = itype.function
         # A provisional pose off the map; the placement query decides where it goes.
-        spec = {"id": ident, "category": category, "kind": "movable",
-                "pose": {"position": [-50.0, -50.0, itype.size[2] / 2]},
-                "size": list(itype.size), "attributes": attrs}
+        spec: dict[str, Any] = {
+            "id": ident, "category": category, "kind": "movable",
+            "pose": {"position": [-50.0, -50.0, itype.size[2] / 2]},
+            "size": list(itype.size), "attributes": attrs}
+        if ident in OPEN_BOXES:
+            sx, sy, sz = OPEN_BOXES[ident]
+            spec["size"] = [sx, sy, sz]
+            spec["pose"]["position"][2] = sz / 2
+            spec["surfaces"] = []
+            spec["containers"] = [{"name": "inside", "center": [0.0, 0.0, 0.01],
+                                   "size": [round(sx - 0.02, 4), round(sy - 0.02, 4),
+                                            round(sz - 0.02, 4)],
+                                   "open": True}]
         data["objects"].append(spec)
         g = build_scene_graph(Scene.model_validate(data))
         res = g.place_in_cell(ident, surface, cell) if cell else g.place_on(ident, surface)

@@ -1,6 +1,10 @@
-"""Import Habitat scene datasets (configs, scene instances, URDFs, receptacles, semantic
-regions) into fdc's scene format, without habitat-sim."""
+"""fdc's Habitat bridge: import Habitat scene datasets (configs, scene instances, URDFs,
+receptacles, semantic regions) into fdc's scene format, without habitat-sim
+(`importer`); read a running simulator as a `WorldState` (`live`, needs habitat-sim,
+imported lazily); write suites as RearrangeDataset-v0 episodes (`episodes`) and as
+habitat-lab's multi-task PDDL (`pddl_yaml`)."""
 
 from .importer import ImportResult, import_habitat
+from .live import HabitatNames, HabitatWorldState
 
-__all__ = ["ImportResult", "import_habitat"]
+__all__ = ["HabitatNames", "HabitatWorldState", "ImportResult", "import_habitat"]

@@ -36,7 +36,7 @@ def facts(log=None) -> SceneFacts:  # type: ignore[no-untyped-def]
 def test_entities_are_typed_by_category_kind_and_domain() -> None:
     f = facts(experience())
     assert f.type_of("mug_red") == "mug"
-    assert f.type_of("banana_0") == "movable"  # the domain has no `banana` type
+    assert f.type_of("banana_0") == "banana"  # a fruit type of the domain
     assert f.type_of("table") == "furniture"
     assert f.type_of("table|top") == "surface"
     assert f.type_of("kitchen") == "room"

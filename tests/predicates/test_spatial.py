@@ -181,3 +181,27 @@ def test_open_and_closed() -> None:
     st = state()
     assert not evaluate("is-open", ["cabinet"], ctx(st))
     assert evaluate("is-open", ["cabinet"], ctx(st.with_open("cabinet|inside", True)))
+
+
+def _one_atom_equals_the_exists(st) -> None:
+    """`on-furniture` and `same-surface` say in one atom what an `exists` over every
+    surface says with `on`."""
+    c = ctx(st)
+    g = c.graph
+    items = sorted(o.id for o in g.objects() if o.kind.value == "movable")
+    surfaces = [s.id for s in g.surfaces()]
+    furniture = {s.id for s in g.surfaces() if g.object(s.object_id).kind.value != "movable"}
+    under = {x: {s for s in surfaces if evaluate("on", [x, s], c)} for x in items}
+    pairs = {x != y and bool(under[x] & under[y]) for x in items for y in items}
+    assert pairs == {True, False}  # both answers occur: the comparison means something
+    for x in items:
+        assert evaluate("on-furniture", [x], c) == bool(under[x] & furniture), x
+        for y in items:
+            want = x != y and bool(under[x] & under[y])
+            assert evaluate("same-surface", [x, y], c) == want, (x, y)
+
+
+def test_on_furniture_and_same_surface_equal_their_exists_forms() -> None:
+    _one_atom_equals_the_exists(state())
+    _one_atom_equals_the_exists(state().holding("mug"))
+    _one_atom_equals_the_exists(state().moved("mug", (2.3, 1.7, TOP + 0.06), "tray|top"))

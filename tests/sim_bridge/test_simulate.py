@@ -202,6 +202,60 @@ def test_generated_scene_log(generated: SceneGraph, generated_run: Simulation) -
     _check_sight(generated, generated_run, every=4)
 
 
+def _check_in_view(g: SceneGraph, run: Simulation) -> None:
+    """At every pick and place the robot faces the item from a standing point of its
+    furniture with no wall in between; the day ends in the open, in the room of the last
+    place, in the world the simulation hands back."""
+    xp = run.experience
+    walls = g.layout.walls
+    for it in xp.interactions:
+        assert it.place_frame is not None
+        for k, surface in ((it.pick_frame, it.picked_from), (it.place_frame, it.placed_on)):
+            assert surface is not None
+            a = xp.frames[k].agent
+            x, y = (_state_at(g, run, k - 1) if k == it.pick_frame else
+                    _state_at(g, run, k)).object_pose(it.object).position[:2]
+            assert not shapely.intersects(shapely.LineString([(a.x, a.y), (x, y)]), walls)
+            assert abs(math.remainder(math.atan2(y - a.y, x - a.x) - a.yaw_rad,
+                                      2 * math.pi)) < 1e-6
+            stands = g.standing_points(surface, reachable_only=True)
+            assert min(math.hypot(p.position[0] - a.x, p.position[1] - a.y)
+                       for p in stands) < 1e-6
+    last, end = xp.frames[xp.interactions[-1].place_frame], xp.frames[-1]  # type: ignore[index]
+    assert end.room == last.room and end.index > last.index
+    assert min(math.hypot(p.position[0] - end.agent.x, p.position[1] - end.agent.y)
+               for p in g.standing_points()) > 0.1
+    assert run.world.agent_pose() == end.agent and run.world.held_object() is None
+    for it in xp.interactions:
+        assert run.world.object_pose(it.object).position == it.placed_position
+
+
+def test_robot_sees_what_it_moves(apartment: SceneGraph, apartment_run: Simulation,
+                                  generated: SceneGraph, generated_run: Simulation) -> None:
+    _check_in_view(apartment, apartment_run)
+    _check_in_view(generated, generated_run)
+    # The checks above are not vacuous: the apartment has reachable standing points on
+    # the far side of a wall (the kitchen shelf's, in the living room).
+    behind = [p for p in apartment.standing_points("kitchen_shelf|top", reachable_only=True)
+              if shapely.intersects(shapely.LineString(
+                  [p.position, apartment.surface("kitchen_shelf|top").origin]),
+                  apartment.layout.walls)]
+    assert behind
+
+
+def test_categories_repeat(generated: SceneGraph) -> None:
+    def categories(repeat: float) -> list[str]:
+        xp = simulate_experience(generated, interactions=5, seed=7,
+                                 config=sim.OracleConfig(repeat_category=repeat))
+        return [generated.object(i.object).category for i in xp.interactions]
+
+    always = categories(1.0)
+    # Every interaction after the first takes an item of a category already moved.
+    assert all(c in always[:k] for k, c in enumerate(always) if k)
+    never = categories(0.0)
+    assert len(set(never)) > len(set(always)) == 1
+
+
 def test_same_seed_same_bytes(apartment: SceneGraph) -> None:
     a = simulate_experience(apartment, interactions=2, seed=11).to_json()
     assert a == simulate_experience(apartment, interactions=2, seed=11).to_json()

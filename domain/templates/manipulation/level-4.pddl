@@ -407,14 +407,32 @@
   (:category outcome)
   (:level 4)
   (:tags manipulation outcome)
-  (:version 1)
-  (:description "Every plate with a glass of its own around it (a matching, as BDDL's forpairs); the scene has enough glasses.")
-  (:parameters)
-  (:constraints (forpairs (?p - plate) (?g - glass) (not (= ?p ?g))))
-  (:goal (forpairs (?p - plate) (?g - glass) (around ?g ?p)))
+  (:version 2)
+  (:description "Every plate on a furniture surface (two there now) with a glass of its own around it (a matching, as BDDL's forpairs), glasses from that room. Bounded by the surface and the room: over every plate and glass of a large house the matchings are past counting.")
+  (:parameters ?s - surface ?f - furniture ?r - room)
+  (:constraints (and
+    (surface-of ?s ?f)
+    (furniture-in-room ?f ?r)
+    (exactly 2 (?p - plate) (initially-on ?p ?s))
+    (fornpairs 2 (?p - plate) (?g - glass)
+      (and
+        (initially-on ?p ?s)
+        (not (= ?p ?g))
+        (exists (?t - surface)
+          (and
+            (initially-on ?g ?t)
+            (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))))))
+  (:goal (fornpairs 2 (?p - plate) (?g - glass)
+    (and
+      (initially-on ?p ?s)
+      (exists (?t - surface)
+        (and
+          (initially-on ?g ?t)
+          (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))
+      (around ?g ?p))))
   (:instruction
-    "Put a glass next to every plate, a different glass by each."
-    "Give each plate its own glass, placed beside it.")
+    "Put a glass next to every plate on {{ s | ref }}, a different glass by each."
+    "Give each plate on {{ s | ref }} its own glass, placed beside it.")
   (:ambiguity reject))
 
 (define (template out-set-for-two)
@@ -422,14 +440,36 @@
   (:category outcome)
   (:level 4)
   (:tags manipulation outcome)
-  (:version 1)
-  (:description "Two plates on a furniture surface that holds tableware now, each with a mug of its own around it.")
-  (:parameters ?s - surface ?f - furniture)
+  (:version 2)
+  (:description "Two plates on a furniture surface that holds tableware now, each with a mug of its own around it; plates and mugs from the surface's room (over a whole large house the matchings are past counting).")
+  (:parameters ?s - surface ?f - furniture ?r - room)
   (:constraints (and
     (surface-of ?s ?f)
+    (furniture-in-room ?f ?r)
     (exists (?x - tableware) (on ?x ?s))
-    (fornpairs 2 (?p - plate) (?m - mug) (not (= ?p ?m)))))
-  (:goal (fornpairs 2 (?p - plate) (?m - mug) (and (on ?p ?s) (around ?m ?p))))
+    (fornpairs 2 (?p - plate) (?m - mug)
+      (and
+        (not (= ?p ?m))
+        (exists (?t - surface)
+          (and
+            (initially-on ?p ?t)
+            (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))
+        (exists (?t - surface)
+          (and
+            (initially-on ?m ?t)
+            (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))))))
+  (:goal (fornpairs 2 (?p - plate) (?m - mug)
+    (and
+      (exists (?t - surface)
+        (and
+          (initially-on ?p ?t)
+          (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))
+      (exists (?t - surface)
+        (and
+          (initially-on ?m ?t)
+          (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))
+      (on ?p ?s)
+      (around ?m ?p))))
   (:instruction
     "Set {{ s | ref }} for two: two plates, each with a mug next to it."
     "Lay out two plates on {{ s | ref }} and put a mug beside each.")

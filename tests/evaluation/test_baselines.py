@@ -1,0 +1,191 @@
+"""The baselines on a small suite compiled from the example apartment: the oracle solves
+every task (its traces score 100 and its frames and walks reach the goal), the random
+baseline is seeded and deterministic."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.emit import SceneJob, prepare_scene
+from fdc.compiler.paths import Walker
+from fdc.compiler.suite import TaskRecord
+from fdc.evaluation.baselines import (
+    SceneContext,
+    oracle_actions,
+    oracle_frames,
+    oracle_run,
+    random_actions,
+    random_frames,
+    run_baseline,
+)
+from fdc.evaluation.manipulation import score_manipulation
+from fdc.evaluation.memory import MemoryWorld
+from fdc.predicates.goal import GTargets, Target, atom, to_pddl
+from fdc.predicates.verify import verify_snapshots
+from fdc.sim_bridge.actions import ActionName
+from fdc.sim_bridge.agent_env import step_budget
+from fdc.sim_bridge.experience import Experience
+from fdc.sim_bridge.state import AgentPose
+
+APARTMENT = str(Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json")
+MANIPULATION = ("l1-to-cell", "l1-around", "l2-between", "l3-or-surfaces",
+                "l3-then-cells-between", "out-exactly-one-on", "out-clear-surface",
+                "l3-then-into-close")
+MEMORY = ("recall-category", "ordered-revisit-rooms")
+
+
+@pytest.fixture(scope="module")
+def compiled() -> tuple[SceneCompiler, list[TaskRecord]]:
+    comp, _ = prepare_scene(SceneJob(APARTMENT), CompileOptions(seed=0, max_per_template=2))
+    entries, _ = load_entries(None)
+    names = set(MANIPULATION) | set(MEMORY)
+    records = [r for e in entries if e.name in names
+               for r in comp.compile_template(e).records]
+    return comp, records
+
+
+def test_the_suite_has_the_templates(compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    _, records = compiled
+    assert {r.template for r in records} >= set(MANIPULATION)
+
+
+def test_the_oracle_solves_every_manipulation_task(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, records = compiled
+    manipulation = [r for r in records if r.template in MANIPULATION]
+    assert len(manipulation) >= len(MANIPULATION)
+    for r in manipulation:
+        actions = oracle_actions(r, comp.graph)
+        assert len(actions) <= step_budget(r, comp.graph)
+        assert actions[-1].action.value == "call_end"
+        result = score_manipulation(r, actions, comp.graph)
+        assert (r.template, result.success, result.points) == (r.template, True, 100.0)
+
+
+def test_the_oracles_frames_are_valid_and_its_walk_reaches_the_goal(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, records = compiled
+    log = comp.experience
+    assert log is not None
+    memory = [r for r in records if r.valid_frames and all(r.valid_frames)]
+    assert memory, "no memory task with valid frames for every target"
+    for r in memory:
+        frames = oracle_frames(r, comp.graph, log)
+        assert r.valid_frames is not None
+        assert all(f in valid for f, valid in zip(frames, r.valid_frames, strict=True))
+        snaps = oracle_run(r, comp.graph, log, frames)
+        assert r.start is not None and snaps[0].step == 0
+        a = snaps[0].agent
+        assert (a.x, a.y) == pytest.approx((r.start.x, r.start.y))
+        assert math.remainder(a.yaw_rad - r.start.yaw_rad, math.tau) == pytest.approx(0.0)
+        assert snaps[0].path_length_m == 0.0
+        verdict = verify_snapshots({r.id: r.goal}, comp.graph, snaps,
+                                   thresholds={r.id: r.thresholds})[r.id]
+        assert verdict.success, (r.template, verdict.reason)
+
+
+def test_the_oracle_opens_and_closes_furniture(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, records = compiled
+    tasks = [r for r in records if r.template == "l3-then-into-close"]
+    assert tasks
+    for r in tasks:
+        names = [x.action for x in oracle_actions(r, comp.graph)]
+        assert ActionName.CLOSE in names  # the second step: close the furniture
+        assert names.index(ActionName.CLOSE) > names.index(ActionName.PLACE)
+
+
+def test_the_oracle_takes_an_item_out_of_a_closed_cabinet(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # cup_2 is shut in the kitchen cabinet, which starts closed
+    goal = atom("on", "cup_2", "dining_table|top")
+    r = TaskRecord(id="t", template="hand-made", level=1, goal=goal, goal_pddl=to_pddl(goal),
+                   instructions=["Put the cup on the dining table."], tags=["manipulation"])
+    actions = oracle_actions(r, comp.graph)
+    assert [(x.action.value, x.target) for x in actions[:3]] == [
+        ("go_to", "kitchen_cabinet|inside"), ("open", "kitchen_cabinet|inside"),
+        ("pick", "cup_2")]
+    assert score_manipulation(r, actions, comp.graph).points == 100.0
+
+
+def test_the_memory_oracle_walks_the_shortest_tour(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, records = compiled
+    log = comp.experience
+    assert log is not None
+    world = MemoryWorld(comp.graph, log)
+    walker = Walker(comp.graph.nav)
+    memory = [r for r in records if r.valid_frames and all(r.valid_frames)]
+    for r in memory:  # every chosen route is as long as L*
+        frames = oracle_frames(r, comp.graph, log, walker)
+        assert r.start is not None
+        assert world.route_m((r.start.x, r.start.y), frames) == pytest.approx(r.optimal_path_m)
+    # Two targets given far one first: the oracle visits the near one first.
+    start = comp.graph.scene.agent.position[:2]
+    near, far = _near_and_far_frames(walker, log, (start[0], start[1]))
+    goal = GTargets(targets=(Target(entity="sofa", goal=atom("robot-near", "sofa")),
+                             Target(entity="bed", goal=atom("robot-near", "bed"))))
+    r = TaskRecord(id="tour", template="hand-made", goal=goal, goal_pddl=to_pddl(goal),
+                   instructions=["Visit both."], tags=["memory"],
+                   start=AgentPose(x=start[0], y=start[1], yaw_rad=0.0),
+                   valid_frames=[[far], [near]])
+    length, exact = walker.walk((start[0], start[1]), [[walker.node(_xy(log, f))]
+                                                      for f in (far, near)], "unordered")
+    assert exact and length is not None
+    frames = oracle_frames(r, comp.graph, log, walker)
+    assert frames == [near, far]
+    assert world.route_m((start[0], start[1]), frames) == pytest.approx(length)
+    assert world.route_m((start[0], start[1]), [far, near]) > length  # the list's order
+    ordered = r.model_copy(update={"goal": goal.model_copy(update={"ordered": True})})
+    assert oracle_frames(ordered, comp.graph, log, walker) == [far, near]
+
+
+def _xy(log: Experience, f: int) -> tuple[float, float]:
+    return (log.frames[f].agent.x, log.frames[f].agent.y)
+
+
+def _near_and_far_frames(walker: Walker, log: Experience, start: tuple[float, float]
+                         ) -> tuple[int, int]:
+    """The history frames nearest to and farthest from `start` on the grid."""
+    reach = walker.search({walker.node(start): 0.0})
+    d = {f: reach.get(walker.node(_xy(log, f)), math.inf) for f in range(len(log.frames))}
+    finite = sorted((v, f) for f, v in d.items() if math.isfinite(v) and v > 0)
+    return finite[0][1], finite[-1][1]
+
+
+def test_random_is_seeded_and_deterministic(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, records = compiled
+    task = next(r for r in records if r.template == "l1-around")
+    one = random_actions(task, comp.graph, seed=3)
+    assert one == random_actions(task, comp.graph, seed=3)
+    others = [random_actions(task, comp.graph, seed=s) for s in range(4, 8)]
+    assert any(o != one for o in others)
+    assert 1 <= len(one) <= step_budget(task, comp.graph)
+    result = score_manipulation(task, one, comp.graph)
+    assert 0.0 <= result.points <= 100.0 and result.steps == len(one)
+    log = comp.experience
+    assert log is not None
+    mem = next(r for r in records if r.valid_frames)
+    frames = random_frames(mem, log, seed=3)
+    assert frames == random_frames(mem, log, seed=3)
+    assert len(frames) == len(mem.valid_frames or [[]])
+    assert all(0 <= f < len(log.frames) for f in frames)
+
+
+def test_run_baseline_predicts_every_task(compiled: tuple[SceneCompiler, list[TaskRecord]],
+                                          tmp_path: Path) -> None:
+    comp, records = compiled
+    ctx = SceneContext(graph=comp.graph, experience=comp.experience, scene_name="apartment.json")
+    out = list(run_baseline("random", records, lambda _r: ctx, seed=1,
+                            trajectories=tmp_path / "runs", predictions_dir=tmp_path))
+    assert [r.prediction.task_id for r in out] == [r.id for r in records]
+    assert all((p.prediction.actions is None) == (r.template not in MANIPULATION)
+               for p, r in zip(out, records, strict=True))
+    with pytest.raises(ValueError, match="unknown baseline `smart`"):
+        list(run_baseline("smart", records, lambda _r: ctx))
