@@ -68,6 +68,13 @@ class Snapshot(_Frozen):
         default_factory=dict, description="Open state of containers and articulated parts."
     )
     path_length_m: float = Field(default=0.0, ge=0, description="Distance walked so far.")
+    states: dict[str, dict[str, bool]] = Field(
+        default_factory=dict,
+        exclude_if=lambda v: not v,  # written only when a simulator records some
+        description="Object states a simulator tracks, by object id and state name "
+        "(`is_clean`, `is_filled`, `is_powered_on`); an object or state left out has the "
+        "scene's value.",
+    )
 
 
 class Clock(_Frozen):

@@ -467,6 +467,11 @@ class SnapshotState:
         self.snapshot = snapshot
         self._posed: PosedGraph | None = None
 
+    def object_state(self, object_id: str, name: str) -> bool | None:
+        """A recorded object state (`Snapshot.states`); None: not recorded, the scene's
+        value holds."""
+        return self.snapshot.states.get(object_id, {}).get(name)
+
     @property
     def graph(self) -> SceneGraph:
         return self._graph

@@ -35,3 +35,23 @@ def test_checkers_on_a_snapshot() -> None:
     held = snap(held="mug")
     assert evaluate("holding", ["mug"], held)
     assert not evaluate("on", ["mug", "table|top"], held)
+
+
+def test_object_states_come_from_the_snapshot_else_the_scene() -> None:
+    # the hand-made home lists no states: dirty, empty and off unless recorded
+    assert not evaluate("is-clean", ["mug"], snap())
+    assert evaluate("is-dirty", ["mug"], snap())
+    recorded = snap(states={"mug": {"is_clean": True}, "cup": {"is_filled": True}})
+    assert evaluate("is-clean", ["mug"], recorded)
+    assert not evaluate("is-dirty", ["mug"], recorded)
+    assert evaluate("is-filled", ["cup"], recorded)
+    assert not evaluate("is-clean", ["cup"], recorded)  # not recorded: the scene's word
+    assert evaluate("is-powered-off", ["mug"], recorded)
+
+
+def test_states_are_written_only_when_recorded() -> None:
+    plain = snap().state.snapshot  # type: ignore[attr-defined]
+    assert "states" not in plain.model_dump_json()
+    line = state_mod.Snapshot(step=0, time_min=600.0, agent=plain.agent,
+                              states={"mug": {"is_clean": True}}).model_dump_json()
+    assert state_mod.Snapshot.model_validate_json(line).states == {"mug": {"is_clean": True}}
