@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -81,30 +82,53 @@ def _loc(loc: tuple[int | str, ...]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
-def parse_suite(text: str) -> tuple[list[TaskRecord], list[SuiteProblem]]:
-    """The records of a suite's text, and every problem found (line numbers from 1)."""
-    records: list[TaskRecord] = []
-    problems: list[SuiteProblem] = []
-    seen: dict[str, int] = {}
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class JsonlLine(Generic[M]):
+    """One non-blank line of a JSONL file: its number (from 1), the JSON value, and the
+    model it validates to (None when it did not: `problems` say why, located)."""
+
+    line: int
+    raw: Any
+    value: M | None
+    problems: tuple[tuple[str, str], ...]  # (JSON path, message)
+
+
+def parse_jsonl(text: str, model: type[M]) -> Iterator[JsonlLine[M]]:
+    """Each non-blank line of `text` read as JSON and validated as `model`; a line that
+    is not JSON or does not validate comes with every problem it has, never raises."""
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as e:
-            problems.append(SuiteProblem(n, "", f"not JSON: {e.msg} (column {e.colno})"))
+            yield JsonlLine(n, None, None, (("", f"not JSON: {e.msg} (column {e.colno})"),))
             continue
         try:
-            record = TaskRecord.model_validate(raw)
+            yield JsonlLine(n, raw, model.model_validate(raw), ())
         except ValidationError as e:
-            problems.extend(SuiteProblem(n, _loc(err["loc"]), err["msg"]) for err in e.errors())
+            yield JsonlLine(n, raw, None,
+                            tuple((_loc(err["loc"]), err["msg"]) for err in e.errors()))
+
+
+def parse_suite(text: str) -> tuple[list[TaskRecord], list[SuiteProblem]]:
+    """The records of a suite's text, and every problem found (line numbers from 1)."""
+    records: list[TaskRecord] = []
+    problems: list[SuiteProblem] = []
+    seen: dict[str, int] = {}
+    for got in parse_jsonl(text, TaskRecord):
+        record = got.value
+        if record is None:
+            problems.extend(SuiteProblem(got.line, where, msg) for where, msg in got.problems)
             continue
         if record.id in seen:
-            problems.append(
-                SuiteProblem(n, "id", f"task id `{record.id}` repeats line {seen[record.id]}")
-            )
+            problems.append(SuiteProblem(got.line, "id", f"task id `{record.id}` repeats "
+                                         f"line {seen[record.id]}"))
             continue
-        seen[record.id] = n
+        seen[record.id] = got.line
         records.append(record)
     return records, problems
 

@@ -12,12 +12,12 @@ path (and a task predicted twice); it never raises on bad input.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.compiler.suite import parse_jsonl
 from fdc.sim_bridge.actions import AgentAction
 
 PREDICTIONS_FORMAT_VERSION = "1.0"
@@ -57,39 +57,27 @@ class PredictionProblem:
         return f"line {self.line}{where}: {self.message}"
 
 
-def _loc(loc: tuple[int | str, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-
-
 def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
     """The predictions of a file's text with their line numbers (from 1), and every
     problem found; a second prediction for a task is a problem and is left out."""
     out: list[tuple[int, Prediction]] = []
     problems: list[PredictionProblem] = []
     seen: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(PredictionProblem(n, "", f"not JSON: {e.msg} (column {e.colno})"))
-            continue
-        try:
-            p = Prediction.model_validate(raw)
-        except ValidationError as e:
-            task = raw.get("task_id") if isinstance(raw, dict) else None
-            problems.extend(PredictionProblem(n, _loc(err["loc"]), err["msg"],
+    for got in parse_jsonl(text, Prediction):
+        p = got.value
+        if p is None:
+            task = got.raw.get("task_id") if isinstance(got.raw, dict) else None
+            problems.extend(PredictionProblem(got.line, where, msg,
                                               task if isinstance(task, str) else None)
-                            for err in e.errors())
+                            for where, msg in got.problems)
             continue
         if p.task_id in seen:
             problems.append(PredictionProblem(
-                n, "task_id", f"task `{p.task_id}` is predicted again (first on line "
+                got.line, "task_id", f"task `{p.task_id}` is predicted again (first on line "
                 f"{seen[p.task_id]}); only the first counts", p.task_id))
             continue
-        seen[p.task_id] = n
-        out.append((n, p))
+        seen[p.task_id] = got.line
+        out.append((got.line, p))
     return out, problems
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, report_suite, stderr
 from fdc.schemas import MODELS
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _register_subcommands() -> None:
@@ -60,10 +60,6 @@ _register_subcommands()
 class OutputFormat(StrEnum):
     text = "text"
     json = "json"
-
-
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -99,7 +95,7 @@ def check(
             f"checked {len(result.sources)} file(s), {result.definition_count} definition(s): "
             f"{errors} error(s), {warnings} warning(s)"
         )
-        _stderr().print(summary)
+        stderr().print(summary)
     if result.usage_error:
         raise typer.Exit(EXIT_USAGE)
     if errors or (strict and warnings):
@@ -124,7 +120,7 @@ def fmt(
 
     files, missing = expand_paths([str(p) for p in paths])
     for m in missing:
-        _stderr().print(f"{m}: error[P001]: {missing_message(m)}")
+        stderr().print(f"{m}: error[P001]: {missing_message(m)}")
     if missing:
         raise typer.Exit(EXIT_USAGE)
     status = EXIT_OK
@@ -132,7 +128,7 @@ def fmt(
         try:
             source = SourceFile.read(path)
         except OSError as e:
-            _stderr().print(f"{path}: error[P001]: cannot read the file: {e.strerror}")
+            stderr().print(f"{path}: error[P001]: cannot read the file: {e.strerror}")
             status = EXIT_USAGE
             continue
         result = parse_source(source)
@@ -144,7 +140,7 @@ def fmt(
         try:
             text = print_unit(result.unit, comments_from=source.text)
         except RecursionError:
-            _stderr().print(f"{path}: error[P005]: the file nests too deeply to format")
+            stderr().print(f"{path}: error[P005]: the file nests too deeply to format")
             status = EXIT_USAGE
             continue
         if check_only:
@@ -188,19 +184,12 @@ def verify(
 ) -> None:
     """Judge each task's goal on a recorded trajectory: success, and when each target counted
     (a PARTNR checklist: percent complete, and when each proposition was first satisfied)."""
-    from fdc.compiler.suite import read_suite
     from fdc.predicates.registry import EvaluationError
     from fdc.predicates.verify import verify_snapshots
     from fdc.sim_bridge.trajectory import TrajectoryError, read_trajectory
 
-    err = _stderr()
-    try:
-        records, problems = read_suite(suite)
-    except OSError as e:
-        err.print(f"{suite}: error: cannot read the suite: {e.strerror}")
-        raise typer.Exit(EXIT_USAGE) from None
-    for p in problems:
-        err.print(f"{suite}: error: {p}")
+    err = stderr()
+    records, bad_suite = report_suite(suite, err)
     try:
         header, snapshots = read_trajectory(trajectory)
     except TrajectoryError as e:
@@ -209,7 +198,7 @@ def verify(
     except OSError as e:
         err.print(f"{trajectory}: error: cannot read the trajectory: {e.strerror}")
         raise typer.Exit(EXIT_USAGE) from None
-    if problems:
+    if bad_suite:
         raise typer.Exit(EXIT_USAGE)
     if task:
         unknown = sorted(set(task) - {r.id for r in records})
@@ -279,7 +268,7 @@ def _thresholds(items: list[str]) -> dict[str, float]:
         except ValueError:
             number = float("nan")
         if not sep or not name or number != number:
-            _stderr().print(f"error: --threshold wants NAME=NUMBER, not `{item}`")
+            stderr().print(f"error: --threshold wants NAME=NUMBER, not `{item}`")
             raise typer.Exit(EXIT_USAGE)
         out[name.strip()] = number
     return out
@@ -317,7 +306,7 @@ def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
             result += f" {100 * v.percent_complete:.1f}%"
         table.add_row(task_id, result, str(v.end_step), v.reason, targets)
     Console(highlight=False).print(table)
-    _stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")
+    stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")
 
 
 @app.command()
@@ -328,7 +317,7 @@ def schema(
     from fdc.schemas import schema_json
 
     if name not in MODELS:
-        _stderr().print(f"error: unknown format `{name}`; known: {', '.join(sorted(MODELS))}")
+        stderr().print(f"error: unknown format `{name}`; known: {', '.join(sorted(MODELS))}")
         raise typer.Exit(EXIT_USAGE)
     sys.stdout.write(schema_json(name))
 

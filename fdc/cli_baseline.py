@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
+
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, read_suite_or_exit, stderr
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
@@ -19,11 +20,6 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.experience import Experience
     from fdc.sim_bridge.graph import SceneGraph
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def run_baseline_command(
@@ -48,22 +44,13 @@ def run_baseline_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.compiler.files import write_atomic
-    from fdc.compiler.suite import read_suite
     from fdc.evaluation.baselines import BASELINES, run_baseline
 
-    err = _stderr()
+    err = stderr()
     if name not in BASELINES:
         err.print(f"error: unknown baseline `{name}`; known: {', '.join(BASELINES)}")
         raise typer.Exit(EXIT_USAGE)
-    try:
-        records, problems = read_suite(suite)
-    except OSError as e:
-        err.print(f"{suite}: error: cannot read the suite: {e.strerror}")
-        raise typer.Exit(EXIT_USAGE) from None
-    for p in problems:
-        err.print(f"{suite}: error: {p}")
-    if problems:
-        raise typer.Exit(EXIT_USAGE)
+    records = read_suite_or_exit(suite, err)
     scenes = _Scenes(suite, scene, experience)
     for r in records:  # load everything first: input errors before any work
         scenes(r)
@@ -117,12 +104,12 @@ class _Scenes:
         if self.scene is not None:
             return self.scene
         if not named:
-            _stderr().print(f"{self.suite}: error: a task names no scene; hint: pass --scene")
+            stderr().print(f"{self.suite}: error: a task names no scene; hint: pass --scene")
             raise typer.Exit(EXIT_USAGE)
         for p in (Path(named), self.suite.parent / named):
             if p.exists():
                 return p
-        _stderr().print(f"{self.suite}: error: scene `{named}` not found from the working "
+        stderr().print(f"{self.suite}: error: scene `{named}` not found from the working "
                         "folder or beside the suite; hint: pass --scene")
         raise typer.Exit(EXIT_USAGE)
 
@@ -138,7 +125,7 @@ class _Scenes:
         from fdc.compiler.emit import InputError, load_experience
         from fdc.sim_bridge.experience import Experience
 
-        err = _stderr()
+        err = stderr()
         if self.experience is not None:
             try:
                 raw, found = load_experience(str(self.experience))
@@ -178,7 +165,7 @@ class _Scenes:
         return log
 
     def _manifest_ref(self, named: str) -> dict[str, object]:
-        err = _stderr()
+        err = stderr()
         if self._manifest is None:
             path = self.suite.parent / "manifest.json"
             try:

@@ -15,18 +15,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, stderr
+
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 #: Process templates over a furnished home have thousands of bindings (every item to
 #: every surface); a suite samples this many per template and scene unless told.
 DEFAULT_MAX_PER_TEMPLATE = 25
-
-
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _entries(templates: list[Path] | None) -> list[TemplateEntry]:
@@ -40,11 +37,11 @@ def _entries(templates: list[Path] | None) -> list[TemplateEntry]:
         for d in result.diagnostics:
             if d.is_error:
                 sys.stderr.write(render_text(d, result.sources) + "\n")
-        _stderr().print(f"error: {len(result.errors)} error(s) in the templates; "
+        stderr().print(f"error: {len(result.errors)} error(s) in the templates; "
                         "`fdc check` shows them all")
         raise typer.Exit(EXIT_USAGE)
     if not entries:
-        _stderr().print("error: no template to compile (the files hold no template)")
+        stderr().print("error: no template to compile (the files hold no template)")
         raise typer.Exit(EXIT_USAGE)
     return entries
 
@@ -98,7 +95,7 @@ def compile_command(
         write_suite,
     )
 
-    err = _stderr()
+    err = stderr()
     if history and len(history) != len(scenes):
         err.print(f"error: {len(history)} --history log(s) for {len(scenes)} scene(s); "
                   "give one log per scene, in the same order")
@@ -190,7 +187,7 @@ def explain_command(
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.emit import InputError, SceneJob, prepare_scene
 
-    err = _stderr()
+    err = stderr()
     if not scene.is_file():
         err.print(f"{scene}: error: no such file")
         raise typer.Exit(EXIT_USAGE)

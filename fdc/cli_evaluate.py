@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, read_suite_or_exit, stderr
+
 if TYPE_CHECKING:
     from fdc.compiler.emit import Manifest
     from fdc.compiler.suite import TaskRecord
@@ -30,18 +32,13 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.experience import Experience
     from fdc.sim_bridge.graph import SceneGraph
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 #: Findings of one kind printed on the terminal before the rest are counted.
 _SHOWN_PER_CODE = 5
 
 
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
 def _fail(message: str) -> typer.Exit:
-    _stderr().print(message, markup=False)
+    stderr().print(message, markup=False)
     return typer.Exit(EXIT_USAGE)
 
 
@@ -207,10 +204,10 @@ def _manifest(suite: Path) -> Manifest | None:
     try:
         manifest = Manifest.model_validate_json(path.read_bytes())
     except (OSError, ValidationError):
-        _stderr().print(f"{path}: warning: not an fdc manifest; ignored", markup=False)
+        stderr().print(f"{path}: warning: not an fdc manifest; ignored", markup=False)
         return None
     if manifest.suite_sha256 != sha256_text(suite.read_bytes()):
-        _stderr().print(f"{path}: warning: describes another suite than {suite}; ignored",
+        stderr().print(f"{path}: warning: describes another suite than {suite}; ignored",
                         markup=False)
         return None
     return manifest
@@ -220,7 +217,7 @@ def _print_finding(f: Finding, predictions: Path) -> None:
     where = f"{predictions}:{f.line}" if f.line is not None else str(predictions)
     path = f" at {f.where}" if f.where else ""
     task = f" (task {f.task_id})" if f.task_id else ""
-    err = _stderr()
+    err = stderr()
     err.print(f"{where}{path}: {f.severity}[{f.code}]: {f.message}{task}", markup=False)
     if f.hint:
         err.print(f"  = hint: {f.hint}", markup=False)
@@ -267,21 +264,13 @@ def evaluate_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.compiler.compile import sha256_text
-    from fdc.compiler.suite import read_suite
     from fdc.evaluation.memory import frames_expected
     from fdc.evaluation.predictions import read_predictions
     from fdc.evaluation.report import build_report, is_memory, tables
 
-    err = _stderr()
-    try:
-        records, problems = read_suite(suite)
-        suite_bytes = suite.read_bytes()
-    except OSError as e:
-        raise _fail(f"{suite}: error: cannot read the suite: {e.strerror}") from None
-    for p in problems:
-        err.print(f"{suite}: error: {p}", markup=False)
-    if problems:
-        raise typer.Exit(EXIT_USAGE)
+    err = stderr()
+    records = read_suite_or_exit(suite, err)
+    suite_bytes = suite.read_bytes()
     try:
         preds, bad_lines = read_predictions(predictions)
         pred_bytes = predictions.read_bytes()

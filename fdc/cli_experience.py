@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fdc.cli_scene import EXIT_OK, EXIT_USAGE, _load_graph, _report, _stderr
+from fdc.cli_common import EXIT_OK, EXIT_USAGE, stderr
+from fdc.cli_scene import _load_graph, _report
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.experience import Experience
@@ -46,11 +47,11 @@ def generate(
                                   scene=_relative(scene, output))
     except SimulationError as e:
         _report(g.findings, str(scene))
-        _stderr().print(f"{scene}: error: {e}")
+        stderr().print(f"{scene}: error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     _write(output, log.to_json())
     _report(g.findings, str(scene))
-    _stderr().print(f"wrote {output}: {len(log.interactions)} interactions, "
+    stderr().print(f"wrote {output}: {len(log.interactions)} interactions, "
                     f"{len(log.frames)} frames")
     raise typer.Exit(EXIT_OK)
 
@@ -71,22 +72,22 @@ def render(
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
-        _stderr().print(f"error: the picture must be .png or .svg, not `{output.name}`")
+        stderr().print(f"error: the picture must be .png or .svg, not `{output.name}`")
         raise typer.Exit(EXIT_USAGE)
     xp = _read_log(log)
     scene_path = scene or _scene_of(log, xp.scene)
     g = _load_graph(scene_path)
     if xp.scene_sha256 is not None and xp.scene_sha256 != scene_sha256(g):
-        _stderr().print(f"{log}: scene_sha256: error: the log was recorded in another scene "
+        stderr().print(f"{log}: scene_sha256: error: the log was recorded in another scene "
                         f"than {scene_path}")
         raise typer.Exit(EXIT_USAGE)
     unknown = sorted({i.object for i in xp.interactions if not g.has(i.object)})
     if unknown:
-        _stderr().print(f"{log}: interactions: error: no object {', '.join(unknown)} in "
+        stderr().print(f"{log}: interactions: error: no object {', '.join(unknown)} in "
                         f"{scene_path}")
         raise typer.Exit(EXIT_USAGE)
     _write(output, render_experience(g, xp, fmt=fmt, dpi=dpi))
-    _stderr().print(f"wrote {output}")
+    stderr().print(f"wrote {output}")
     raise typer.Exit(EXIT_OK)
 
 
@@ -97,7 +98,7 @@ def _write(path: Path, data: str | bytes) -> None:
     try:
         write_atomic(path, data)
     except OSError as e:
-        _stderr().print(f"{path}: error: cannot write the file: {e.strerror or e}",
+        stderr().print(f"{path}: error: cannot write the file: {e.strerror or e}",
                         markup=False)
         raise typer.Exit(EXIT_USAGE) from None
 
@@ -122,7 +123,7 @@ def _read_log(path: Path) -> Experience:
     from fdc.sim_bridge.experience import Experience
     from fdc.sim_bridge.findings import json_path
 
-    err = _stderr()
+    err = stderr()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
+
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, read_suite_or_exit, stderr
 
 if TYPE_CHECKING:
     from fdc.compiler.check import DomainInfo
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.habitat.episodes import EpisodeBuilder
     from fdc.sim_bridge.habitat.pddl_yaml import PddlDomainSpec
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 DOMAIN = "fdc-home"
 
 
@@ -52,10 +52,6 @@ class _Scene:
     reason: str = ""
 
 
-def _err() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
 def export_habitat_command(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
     output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write to.")],
@@ -78,7 +74,6 @@ def export_habitat_command(
     from rich.progress import Progress
 
     from fdc.compiler.files import write_atomic
-    from fdc.compiler.suite import read_suite
     from fdc.sim_bridge.habitat.episodes import (
         EpisodeTask,
         dataset_document,
@@ -91,16 +86,8 @@ def export_habitat_command(
         problem_document,
     )
 
-    err = _err()
-    try:
-        records, problems = read_suite(suite)
-    except OSError as e:
-        err.print(f"{suite}: error: cannot read the suite: {e.strerror}")
-        raise typer.Exit(EXIT_USAGE) from None
-    for p in problems:
-        err.print(f"{suite}: error: {p}")
-    if problems:
-        raise typer.Exit(EXIT_USAGE)
+    err = stderr()
+    records = read_suite_or_exit(suite, err)
     info = _domain()
     spec = domain_spec(info)
     scenes: dict[str, _Scene] = {}
@@ -151,7 +138,7 @@ def _report(output: Path, tasks: int, episodes: int, problems: int,
         return
     for u in unwritten:
         sys.stdout.write(f"{u.task}: {u.format}: not expressible: {u.reason}\n")
-    _err().print(f"wrote {episodes} episode(s) to {output / 'episodes.json.gz'} and "
+    stderr().print(f"wrote {episodes} episode(s) to {output / 'episodes.json.gz'} and "
                  f"{problems} PDDL problem(s) to {output / 'pddl'} for {tasks} task(s); "
                  f"{len(unwritten)} not expressible")
 
@@ -204,7 +191,7 @@ def _load(suite: Path, record: TaskRecord, dataset: Path | None, data_root: Path
     from fdc.sim_bridge.habitat.episodes import EpisodeBuilder, find_dataset
     from fdc.sim_bridge.load import load_scene
 
-    err = _err()
+    err = stderr()
     if not record.scene:
         return _Scene(None, reason="the task names no scene")
     path = _scene_path(suite, record.scene)

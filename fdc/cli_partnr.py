@@ -15,17 +15,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, read_suite_or_exit, stderr
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from fdc.compiler.suite import TaskRecord
     from fdc.sim_bridge.partnr import Episode
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _progress(err: Console, what: str, total: int) -> tuple[Progress, TaskID]:
@@ -64,7 +61,7 @@ def import_partnr(
     from fdc.predicates.partnr import unsupported_entities
     from fdc.sim_bridge.partnr import read_episodes
 
-    err = _stderr()
+    err = stderr()
     dataset, findings = read_episodes(episodes)
     for f in findings:
         err.print(f.render(), markup=False)
@@ -98,20 +95,11 @@ def export_partnr(
     """Write the tasks whose goals PARTNR can express as PARTNR episodes (instruction and
     evaluation); name each task it cannot express, and why (on stdout)."""
     from fdc.compiler.files import write_atomic
-    from fdc.compiler.suite import read_suite
     from fdc.predicates.partnr import NotExpressible, episode_id, export_evaluation
     from fdc.sim_bridge.partnr import Dataset, Episode, episodes_bytes
 
-    err = _stderr()
-    try:
-        records, problems = read_suite(suite)
-    except (OSError, UnicodeDecodeError) as e:
-        err.print(f"{suite}: error: cannot read the suite: {getattr(e, 'strerror', e)}")
-        raise typer.Exit(EXIT_USAGE) from None
-    for p in problems:
-        err.print(f"{suite}: error: {p}", markup=False)
-    if problems:
-        raise typer.Exit(EXIT_USAGE)
+    err = stderr()
+    records = read_suite_or_exit(suite, err)
     episodes = []
     refused = 0
     for r in records:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
+
+from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, stderr
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.findings import Finding
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 scene_app = typer.Typer(help="Generate, inspect and render scenes.", no_args_is_help=True)
 import_app = typer.Typer(help="Import scenes and tasks from other formats.", no_args_is_help=True)
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 class OutputFormat(StrEnum):
@@ -30,12 +30,8 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
 def _report(findings: list[Finding], file: str = "") -> None:
-    err = _stderr()
+    err = stderr()
     for f in findings:
         prefix = f"{file}: " if file and not f.file else ""
         err.print(prefix + f.render(), markup=False)
@@ -120,7 +116,7 @@ def render(
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
-        _stderr().print(f"error: the map must be .png or .svg, not `{output.name}`")
+        stderr().print(f"error: the map must be .png or .svg, not `{output.name}`")
         raise typer.Exit(EXIT_USAGE)
     g = _load_graph(scene)
     write_atomic(output, render_map(g, dpi=dpi, fmt=fmt, show_regions=not no_regions))
@@ -143,7 +139,7 @@ def generate(
 
     scene = generate_scene(rooms, objects, seed)
     write_atomic(output, scene.to_json())
-    _stderr().print(f"wrote {output}: {len(scene.rooms)} rooms, {len(scene.objects)} objects")
+    stderr().print(f"wrote {output}: {len(scene.rooms)} rooms, {len(scene.objects)} objects")
     raise typer.Exit(EXIT_OK)
 
 
@@ -162,14 +158,14 @@ def habitat(
     from fdc.sim_bridge.habitat import import_habitat
 
     if not dataset_config.is_file():
-        _stderr().print(f"{dataset_config}: error: no such file")
+        stderr().print(f"{dataset_config}: error: no such file")
         raise typer.Exit(EXIT_USAGE)
     result = import_habitat(dataset_config, scene, output.parent, allow_missing)
     _report(result.findings, str(dataset_config))
     if result.scene is None or any(f.is_error for f in result.findings):
         raise typer.Exit(EXIT_USAGE)
     write_atomic(output, result.scene.to_json())
-    _stderr().print(
+    stderr().print(
         f"wrote {output}: {len(result.scene.rooms)} rooms, {len(result.scene.objects)} objects"
     )
     raise typer.Exit(EXIT_FINDINGS if result.findings else EXIT_OK)
