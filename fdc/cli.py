@@ -40,14 +40,17 @@ def _register_subcommands() -> None:
     from fdc.cli_habitat_export import export_habitat_command
     from fdc.cli_partnr import export_partnr, import_partnr
     from fdc.cli_scene import import_app, scene_app
+    from fdc.cli_validate import export_pddl_command, validate_command
 
     app.add_typer(scene_app, name="scene")
     app.add_typer(import_app, name="import")
     app.add_typer(experience_app, name="experience")
     export_app.command("habitat")(export_habitat_command)
     export_app.command("partnr")(export_partnr)
+    export_app.command("pddl")(export_pddl_command)
     import_app.command("partnr")(import_partnr)
     app.add_typer(export_app, name="export")
+    app.command("validate")(validate_command)
     app.command("compile")(compile_command)
     app.command("explain")(explain_command)
     app.command("evaluate")(evaluate_command)

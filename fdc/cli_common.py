@@ -12,7 +12,7 @@ from rich.console import Console
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def stderr() -> Console:

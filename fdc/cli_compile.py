@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fdc.cli_common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, stderr
+from fdc.cli_common import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, stderr
 
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
@@ -126,7 +126,7 @@ def compile_command(
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
             err.print("interrupted: nothing written")
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     text = suite_text(result.records)
     manifest = build_manifest(result, refs, entries, options, output.name, text)
     manifest_path = write_suite(output, text, manifest)

@@ -1,0 +1,632 @@
+"""Planning certificates: a task's ground goal as a classical planning problem, solved.
+
+The domain is fdc-home's actions (`domain/fdc-home.pddl`): a symbolic abstraction of the
+embedded world in which the robot navigates to any furniture surface, picks an item from
+the surface it rests on, and puts it down with one placement action per geometric fluent
+(`place`, `place-in-cell`, `place-around`, `place-at-side`, `place-between`,
+`place-inside`); a fluent becomes true only by the placement that establishes it, and
+false when an item it relates is picked up. Receptacles of articulated furniture are
+reached only while it is open.
+
+`PlanningWorld` holds what every task of one scene shares: the domain read by
+unified-planning (`either` parameter types widened to their closest common supertype,
+which unified-planning lacks; numeric functions other than `total-cost` left out), the
+scene's facts and its initial state. `PlanningWorld.build` makes one task's problem:
+
+- objects: the scene's furniture and rooms, the surfaces a plan may use (those named,
+  those the items start on, one spare: see `_objects`) and the items the goal names,
+  except items it names only in literals that are false at the start and must stay
+  false (`(not (on cup_3 table|top))` for every cup not on the table): no plan needs to
+  move them, so leaving them out changes no answer and keeps grounding small;
+- initial state: every fluent atom over those objects that the registered checkers
+  find true in the scene's initial state, and the static facts the actions read;
+- actions: fdc-home's, but the placement actions the goal has no use for (each does
+  what `place` does plus a fluent neither the goal nor any precondition reads);
+- goal: the ground goal; a sequence (`then`) or multi-goal (`targets`) gets one
+  checkpoint action per step, whose precondition is the step and the step before it
+  reached, so the plan achieves the steps in order, as `verify` judges them; a
+  conjunction of disjunctions is checked conjunct by conjunct with the world frozen in
+  between (`_checkpoints`), since a translator would expand the product of its parts.
+
+`solve` runs Fast Downward (up-fast-downward), or pyperplan (up-pyperplan) on the problem
+compiled to STRIPS by unified-planning's compilers when Fast Downward is not available.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, atom, atoms
+from fdc.predicates.registry import Context, Kind, Registry, default_registry
+
+from . import ast as A
+from .compile import CompileOptions
+from .printer import print_unit
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph import SceneGraph
+    from fdc.sim_bridge.state import WorldState
+
+    from .check import DomainInfo
+    from .scene_facts import SceneFacts
+
+#: The checkpoint actions and fluents a sequence or multi-goal adds (not fdc-home names).
+CHECKPOINT = "fdc-reach"
+STAGE = "fdc-reached"
+
+N = TypeVar("N", bound=A.Node)
+
+Status = Literal["solved", "unsolvable", "timeout", "error"]
+
+
+class PlanningError(Exception):
+    """A goal the planning abstraction cannot express (a nested multi-goal form)."""
+
+
+# --------------------------------------------------------------------------- the domain
+
+
+def planning_domain(info: DomainInfo) -> str:
+    """fdc-home as planners read it: `(either a b)` parameters widened to the closest
+    common supertype, only the `total-cost` function, no fdc extensions."""
+
+    def widen(names: Sequence[A.TypedName]) -> tuple[A.TypedName, ...]:
+        return tuple(
+            _with(n, types=(_common_type(info, n.types),)) if len(n.types) > 1 else n
+            for n in names)
+
+    d = info.domain
+    domain = A.Domain(
+        name=d.name,
+        requirements=(*(r for r in d.requirements if r != ":numeric-fluents"), ":action-costs"),
+        types=d.types,
+        constants=d.constants,
+        predicates=tuple(_with(p, parameters=widen(p.parameters)) for p in d.predicates),
+        functions=tuple(f for f in d.functions if f.name == "total-cost"),
+        actions=tuple(_with(a, parameters=widen(a.parameters)) for a in d.actions),
+    )
+    return print_unit(A.SourceUnit(path="<planning>", definitions=(domain,)))
+
+
+def _with(node: N, **fields: Any) -> N:
+    """A copy of an AST node with some fields replaced (nodes are frozen)."""
+    return type(node).make(**{**node.__dict__, **fields})
+
+
+def _common_type(info: DomainInfo, types: Sequence[str]) -> str:
+    """The most specific type above every one of `types`."""
+    shared = set.intersection(*(set(info.ancestors(t)) for t in types))
+    return max(sorted(shared), key=lambda t: len(info.ancestors(t)))
+
+
+def _skeleton(domain_name: str) -> str:
+    # A problem with the metric makes unified-planning read `total-cost` as action costs.
+    return (f"(define (problem skeleton) (:domain {domain_name}) (:init (= (total-cost) 0))"
+            " (:goal (and)) (:metric minimize (total-cost)))")
+
+
+def _quiet() -> None:
+    import unified_planning.shortcuts as ups
+
+    ups.get_environment().credits_stream = None
+
+
+# --------------------------------------------------------------------------- problems
+
+
+@dataclass
+class PlanningProblem:
+    """One task's planning problem (a unified-planning `Problem`) and how it was made."""
+
+    task: str
+    problem: Any
+    items: tuple[str, ...]  # the items kept as objects
+    left_out: int  # items the goal names only in literals that stay false
+    checkpoints: tuple[str, ...] = ()  # checkpoint action names (not part of the plan)
+
+
+@dataclass
+class PlanResult:
+    status: Status
+    planner: str
+    seconds: float
+    length: int | None = None  # actions in the plan, checkpoints not counted
+    plan: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+class PlanningWorld:
+    """The planning view of one scene: domain, facts and initial state, shared by tasks."""
+
+    def __init__(self, facts: SceneFacts, state: WorldState,
+                 registry: Registry | None = None) -> None:
+        self.facts = facts
+        self.graph: SceneGraph = facts.graph
+        self.info = facts.domain
+        self.registry = registry or default_registry()
+        self.context = Context(graph=self.graph, state=state,
+                               type_parents=dict(self.info.parents))
+        self._truth: dict[GAtom, bool] = {}
+
+    @cached_property
+    def domain_text(self) -> str:
+        return planning_domain(self.info)
+
+    @cached_property
+    def _base(self) -> Any:
+        from unified_planning.io import PDDLReader
+
+        _quiet()
+        return PDDLReader().parse_problem_string(self.domain_text,
+                                                 _skeleton(self.info.domain.name))
+
+    @cached_property
+    def _static_used(self) -> tuple[str, ...]:
+        """The static and history predicates the actions read (their facts go in init)."""
+        names: set[str] = set()
+        for a in self.info.domain.actions:
+            for part in (a.precondition, a.effect):
+                if part is None:
+                    continue
+                for n in part.walk():
+                    if isinstance(n, A.Atom) and n.predicate in self.registry and \
+                            self.registry.checker(n.predicate).kind is not Kind.FLUENT:
+                        names.add(n.predicate)
+        return tuple(sorted(names))
+
+    def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
+        """Whether each atom holds in the initial state (one checker call per predicate)."""
+        new: dict[str, list[GAtom]] = {}
+        for a in wanted:
+            if a not in self._truth:
+                new.setdefault(a.predicate, []).append(a)
+        for predicate, batch in new.items():
+            batch = list(dict.fromkeys(batch))
+            truth = self.registry.evaluate_many(predicate, [a.args for a in batch], self.context)
+            for a, ok in zip(batch, truth.tolist(), strict=True):
+                self._truth[a] = bool(ok)
+        return self._truth
+
+    # ----- one task ---------------------------------------------------------------------
+
+    def build(self, task: str, goal: Goal, *, reduce: bool = True) -> PlanningProblem:
+        """The planning problem of a task that starts in the scene's initial state.
+        `reduce`: leave out the placement actions the goal has no use for (exact; off
+        for export, so that every plain task shares one domain)."""
+        named = {x for a in atoms(goal) for x in a.args}
+        unknown = sorted(x for x in named if x not in self.facts.types)
+        if unknown:
+            raise PlanningError(f"the goal names {', '.join(unknown)}, not in the scene")
+        items = self._items(goal)
+        keep = self._objects(goal, items, named)
+        mentioned = {a.predicate for a in atoms(goal)}
+        problem = self._base.clone()
+        problem.name = _pddl_name(task)
+        # `place` does all that dominated actions do that can matter
+        dominated = self._dominated(mentioned) if reduce else set()
+        actions = [a for a in problem.actions if a.name not in dominated]
+        problem.clear_actions()
+        problem.add_actions(actions)
+        _set_costs(problem, {a.name: c for a, c in problem.quality_metrics[0].costs.items()
+                             if a.name not in dominated})
+        em = problem.environment.expression_manager
+        objects: dict[str, Any] = {o.name: o for o in problem.all_objects}
+        from unified_planning.model import Object
+
+        for e in sorted(keep):
+            if e in objects:
+                continue
+            t = self.facts.type_of(e)
+            assert t is not None
+            objects[e] = Object(e, problem.user_type(t), problem.environment)
+            problem.add_object(objects[e])
+        for atom_ in self._init(objects, keep, mentioned):
+            fluent = problem.fluent(atom_.predicate)
+            problem.set_initial_value(fluent(*(objects[x] for x in atom_.args)), True)
+        left_out = {x for x in named if self.facts.has_type(x, ("movable",))} - items
+
+        def expr(g: Goal) -> Any:
+            if isinstance(g, GAtom):
+                if any(x in left_out for x in g.args):
+                    return em.FALSE()  # stays false: no plan moves the item
+                return problem.fluent(g.predicate)(*(objects[x] for x in g.args))
+            if isinstance(g, GNot):
+                return em.Not(expr(g.body))
+            if isinstance(g, GAnd):
+                return em.And(*(expr(p) for p in g.parts)) if g.parts else em.TRUE()
+            if isinstance(g, GOr):
+                return em.Or(*(expr(p) for p in g.parts)) if g.parts else em.FALSE()
+            raise PlanningError("a multi-goal or sequence form nested inside a step")
+
+        simplify = problem.environment.simplifier.simplify
+        problem.clear_goals()
+        checkpoints: tuple[str, ...] = ()
+        if isinstance(goal, GThen | GTargets) or _splits(goal):
+            checkpoints = self._checkpoints(problem, goal, lambda g: simplify(expr(g)))
+        else:
+            problem.add_goal(simplify(expr(goal)))
+        return PlanningProblem(task, problem, tuple(sorted(items)), len(left_out), checkpoints)
+
+    def _dominated(self, mentioned: set[str]) -> set[str]:
+        """Placement actions the goal has no use for: what each makes true for sure
+        beyond `place`'s unconditional effects is a fluent the goal does not mention and
+        no precondition reads (`place` then does all of it that can matter)."""
+        actions = {a.name: a for a in self.info.domain.actions}
+        base = _added(actions["place"])
+        return {name for name, a in actions.items()
+                if name != "place" and name.startswith("place")
+                and not (_added(a) - base) & (mentioned | self._read)}
+
+    @cached_property
+    def _read(self) -> set[str]:
+        """The predicates some action's precondition reads."""
+        return {n.predicate for a in self.info.domain.actions if a.precondition is not None
+                for n in a.precondition.walk() if isinstance(n, A.Atom)}
+
+    def _objects(self, goal: Goal, items: set[str], named: set[str]) -> set[str]:
+        """The objects of a task's problem: furniture and rooms; the items a plan may
+        move; the surfaces the goal names, those the items (and anchors) start on, and
+        those of furniture in a room or of furniture the goal names, and one spare open
+        surface. In the abstraction surfaces have no capacity, so a plan never needs
+        another: what it parks elsewhere it can park where the item came from, or, when
+        the goal sends the item away from there, on the spare surface."""
+        f = self.facts
+        keep = set(f.entities(("furniture", "room"))) | items
+        keep |= {x for x in named if not f.has_type(x, ("movable",))}
+        rooms = {x for x in named if f.has_type(x, ("room",))}
+        furniture = {x for x in named if f.has_type(x, ("furniture",))}
+        for s, owner in f.true_atoms("surface-of"):
+            if owner in furniture:
+                keep.add(s)
+        in_room = f.true_atoms("furniture-in-room")
+        owners = {g for g, r in in_room if r in rooms}
+        keep |= {s for s, owner in f.true_atoms("surface-of") if owner in owners}
+        for item in items:
+            support = self.context.require_state().support_of(item)
+            if support is not None:
+                keep.add(support)
+        # One spare open surface the goal says nothing about: a place for what must
+        # leave the surfaces it names (any other such surface would do as well).
+        spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep
+                 and not f.has_type(s, ("receptacle",)) and not f.has_type(owner,
+                                                                          ("articulated",))]
+        keep.update(sorted(spare)[:1])
+        return keep
+
+    def _items(self, goal: Goal) -> set[str]:
+        """The items a plan may need to move: those in a positive literal, or in a
+        negative literal that is true at the start."""
+        polar: list[tuple[GAtom, bool]] = []
+        stack: list[tuple[Goal, bool]] = [(goal, True)]
+        while stack:
+            g, positive = stack.pop()
+            if isinstance(g, GAtom):
+                polar.append((g, positive))
+            elif isinstance(g, GNot):
+                stack.append((g.body, not positive))
+            elif isinstance(g, GAnd | GOr):
+                stack.extend((p, positive) for p in g.parts)
+            elif isinstance(g, GThen):
+                stack.extend((s, positive) for s in g.steps)
+            elif isinstance(g, GTargets):
+                stack.extend((t.goal, positive) for t in g.targets)
+        truth = self.initially(a for a, positive in polar if not positive)
+        out: set[str] = set()
+        for a, positive in polar:
+            if positive or truth[a]:
+                out.update(x for x in a.args if self.facts.has_type(x, ("movable",)))
+        return out
+
+    def _init(self, objects: Mapping[str, Any], keep: set[str], mentioned: set[str]
+              ) -> list[GAtom]:
+        """Every true initial atom over the kept objects: the fluents the goal or an
+        action's precondition reads, by the checkers, and the static facts actions read."""
+        out: list[GAtom] = []
+        for name in self._static_used:
+            out.extend(atom(name, *row) for row in self.facts.true_atoms(name)
+                       if all(x in keep for x in row))
+        for c in self.registry.predicates():
+            if c.kind is not Kind.FLUENT or c.name not in self.info.predicates or \
+                    c.name not in mentioned | self._read:
+                continue
+            decl = self.info.predicates[c.name]
+            domains = [[e for e in self.facts.entities(p.types) if e in objects]
+                       for p in decl.parameters]
+            rows = list(itertools.product(*domains))
+            if not rows:
+                continue
+            truth = self.registry.evaluate_many(c.name, rows, self.context)
+            out.extend(atom(c.name, *r) for r, ok in zip(rows, truth.tolist(), strict=True)
+                       if ok)
+        return out
+
+    def _checkpoints(self, problem: Any, goal: Goal, expr: Any) -> tuple[str, ...]:
+        """Checkpoint actions: one per step of a sequence (or target of a multi-goal, or
+        the goal itself), each step split into its conjuncts when they hold disjunctions
+        (a planner's translator would otherwise expand their product). The first check of
+        a split step freezes the world (no domain action runs) until its last check, so
+        the conjuncts hold at once; the final step stays frozen: the plan ends there."""
+        from unified_planning.model import Fluent, InstantaneousAction
+
+        env = problem.environment
+        em = env.expression_manager
+        boolean = env.type_manager.BoolType()
+        if isinstance(goal, GThen):
+            steps, ordered = goal.steps, True
+        elif isinstance(goal, GTargets):
+            steps, ordered = tuple(t.goal for t in goal.targets), goal.ordered
+        else:
+            steps, ordered = (goal,), True
+        frozen = Fluent(f"{STAGE}-frozen", boolean, environment=env)
+        problem.add_fluent(frozen, default_initial_value=False)
+        world = list(problem.actions)
+        for action in world:
+            action.add_precondition(em.Not(frozen()))
+        names: list[str] = []
+        last: list[Any] = []  # each step's final flag
+        for k, step in enumerate(steps, 1):
+            parts = step.parts if isinstance(step, GAnd) and _splits(step) else (step,)
+            previous = last[-1] if ordered and last else None
+            for j, part in enumerate(parts, 1):
+                flag = Fluent(f"{STAGE}-{k}-{j}", boolean, environment=env)
+                problem.add_fluent(flag, default_initial_value=False)
+                action = InstantaneousAction(f"{CHECKPOINT}-{k}-{j}", _env=env)
+                action.add_precondition(expr(part))
+                if previous is not None:
+                    action.add_precondition(previous)
+                if j == 1:
+                    action.add_precondition(em.Not(frozen()))
+                if len(parts) > 1 and j == 1:
+                    action.add_effect(frozen(), em.TRUE())
+                final = k == len(steps) and ordered
+                if len(parts) > 1 and j == len(parts) and not final:
+                    action.add_effect(frozen(), em.FALSE())
+                if final and j == len(parts):
+                    action.add_effect(frozen(), em.TRUE())
+                action.add_effect(flag(), em.TRUE())
+                problem.add_action(action)
+                names.append(action.name)
+                previous = flag()
+            last.append(previous)
+        problem.add_goal(last[-1] if ordered else em.And(*last))
+        costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
+        _set_costs(problem, {**costs, **{name: em.Int(0) for name in names}})
+        return tuple(names)
+
+
+def _added(action: A.Action) -> set[str]:
+    """The predicates an action makes true unconditionally (not under `when`/`forall`)."""
+    out: set[str] = set()
+    stack = [action.effect] if action.effect is not None else []
+    while stack:
+        e = stack.pop()
+        if isinstance(e, A.And):
+            stack.extend(e.parts)
+        elif isinstance(e, A.Atom):
+            out.add(e.predicate)
+    return out
+
+
+def _set_costs(problem: Any, costs: Mapping[str, Any]) -> None:
+    """The metric: minimise the sum of these action costs (by action name)."""
+    from unified_planning.model.metrics import MinimizeActionCosts
+
+    problem.clear_quality_metrics()
+    problem.add_quality_metric(MinimizeActionCosts(
+        {problem.action(n): c for n, c in costs.items()}, environment=problem.environment))
+
+
+def _splits(goal: Goal) -> bool:
+    """A conjunction with a disjunction among two or more parts: split it into checks."""
+    return isinstance(goal, GAnd) and len(goal.parts) > 1 and any(
+        isinstance(p, GOr) or (isinstance(p, GNot) and isinstance(p.body, GAnd))
+        for p in goal.parts)
+
+
+def _pddl_name(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text) or "task"
+
+
+# --------------------------------------------------------------------------- solving
+
+
+def available_planners() -> list[str]:
+    """The installed planners fdc can use, preferred first."""
+    _quiet()
+    from unified_planning.shortcuts import get_environment
+
+    known = get_environment().factory.engines
+    return [p for p in ("fast-downward", "pyperplan") if p in known]
+
+
+def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> PlanResult:
+    """Solve with Fast Downward (or pyperplan, after compiling to STRIPS)."""
+    from unified_planning.engines import PlanGenerationResultStatus as S
+    from unified_planning.exceptions import UPException
+    from unified_planning.shortcuts import OneshotPlanner
+
+    _quiet()
+    names = [planner] if planner else available_planners()
+    if not names:
+        return PlanResult("error", "none", 0.0, message="no planner installed "
+                          "(install up-fast-downward or up-pyperplan)")
+    name = names[0]
+    problem, back = (pp.problem, None) if name == "fast-downward" else _strips(pp.problem)
+
+    started = time.perf_counter()
+    # LAMA's first iteration; when it finds no plan (its landmark heuristic is not exact
+    # with conditional effects), greedy search with the FF heuristic alone, whose dead
+    # ends are real: a complete search, so its "unsolvable" is a proof
+    configs: list[dict[str, str]] = [{}]
+    if name == "fast-downward":
+        configs.append({"fast_downward_search_config": "lazy_greedy([ff()])"})
+    try:
+        # Fast Downward writes its translation (`output.sas`) in the working folder:
+        # each run gets its own, or runs side by side read each other's tasks.
+        with tempfile.TemporaryDirectory(prefix="fdc-plan.") as folder, _cwd(folder):
+            for params in configs:
+                left = max(timeout_s - (time.perf_counter() - started), 0.1)
+                with OneshotPlanner(name=name, params=params) as engine:
+                    result = engine.solve(problem, timeout=left)
+                if result.status not in (S.UNSOLVABLE_INCOMPLETELY, S.UNSOLVABLE_PROVEN):
+                    break
+    except UPException as e:  # the planner answered something unified-planning cannot read
+        return PlanResult("error", name, time.perf_counter() - started,
+                          message=f"unified-planning could not use the planner's answer: {e}")
+    seconds = time.perf_counter() - started
+    status = result.status
+    if status in (S.SOLVED_SATISFICING, S.SOLVED_OPTIMALLY):
+        plan = result.plan
+        if back is not None:
+            plan = plan.replace_action_instances(back)
+        texts = [_action_text(a) for a in plan.actions]
+        if pp.checkpoints:  # nothing after the last checkpoint is needed
+            texts = texts[:max(k for k, s in enumerate(texts) if s.startswith(CHECKPOINT)) + 1]
+        steps = [s for s in texts if not s.startswith(CHECKPOINT)]
+        return PlanResult("solved", name, seconds, len(steps), steps)
+    if status is S.UNSOLVABLE_PROVEN:
+        return PlanResult("unsolvable", name, seconds,
+                          message="the goal is unreachable in the planning abstraction")
+    if status is S.UNSOLVABLE_INCOMPLETELY:
+        return PlanResult("unsolvable", name, seconds, message="the search ended without "
+                          "a plan (an incomplete search: not a proof)")
+    if status is S.TIMEOUT or seconds >= timeout_s:
+        return PlanResult("timeout", name, seconds, message=f"no plan within {timeout_s:g} s")
+    log = " ".join(m.message for m in result.log_messages or [])[-300:]
+    return PlanResult("error", name, seconds, message=f"the planner failed ({status.name}) {log}")
+
+
+@contextlib.contextmanager
+def _cwd(folder: str) -> Iterator[None]:
+    """Run the block in `folder` (the planner's scratch files go there)."""
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def _strips(problem: Any) -> tuple[Any, Any]:
+    """The problem compiled to what pyperplan reads (STRIPS with typing), and the map
+    from its plan's actions back to the problem's."""
+    from unified_planning.engines import CompilationKind
+    from unified_planning.shortcuts import Compiler
+
+    kinds = [CompilationKind.QUANTIFIERS_REMOVING,
+             CompilationKind.GROUNDING,  # equalities become constants
+             CompilationKind.CONDITIONAL_EFFECTS_REMOVING,
+             CompilationKind.DISJUNCTIVE_CONDITIONS_REMOVING,
+             CompilationKind.NEGATIVE_CONDITIONS_REMOVING]
+    p = problem.clone()
+    p.clear_quality_metrics()
+    maps = []
+    for kind in kinds:
+        with Compiler(problem_kind=p.kind, compilation_kind=kind) as compiler:
+            res = compiler.compile(p, kind)
+        p = res.problem
+        maps.append(res.map_back_action_instance)
+
+    def back(ai: Any) -> Any:
+        for m in reversed(maps):
+            ai = m(ai)
+            if ai is None:
+                return None
+        return ai
+
+    return p, back
+
+
+def _action_text(ai: Any) -> str:
+    return " ".join([ai.action.name, *(str(p) for p in ai.actual_parameters)])
+
+
+# --------------------------------------------------------------------------- PDDL files
+
+
+def write_pddl(pp: PlanningProblem) -> tuple[str, str]:
+    """The problem's domain and problem as PDDL text (unified-planning's writer: names
+    that are not PDDL names, such as `fridge|lower`, become `fridge_lower`)."""
+    from unified_planning.io import PDDLWriter
+
+    writer = PDDLWriter(pp.problem)
+    return writer.get_domain(), writer.get_problem()
+
+
+# --------------------------------------------------------------------------- export
+
+
+class ExportError(Exception):
+    """The suite or a scene cannot be read (the CLI's exit 2)."""
+
+
+def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
+                 ) -> tuple[int, int]:
+    """Write `domain.pddl` and one `<task id>.pddl` per task that starts in its scene's
+    initial state (a sequence, multi-goal or split goal adds checkpoint actions: its
+    domain is `<task id>.domain.pddl`). Returns (problems written, memory tasks skipped)."""
+    from .emit import InputError, SceneJob, prepare_scene
+    from .files import write_atomic
+    from .suite import read_suite
+    from .validate import InputError as ValidateInputError
+    from .validate import Templates
+
+    try:
+        records, problems = read_suite(suite)
+    except OSError as e:
+        raise ExportError(f"{suite}: cannot read the suite: {e.strerror}") from None
+    if problems:
+        raise ExportError(f"{suite}: {problems[0]} (`fdc validate` lists every problem)")
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    templates = Templates()
+    worlds: dict[tuple[str, str], PlanningWorld] = {}
+    shared: str | None = None
+    written = skipped = 0
+    for r in records:
+        if r.experience is not None:
+            skipped += 1
+            continue
+        path = scene or r.scene
+        if path is None:
+            raise ExportError(f"task `{r.id}` names no scene; give one with --scene")
+        try:
+            entry, why = templates.find(r)
+        except ValidateInputError as e:
+            raise ExportError(str(e)) from None
+        if entry is None:
+            raise ExportError(f"task `{r.id}`: {why}")
+        key = (path, entry.domain.domain.name)
+        world = worlds.get(key)
+        if world is None:
+            try:
+                compiler, _ = prepare_scene(SceneJob(path, None, simulate=False), CompileOptions())
+            except InputError as e:
+                raise ExportError(str(e)) from None
+            world = worlds[key] = PlanningWorld(compiler.facts(entry.domain),
+                                                compiler.states["initial"])
+        pp = world.build(r.id, r.goal, reduce=False)
+        if pp.checkpoints:
+            pp.problem.name = _pddl_name(r.id)
+            domain, problem = write_pddl(pp)
+            write_atomic(out / f"{r.id}.domain.pddl", domain)
+        else:
+            pp.problem.name = entry.domain.domain.name
+            domain, problem = write_pddl(pp)
+            if shared is None:
+                shared = domain
+                write_atomic(out / "domain.pddl", domain)
+            elif domain != shared:
+                raise ExportError(f"task `{r.id}` needs a domain other than domain.pddl")
+        write_atomic(out / f"{r.id}.pddl", problem)
+        written += 1
+    return written, skipped

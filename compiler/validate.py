@@ -1,0 +1,578 @@
+"""Validate a task suite: every task well-formed, current, checkable, unambiguous, reachable.
+
+For each record of a `suite.jsonl` (`validate_suite`), the checks, each a `Finding` with a
+code (`docs/formats/validation-report.md` lists them):
+
+- `schema`: the line is a task record (pydantic, with the JSON path of each fault);
+- `scene-changed`: the scene file is the one the suite was compiled on (the manifest's
+  sha256);
+- `unknown-template`, `stale-template`: its template exists (the built-in library, or the
+  file the record names) and has the record's `template_version`;
+- `goal-text`: `goal_pddl` is the goal's own PDDL text;
+- `goal-type`: the goal type-checks against the template's domain (`check.py`, on a
+  problem that declares each entity with its type in the scene);
+- `already-true`: the goal does not hold where the task starts (the scene's initial
+  state; for a memory task, the world the experience left behind), by the checkers;
+- `ambiguous`: every parameter an instruction names is described uniquely (`Describer`),
+  or the template widens the goal and the goal covers every entity the words fit;
+- `no-targets`: the answer set is not empty;
+- `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
+  without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
+- with `solve`, for tasks that start in the scene's initial state: `unreachable`,
+  `timeout`, `planner-error` (`compiler.planning`: a plan in the planning abstraction is
+  the certificate, its length recorded).
+
+Scenes are rebuilt from the records' `scene` (or the one given); the experience a memory
+task is about is rebuilt from the manifest beside the suite (a given log, or the same
+simulation) and checked against the record's hash.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fdc.predicates.goal import GAnd, GAtom, Goal, GTargets, GThen, atoms, to_pddl
+from fdc.predicates.registry import Context, EvaluationError, default_registry
+from fdc.predicates.verify import evaluate
+
+from .compile import CompileOptions, SceneCompiler, TemplateEntry, goal_targets, load_entries
+from .suite import TaskRecord, parse_suite
+
+if TYPE_CHECKING:
+    from .emit import Manifest
+
+VALIDATION_REPORT_VERSION = "1.0"
+
+Severity = Literal["error", "warning"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Finding(_Model):
+    """One problem with a task (or a line of the suite)."""
+
+    code: str = Field(description="What kind of problem (see the format's page).")
+    severity: Severity
+    message: str
+    where: str = Field(default="", description="The JSON path in the record, if any.")
+    hint: str = ""
+
+
+class Certificate(_Model):
+    """What the planner said about a task that starts in the scene's initial state."""
+
+    status: Literal["solved", "unsolvable", "timeout", "error"]
+    planner: str
+    seconds: float
+    length: int | None = Field(default=None, description="Actions in the plan found.")
+    plan: list[str] = Field(default_factory=list, description="The plan, one action a line.")
+    objects: int = Field(description="Items kept as planning objects.")
+    left_out: int = Field(description="Items the goal names only in literals that stay false.")
+
+
+class TaskReport(_Model):
+    id: str
+    line: int = Field(description="The record's line in the suite (from 1).")
+    template: str
+    category: str | None = None
+    level: int | None = None
+    memory: bool = Field(description="A memory task (it starts where the experience ends).")
+    findings: list[Finding] = Field(default_factory=list)
+    certificate: Certificate | None = None
+
+
+class LineReport(_Model):
+    """A line of the suite that is not a task record."""
+
+    line: int
+    findings: list[Finding]
+
+
+class ValidationReport(_Model):
+    """The result of `fdc validate` (format 1.0)."""
+
+    format_version: Literal["1.0"] = "1.0"
+    kind: Literal["fdc-validation-report"] = "fdc-validation-report"
+    suite: str
+    solve: bool = Field(description="Whether reachability was checked with a planner.")
+    strict: bool = Field(description="Whether warnings count as errors.")
+    tasks: int
+    errors: int = Field(description="Error findings, over tasks and lines.")
+    warnings: int
+    certified: int = Field(description="Tasks with a plan (with `solve`).")
+    planned: int = Field(description="Tasks given to the planner (with `solve`).")
+    seconds: float = Field(description="Wall-clock time of the whole validation.")
+    bad_lines: list[LineReport] = Field(default_factory=list)
+    task_reports: list[TaskReport] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.errors == 0 and (not self.strict or self.warnings == 0)
+
+
+class InputError(Exception):
+    """The suite, a scene, a template file or the manifest cannot be read (exit 2)."""
+
+
+@dataclass(frozen=True)
+class ValidateOptions:
+    scene: str | None = None  # overrides every record's scene
+    solve: bool = False
+    timeout_s: float = 60.0
+    strict: bool = False
+    planner: str | None = None  # default: Fast Downward, else pyperplan
+
+
+@dataclass
+class _Task:
+    record: TaskRecord
+    line: int
+    findings: list[Finding] = field(default_factory=list)
+    certificate: Certificate | None = None
+
+    def add(self, code: str, severity: Severity, message: str, where: str = "",
+            hint: str = "") -> None:
+        self.findings.append(Finding(code=code, severity=severity, message=message,
+                                     where=where, hint=hint))
+
+
+def _error(task: _Task, code: str, message: str, where: str = "", hint: str = "") -> None:
+    task.add(code, "error", message, where, hint)
+
+
+# --------------------------------------------------------------------------- templates
+
+
+class Templates:
+    """Templates by (file as records name it, name): the built-in library and the files
+    records name, each checked once."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, dict[str, TemplateEntry]] = {}
+
+    def find(self, record: TaskRecord) -> tuple[TemplateEntry | None, str]:
+        """The record's template, or None and why not."""
+        file = record.template_file
+        builtin = file is None or file.startswith("fdc:")
+        key = "fdc:" if builtin else str(file)
+        found = self._files.get(key)
+        if found is None:
+            if not builtin and not Path(key).is_file():
+                raise InputError(f"{key}: the template file of task `{record.id}` does not "
+                                 "exist (run from the folder the suite was compiled in)")
+            entries, result = load_entries(None if builtin else [key])
+            if result.errors or result.usage_error:
+                raise InputError(f"{key}: the templates do not check (`fdc check {key}`)")
+            found = self._files[key] = {e.name: e for e in entries}
+        entry = found.get(record.template)
+        if entry is None:
+            where = "the built-in library" if builtin else key
+            return None, f"no template `{record.template}` in {where}"
+        return entry, ""
+
+
+# --------------------------------------------------------------------------- scenes
+
+
+class SceneView:
+    """One scene (and the experience its memory tasks are about), built once."""
+
+    def __init__(self, compiler: SceneCompiler) -> None:
+        self.compiler = compiler
+        self.registry = default_registry()
+        self._planning: object | None = None
+
+    def holds_at_start(self, goal: Goal, start: str, thresholds: Mapping[str, float]) -> bool:
+        """Whether the goal is already achieved where the task starts (as `verify` would
+        judge it on a one-snapshot trajectory; a multi-goal needs stops: never)."""
+        if isinstance(goal, GTargets):
+            return False
+        steps = goal.steps if isinstance(goal, GThen) else (goal,)
+        if any(isinstance(s, GTargets | GThen) for s in steps):
+            return False
+        c = self.compiler
+        ctx = Context(graph=c.graph, state=c.states[start], experience=c.experience)
+        if thresholds:
+            ctx = ctx.with_thresholds(thresholds, self.registry)
+        wanted: dict[str, list[GAtom]] = {}
+        for s in steps:
+            for a in atoms(s):
+                wanted.setdefault(a.predicate, []).append(a)
+        truth: dict[GAtom, bool] = {}
+        for predicate, batch in wanted.items():
+            batch = list(dict.fromkeys(batch))
+            values = self.registry.evaluate_many(predicate, [a.args for a in batch], ctx)
+            truth.update(zip(batch, (bool(v) for v in values.tolist()), strict=True))
+        return all(evaluate(s, 0, lambda a, _i: truth[a]) for s in steps)
+
+    def planning(self, entry: TemplateEntry) -> object:
+        from .planning import PlanningWorld
+
+        if self._planning is None:
+            c = self.compiler
+            self._planning = PlanningWorld(c.facts(entry.domain), c.states["initial"],
+                                           self.registry)
+        return self._planning
+
+
+def read_manifest(suite: Path) -> Manifest | None:
+    """The manifest beside the suite, if there is one."""
+    from pydantic import ValidationError
+
+    from .emit import Manifest
+
+    path = suite.parent / "manifest.json"
+    if not path.is_file():
+        return None
+    try:
+        return Manifest.model_validate_json(path.read_bytes())
+    except (ValidationError, OSError) as e:
+        raise InputError(f"{path}: not an fdc manifest: {e}") from None
+
+
+def _scene_view(path: str, recorded: str | None, manifest: Manifest | None,
+                memory: bool) -> SceneView:
+    """Build the scene at `path`; with memory tasks, the experience the manifest names
+    for the scene as recorded (`recorded`)."""
+    from .emit import InputError as EmitInputError
+    from .emit import SceneJob, prepare_scene
+
+    ref = None
+    if manifest is not None and memory:
+        entries = {s.path: s for s in manifest.scenes}
+        entry = entries.get(recorded or path) or (
+            manifest.scenes[0] if len(manifest.scenes) == 1 else None)
+        ref = entry.experience if entry is not None else None
+    seed = manifest.seed if manifest is not None else 0
+    job = SceneJob(path, ref.path if ref is not None and not ref.simulated else None,
+                   simulate=ref is not None and ref.simulated,
+                   interactions=ref.interactions if ref is not None else 5)
+    try:
+        compiler, _ = prepare_scene(job, CompileOptions(seed=seed))
+    except EmitInputError as e:
+        raise InputError(str(e)) from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the scene: {e.strerror}") from None
+    return SceneView(compiler)
+
+
+def _compiled_sha(manifest: Manifest | None, path: str, recorded: str | None) -> str | None:
+    """The sha256 the manifest records for the scene (None: not recorded)."""
+    if manifest is None:
+        return None
+    for s in manifest.scenes:
+        if s.path in (recorded, path):
+            return s.sha256
+    return None
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _flat(goal: Goal) -> Goal:
+    """A plain conjunction of a goal's parts, for type checking."""
+    if isinstance(goal, GThen):
+        return GAnd(parts=tuple(_flat(s) for s in goal.steps))
+    if isinstance(goal, GTargets):
+        return GAnd(parts=tuple(_flat(t.goal) for t in goal.targets))
+    return goal
+
+
+def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry],
+                     view: SceneView) -> None:
+    """Type-check every task's goal against its template's domain, all in one `check`
+    run: one problem per task declaring each entity with its type in the scene."""
+    from fdc.domain import builtin_domain_files
+
+    from .check import check_sources
+    from .diagnostics import SourceFile
+
+    sources: list[SourceFile] = []
+    owner: dict[str, _Task] = {}
+    library_paths: set[str] = {str(p) for p in builtin_domain_files()}
+    for t in tasks:
+        entry = entries.get(t.record.id)
+        if entry is None:
+            continue
+        facts = view.compiler.facts(entry.domain)
+        constants = set(entry.domain.constants)
+        names = sorted({x for a in atoms(t.record.goal) for x in a.args} - constants)
+        objects = " ".join(f"{n} - {facts.type_of(n)}" for n in names
+                           if facts.type_of(n) is not None)
+        text = (f"(define (problem p) (:domain {entry.domain.domain.name})\n"
+                f"  (:objects {objects})\n  (:goal {to_pddl(_flat(t.record.goal))}))\n")
+        path = f"task {t.record.id}"
+        sources.append(SourceFile(path, text))
+        owner[path] = t
+        if not entry.domain.path.startswith(str(Path(builtin_domain_files()[0]).parent)):
+            library_paths.add(entry.domain.path)
+    if not sources:
+        return
+    library = [SourceFile.read(p) for p in sorted(library_paths)]
+    result = check_sources(sources, library)
+    for d in result.diagnostics:
+        t_ = owner.get(d.path)
+        if t_ is None or not d.is_error:
+            continue
+        words = result.sources[d.path].text[d.span.start:d.span.end]
+        _error(t_, "goal-type", f"{d.message} [{d.code}]" + (f" at `{words}`" if words else ""),
+               "goal", d.hint)
+
+
+def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None) -> None:
+    """The checks of one record that need no planner."""
+    from .instructions import jinja_name, names_used
+
+    r = task.record
+    if r.goal_pddl and r.goal_pddl != to_pddl(r.goal):
+        _error(task, "goal-text", "`goal_pddl` is not the goal's PDDL text", "goal_pddl",
+               "records are written by `fdc compile`; do not edit one field alone")
+    if not r.targets:
+        _error(task, "no-targets", "the answer set is empty", "targets",
+               "a task needs at least one target entity")
+    elif set(r.targets) != set(goal_targets(r.goal)):
+        _error(task, "no-targets", "`targets` is not the goal's answer set "
+               f"({', '.join(goal_targets(r.goal)) or 'empty'})", "targets")
+    memory = r.experience is not None
+    if memory:
+        if r.valid_frames is None:
+            _error(task, "missing-frames", "a memory task without goal frames",
+                   "valid_frames", "compile the suite with an experience log")
+        elif any(not f for f in r.valid_frames):
+            empty = [r.targets[k] if k < len(r.targets) and len(r.valid_frames) > 1 else "goal"
+                     for k, f in enumerate(r.valid_frames) if not f]
+            message = f"no valid frame for {', '.join(empty)}"
+            if "target-without-valid-frame" in r.flags:
+                task.add("no-valid-frame", "warning", message, "valid_frames",
+                         "an agent cannot succeed by returning to a frame of the log")
+            else:
+                _error(task, "no-valid-frame", message + " and the task is not flagged",
+                       "flags", "flag it `target-without-valid-frame`, as `fdc compile` does")
+    if view is None or entry is None or any(f.code == "goal-type" for f in task.findings):
+        return  # a goal that does not type-check cannot be judged on a state
+    start = "after" if memory else "initial"
+    if start not in view.compiler.states:
+        task.add("unchecked-start", "warning", "the world after the experience is unknown "
+                 "(no manifest beside the suite, or it names no experience): the start "
+                 "state and the descriptions were not checked")
+        return
+    if memory and view.compiler.experience_sha256 != r.experience:
+        _error(task, "experience", "the experience rebuilt from the manifest is not the "
+               "one the task is about (sha256 differs)", "experience",
+               "validate the suite beside the manifest it was compiled with")
+        return
+    try:
+        if view.holds_at_start(r.goal, start, r.thresholds):
+            what = "the world after the experience" if memory else "the scene's initial state"
+            _error(task, "already-true", f"the goal already holds in {what}", "goal",
+                   "a task must ask for a change; `fdc compile` drops such bindings")
+    except (EvaluationError, KeyError) as e:
+        _error(task, "goal-type", f"the goal cannot be judged: {e}", "goal")
+        return
+    t = entry.template
+    describer = view.compiler.describer(entry.domain, start)
+    used = set().union(*(names_used(text) for text in entry.texts)) if entry.texts else set()
+    goal_args = {x for a in atoms(r.goal) for x in a.args}
+    for p in t.parameters:
+        if jinja_name(p.name) not in used:
+            continue
+        value = r.bindings.get(p.name)
+        if value is None:
+            _error(task, "ambiguous", f"the instructions name {p.name}, which the record "
+                   "does not bind", "bindings")
+            continue
+        try:
+            d = describer.describe(value, p.types)
+        except KeyError:
+            _error(task, "ambiguous", f"{p.name} is `{value}`, which is not in the scene",
+                   f"bindings.{p.name}")
+            continue
+        if d.unique:
+            continue
+        widened = t.ambiguity != "reject" and not isinstance(r.goal, GTargets | GThen)
+        missing = [e for e in d.fits if e not in goal_args]
+        if not widened or missing:
+            _error(task, "ambiguous",
+                   f"“{d.phrase}” ({p.name} = `{value}`) also fits "
+                   f"{', '.join(f'`{e}`' for e in d.fits if e != value)}",
+                   f"bindings.{p.name}",
+                   "the template rejects ambiguous bindings" if not widened else
+                   "the widened goal does not cover every entity the words fit")
+
+
+def certify(task: _Task, entry: TemplateEntry, view: SceneView, timeout_s: float,
+            planner: str | None) -> None:
+    """Solve a task that starts in the scene's initial state; findings for no plan."""
+    from .planning import PlanningError, PlanningWorld, solve
+
+    world = view.planning(entry)
+    assert isinstance(world, PlanningWorld)
+    try:
+        pp = world.build(task.record.id, task.record.goal)
+    except PlanningError as e:
+        _error(task, "planner-error", f"the goal has no planning problem: {e}", "goal")
+        return
+    res = solve(pp, timeout_s, planner)
+    task.certificate = Certificate(status=res.status, planner=res.planner,
+                                   seconds=round(res.seconds, 3), length=res.length,
+                                   plan=res.plan, objects=len(pp.items), left_out=pp.left_out)
+    if res.status == "unsolvable":
+        _error(task, "unreachable", "no plan reaches the goal from the scene's initial state "
+               f"({res.planner}: {res.message})", "goal",
+               "the goal asks for something no sequence of placements achieves")
+    elif res.status == "timeout":
+        _error(task, "timeout", f"{res.planner} found no plan within {timeout_s:g} s",
+               "goal", "raise --timeout, or simplify the goal")
+    elif res.status == "error":
+        _error(task, "planner-error", res.message, "goal")
+
+
+# --------------------------------------------------------------------------- the suite
+
+
+def validate_suite(suite: str | Path, options: ValidateOptions,
+                   on_task: Callable[[str], None] | None = None,
+                   on_start: Callable[[int], None] | None = None) -> ValidationReport:
+    """Validate every line of a suite file (`InputError` when it cannot be read)."""
+    import time
+
+    started = time.perf_counter()
+    path = Path(suite)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the suite: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None
+    records, problems = parse_suite(text)
+    bad: dict[int, list[Finding]] = {}
+    for p in problems:
+        bad.setdefault(p.line, []).append(Finding(
+            code="schema", severity="error", message=p.message, where=p.where,
+            hint="`fdc schema task` prints the record's JSON Schema"))
+    lines = _record_lines(text, records)
+    tasks = [_Task(r, lines[r.id]) for r in records]
+    if on_start is not None:
+        on_start(len(tasks))
+    templates = Templates()
+    entries: dict[str, TemplateEntry] = {}
+    for t in tasks:
+        entry, why = templates.find(t.record)
+        if entry is None:
+            _error(t, "unknown-template", why, "template",
+                   "recompile the suite with the current templates")
+            continue
+        entries[t.record.id] = entry
+        if entry.template.version != t.record.template_version:
+            _error(t, "stale-template",
+                   f"template `{entry.name}` is at version {entry.template.version}, the task "
+                   f"was compiled from version {t.record.template_version}",
+                   "template_version", "recompile the suite (`fdc compile`)")
+    manifest = read_manifest(path)
+    by_scene: dict[str, list[_Task]] = {}
+    for t in tasks:
+        scene = options.scene or t.record.scene
+        if scene is None:
+            t.add("unchecked-start", "warning", "the record names no scene and none was "
+                  "given (--scene): only the record itself was checked")
+            check_task(t, entries.get(t.record.id), None)
+            if on_task is not None:
+                on_task(t.record.id)
+            continue
+        by_scene.setdefault(scene, []).append(t)
+    for scene, group in by_scene.items():
+        if not Path(scene).is_file():
+            raise InputError(f"{scene}: no such scene file (give it with --scene)")
+        memory = any(t.record.experience is not None for t in group)
+        view = _scene_view(scene, group[0].record.scene, manifest, memory)
+        compiled = _compiled_sha(manifest, scene, group[0].record.scene)
+        if compiled is not None and compiled != view.compiler.scene_sha256:
+            for t in group:
+                _error(t, "scene-changed", f"{scene} is not the scene the suite was compiled "
+                       "on (its sha256 differs from the manifest's)", "scene",
+                       "recompile the suite, or validate it with the scene it was made for")
+        check_goal_types(group, entries, view)
+        for t in group:
+            entry = entries.get(t.record.id)
+            check_task(t, entry, view)
+            if (options.solve and entry is not None and t.record.experience is None
+                    and not any(f.code == "goal-type" for f in t.findings)):
+                certify(t, entry, view, options.timeout_s, options.planner)
+            if on_task is not None:
+                on_task(t.record.id)
+    reports = [TaskReport(id=t.record.id, line=t.line, template=t.record.template,
+                          category=t.record.category, level=t.record.level,
+                          memory=t.record.experience is not None, findings=t.findings,
+                          certificate=t.certificate) for t in tasks]
+    bad_lines = [LineReport(line=n, findings=f) for n, f in sorted(bad.items())]
+    every = [f for r in reports for f in r.findings] + [f for b in bad_lines for f in b.findings]
+    planned = [r for r in reports if r.certificate is not None]
+    return ValidationReport(
+        suite=str(suite), solve=options.solve, strict=options.strict, tasks=len(reports),
+        errors=sum(f.severity == "error" for f in every),
+        warnings=sum(f.severity == "warning" for f in every),
+        certified=sum(r.certificate is not None and r.certificate.status == "solved"
+                      for r in planned),
+        planned=len(planned), seconds=round(time.perf_counter() - started, 3),
+        bad_lines=bad_lines, task_reports=reports)
+
+
+def _record_lines(text: str, records: Sequence[TaskRecord]) -> dict[str, int]:
+    """The line of each record (by id; the first line with it)."""
+    wanted = {r.id for r in records}
+    out: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            ident = json.loads(line).get("id")
+        except (json.JSONDecodeError, AttributeError):
+            continue
+        if ident in wanted and ident not in out:
+            out[ident] = n
+    return out
+
+
+# --------------------------------------------------------------------------- JUnit
+
+
+def junit_xml(report: ValidationReport) -> str:
+    """The report as JUnit XML: one test case per task (and per bad line), a failure per
+    error finding (and per warning under --strict)."""
+    import xml.etree.ElementTree as ET
+
+    failing = {"error", "warning"} if report.strict else {"error"}
+    root = ET.Element("testsuites", name="fdc validate")
+    suite = ET.SubElement(root, "testsuite", name=report.suite,
+                          tests=str(report.tasks + len(report.bad_lines)),
+                          time=f"{report.seconds:.3f}")
+    failures = 0
+    cases: list[tuple[str, str, list[Finding], float]] = [
+        ("suite", f"line {b.line}", b.findings, 0.0) for b in report.bad_lines]
+    cases += [(t.template, t.id, t.findings, t.certificate.seconds if t.certificate else 0.0)
+              for t in report.task_reports]
+    for classname, name, findings, seconds in cases:
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name,
+                             time=f"{seconds:.3f}")
+        notes = []
+        for f in findings:
+            where = f" (at {f.where})" if f.where else ""
+            if f.severity in failing:
+                failures += 1
+                node = ET.SubElement(case, "failure", type=f.code,
+                                     message=f"{f.message}{where}")
+                node.text = f.hint or None
+            else:
+                notes.append(f"{f.severity}[{f.code}]: {f.message}{where}")
+        if notes:
+            ET.SubElement(case, "system-out").text = "\n".join(notes)
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,208 @@
+"""`fdc validate` on a real suite of the example apartment, and on mutations of it: a goal
+already true, an ambiguous instruction, a corrupted record, an unreachable goal and a
+stale template version each give their finding and exit code; JSON and JUnit reports."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fdc.cli import app
+from fdc.compiler.compile import CompileOptions, load_entries
+from fdc.compiler.describe import Describer
+from fdc.compiler.emit import SceneJob, build_manifest, compile_suite, prepare_scene, suite_text
+from fdc.compiler.files import write_atomic
+from fdc.compiler.suite import TaskRecord, parse_suite
+from fdc.compiler.validate import ValidationReport
+from fdc.predicates.goal import GAnd, atom, to_pddl
+
+REPO = Path(__file__).resolve().parents[2]
+APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
+LEVEL_1 = str(REPO / "domain" / "templates" / "manipulation" / "level-1.pddl")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Level-1 tasks of the apartment, two per template, with their manifest."""
+    folder = tmp_path_factory.mktemp("suite")
+    entries, _ = load_entries([LEVEL_1])
+    options = CompileOptions(seed=0, max_per_template=2)
+    result, refs = compile_suite([SceneJob(APARTMENT, None, simulate=False)], entries, options)
+    text = suite_text(result.records)
+    path = folder / "suite.jsonl"
+    write_atomic(path, text)
+    write_atomic(folder / "manifest.json",
+                 build_manifest(result, refs, entries, options, path.name, text).to_json())
+    return path
+
+
+def records(path: Path) -> list[TaskRecord]:
+    found, problems = parse_suite(path.read_text())
+    assert not problems
+    return found
+
+
+def write(folder: Path, lines: list[str]) -> Path:
+    path = folder / "suite.jsonl"
+    path.write_text("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+    return path
+
+
+def line(record: TaskRecord, **update: Any) -> str:
+    return json.dumps(record.model_copy(update=update).model_dump(mode="json"))
+
+
+def findings(stdout: str) -> dict[str, list[tuple[str, str]]]:
+    report = ValidationReport.model_validate_json(stdout)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for t in report.task_reports:
+        out[t.id] = [(f.code, f.severity) for f in t.findings]
+    for b in report.bad_lines:
+        out[f"line {b.line}"] = [(f.code, f.severity) for f in b.findings]
+    return out
+
+
+def test_a_compiled_suite_validates_and_every_task_is_certified(suite: Path) -> None:
+    code, out, err = run("validate", str(suite), "--solve", "--format", "json")
+    assert code == 0, out + err
+    report = ValidationReport.model_validate_json(out)
+    n = len(records(suite))
+    assert report.tasks == n == report.planned == report.certified > 5
+    assert report.errors == 0 and report.warnings == 0
+    for t in report.task_reports:
+        assert t.certificate is not None and t.certificate.status == "solved"
+        assert t.certificate.length == len(t.certificate.plan) >= 3
+        # every plan picks the task's item and ends with a placement
+        item = next(r for r in records(suite) if r.id == t.id).bindings["?o"]
+        assert any(step.startswith(f"pick {item} ") for step in t.certificate.plan)
+        assert t.certificate.plan[-1].startswith(("place", "place-"))
+    assert f"{n} of {n} certified by a plan" in err
+
+
+def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path) -> None:
+    first = records(suite)[0]
+    o = first.bindings["?o"]
+    view, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
+    support = view.states["initial"].support_of(o)
+    assert support is not None
+    goal = atom("on", o, support)
+    path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal), targets=[o])])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 1
+    assert ("already-true", "error") in findings(out)[first.id]
+
+
+def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path) -> None:
+    first = next(r for r in records(suite) if r.template == "l1-to-surface")
+    compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
+    entries, _ = load_entries(None)
+    facts = compiler.facts(entries[0].domain)
+    describer = Describer(facts, compiler.states["initial"])
+    twin = next(e for e in facts.entities(("surface",)) if not describer.describe(e).unique)
+    o = first.bindings["?o"]
+    goal = atom("on", o, twin)
+    owner = compiler.graph.surface(twin).object_id
+    path = write(tmp_path, [line(first, bindings={**first.bindings, "?s": twin, "?f": owner},
+                                 goal=goal, goal_pddl=to_pddl(goal))])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 1
+    assert findings(out)[first.id] == [("ambiguous", "error")]
+
+
+def test_a_corrupted_record_is_located(suite: Path, tmp_path: Path) -> None:
+    good = records(suite)[:2]
+    broken = json.loads(line(good[1]))
+    del broken["goal"]
+    path = write(tmp_path, [line(good[0]), '{"id": "x", "goal": ', json.dumps(broken)])
+    code, out, err = run("validate", str(path), "--format", "json")
+    assert code == 1, err
+    report = ValidationReport.model_validate_json(out)
+    assert [b.line for b in report.bad_lines] == [2, 3]
+    assert report.bad_lines[0].findings[0].message.startswith("not JSON")
+    assert report.bad_lines[1].findings[0].where == "goal"
+    assert report.tasks == 1 and report.errors == 2
+    code, out, _ = run("validate", str(path))
+    assert f"{path}:3: error[schema] at goal: Field required" in out
+
+
+def test_an_unreachable_goal_is_found_unsolvable(suite: Path, tmp_path: Path) -> None:
+    first = records(suite)[0]
+    o = first.bindings["?o"]
+    two = sorted({r.bindings["?s"] for r in records(suite) if "?s" in r.bindings})[:2]
+    assert len(set(two)) == 2
+    goal = GAnd(parts=(atom("on", o, two[0]), atom("on", o, two[1])))  # one place at a time
+    path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal), targets=[o])])
+    code, out, _ = run("validate", str(path), "--solve", "--format", "json")
+    assert code == 1
+    assert ("unreachable", "error") in findings(out)[first.id]
+    report = ValidationReport.model_validate_json(out)
+    cert = report.task_reports[0].certificate
+    assert cert is not None and cert.status == "unsolvable" and cert.length is None
+
+
+def test_a_stale_template_version_is_an_error(suite: Path, tmp_path: Path) -> None:
+    first = records(suite)[0]
+    path = write(tmp_path, [line(first, template_version=first.template_version + 1),
+                            line(records(suite)[1], template="l1-no-such-template")])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 1
+    found = findings(out)
+    assert ("stale-template", "error") in found[first.id]
+    assert ("unknown-template", "error") in found[records(suite)[1].id]
+
+
+def test_a_goal_that_does_not_type_check_is_an_error(suite: Path, tmp_path: Path) -> None:
+    first = records(suite)[0]
+    goal = atom("on", first.bindings["?s"], first.bindings["?o"])  # arguments swapped
+    path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal))])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 1
+    assert ("goal-type", "error") in findings(out)[first.id]
+
+
+def test_memory_task_without_frames_warns_and_strict_fails(suite: Path, tmp_path: Path) -> None:
+    first = records(suite)[0]
+    flagged = line(first, experience="0" * 64, valid_frames=[[]],
+                   flags=["target-without-valid-frame"])
+    unflagged = line(records(suite)[1], experience="0" * 64, valid_frames=[[]])
+    path = write(tmp_path, [flagged, unflagged])
+    code, out, _ = run("validate", str(path), "--format", "json", "--scene", APARTMENT)
+    found = findings(out)
+    assert ("no-valid-frame", "warning") in found[first.id]
+    assert ("no-valid-frame", "error") in found[records(suite)[1].id]
+    assert code == 1
+    only_warning = write(tmp_path, [flagged])
+    assert run("validate", str(only_warning), "--scene", APARTMENT)[0] == 0
+    assert run("validate", str(only_warning), "--scene", APARTMENT, "--strict")[0] == 1
+
+
+def test_junit_has_one_case_per_task_and_a_failure_per_error(suite: Path,
+                                                             tmp_path: Path) -> None:
+    good = records(suite)[:3]
+    path = write(tmp_path, [line(good[0]), line(good[1], template_version=7), line(good[2]),
+                            "not json"])
+    code, out, _ = run("validate", str(path), "--format", "junit")
+    assert code == 1
+    root = ET.fromstring(out)
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 4
+    failed = {c.get("name"): [f.get("type") for f in c.findall("failure")] for c in cases}
+    assert failed == {"line 4": ["schema"], good[0].id: [], good[1].id: ["stale-template"],
+                      good[2].id: []}
+    assert root.find("testsuite").get("failures") == "2"  # type: ignore[union-attr]
+
+
+def test_bad_input_exits_2(tmp_path: Path) -> None:
+    assert run("validate", str(tmp_path / "missing.jsonl"))[0] == 2
+    path = write(tmp_path, [])
+    assert run("validate", str(path), "--scene", str(tmp_path / "nope.json"))[0] == 2
