@@ -51,9 +51,11 @@ from fdc.predicates.goal import (
 )
 from fdc.predicates.registry import Context, EvaluationError, default_registry
 from fdc.predicates.verify import evaluate
+from fdc.sim_bridge.feasible import Infeasible
 from fdc.sim_bridge.state import AgentPose, ObjectPose, Snapshot
 
 from . import ast as A
+from . import feasible
 from .bind import BindError, random_order
 from .describe import Describer, Description
 from .ground import GroundError, ground
@@ -384,6 +386,9 @@ class SceneCompiler:
             return None, NO_TARGET
         if self._already_true(goal, entry.domain, start):
             return None, ALREADY_TRUE
+        rule = self._infeasible(goal, entry.domain, start)
+        if rule is not None:
+            return None, feasible.reason(rule)
         if widen and isinstance(goal, GTargets | GThen):  # no goal to widen: each its own stop
             return None, f"ambiguous description of {next(iter(widen))}"
         if widen:
@@ -437,6 +442,15 @@ class SceneCompiler:
             if g.goal is not None:
                 goals.append(g.goal)
         return disjunction(goals)
+
+    def _infeasible(self, goal: Goal, domain: DomainInfo, start: str
+                    ) -> Infeasible | None:
+        """The rule by which the embedded world can never make `goal` true, if any."""
+        if isinstance(goal, GTargets):
+            return None
+        holds = self._judge(domain, start, atoms(goal))
+        thresholds = {th.name: float(th.value) for th in domain.domain.thresholds}
+        return feasible.infeasible(goal, self.graph, holds.__getitem__, thresholds)
 
     def _already_true(self, goal: Goal, domain: DomainInfo, start: str) -> bool:
         if isinstance(goal, GTargets):

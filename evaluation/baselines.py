@@ -10,14 +10,17 @@
   to the frame before), and a low-level run: the embedded world walks from the start to
   each chosen frame's pose and stops there, recorded as a trajectory file. A
   manipulation task gets an action trace planned from its ground goal in the agent
-  environment: for each relocation atom, `go_to` the item's surface (`open` its
-  container when it is closed), `pick`, `go_to` the destination (`open` it when it is a
-  closed container), `show_receptacle` when regions are needed, `place` in the regions
-  that make the atom true (checked on the state the placement would make); for a
-  negated atom, the item goes to the nearest furniture surface where no conjunct of the
-  goal is broken; `is-open` literals last (`open` / `close`, after the moves that may
-  open containers); a sequence step by step; `call_end`. A disjunction takes the part
-  with the fewest atoms still false, and the next one if that part cannot be achieved.
+  environment: for each relocation atom, a closed destination container opened first
+  (with the hand empty, as fdc-home's `open` requires), `go_to` the item's surface
+  (`open` its container when it is closed), `pick`, `go_to` the destination,
+  `show_receptacle` when regions are needed, `place` in the regions that make the atom
+  true (checked on the state the placement would make); for a negated atom, the item
+  goes to the nearest furniture surface where no conjunct of the goal is broken;
+  `is-open` literals last (`open` / `close`, after the moves that may open containers);
+  a sequence step by step; `call_end`. A disjunction takes the part with the fewest
+  atoms still false, and the next one if that part cannot be achieved. When nothing
+  fits, room is made (items the goal does not name moved away, or the anchor moved);
+  several items bound for one surface are packed (`_Oracle.pack`), stacked if need be.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from fdc.sim_bridge.agent_env import (
     step_budget,
 )
 from fdc.sim_bridge.placement import Placement, place_beside, place_between
+from fdc.sim_bridge.regions import STEP
 from fdc.sim_bridge.scene import Kind
 
 if TYPE_CHECKING:
@@ -49,6 +53,7 @@ if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.sim_bridge.experience import Experience
     from fdc.sim_bridge.graph import SceneGraph
+    from fdc.sim_bridge.navigation import StandingPoint
     from fdc.sim_bridge.state import Snapshot
     from fdc.sim_bridge.trajectory import SnapshotState
 
@@ -69,6 +74,14 @@ PLANNING_BUDGET = 10_000
 OFF_MAP_M = -1000.0
 #: Items the oracle may move off a destination to make room for a placement.
 ROOM_MOVES = 3
+#: Relations any of many surfaces satisfies: the oracle tries them in turn.
+SPREAD = frozenset({"in-room", "on-furniture"})
+#: Relations to anchors the oracle may move to make room.
+ANCHORED = frozenset({"around", "at-side", "between"})
+#: Relations whose items the oracle packs together on one surface.
+PACKED = frozenset({"on", "in-cell", "inside"})
+#: Placements tried when packing several items on one surface.
+PACK_BUDGET = 400
 
 
 class Unsolvable(Exception):
@@ -231,6 +244,21 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
             d = math.hypot(s.origin[0] - here.x, s.origin[1] - here.y)
             found.append((d, s.id))
         return [(sid, []) for _, sid in sorted(found)]
+    if p == "on-furniture":  # any open furniture surface, the nearest first
+        here = env.world.agent_pose()
+        found = []
+        for s in posed.surfaces():
+            if g.object(s.object_id).kind is Kind.MOVABLE:
+                continue
+            if s.container is not None and not s.is_open:
+                continue
+            found.append((math.hypot(s.origin[0] - here.x, s.origin[1] - here.y), s.id))
+        return [(sid, []) for _, sid in sorted(found)]
+    if p == "same-surface":  # where the other item rests (anywhere, else a cell)
+        s = posed.support_of(args[1])
+        if s is None or item == args[1]:
+            return []
+        return [(s, [])] + [(s, [c.id]) for c in posed.cells(s)]
     return []
 
 
@@ -304,6 +332,7 @@ class _Oracle:
         self.banned = banned
         self.chosen: list[str] = []  # the choices taken, in order
         self.goal: Goal = GAnd(parts=())
+        self.lits: list[tuple[GAtom, bool]] = []  # the literals being achieved
         self._truth: tuple[int, Callable[[Goal], bool] | None] = (-1, None)
 
     def now(self, g: Goal) -> bool:
@@ -357,9 +386,11 @@ class _Oracle:
                     self.clear(a)
             # chosen again: an item moved away may now satisfy another disjunct
             lits = list(dict.fromkeys(self.literals(g)))
+            self.lits = lits
             anchors = {x for a, pos in lits if pos for x in a.args[1:]}
             # anchors first: moving an anchor later would break what was placed by it
-            positives = sorted((a for a, pos in lits if pos and a.predicate != "is-open"),
+            positives = sorted(self.gathered([a for a, pos in lits
+                                              if pos and a.predicate != "is-open"]),
                                key=lambda a: a.args[0] not in anchors)
             for a in positives:
                 if not self.now(a):
@@ -370,6 +401,42 @@ class _Oracle:
                     self.set_open(a.args[0], pos)
         if not self.now(g):
             raise Unsolvable("the goal does not hold after the oracle's moves")
+
+    def gathered(self, atoms: Sequence[GAtom]) -> list[GAtom]:
+        """`atoms` with their `same-surface` atoms replaced by moves to one surface per
+        group of items they join: the surface most of the group stands on now (the
+        lowest id on a tie), each item elsewhere to join the group's first item there.
+        The pairs then hold with the fewest moves, whatever the order of the atoms."""
+        same = [a for a in atoms if a.predicate == "same-surface" and len(a.args) == 2]
+        if not same:
+            return list(atoms)
+        group: dict[str, str] = {}
+
+        def root(x: str) -> str:
+            while group.setdefault(x, x) != x:
+                x = group[x]
+            return x
+
+        for a in same:
+            group[root(a.args[0])] = root(a.args[1])
+        posed = self.env.world.state.posed
+        members: dict[str, list[str]] = {}
+        for x in sorted(group):
+            members.setdefault(root(x), []).append(x)
+        moves: list[GAtom] = []
+        for items in members.values():
+            where = {x: posed.support_of(x) for x in items}
+            counts: dict[str, int] = {}
+            for w in where.values():
+                if w is not None:
+                    counts[w] = counts.get(w, 0) + 1
+            if not counts:
+                return list(atoms)
+            home = min(counts, key=lambda w: (-counts[w], w))
+            anchor = next(x for x in items if where[x] == home)
+            moves += [GAtom(predicate="same-surface", args=(x, anchor))
+                      for x in items if where[x] != home]
+        return [a for a in atoms if a not in same] + moves
 
     def fetch(self, item: str, avoid: Collection[str] = ()) -> None:
         """Go and pick `item`: what stands on it goes first (never onto `avoid`), its
@@ -411,16 +478,20 @@ class _Oracle:
         if a.predicate not in RELOCATING:
             raise Unsolvable(f"{to_pddl(a)}: the action space has no action that changes "
                              f"`{a.predicate}`")
-        if self.env.world.held_object() != a.args[0]:
+        item = a.args[0]
+        if self.env.world.held_object() != item:
             self.make_room(a)
-        self.fetch(a.args[0])
         surfaces = list(dict.fromkeys(s for s, _ in destinations(self.env, a)))
         if not surfaces:
             raise Unsolvable(f"no destination for {to_pddl(a)}")
         for surface in surfaces:  # go there, then choose from where the robot stands
             s = self.env.world.state.posed.surface(surface)
             if s.container is not None and not s.is_open:
+                # open it first: doors need an empty hand (fdc-home's `open`)
+                if self.env.world.held_object() == item:
+                    self.move_away(item, [])
                 self.open_container(surface)
+            self.fetch(item)
             if not self.env.reachable(surface):
                 self.do(ActionName.GO_TO, surface)
             # `at-side` names a side in the words of the robot where it stands: another
@@ -433,27 +504,30 @@ class _Oracle:
                         break
                 if self.place_for(a, surface):
                     return
-            if a.predicate != "in-room":
+            if a.predicate not in SPREAD:
                 break
         raise Unsolvable(f"no placement of `{a.args[0]}` makes {to_pddl(a)} true")
 
     def make_room(self, a: GAtom) -> None:
-        """When no placement makes `a` true now (its destination containers opened),
-        make room first: move away the fewest items on a destination that the goal
-        does not name (the largest first, at most `ROOM_MOVES`); for `between`, else
-        move one anchor to the cell of their surface farthest from the other."""
-        if a.predicate in ("at-side", "in-room"):  # judged from a view / many surfaces
+        """When no placement makes `a` true now (its destination containers opened;
+        for `at-side`, from any side of the anchor's surface), make room first: move
+        away the fewest items on a destination that the goal does not name (the largest
+        first, at most `ROOM_MOVES`); else move an anchor: for `between`, one of them to
+        the cell of their surface farthest from the other; for `around` and `at-side`,
+        the anchor to a cell of its surface with room beside it."""
+        if a.predicate in SPREAD:  # any of many surfaces will do
             return
         env = self.env
         posed = env.world.state.posed
         dests = list(dict.fromkeys(s for s, _ in destinations(env, a)))
         closed = [s for s in dests if posed.surface(s).container is not None
                   and not posed.surface(s).is_open]
-        if next(placements(env, a, _without(env, [], closed)), None) is not None:
+        if self.placeable(a, _without(env, [], closed)):
             return
         named = _goal_objects(self.goal) | set(a.args)
         spare: list[str] = []
-        if a.predicate == "between" and posed.support_of(a.args[1]) is not None:
+        anchored = a.predicate in ANCHORED and posed.support_of(a.args[1]) is not None
+        if anchored:
             dests = list(dict.fromkeys([*dests, posed.support_of(a.args[1]) or ""]))
         for surface in dests:
             items = sorted((o for o in posed.items_on(surface)
@@ -463,30 +537,72 @@ class _Oracle:
             taken: list[str] = []
             for o in items:
                 taken.append(o.id)
-                if next(placements(env, a, _without(env, taken, closed), surface), None):
+                if self.placeable(a, _without(env, taken, closed), surface):
                     break
             else:
                 continue
             for x in list(taken):  # the fewest: drop those not needed after all
                 rest = [y for y in taken if y != x]
-                if next(placements(env, a, _without(env, rest, closed), surface), None):
+                if self.placeable(a, _without(env, rest, closed), surface):
                     taken = rest
             for x in taken:
                 self.move_away(x, [], {surface})
             return
-        if a.predicate == "between":
-            for taken in ([], spare):  # the anchors apart; else room cleared too
-                move = self.spread(a, taken)
-                if move is not None:
-                    anchor, surface, cell = move
-                    for x in taken:
-                        self.move_away(x, [], {surface})
-                    self.fetch(anchor)
-                    if not env.reachable(surface):
-                        self.do(ActionName.GO_TO, surface)
-                    self.do(ActionName.SHOW_RECEPTACLE, surface)
-                    self.do(ActionName.PLACE, surface, [cell])
-                    return
+        if not anchored:
+            return
+        for taken in ([], spare):  # the anchor moved; else room cleared too
+            move = self.spread(a, taken) if a.predicate == "between" else \
+                self.shift(a, taken)
+            if move is not None:
+                anchor, surface, cell = move
+                for x in taken:
+                    self.move_away(x, [], {surface})
+                self.fetch(anchor)
+                if not env.reachable(surface):
+                    self.do(ActionName.GO_TO, surface)
+                self.do(ActionName.SHOW_RECEPTACLE, surface)
+                self.do(ActionName.PLACE, surface, [cell])
+                return
+
+    def placeable(self, a: GAtom, state: SnapshotState, only: str | None = None) -> bool:
+        """Whether some placement makes `a` true in `state` (on surface `only`, if
+        given): for `at-side`, seen from any side of the anchor's surface the robot can
+        stand at."""
+        views = [state]
+        if a.predicate == "at-side":
+            surface = state.posed.support_of(a.args[1])
+            pts, _ = state.posed.standing_points_for(surface) if surface else ([], None)
+            views = [_standing_at(state, p) for p in pts if p.reachable] or views
+        return any(next(placements(self.env, a, v, only), None) is not None for v in views)
+
+    def keep(self) -> list[Goal]:
+        """The parts of the goal that hold now (a move must not break them)."""
+        now = _truth(self.env)
+        return [k for k in (self.goal.parts if isinstance(self.goal, GAnd) else [self.goal])
+                if now(k)]
+
+    def shift(self, a: GAtom, taken: Sequence[str]) -> tuple[str, str, str] | None:
+        """(anchor, surface, cell): the anchor of `around` or `at-side` moved to a cell of
+        its surface (the corners first), with `taken` moved away, after which the item
+        fits beside it and no part of the goal that holds now is broken."""
+        env = self.env
+        base = _without(env, taken)
+        posed = base.posed
+        anchor = a.args[1]
+        surface = posed.support_of(anchor)
+        if surface is None:
+            return None
+        keep = self.keep()
+        cells = sorted(posed.cells(surface), key=lambda c: -sum(map(abs, STEP[c.direction])))
+        for c in cells:
+            res, _, _ = preview_place(posed, anchor, surface, [c.id])
+            if res is None or not res.ok:
+                continue
+            st = _hypothetical(env, anchor, res, base)
+            truth = _truth(env, st)
+            if all(truth(k) for k in keep) and self.placeable(a, st):
+                return anchor, surface, c.id
+        return None
 
     def spread(self, a: GAtom, taken: Sequence[str]) -> tuple[str, str, str] | None:
         """(anchor, surface, cell): an anchor of `between` moved to the cell of its
@@ -499,9 +615,7 @@ class _Oracle:
         surface = posed.support_of(first)
         if surface is None or surface != posed.support_of(second):
             return None
-        now = _truth(env)
-        keep = [k for k in (self.goal.parts if isinstance(self.goal, GAnd) else [self.goal])
-                if now(k)]
+        keep = self.keep()
         for anchor, other in ((second, first), (first, second)):
             ox, oy = posed.object(other).position[:2]
             cells = sorted(posed.cells(surface), key=lambda c: -c.polygon.centroid.distance(
@@ -512,23 +626,103 @@ class _Oracle:
                     continue
                 st = _hypothetical(env, anchor, res, base)
                 truth = _truth(env, st)
-                if all(truth(k) for k in keep) and next(placements(env, a, st), None):
+                if all(truth(k) for k in keep) and self.placeable(a, st):
                     return anchor, surface, c.id
         return None
 
     def place_for(self, a: GAtom, surface: str) -> bool:
         """Place the held item on `surface` for `a` from where the robot stands, if some
-        placement that no earlier attempt banned makes it true."""
-        for where, labels in placements(self.env, a, only=surface):
+        placement that no earlier attempt banned makes it true: when other items of the
+        goal must still go on the same surface, the first placement of a packing that
+        makes room for all of them (`pack`); else the preferred placement, then the
+        other spots of the surface (`spots`: its cells, beside each item, on an item)."""
+        seen: set[str] = set()
+        for where, labels in self.options(a, surface):
             key = f"{to_pddl(a)}{PLACED}{where} {labels}"
+            if key in seen:
+                continue
+            seen.add(key)
             if key in self.banned:
                 continue
             self.chosen.append(key)
+            if not self.env.reachable(where):
+                self.do(ActionName.GO_TO, where)
             if labels:
                 self.do(ActionName.SHOW_RECEPTACLE, where)
             self.do(ActionName.PLACE, where, labels)
             return True
         return False
+
+    def options(self, a: GAtom, surface: str) -> Iterator[tuple[str, list[str]]]:
+        """`place_for`'s placements, in the order it tries them."""
+        packed = a.predicate in PACKED and _packed_surface(self.env, a) == surface
+        if packed:
+            group = [a, *self.pending(a)]
+            if len(group) > 1:
+                plan = self.pack(group, self.env.world.state, [PACK_BUDGET])
+                if plan:
+                    yield plan[0]
+        yield from placements(self.env, a, only=surface)
+        if packed:
+            st = self.env.world.state
+            yield from (o for o in self.spots(a, surface, st) if self.fits(a, o, st))
+
+    def pending(self, a: GAtom) -> list[GAtom]:
+        """The other atoms of the literals being achieved, false now, that put an item
+        on the surface `a` puts its item on (`on`, `in-cell`, `inside` a receptacle)."""
+        dest = _packed_surface(self.env, a)
+        return [b for b, pos in self.lits if pos and b != a and b.predicate in PACKED
+                and b.args[0] != a.args[0] and _packed_surface(self.env, b) == dest
+                and not self.now(b)]
+
+    def spots(self, a: GAtom, surface: str, state: SnapshotState
+              ) -> list[tuple[str, list[str]]]:
+        """Placements of `a`'s item on `surface` beyond the preferred ones: its cells
+        (corners first), beside each item on it, on top of each item on it."""
+        posed = state.posed
+        item = a.args[0]
+        corners = sorted(posed.cells(surface), key=lambda c: -sum(map(abs, STEP[c.direction])))
+        out: list[tuple[str, list[str]]] = [(surface, [])]
+        out += [(surface, [c.id]) for c in corners]
+        out += [(surface, [r.id]) for r in listed_regions(posed, surface)
+                if r.anchor_id is not None and r.anchor_id != item]
+        for o in posed.items_on(surface):
+            if o.kind is Kind.MOVABLE and o.id != item:
+                out += [(t.id, []) for t in posed.surfaces(o.id) if t.container is None]
+        return out
+
+    def fits(self, a: GAtom, option: tuple[str, list[str]], state: SnapshotState
+             ) -> SnapshotState | None:
+        """The state after placing `a`'s item as `option` says, from `state`, when the
+        placement exists and makes `a` true; else None."""
+        item = a.args[0]
+        res, _, _ = preview_place(state.posed, item, option[0], option[1])
+        if res is None or not res.ok:
+            return None
+        after = _hypothetical(self.env, item, res, state)
+        return after if _truth(self.env, after)(a) else None
+
+    def pack(self, atoms: Sequence[GAtom], state: SnapshotState, budget: list[int]
+             ) -> list[tuple[str, list[str]]] | None:
+        """A placement for each atom's item, in order, after which all of `atoms` hold:
+        a depth-first search over `spots` (at most `budget[0]` placements tried)."""
+        if not atoms:
+            return []
+        a = atoms[0]
+        surface = _packed_surface(self.env, a)
+        if surface is None:
+            return None
+        for option in self.spots(a, surface, state):
+            if budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            after = self.fits(a, option, state)
+            if after is None:
+                continue
+            rest = self.pack(atoms[1:], after, budget)
+            if rest is not None:
+                return [option, *rest]
+        return None
 
     def clear(self, a: GAtom) -> None:
         if a.predicate not in RELOCATING:
@@ -554,6 +748,27 @@ class _Oracle:
         if not self.env.reachable(dests[0]):
             self.do(ActionName.GO_TO, dests[0])
         self.do(ActionName.PLACE, dests[0])
+
+
+def _packed_surface(env: ManipulationEnv, a: GAtom) -> str | None:
+    """The surface `a` puts its item on, for the relations `pack` handles."""
+    if a.predicate in ("on", "in-cell"):
+        return str(a.args[1])
+    if a.predicate == "inside":
+        floors = env.world.state.posed.containers_of(a.args[1])
+        return str(floors[0].id) if len(floors) == 1 else None
+    return None
+
+
+def _standing_at(state: SnapshotState, point: StandingPoint) -> SnapshotState:
+    """`state` with the robot at a standing point, facing the furniture."""
+    from fdc.sim_bridge.state import AgentPose
+    from fdc.sim_bridge.trajectory import SnapshotState
+
+    snap = state.snapshot
+    agent = AgentPose(x=point.position[0], y=point.position[1], z=snap.agent.z,
+                      yaw_rad=point.yaw_rad)
+    return SnapshotState(state.graph, snap.model_copy(update={"agent": agent}))
 
 
 def _point(x: float, y: float) -> Any:

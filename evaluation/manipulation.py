@@ -9,12 +9,15 @@ judges the recorded snapshots:
   (`fdc.predicates.verify`: a plain goal where the episode ends, at `call_end` or at the
   last action; a THEN goal step after step).
 - **process tasks** (levels 1-3): each relocation atom of the goal (`on`, `in-cell`,
-  `inside`, `around`, `at-side`, `between`, `in-room`: its first argument is the item)
-  is a sub-task of 4 stages of 25 points, each reached once the one before it is:
+  `inside`, `around`, `at-side`, `between`, `in-room`, `on-furniture`, `same-surface`:
+  its first argument is the item) is a sub-task of 4 stages of 25 points, each reached
+  once the one before it is:
   1. at the source: the robot within reach of the item where it stands;
   2. holding the item;
   3. at the destination holding it: within reach of the destination surface (of the
-     anchor's surface for `around`/`at-side`/`between`; in the room for `in-room`);
+     anchor's surface for `around`/`at-side`/`between`, of the other item's for
+     `same-surface`, of any furniture surface for `on-furniture`; in the room for
+     `in-room`);
   4. placed correctly: the atom holds where its step is judged.
   A conjunction scores the mean of its parts still to do when its step starts (the
   parts already true, such as "the anchor stays where it is", count only if broken),
@@ -161,6 +164,10 @@ class _Trace:
         if p == "in-room":
             pose = self.state(i).agent_pose()
             return bool(self.state(i).room_of((pose.x, pose.y)) == args[1])
+        if p == "on-furniture":  # at any furniture surface
+            posed = self.state(i).posed
+            return any(self.reaches(i, s.id) for s in posed.surfaces()
+                       if not self.graph.object(s.object_id).is_movable)
         dest = args[1]
         return self.graph.has(dest) and self.reaches(i, dest)
 
@@ -331,6 +338,9 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
         doors = env.doors(furniture)
         if not doors:
             return None, f"{verb} `{furniture}`: it has no door or drawer"
+        if held is not None:
+            return act(ActionName.PLACE, env.at_surface or ""), \
+                f"put `{held}` down first: the hand must be empty to {verb} `{furniture}`"
         if not env.reachable(furniture):
             return act(ActionName.GO_TO, doors[0].id), f"go to `{furniture}` to {verb} it"
         return act(ActionName.OPEN if value else ActionName.CLOSE, furniture), \
@@ -348,6 +358,15 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
     if held is not None and held != item:
         here = env.at_surface or posed.support_of(held) or ""
         return act(ActionName.PLACE, here), f"put `{held}` down first: the hand is needed"
+    shut = [] if negative else [
+        x for x in dict.fromkeys(x for x, _ in destinations(env, atom))
+        if posed.surface(x).container is not None and not posed.surface(x).is_open]
+    if held is None and shut and posed.enclosing_container(item) is None:
+        if not env.reachable(shut[0]):
+            return act(ActionName.GO_TO, shut[0]), \
+                f"go to `{shut[0]}` to open it before fetching `{item}`"
+        return act(ActionName.OPEN, shut[0]), \
+            f"open `{shut[0]}` while the hand is empty, then fetch `{item}`"
     if held is None:
         src = posed.support_of(item)
         closed = posed.enclosing_container(item)
@@ -369,12 +388,9 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
         return act(ActionName.PLACE, dests[0]), f"put `{item}` on `{dests[0]}`"
     choice = choose_placement(env, atom)
     if choice is None:
-        closed = [s for s in dict.fromkeys(x for x, _ in destinations(env, atom))
-                  if posed.surface(s).container is not None and not posed.surface(s).is_open]
-        if closed:
-            if not env.reachable(closed[0]):
-                return act(ActionName.GO_TO, closed[0]), f"carry `{item}` to `{closed[0]}`"
-            return act(ActionName.OPEN, closed[0]), f"open `{closed[0]}` to put `{item}` in"
+        if shut:
+            return act(ActionName.PLACE, env.at_surface or ""), \
+                f"put `{item}` down: open `{shut[0]}` with an empty hand, then bring it"
         return None, f"no placement of `{item}` makes {to_pddl(atom)} true from here"
     surface, labels = choice
     if not env.reachable(surface):

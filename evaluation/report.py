@@ -109,8 +109,10 @@ class GroupRow(_Model):
     """Mean scores of one group of tasks."""
 
     kind: Literal["memory", "manipulation"]
-    by: Literal["overall", "category", "level"]
-    name: str = Field(description="The category or level (`-`: none), or `all`.")
+    by: Literal["overall", "category", "level", "solvable"]
+    name: str = Field(description="The category or level (`-`: none), or `all`. "
+                      "`solvable`: the memory tasks whose every target has a valid "
+                      "frame (`all`).")
     tasks: int
     metrics: dict[str, float] = Field(
         description="Memory: hl_sr, hl_spl, dtg_sr, sc_sr (with frames), ll_sr, ll_spl "
@@ -418,6 +420,12 @@ def summarise(memory: Sequence[MemoryTaskScore],
             rows.extend(GroupRow(kind=kind, by=by, name=name,
                                  tasks=len(groups[name]), metrics=metrics(groups[name]))
                         for name in order)
+    # FindingDory keeps tasks whose targets lack valid frames: the same metrics over the
+    # others show how an agent does where the task can be done.
+    fit = [s for s in memory if s.solvable]
+    if memory and len(fit) < len(memory):
+        rows.append(GroupRow(kind="memory", by="solvable", name="all", tasks=len(fit),
+                             metrics=memory_metrics(fit)))
     return rows
 
 
@@ -448,12 +456,13 @@ def tables(report: EvaluationReport) -> list[Table]:
         levels = [r for r in rows if r.by == "level"]
         sections = [[r for r in rows if r.by == "category"],
                     levels if any(r.name != "-" for r in levels) else [],
-                    [r for r in rows if r.by == "overall"]]
+                    [r for r in rows if r.by in ("overall", "solvable")]]
         for section in [s for s in sections if s]:
             if table.row_count:
                 table.add_section()
             for r in section:
-                label = f"level {r.name}" if r.by == "level" else r.name
+                label = f"level {r.name}" if r.by == "level" else \
+                    "solvable" if r.by == "solvable" else r.name
                 table.add_row(label, str(r.tasks), *(_cell(k, r.metrics.get(k)) for k in keys))
         out.append(table)
     return out

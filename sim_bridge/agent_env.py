@@ -15,8 +15,9 @@ as the model):
   goals also name cells of occupied surfaces ("clear the left half");
 - `place` the held item on a surface: anywhere (no regions), or in chosen regions;
 - `open` / `close` a container with a door or drawer (`kitchen_cabinet|inside`), the
-  part that closes it, or articulated furniture (all of its containers), within reach:
-  fdc's addition to ManiTaskGen's action set, whose scenes have no articulated objects;
+  part that closes it, or articulated furniture (all of its containers), within reach
+  and with the hand empty (fdc-home's `(hand-empty)` precondition): fdc's addition
+  to ManiTaskGen's action set, whose scenes have no articulated objects;
 - `call_end`: stop; the episode ends.
 
 An action either happens whole or is refused with a reason and changes nothing; both
@@ -82,7 +83,8 @@ CHARSET = frozenset(
 )
 MAX_TEXT = 1 << 20
 #: Predicates that relocate their first argument (the item).
-RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room"})
+RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
+                        "on-furniture", "same-surface"})
 
 
 def is_manipulation(task: TaskRecord) -> bool:
@@ -343,10 +345,10 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         if here is not None:
             out.append(AgentAction(action=ActionName.CHANGE_VIEW))
             out.append(AgentAction(action=ActionName.SHOW_RECEPTACLE, target=here))
-            for c in self.doors(posed.surface(here).object_id):
+            held = w.held_object()
+            for c in self.doors(posed.surface(here).object_id) if held is None else ():
                 name = ActionName.CLOSE if c.is_open else ActionName.OPEN
                 out.append(AgentAction(action=name, target=c.id))
-            held = w.held_object()
             if held is None:
                 out += [AgentAction(action=ActionName.PICK, target=o.id)
                         for o in posed.items_on(here) if o.kind is Kind.MOVABLE]
@@ -530,6 +532,11 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         if keys and all(posed.surface(k).part is None for k in keys):
             return False, (f"`{target}` has no door or drawer: it is always open")
         w = self.world
+        held = w.held_object()
+        if held is not None:  # fdc-home's `open` / `close` need (hand-empty)
+            verb = "open" if value else "close"
+            return False, (f"the hand holds `{held}`: put it down first (the one-armed "
+                           f"robot needs its hand to {verb} a door or drawer)")
         return self._result(w.open(target) if value else w.close(target))
 
     # ----- observations ------------------------------------------------------------------

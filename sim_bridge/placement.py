@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import from_frame, rects, to_frame, yaw_quaternion
 from .regions import RING, Direction, Region, Side, grid_cells, surface_direction
-from .scene import Pose
+from .scene import Kind, Pose
 from .surfaces import Surface
 
 if TYPE_CHECKING:
@@ -33,6 +33,12 @@ class Relation(StrEnum):
     DIRECTION = "direction"
     BETWEEN = "between"
     INSIDE = "inside"
+
+
+#: An item fits above a surface when it is at least this much lower than the room there.
+HEADROOM_MARGIN_M = 0.005
+#: An item's footprint may pass its target region by this much (rounding).
+FIT_SLACK_M = 1e-6
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,27 @@ def _fail(item: str, relation: Relation, reason: str, surface: str | None = None
     return Placement(item, relation, None, surface, (), reason)
 
 
+def headroom_m(g: SceneGraph, surface: Surface) -> float:
+    """The room above `surface` now: its clearance, and, for the top of an item (a tray,
+    a book), no more than the room left above the surface under that item (its
+    clearance was measured where the item first stood; moved under a shelf, the item
+    brings no room of its own)."""
+    room = surface.clearance_m
+    z = surface.z
+    owner = surface.object_id
+    seen = {owner}
+    while g.object(owner).kind is Kind.MOVABLE:
+        below = g.parent_surface(owner)
+        if below is None:
+            break
+        room = min(room, below.clearance_m - (z - below.z))
+        owner = below.object_id
+        if owner in seen:  # pragma: no cover - support is a tree
+            break
+        seen.add(owner)
+    return room
+
+
 def find_spot(
     g: SceneGraph,
     item: str,
@@ -86,16 +113,20 @@ def find_spot(
     if surface.container is not None and not surface.is_open:
         what = f" (open `{surface.part}` first)" if surface.part else ""
         return _fail(item, relation, f"`{surface.id}` is closed{what}", surface.id)
-    if height > surface.clearance_m - 0.005:
+    room = headroom_m(g, surface)
+    if height > room - HEADROOM_MARGIN_M:
         return _fail(item, relation, f"`{item}` ({height:.2f} m tall) does not fit under the "
-                     f"{surface.clearance_m:.2f} m clearance of `{surface.id}`", surface.id)
+                     f"{room:.2f} m clearance of `{surface.id}`", surface.id)
     if target is None or target.is_empty or target.area <= 0:
         return _fail(item, relation, "the target region is empty", surface.id)
     obstacles = g.obstacles_on(surface.id, exclude=item, height_m=height)
     if extra_obstacles is not None:
         obstacles = np.concatenate([obstacles, np.asarray(extra_obstacles, dtype=object)])
     tree = shapely.STRtree(obstacles) if len(obstacles) else None
-    shapely.prepare(target)
+    # A micrometre of slack: an item exactly as large as its target (a tray on a tray)
+    # is not refused by rounding.
+    within = shapely.buffer(target, FIT_SLACK_M, join_style="mitre")
+    shapely.prepare(within)
     if centre_in is not None:
         shapely.prepare(centre_in)
     sx, sy = float(info.size[0]), float(info.size[1])
@@ -121,7 +152,7 @@ def find_spot(
         xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
         yaw = surface.yaw_rad + turn
         boxes = rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad)
-        ok = shapely.contains(target, boxes)
+        ok = shapely.contains(within, boxes)
         if centre_in is not None:
             ok &= shapely.contains_xy(centre_in, xy[:, 0], xy[:, 1])
         if tree is not None and ok.any():

@@ -24,11 +24,12 @@ from fdc.evaluation.baselines import (
 )
 from fdc.evaluation.manipulation import score_manipulation
 from fdc.evaluation.memory import MemoryWorld
-from fdc.predicates.goal import GTargets, Target, atom, to_pddl
+from fdc.predicates.goal import GAnd, Goal, GTargets, Target, atom, to_pddl
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.actions import ActionName
-from fdc.sim_bridge.agent_env import step_budget
+from fdc.sim_bridge.agent_env import ManipulationEnv, step_budget
 from fdc.sim_bridge.experience import Experience
+from fdc.sim_bridge.graph import SceneGraph
 from fdc.sim_bridge.state import AgentPose
 
 APARTMENT = str(Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json")
@@ -111,6 +112,90 @@ def test_the_oracle_takes_an_item_out_of_a_closed_cabinet(
         ("go_to", "kitchen_cabinet|inside"), ("open", "kitchen_cabinet|inside"),
         ("pick", "cup_2")]
     assert score_manipulation(r, actions, comp.graph).points == 100.0
+
+
+def _hand_made(goal: Goal, level: int = 1) -> TaskRecord:
+    return TaskRecord(id="t", template="hand-made", level=level, goal=goal,
+                      goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
+                      tags=["manipulation"])
+
+
+def _solved(r: TaskRecord, graph: SceneGraph) -> list[tuple[str, str | None, list[str]]]:
+    actions = oracle_actions(r, graph)
+    assert len(actions) <= step_budget(r, graph)
+    result = score_manipulation(r, actions, graph)
+    assert (result.success, result.points) == (True, 100.0), result.verdict
+    return [(x.action.value, x.target, list(x.regions)) for x in actions]
+
+
+def test_the_oracle_opens_a_closed_destination_before_it_picks(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # the kitchen cabinet starts closed; doors need an empty hand
+    trace = _solved(_hand_made(atom("inside", "mug_0", "kitchen_cabinet|inside")), comp.graph)
+    names = [a for a, _, _ in trace]
+    assert names.index("open") < names.index("pick")
+    env = ManipulationEnv(comp.graph, budget=100)
+    env.reset(options={"task": _hand_made(atom("inside", "mug_0", "kitchen_cabinet|inside"))})
+    for a in oracle_actions(env.task, comp.graph):  # never opens with something in hand
+        held = env.world.held_object()
+        env.step(a)
+        assert a.action not in (ActionName.OPEN, ActionName.CLOSE) or held is None
+        assert env.records[-1].ok
+
+
+def test_the_oracle_moves_an_anchor_with_no_room_around_it(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # bowl_2 stands in the middle of the fridge's 0.64 m shelf: 0.24 m on every side,
+    # less than the 0.25 m plate; the bowl goes to a corner first
+    trace = _solved(_hand_made(atom("around", "plate_2", "bowl_2"), 2), comp.graph)
+    assert trace[1][:2] == ("pick", "bowl_2")
+    assert trace[3][0] == "place" and trace[3][2][0].startswith("fridge|upper#cell:")
+
+
+def test_the_oracle_makes_room_at_a_side_seen_from_another_side(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # behind book_0 (as seen from any side the robot can stand at) there is no room for
+    # a book until the tray next to it, and the cups on the tray, are moved away
+    trace = _solved(_hand_made(atom("at-side", "book_4", "book_0", "rear")), comp.graph)
+    assert ("pick", "tray_0", []) in trace
+
+
+def test_the_oracle_packs_several_items_on_one_surface(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # four 0.16 m bowls in a 0.44 x 0.74 m cabinet with a soap in its middle: only
+    # its corners hold them all
+    goal = GAnd(parts=tuple(atom("inside", f"bowl_{k}", "bathroom_cabinet|inside")
+                            for k in range(4)))
+    trace = _solved(_hand_made(goal, 4), comp.graph)
+    cells = [r[0] for a, _, r in trace if a == "place" and r]
+    assert cells and all("#cell:" in c for c in cells)
+
+
+def test_the_oracle_stacks_what_does_not_fit_side_by_side(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # the side table (0.40 x 0.45 m) holds one 0.45 x 0.32 m tray: the other goes on it
+    goal = GAnd(parts=(atom("on", "tray_0", "side_table|top"),
+                       atom("on", "tray_1", "side_table|top")))
+    trace = _solved(_hand_made(goal, 4), comp.graph)
+    assert any(a == "place" and t in ("tray_0|top", "tray_1|top") for a, t, _ in trace)
+
+
+def test_the_oracle_gathers_items_where_most_of_them_stand(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # plate_2 and plate_3 are on the dining table, plate_0 on the counter, plate_1 in the
+    # closed kitchen cabinet (no room there for another plate): all go to the table
+    plates = [f"plate_{k}" for k in range(4)]
+    goal = GAnd(parts=tuple(atom("same-surface", a, b) for a in plates for b in plates
+                            if a != b))
+    trace = _solved(_hand_made(goal, 4), comp.graph)
+    picked = [t for a, t, _ in trace if a == "pick"]
+    assert sorted(picked) == ["plate_0", "plate_1"]
 
 
 def test_the_memory_oracle_walks_the_shortest_tour(

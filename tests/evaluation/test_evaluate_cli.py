@@ -99,6 +99,13 @@ def test_valid_frames_score_full_marks(compiled: Path, tmp_path: Path) -> None:
             assert high.hl_spl == 0
     m = overall(report)
     assert m["hl_sr"] == m["solvable"] == round(len(solvable) / len(tasks), 4)
+    # the same metrics over the solvable tasks alone: full marks, in the table too
+    assert len(solvable) < len(tasks)
+    row = next(r for r in report.summary if r.by == "solvable")
+    assert (row.kind, row.name, row.tasks) == ("memory", "all", len(solvable))
+    assert (row.metrics["hl_sr"], row.metrics["dtg_sr"], row.metrics["sc_sr"],
+            row.metrics["solvable"]) == (1.0, 1.0, 1.0, 1.0)
+    assert next(line for line in out.splitlines() if "│ solva" in line).count("100.") >= 4
     # the manipulation tasks have no prediction: warnings, scored as failures
     manipulation = [r.id for r in records(compiled) if r.valid_frames is None]
     assert [(f.code, f.task_id) for f in report.findings] == [
@@ -122,6 +129,8 @@ def test_solvable_tasks_alone_score_hl_sr_1(compiled: Path, tmp_path: Path) -> N
     assert code == 0, out
     m = overall(report_of(tmp_path / "report.json"))
     assert (m["hl_sr"], m["dtg_sr"], m["sc_sr"], m["solvable"]) == (1.0, 1.0, 1.0, 1.0)
+    # every task solvable: no separate row
+    assert not any(r.by == "solvable" for r in report_of(tmp_path / "report.json").summary)
     assert 0 < m["hl_spl"] <= 1.0
     # without the log there is nothing to judge frames in: bad input
     code, out = run("evaluate", suite, "-p", preds)

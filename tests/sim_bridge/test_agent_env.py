@@ -243,10 +243,19 @@ def test_open_and_close_a_cabinet(graph: SceneGraph) -> None:
     assert "`cup_2` (cup;" in obs
     assert AgentAction(action=ActionName.CLOSE, target="kitchen_cabinet|inside") in \
         env.valid_actions()
-    _, _, _, _, info = env.step(act("pick", "cup_2"))
-    assert info["held"] == "cup_2"
     _, _, _, _, info = env.step(act("open", "kitchen_cabinet"))
     assert info["last_reason"] == "`kitchen_cabinet` is already open"
+    _, _, _, _, info = env.step(act("pick", "cup_2"))
+    assert info["held"] == "cup_2"
+    # fdc-home's open / close need (hand-empty): a one-armed robot puts things down first
+    assert not any(a.action in (ActionName.OPEN, ActionName.CLOSE)
+                   for a in env.valid_actions())
+    before = env.world.snapshot()
+    _, _, _, _, info = env.step(act("close", "kitchen_cabinet"))
+    assert info["last_ok"] is False and info["last_reason"].startswith(
+        "the hand holds `cup_2`: put it down first")
+    assert env.world.snapshot() == before and env.world.is_open("kitchen_cabinet|inside")
+    env.step(act("place", "kitchen_cabinet|inside"))
     _, _, _, _, info = env.step(act("close", "kitchen_cabinet"))  # the furniture: all of it
     assert info["last_ok"] and not env.world.is_open("kitchen_cabinet|inside")
 

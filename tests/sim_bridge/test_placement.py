@@ -61,10 +61,46 @@ def test_items_wider_than_a_strip_merge_adjacent_regions() -> None:
     )
     p = g.place_beside("plate", "mug", "front")
     assert p.ok and len(p.region_ids) > 1
-    assert p.region_ids[0] == "table|top#mug:front-left"
-    assert "table|top#mug:front" in p.region_ids
+    # the smallest group that holds it: the front strip (as wide as the mug, 0.1 m) and
+    # the one beside it, the plate's centre at the strip's edge
+    assert p.region_ids == ("table|top#mug:front", "table|top#mug:front-right")
     x, y = xy(p)
     assert x == pytest.approx(2.0 + 0.05 + 0.01 + 0.1, abs=STEP) and 1.95 <= y <= 2.05
+
+
+def test_an_item_as_large_as_its_target_fits() -> None:
+    """A tray on a tray of the same size: the footprint equals the target, and rounding
+    in the surface's frame must not refuse it."""
+    tray = (0.45, 0.32, 0.03)
+    g = graph([TABLE, on_top("tray_a", "tray", (2.0, 2.0), 0.75, tray, yaw_deg=37.0),
+               obj("tray_b", "tray", (-5, -5, 0.015), tray, kind="movable")])
+    p = g.place_on("tray_b", "tray_a|top")
+    assert p.ok, p.reason
+    assert p.pose.position[2] == pytest.approx(0.75 + 0.03 + 0.015)
+
+
+def test_the_room_on_an_item_is_the_room_where_it_stands() -> None:
+    """An item's top keeps the clearance measured where it first stood; in an open box
+    0.23 m deep, nothing taller than the room left above a book in it goes on the book
+    (the lamp would stand in the box, by the `inside` checker, through a stale ceiling)."""
+    from fdc.sim_bridge.placement import headroom_m
+
+    box = on_top("box", "box", (2.0, 2.0), 0.75, (0.4, 0.3, 0.25), surfaces=[],
+                 containers=[{"name": "inside", "center": [0.0, 0.0, 0.01],
+                              "size": [0.38, 0.28, 0.23], "open": True}])
+    g = graph([TABLE, box, on_top("book", "book", (2.0, 2.0), 0.77, (0.16, 0.24, 0.04)),
+               obj("lamp", "lamp", (-5, -5, 0.1), (0.1, 0.1, 0.2), kind="movable"),
+               obj("cup", "cup", (-4, -5, 0.05), (0.08, 0.08, 0.1), kind="movable")])
+    top = g.surface("book|top")
+    assert top.clearance_m > 1.0  # measured from the book's own top, to the ceiling
+    assert headroom_m(g, top) == pytest.approx(0.23 - 0.04)
+    assert place_on_ok(g, "cup", "book|top")
+    assert not place_on_ok(g, "lamp", "book|top")  # 0.20 m: under 0.23, not under 0.19
+    assert g.place_inside("lamp", "box").ok
+
+
+def place_on_ok(g, item: str, surface: str) -> bool:
+    return bool(g.place_on(item, surface).ok)
 
 
 def test_around_takes_the_nearest_free_spot() -> None:

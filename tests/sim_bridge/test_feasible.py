@@ -1,0 +1,153 @@
+"""The feasibility rules: each with a case it rules out and a near case it keeps, both
+checked against the embedded world's own placement queries (what it rules out the world
+never does; what it keeps, the world does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fdc.sim_bridge.feasible import (
+    Infeasible,
+    inside_object,
+    pack,
+    rest_on,
+    stacking_blocked,
+)
+from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.load import load_scene
+from fdc.sim_bridge.placement import place_in_cell, place_inside, place_on
+from fdc.sim_bridge.regions import Direction
+
+from .helpers import graph, obj
+
+APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+#: A bookcase 0.35 m deep and 0.9 m wide: shelves at 0.4, 0.8 and 1.2 m (0.4 m of room
+#: on the lower two), its top at 1.8 m.
+SHELF = obj("shelf", "bookshelf", (1.0, 3.0, 0.9), (0.35, 0.9, 1.8), kind="furniture",
+            surfaces=[{"name": "shelf_0", "z": -0.5}, {"name": "shelf_1", "z": -0.1},
+                      {"name": "shelf_2", "z": 0.3}, {"name": "top", "z": 0.9}])
+TABLE = obj("table", "table", (2.8, 1.5, 0.375), (1.2, 0.8, 0.75), kind="furniture")
+BOX = obj("box", "box", (2.5, 1.4, 0.875), (0.4, 0.3, 0.25), kind="movable", surfaces=[],
+          containers=[{"name": "inside", "center": [0.0, 0.0, 0.01],
+                       "size": [0.38, 0.28, 0.23], "open": True}])
+
+
+def item(ident: str, size: tuple[float, float, float], k: int) -> dict:
+    """A movable item waiting on the floor, out of the way."""
+    return obj(ident, "thing", (0.4 + 0.5 * k, 0.4, size[2] / 2), size, kind="movable")
+
+
+ITEMS = {
+    "lamp": (0.2, 0.2, 0.40), "low_lamp": (0.2, 0.2, 0.39), "plate": (0.25, 0.25, 0.02),
+    "saucer": (0.1, 0.1, 0.02), "board": (1.3, 0.3, 0.02), "short_board": (1.1, 0.3, 0.02),
+    "tray": (0.45, 0.32, 0.03), "tray_b": (0.45, 0.32, 0.03), "tray_c": (0.45, 0.32, 0.03),
+    "book": (0.16, 0.24, 0.04), "book_b": (0.16, 0.24, 0.04), "book_c": (0.16, 0.24, 0.04),
+}
+
+
+@pytest.fixture(scope="module")
+def g() -> SceneGraph:
+    things = [item(i, size, k) for k, (i, size) in enumerate(ITEMS.items())]
+    return graph([SHELF, TABLE, BOX, *things], agent=(3.5, 3.5))
+
+
+def test_the_world_rules_out_what_the_room_rules_out(g: SceneGraph) -> None:
+    assert rest_on(g, "lamp", "shelf|shelf_1") is Infeasible.TOO_TALL
+    assert not place_on(g, "lamp", "shelf|shelf_1").ok
+    assert rest_on(g, "low_lamp", "shelf|shelf_1") is None
+    assert place_on(g, "low_lamp", "shelf|shelf_1").ok
+    assert rest_on(g, "lamp", "shelf|shelf_2") is None  # 0.6 m of room there
+
+
+def test_an_item_larger_than_the_surface_either_way_round(g: SceneGraph) -> None:
+    assert rest_on(g, "board", "table|top") is Infeasible.TOO_LARGE
+    assert not place_on(g, "board", "table|top").ok
+    assert rest_on(g, "short_board", "table|top") is None
+    assert place_on(g, "short_board", "table|top").ok
+    # turned: 1.1 m does not fit across 0.9 m, but 0.3 m along 0.35 m does
+    assert rest_on(g, "short_board", "shelf|shelf_2") is Infeasible.TOO_LARGE
+    assert rest_on(g, "tray", "shelf|shelf_2") is None
+
+
+@pytest.mark.parametrize(("thing", "cell", "rule"), [
+    ("plate", "rear", Infeasible.CELL),  # 0.25 m on a 0.35 m shelf: centre within 5 cm
+    ("plate", "front-left", Infeasible.CELL),
+    ("plate", "left", None),
+    ("plate", "center", None),
+    ("saucer", "rear", None),
+    ("saucer", "front-right", None),
+])
+def test_a_cell_too_shallow_for_the_centre(g: SceneGraph, thing: str, cell: str,
+                                          rule: Infeasible | None) -> None:
+    assert rest_on(g, thing, "shelf|shelf_2", Direction(cell)) is rule
+    assert place_in_cell(g, thing, "shelf|shelf_2", Direction(cell)).ok == (rule is None)
+
+
+def test_side_by_side_where_nothing_stacks(g: SceneGraph) -> None:
+    assert stacking_blocked(g, "shelf|shelf_2")
+    assert not stacking_blocked(g, "shelf|top")  # open above
+    assert not stacking_blocked(g, "table|top")
+    # two 0.45 m trays need 0.91 m with the gap, the shelf is 0.9 m wide
+    assert pack(g, "shelf|shelf_2", [("tray", None), ("tray_b", None)]) is Infeasible.PACKING
+    assert pack(g, "shelf|shelf_2", [("tray", None), ("book", None)]) is None
+    # centres in the 0.3 m wide centre cell: two books (0.16 m wide turned) and a
+    # saucer between them fit (0.28 m of widths and gaps), three books do not (0.34 m)
+    c = Direction.CENTER
+    assert pack(g, "shelf|shelf_2", [("book", c), ("book_b", c), ("saucer", c)]) is None
+    assert pack(g, "shelf|shelf_2", [("book", c), ("book_b", c), ("book_c", c)]) is \
+        Infeasible.PACKING
+    # on a table trays can be stacked: nothing is ruled out
+    assert pack(g, "table|top", [("tray", None), ("tray_b", None), ("tray_c", None)]) is None
+    # one item alone is the single rules' business
+    assert pack(g, "shelf|shelf_2", [("tray", None)]) is None
+
+
+def test_a_container_item_too_low_inside(g: SceneGraph) -> None:
+    assert inside_object(g, "lamp", "box") is Infeasible.TOO_TALL
+    assert not place_inside(g, "lamp", "box").ok
+    assert inside_object(g, "book", "box") is None
+    assert place_inside(g, "book", "box").ok
+    assert rest_on(g, "lamp", "box|inside") is Infeasible.TOO_TALL
+
+
+def test_another_surface_in_the_band_is_not_judged() -> None:
+    """A 1.5 m riser standing on the 1.2 m table, its top 10 cm up: a board on the
+    riser, its centre over the table, counts as on the table (within `on_top_m`), so
+    the table's outline proves nothing."""
+    riser = obj("riser", "shelf", (2.8, 1.5, 0.8), (1.5, 0.3, 0.1), kind="furniture")
+    g = graph([TABLE, riser, item("board", ITEMS["board"], 0)], agent=(3.8, 3.5))
+    assert rest_on(g, "board", "table|top") is None
+    assert rest_on(g, "board", "table|top", on_top_m=0.05) is Infeasible.TOO_LARGE
+
+
+def test_the_apartment() -> None:
+    g = build_scene_graph(load_scene(APARTMENT).scene, APARTMENT.parent)
+    assert inside_object(g, "lamp_2", "box_0") is Infeasible.TOO_TALL
+    assert inside_object(g, "plant_1", "box_0") is Infeasible.TOO_TALL
+    assert rest_on(g, "lamp_1", "kitchen_shelf|shelf_0") is Infeasible.TOO_TALL
+    assert rest_on(g, "plate_2", "office_shelf|shelf_1", Direction.REAR_LEFT) is \
+        Infeasible.CELL
+    assert rest_on(g, "tray_0", "side_table|top", Direction.FRONT_RIGHT) is Infeasible.CELL
+    bowls = [(f"bowl_{k}", Direction.CENTER) for k in range(4)]
+    assert pack(g, "office_bookshelf|shelf_1", bowls) is Infeasible.PACKING
+    assert pack(g, "office_bookshelf|shelf_1", bowls[:2]) is None
+    assert pack(g, "bathroom_cabinet|inside", [(b, None) for b, _ in bowls]) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(su=st.floats(0.02, 1.0), sv=st.floats(0.02, 1.0), h=st.floats(0.01, 0.6),
+       cell=st.sampled_from([*Direction]))
+def test_never_rules_out_what_the_world_places(su: float, sv: float, h: float,
+                                              cell: Direction) -> None:
+    g = graph([SHELF, item("x", (su, sv, h), 0)], agent=(3.5, 3.5))
+    for surface in ("shelf|shelf_1", "shelf|shelf_2", "shelf|top"):
+        judged = rest_on(g, "x", surface, cell)
+        placed = place_in_cell(g, "x", surface, cell)
+        if judged is not None:
+            assert not placed.ok, (surface, judged)
+        if rest_on(g, "x", surface) is not None:
+            assert not place_on(g, "x", surface).ok
