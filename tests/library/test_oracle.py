@@ -13,7 +13,9 @@ Per template (one test id each):
   standing point of its furniture, turned to face it; a room) and stop;
 - manipulation tasks: act in `EmbeddedWorld(graph)` from the scene's initial state
   (pick, navigate, place with the relation the atom names; move items away for negated
-  atoms), stop -> success; the same plan moving a different item -> failure.
+  atoms; `on-furniture`: onto the nearest furniture surface; `same-surface`: both items
+  onto the furniture surface that holds the most of the items the goal asks to share
+  one), stop -> success; the same plan moving a different item -> failure.
 
 Templates whose tasks the oracle cannot solve are xfailed with the reason.
 """
@@ -258,7 +260,8 @@ class Unsupported(Exception):
 
 CELLS = ("front-left", "front", "front-right", "left", "center", "right", "rear-left", "rear",
          "rear-right")
-PLACE_PREDICATES = {"on", "in-cell", "around", "at-side", "between", "inside", "in-room"}
+PLACE_PREDICATES = {"on", "in-cell", "around", "at-side", "between", "inside", "in-room",
+                    "on-furniture", "same-surface"}
 
 
 class Oracle:
@@ -277,6 +280,7 @@ class Oracle:
         self._neg: list[GAtom] = []  # the negated atoms being made false
         self.moved_away: list[str] = []  # items moved away for negated atoms
         self.ahead: list[GAtom] = []  # `between` atoms of the steps still to come
+        self.step: Goal = goal  # the step being achieved
 
     # ----- the world now -------------------------------------------------------------
     def holds(self, a: GAtom) -> bool:
@@ -311,6 +315,7 @@ class Oracle:
         raise Unsupported(f"a {type(g).__name__} inside a plain goal")
 
     def achieve(self, g: Goal) -> None:
+        self.step = g
         for _ in range(1 if self.swap else 3):
             if self.true(g):
                 return
@@ -377,6 +382,9 @@ class Oracle:
             raise Unsupported(f"no oracle for `{p}`")
         if self.budget is not None and len(self.moves) >= self.budget:
             return
+        if p == "same-surface":
+            self._gather(a)
+            return
         item = self.swap.get(args[0], args[0])
         self.moves.append(args[0])
         self._take(item)
@@ -402,6 +410,15 @@ class Oracle:
             tries = [(args[1], {"relation": "direction", "direction": args[2],
                                 "viewer_side": side})
                      for side in ("front", "rear", "left", "right")]
+        elif p == "on-furniture":  # the open furniture surface nearest the robot
+            dest = None
+            here = w.agent_pose()
+            surfaces = sorted((s for s in self.graph.surfaces() if s.container is None
+                               and _on_furniture(self.graph, s.id)
+                               and s.object_id not in self.mentioned),
+                              key=lambda s: (s.origin[0] - here.x) ** 2
+                              + (s.origin[1] - here.y) ** 2)
+            tries = [(s.id, {"relation": "on"}) for s in surfaces[:20]]
         else:  # in-room: any surface of the room
             dest = None
             surfaces = [s for s in self.graph.surfaces()
@@ -425,6 +442,41 @@ class Oracle:
             # step finds no room between it and its anchor: take it back
             self._ok(w.pick(item), f"pick {item} again")
         raise Unsupported(f"cannot place {item} for {a}: {'; '.join(reasons) or 'no spot'}")
+
+    def _gather(self, a: GAtom) -> None:
+        """Make `(same-surface x y)` true: both items onto the furniture surface that holds
+        the most of the items the goal's `same-surface` atoms link to them (all of a
+        category, for a group), so that each pair's move serves every other pair."""
+        w = self.world
+        linked = {a.args[0], a.args[1]}
+        pairs = [b.args for b, pos in self.literals(self.step) if pos
+                 and b.predicate == "same-surface"]
+        grown = True
+        while grown:
+            grown = False
+            for x, y in pairs:
+                if (x in linked) != (y in linked):
+                    linked |= {x, y}
+                    grown = True
+        count: dict[str, int] = {}
+        for x in sorted(linked):
+            s = w.support_of(x)
+            if s is not None and self.graph.has(s) and _on_furniture(self.graph, s) and \
+                    self.graph.surface(s).container is None:
+                count[s] = count.get(s, 0) + 1
+        if not count:
+            raise Unsupported(f"no furniture surface holds any of {sorted(linked)}")
+        target = min(count, key=lambda s: (-count[s], s))
+        for x in a.args:
+            if w.support_of(x) == target:
+                continue
+            if self.budget is not None and len(self.moves) >= self.budget:
+                return
+            item = self.swap.get(x, x)
+            self.moves.append(x)
+            self._take(item)
+            self._ok(w.navigate(target), f"navigate to {target}")
+            self._ok(w.place(target, relation="on"), f"place {item} on {target}")
 
     def _false_parts(self, g: Goal) -> set[int]:
         """The conjuncts of `g` that do not hold now."""
@@ -468,7 +520,10 @@ class Oracle:
         here = self.graph.object(item).position
         others = [s for s in self.graph.surfaces() if s.container is None
                   and s.object_id not in self.mentioned
-                  and self.graph.object(s.object_id).room is not None]
+                  and (self.graph.object(s.object_id).room is not None
+                       or a.predicate == "on-furniture")]
+        if a.predicate == "on-furniture":  # onto an item's surface: a tray
+            others = [s for s in others if not _on_furniture(self.graph, s.id)]
         mine = [b for b in self._neg if b.args[0] == item] or [a]
         others.sort(key=lambda s: (s.origin[0] - here[0]) ** 2 + (s.origin[1] - here[1]) ** 2)
         for s in others[:20]:
@@ -515,6 +570,13 @@ def _movables(graph) -> tuple[str, ...]:
     from fdc.sim_bridge.scene import Kind
 
     return tuple(o.id for o in graph.objects(kind=Kind.MOVABLE))
+
+
+def _on_furniture(graph, surface: str) -> bool:
+    """Whether a surface belongs to a piece of furniture (not to an item: a tray)."""
+    from fdc.sim_bridge.scene import Kind
+
+    return graph.object(graph.surface(surface).object_id).kind is not Kind.MOVABLE
 
 
 def _is_object(graph, ident: str) -> bool:

@@ -195,17 +195,19 @@
   (:category outcome)
   (:level 4)
   (:tags manipulation outcome)
-  (:version 1)
+  (:version 2)
   (:description "All the items of a category together on one furniture surface, any one; now they are spread over several.")
   (:parameters ?c - category)
   (:constraints (and
     (at-least 2 (?x - movable) (category-of ?x ?c))
     (not
       (exists (?s - surface) (forall (?x - movable) (imply (category-of ?x ?c) (on ?x ?s)))))))
-  (:goal (exists (?s - surface)
-    (and
-      (exists (?g - furniture) (surface-of ?s ?g))
-      (forall (?x - movable) (imply (category-of ?x ?c) (on ?x ?s))))))
+  ; Every two of them share a surface and each is on furniture: one atom a pair and one
+  ; an item, where "some furniture surface holds them all" grounds to surfaces x items.
+  (:goal (and
+    (forall (?x ?y - movable)
+      (imply (and (category-of ?x ?c) (category-of ?y ?c)) (same-surface ?x ?y)))
+    (forall (?x - movable) (imply (category-of ?x ?c) (on-furniture ?x)))))
   (:instruction
     "Group the {{ c | plural }} together on one surface."
     "Gather all the {{ c | plural }} in one place, on the same surface.")
@@ -216,18 +218,22 @@
   (:category outcome)
   (:level 4)
   (:tags manipulation outcome)
-  (:version 1)
-  (:description "All the items of a broader kind (fruit, tableware: a category above the scene's own words) together on one furniture surface.")
+  (:version 2)
+  (:description "All the items of a broader kind (fruit, tableware: a category above the scene's own words; two to a hundred of them) together on one furniture surface.")
   (:parameters ?c - category)
+  ; At most a hundred: the goal holds an atom for every pair, and a kind of a large
+  ; generated house (every piece of tableware of 3,000 objects) would pass the atom limit.
   (:constraints (and
     (not (exists (?x - movable) (category-of ?x ?c)))
     (at-least 2 (?x - movable) (is-category ?x ?c))
+    (at-most 100 (?x - movable) (is-category ?x ?c))
     (not
       (exists (?s - surface) (forall (?x - movable) (imply (is-category ?x ?c) (on ?x ?s)))))))
-  (:goal (exists (?s - surface)
-    (and
-      (exists (?g - furniture) (surface-of ?s ?g))
-      (forall (?x - movable) (imply (is-category ?x ?c) (on ?x ?s))))))
+  ; As out-group-category: one atom a pair and one an item, not surfaces x items.
+  (:goal (and
+    (forall (?x ?y - movable)
+      (imply (and (is-category ?x ?c) (is-category ?y ?c)) (same-surface ?x ?y)))
+    (forall (?x - movable) (imply (is-category ?x ?c) (on-furniture ?x)))))
   (:instruction
     "Group the {{ c }} items together on one surface."
     "Gather all the {{ c }} items in one place, on the same surface.")
@@ -355,29 +361,23 @@
   (:category outcome)
   (:level 4)
   (:tags manipulation outcome)
-  (:version 2)
+  (:version 3)
   (:description "No surface holds an item of each of two categories (a furniture surface does now); all of them on furniture.")
   (:parameters ?c1 ?c2 - category)
-  (:constraints (exists (?x - movable)
+  ; Surface first: surfaces x (items of c1 + items of c2) lookups, not items x items x
+  ; surfaces.
+  (:constraints (exists (?s - surface)
     (and
-      (category-of ?x ?c1)
-      (exists (?y - movable)
-        (and
-          (category-of ?y ?c2)
-          (exists (?s - surface)
-            (and (on ?x ?s) (on ?y ?s) (exists (?g - furniture) (surface-of ?s ?g)))))))))
-  ; Per surface, no item of one category or none of the other: linear in the scene,
-  ; where "no pair of items shares a surface" grounds to items x items x surfaces.
+      (exists (?g - furniture) (surface-of ?s ?g))
+      (exists (?x - movable) (and (category-of ?x ?c1) (on ?x ?s)))
+      (exists (?y - movable) (and (category-of ?y ?c2) (on ?y ?s))))))
+  ; No item of one category shares a surface with one of the other, and each is on
+  ; furniture: one atom a pair and one an item, independent of the number of surfaces.
   (:goal (and
-    (forall (?s - surface)
-      (or
-        (forall (?x - movable) (imply (category-of ?x ?c1) (not (on ?x ?s))))
-        (forall (?y - movable) (imply (category-of ?y ?c2) (not (on ?y ?s))))))
+    (forall (?x ?y - movable)
+      (imply (and (category-of ?x ?c1) (category-of ?y ?c2)) (not (same-surface ?x ?y))))
     (forall (?x - movable)
-      (imply
-        (or (category-of ?x ?c1) (category-of ?x ?c2))
-        (exists (?t - surface)
-          (and (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
+      (imply (or (category-of ?x ?c1) (category-of ?x ?c2)) (on-furniture ?x)))))
   (:instruction
     "Keep the {{ c1 | plural }} and the {{ c2 | plural }} apart: no surface may hold both."
     "Separate the {{ c1 | plural }} from the {{ c2 | plural }} so that they never share a surface.")
