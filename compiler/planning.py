@@ -22,11 +22,16 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
   find true in the scene's initial state, and the static facts the actions read;
 - actions: fdc-home's, but the placement actions the goal has no use for (each does
   what `place` does plus a fluent neither the goal nor any precondition reads);
-- goal: the ground goal; a sequence (`then`) or multi-goal (`targets`) gets one
-  checkpoint action per step, whose precondition is the step and the step before it
-  reached, so the plan achieves the steps in order, as `verify` judges them; a
-  conjunction of disjunctions is checked conjunct by conjunct with the world frozen in
-  between (`_checkpoints`), since a translator would expand the product of its parts.
+- goal: the ground goal, a `same-surface` literal as its definition over `on` (no action
+  sets it): `(exists (?s - surface) (and (on a ?s) (on b ?s)))` over the surfaces kept,
+  which include every surface its items start `on`, its items kept whatever the
+  literal's polarity (moving either item changes it); a sequence (`then`) or
+  multi-goal (`targets`) gets one checkpoint action per step, whose precondition is the
+  step and the step before it reached, so the plan achieves the steps in order, as
+  `verify` judges them; a conjunction of disjunctions is checked conjunct by conjunct
+  with the world frozen in between (`_checkpoints`), since a translator would expand
+  the product of its parts; so is one holding a positive `same-surface` (each
+  existential becomes a parameter of the goal's condition: their product, otherwise).
 
 `solve` runs Fast Downward (up-fast-downward), or pyperplan (up-pyperplan) on the problem
 compiled to STRIPS by unified-planning's compilers when Fast Downward is not available.
@@ -49,7 +54,6 @@ from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, a
 from fdc.predicates.registry import Context, Kind, Registry, default_registry
 
 from . import ast as A
-from .compile import CompileOptions
 from .printer import print_unit
 
 if TYPE_CHECKING:
@@ -62,6 +66,8 @@ if TYPE_CHECKING:
 #: The checkpoint actions and fluents a sequence or multi-goal adds (not fdc-home names).
 CHECKPOINT = "fdc-reach"
 STAGE = "fdc-reached"
+#: The goal predicate no action sets, planned as its definition over `on`.
+SAME_SURFACE = "same-surface"
 
 N = TypeVar("N", bound=A.Node)
 
@@ -209,6 +215,8 @@ class PlanningWorld:
         items = self._items(goal)
         keep = self._objects(goal, items, named)
         mentioned = {a.predicate for a in atoms(goal)}
+        if SAME_SURFACE in mentioned:  # planned over `on`: its initial atoms, not its own
+            mentioned = (mentioned - {SAME_SURFACE}) | {"on"}
         problem = self._base.clone()
         problem.name = _pddl_name(task)
         # `place` does all that dominated actions do that can matter
@@ -238,6 +246,8 @@ class PlanningWorld:
             if isinstance(g, GAtom):
                 if any(x in left_out for x in g.args):
                     return em.FALSE()  # stays false: no plan moves the item
+                if g.predicate == SAME_SURFACE:
+                    return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
                 return problem.fluent(g.predicate)(*(objects[x] for x in g.args))
             if isinstance(g, GNot):
                 return em.Not(expr(g.body))
@@ -274,11 +284,12 @@ class PlanningWorld:
 
     def _objects(self, goal: Goal, items: set[str], named: set[str]) -> set[str]:
         """The objects of a task's problem: furniture and rooms; the items a plan may
-        move; the surfaces the goal names, those the items (and anchors) start on, and
-        those of furniture in a room or of furniture the goal names, and one spare open
-        surface. In the abstraction surfaces have no capacity, so a plan never needs
-        another: what it parks elsewhere it can park where the item came from, or, when
-        the goal sends the item away from there, on the spare surface."""
+        move; the surfaces the goal names, those the items (and anchors) start on (every
+        one a `same-surface` item is `on`), and those of furniture in a room or of
+        furniture the goal names, and one spare open surface. In the abstraction surfaces
+        have no capacity, so a plan never needs another: what it parks elsewhere it can
+        park where the item came from, or, when the goal sends the item away from there,
+        on the spare surface."""
         f = self.facts
         keep = set(f.entities(("furniture", "room"))) | items
         keep |= {x for x in named if not f.has_type(x, ("movable",))}
@@ -294,6 +305,7 @@ class PlanningWorld:
             support = self.context.require_state().support_of(item)
             if support is not None:
                 keep.add(support)
+        keep |= self._under(goal)
         # One spare open surface the goal says nothing about: a place for what must
         # leave the surfaces it names (any other such surface would do as well).
         spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep
@@ -302,9 +314,21 @@ class PlanningWorld:
         keep.update(sorted(spare)[:1])
         return keep
 
+    def _under(self, goal: Goal) -> set[str]:
+        """Every surface the items of the goal's `same-surface` atoms are `on` at the start
+        (an item on a tray is on the table below it too): with them, the definition over
+        the kept surfaces holds at the start exactly when the atom does."""
+        paired = sorted({x for a in atoms(goal) if a.predicate == SAME_SURFACE for x in a.args})
+        if not paired:
+            return set()
+        surfaces = self.facts.entities(("surface",))
+        truth = self.initially(atom("on", x, s) for x in paired for s in surfaces)
+        return {s for x in paired for s in surfaces if truth[atom("on", x, s)]}
+
     def _items(self, goal: Goal) -> set[str]:
         """The items a plan may need to move: those in a positive literal, or in a
-        negative literal that is true at the start."""
+        negative literal that is true at the start, and both items of a `same-surface`
+        literal (moving either one changes it)."""
         polar: list[tuple[GAtom, bool]] = []
         stack: list[tuple[Goal, bool]] = [(goal, True)]
         while stack:
@@ -322,7 +346,7 @@ class PlanningWorld:
         truth = self.initially(a for a, positive in polar if not positive)
         out: set[str] = set()
         for a, positive in polar:
-            if positive or truth[a]:
+            if positive or truth[a] or a.predicate == SAME_SURFACE:
                 out.update(x for x in a.args if self.facts.has_type(x, ("movable",)))
         return out
 
@@ -426,10 +450,25 @@ def _set_costs(problem: Any, costs: Mapping[str, Any]) -> None:
 
 
 def _splits(goal: Goal) -> bool:
-    """A conjunction with a disjunction among two or more parts: split it into checks."""
+    """A conjunction with a disjunction (or a positive `same-surface`: an existential)
+    among two or more parts: split it into checks."""
     return isinstance(goal, GAnd) and len(goal.parts) > 1 and any(
         isinstance(p, GOr) or (isinstance(p, GNot) and isinstance(p.body, GAnd))
+        or (isinstance(p, GAtom) and p.predicate == SAME_SURFACE)
         for p in goal.parts)
+
+
+def _same_surface(problem: Any, a: Any, b: Any) -> Any:
+    """`(same-surface a b)` by its definition: some surface of the problem both are `on`
+    (two different items: an item shares no surface with itself)."""
+    from unified_planning.model import Variable
+
+    em = problem.environment.expression_manager
+    if a == b:
+        return em.FALSE()
+    s = Variable("s", problem.user_type("surface"), problem.environment)
+    on = problem.fluent("on")
+    return em.Exists(em.And(on(a, s), on(b, s)), s)
 
 
 def _pddl_name(text: str) -> str:
@@ -571,14 +610,14 @@ class ExportError(Exception):
 
 def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
                  ) -> tuple[int, int]:
-    """Write `domain.pddl` and one `<task id>.pddl` per task that starts in its scene's
-    initial state (a sequence, multi-goal or split goal adds checkpoint actions: its
-    domain is `<task id>.domain.pddl`). Returns (problems written, memory tasks skipped)."""
-    from .emit import InputError, SceneJob, prepare_scene
+    """Write `domain.pddl` and one `<task id>.pddl` per task (a sequence, multi-goal or
+    split goal adds checkpoint actions: its domain is `<task id>.domain.pddl`). A task
+    starts in its scene's initial state; a memory task where the experience it is about
+    leaves the world, rebuilt from the manifest beside the suite (without one, it is
+    skipped). Returns (problems written, memory tasks skipped)."""
     from .files import write_atomic
     from .suite import read_suite
-    from .validate import InputError as ValidateInputError
-    from .validate import Templates
+    from .validate import InputError, SceneView, Templates, read_manifest, scene_view
 
     try:
         records, problems = read_suite(suite)
@@ -589,32 +628,45 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     templates = Templates()
-    worlds: dict[tuple[str, str], PlanningWorld] = {}
+    try:
+        manifest = read_manifest(Path(suite))
+    except InputError as e:
+        raise ExportError(str(e)) from None
+    memory_scenes = {scene or r.scene for r in records if r.experience is not None}
+    views: dict[str, SceneView] = {}
+    worlds: dict[tuple[str, str, str], PlanningWorld] = {}
     shared: str | None = None
     written = skipped = 0
     for r in records:
-        if r.experience is not None:
-            skipped += 1
-            continue
         path = scene or r.scene
         if path is None:
             raise ExportError(f"task `{r.id}` names no scene; give one with --scene")
         try:
             entry, why = templates.find(r)
-        except ValidateInputError as e:
+            view = views.get(path)
+            if view is None:
+                view = views[path] = scene_view(path, r.scene, manifest,
+                                                path in memory_scenes)
+        except InputError as e:
             raise ExportError(str(e)) from None
         if entry is None:
             raise ExportError(f"task `{r.id}`: {why}")
-        key = (path, entry.domain.domain.name)
+        start = "initial" if r.experience is None else "after"
+        if start not in view.compiler.states:
+            skipped += 1
+            continue
+        if r.experience is not None and r.experience != view.compiler.experience_sha256:
+            raise ExportError(f"task `{r.id}`: the experience rebuilt from the manifest is "
+                              "not the one the task is about (sha256 differs)")
+        key = (path, entry.domain.domain.name, start)
         world = worlds.get(key)
         if world is None:
-            try:
-                compiler, _ = prepare_scene(SceneJob(path, None, simulate=False), CompileOptions())
-            except InputError as e:
-                raise ExportError(str(e)) from None
-            world = worlds[key] = PlanningWorld(compiler.facts(entry.domain),
-                                                compiler.states["initial"])
-        pp = world.build(r.id, r.goal, reduce=False)
+            world = worlds[key] = PlanningWorld(view.compiler.facts(entry.domain),
+                                                view.compiler.states[start], view.registry)
+        try:
+            pp = world.build(r.id, r.goal, reduce=False)
+        except PlanningError as e:
+            raise ExportError(f"task `{r.id}`: {e}") from None
         if pp.checkpoints:
             pp.problem.name = _pddl_name(r.id)
             domain, problem = write_pddl(pp)

@@ -238,7 +238,7 @@ def read_manifest(suite: Path) -> Manifest | None:
         raise InputError(f"{path}: not an fdc manifest: {e}") from None
 
 
-def _scene_view(path: str, recorded: str | None, manifest: Manifest | None,
+def scene_view(path: str, recorded: str | None, manifest: Manifest | None,
                 memory: bool) -> SceneView:
     """Build the scene at `path`; with memory tasks, the experience the manifest names
     for the scene as recorded (`recorded`)."""
@@ -492,7 +492,7 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
         if not Path(scene).is_file():
             raise InputError(f"{scene}: no such scene file (give it with --scene)")
         memory = any(t.record.experience is not None for t in group)
-        view = _scene_view(scene, group[0].record.scene, manifest, memory)
+        view = scene_view(scene, group[0].record.scene, manifest, memory)
         compiled = _compiled_sha(manifest, scene, group[0].record.scene)
         if compiled is not None and compiled != view.compiler.scene_sha256:
             for t in group:

@@ -96,18 +96,22 @@
 
   ; Actions: a symbolic abstraction of the embedded world for planners (`fdc validate
   ; --solve`, `fdc export pddl`). Navigation reaches any furniture surface (knowing its
-  ; room) and any surface of an item (a tray: its room unknown); an item rests on one
-  ; surface, and each geometric fluent (in-cell, around, at-side, between, inside,
-  ; in-room, on-furniture) becomes true only by the placement that establishes it and
-  ; false when an item it relates is picked up; fluents no action here establishes
-  ; (same-surface, PARTNR's relations and states) keep their initial value. A receptacle of articulated furniture is reached only
-  ; while the furniture is open. Free space on surfaces is not modelled.
+  ; room), any surface of an item (a tray: its room unknown) and any item that is not in
+  ; the hand; an item rests on one surface, and each geometric fluent (in-cell, around,
+  ; at-side, between, inside, in-room, on-furniture) becomes true only by the placement
+  ; that establishes it and false when an item it relates is picked up (every `on` of
+  ; the item: one on a tray is on the table too); fluents no action here establishes
+  ; (same-surface, PARTNR's relations and states) keep their initial value (`fdc
+  ; validate` plans same-surface as its definition over `on`). A receptacle of
+  ; articulated furniture is reached only while the furniture is open. Free space on
+  ; surfaces is not modelled.
   (:action navigate-to-receptacle
     :parameters (?to - surface ?f - furniture ?r - room)
     :precondition (and (surface-of ?to ?f) (furniture-in-room ?f ?r))
     :effect (and
       (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
       (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
+      (forall (?o - movable) (not (robot-at-object ?o)))
       (robot-at-receptacle ?to)
       (robot-in-room ?r)
       (increase (total-cost) 1)))
@@ -118,7 +122,21 @@
     :effect (and
       (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
       (forall (?x - room) (not (robot-in-room ?x)))
+      (forall (?o - movable) (not (robot-at-object ?o)))
       (robot-at-receptacle ?to)
+      (increase (total-cost) 1)))
+
+  ; To an item where it stands (not in the hand), in its room: the goal of FindingDory's
+  ; object navigation, and so of memory tasks, which start where the experience ends.
+  (:action navigate-to-object
+    :parameters (?o - movable ?r - room)
+    :precondition (and (in-room ?o ?r) (not (holding ?o)))
+    :effect (and
+      (forall (?x - movable) (when (not (= ?x ?o)) (not (robot-at-object ?x))))
+      (forall (?s - surface) (not (robot-at-receptacle ?s)))
+      (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
+      (robot-at-object ?o)
+      (robot-in-room ?r)
       (increase (total-cost) 1)))
 
   (:action pick
@@ -132,12 +150,12 @@
     :effect (and
       (holding ?o)
       (not (hand-empty))
-      (not (on ?o ?s))
+      (forall (?x - surface) (not (on ?o ?x)))
       (not (on-furniture ?o))
       (forall (?c - receptacle) (not (inside ?o ?c)))
       (forall (?c - container) (not (inside ?o ?c)))
       (forall (?r - room) (not (in-room ?o ?r)))
-      (forall (?c - cell) (not (in-cell ?o ?s ?c)))
+      (forall (?x - surface ?c - cell) (not (in-cell ?o ?x ?c)))
       (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
       (forall (?a - movable ?d - cell)
         (and (not (at-side ?o ?a ?d)) (not (at-side ?a ?o ?d))))

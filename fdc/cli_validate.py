@@ -128,8 +128,9 @@ def export_pddl_command(
         typer.Option(help="The scene file for every task (default: the one each names)."),
     ] = None,
 ) -> None:
-    """Write each task that starts in its scene's initial state as a PDDL problem, with
-    the planning domain (domain.pddl; a sequence or multi-goal task gets its own)."""
+    """Write each task as a PDDL problem, with the planning domain (domain.pddl; a
+    sequence or multi-goal task gets its own); a memory task starts where the experience
+    the manifest names leaves the world."""
     from fdc.compiler.planning import ExportError, export_suite
 
     err = stderr()
@@ -145,6 +146,6 @@ def export_pddl_command(
         err.print("interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     err.print(f"wrote {written} problem(s) to {output}" +
-              (f"; skipped {skipped} memory task(s) (they start after the experience)"
-               if skipped else ""))
+              (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
+               "the experience they start after" if skipped else ""))
     raise typer.Exit(EXIT_OK)

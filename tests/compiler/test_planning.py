@@ -72,8 +72,13 @@ def test_goals_the_abstraction_cannot_satisfy_are_unsolvable(world: PlanningWorl
     two_places = GAnd(parts=(atom("on", a, other), atom("on", a, support(compiler, a)),
                              atom("holding", "book_0")))
     assert solve(world.build("two", two_places), 60).status == "unsolvable"
-    # no action brings the robot to an object: only memory tasks ask that
-    assert solve(world.build("at", atom("robot-at-object", a)), 60).status == "unsolvable"
+    # the robot goes to an item where it stands, not to one in its hand (it reaches the
+    # item's surface to pick it, which leaves the item)
+    at = solve(world.build("at", atom("robot-at-object", a)), 60)
+    assert at.status == "solved" and [s.split()[:2] for s in at.plan] == [
+        ["navigate-to-object", a]]
+    held = GAnd(parts=(atom("robot-at-object", a), atom("holding", a)))
+    assert solve(world.build("held", held), 60).status == "unsolvable"
     # placed around an anchor, the item is on the anchor's surface, never elsewhere
     around = GAnd(parts=(atom("around", a, "book_0"), atom("on", "book_0", other),
                          GNot(body=atom("on", a, other))))
@@ -144,3 +149,92 @@ def test_export_pddl_files_read_back(tmp_path: Path, compiler: SceneCompiler) ->
         assert {"mug_2", "book_0"} & {o.name for o in problem.all_objects}
         with_checkpoints = any(x.name.startswith(CHECKPOINT) for x in problem.actions)
         assert with_checkpoints == (name == "t-2")
+
+
+def test_same_surface_goals_are_planned_over_on(world: PlanningWorld,
+                                                compiler: SceneCompiler) -> None:
+    """No action sets `same-surface`: the planner reads it as "some surface both are
+    `on`". Grouping three items is solved by moving the two not on the third's
+    surface there; keeping two apart by moving one; with every surface they start on."""
+    a, b, c = "mug_2", "book_0", "apple_0"
+    assert len({support(compiler, x) for x in (a, b, c)}) == 3
+    pairs = [(x, y) for x in (a, b, c) for y in (a, b, c) if x != y]
+    group = GAnd(parts=(*(atom("same-surface", x, y) for x, y in pairs),
+                        *(atom("on-furniture", x) for x in (a, b, c))))
+    pp = world.build("group", group)
+    assert len(pp.checkpoints) == 9  # one check a conjunct: no product of existentials
+    res = solve(pp, 120)
+    assert res.status == "solved", res.message
+    places = [s.split() for s in res.plan if s.startswith("place")]
+    assert len(places) == 2 and len({p[2] for p in places}) == 1
+    destination = places[0][2]
+    assert destination in {support(compiler, x) for x in (a, b, c)}
+    # apart: two items that share a surface now; one of them moves, to furniture
+    s = support(compiler, b)
+    truth = world.initially(atom("on", x, s) for x in world.facts.entities(("movable",)))
+    mate = sorted(x.args[0] for x, ok in truth.items() if ok and x.predicate == "on"
+                  and x.args[1] == s and x.args[0] != b)[0]
+    assert world.initially([atom("same-surface", b, mate)])[atom("same-surface", b, mate)]
+    apart = GAnd(parts=(GNot(body=atom("same-surface", b, mate)),
+                        atom("on-furniture", b), atom("on-furniture", mate)))
+    pp = world.build("apart", apart)
+    assert pp.checkpoints == () and {b, mate} <= set(pp.items)
+    res = solve(pp, 120)
+    assert res.status == "solved", res.message
+    assert len([p for p in res.plan if p.startswith("place")]) == 1
+
+
+def test_picking_an_item_clears_its_on_for_the_surface_under_its_surface(
+        world: PlanningWorld, compiler: SceneCompiler) -> None:
+    # cup_0 stands on the tray on the coffee table: it is `on` both surfaces at the start,
+    # and one pick takes it off both (the abstraction's pick used to clear only the
+    # tray's, so a plan had to "pick" it a second time from the table)
+    assert support(compiler, "cup_0") == "tray_0|top"
+    assert world.initially([atom("on", "cup_0", "coffee_table|top")])[
+        atom("on", "cup_0", "coffee_table|top")]
+    away = GAnd(parts=(atom("on", "cup_0", support(compiler, "mug_2")),
+                       GNot(body=atom("on", "cup_0", "coffee_table|top")),
+                       GNot(body=atom("on", "cup_0", "tray_0|top"))))
+    res = solve(world.build("off-the-table", away), 60)
+    assert res.status == "solved", res.message
+    assert [s.split()[:2] for s in res.plan if s.startswith("pick")] == [["pick", "cup_0"]]
+    assert res.plan[-1].startswith("place cup_0 ")
+
+
+def test_memory_tasks_export_from_where_the_experience_ends(tmp_path: Path) -> None:
+    from unified_planning.io import PDDLReader
+
+    suite = tmp_path / "suite.jsonl"
+    memory = REPO / "domain" / "templates" / "memory"
+    compiled = CliRunner().invoke(app, [
+        "compile", APARTMENT, "-T", str(memory / "object-recall.pddl"),
+        "-T", str(memory / "unordered-revisit.pddl"), "--max-per-template", "2",
+        "-o", str(suite)])
+    assert compiled.exit_code == 0, compiled.output
+    records = [TaskRecord.model_validate_json(line) for line in suite.read_text().splitlines()]
+    assert records and all(r.experience is not None for r in records)
+    out = tmp_path / "pddl"
+    result = CliRunner().invoke(app, ["export", "pddl", str(suite), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {len(records)} problem(s)" in result.stderr and "skipped" not in result.stderr
+    reader = PDDLReader()
+    for r in records:
+        own = out / f"{r.id}.domain.pddl"
+        domain = own if own.is_file() else out / "domain.pddl"
+        problem = reader.parse_problem(str(domain), str(out / f"{r.id}.pddl"))
+        assert problem.goals or any(a.name.startswith(CHECKPOINT) for a in problem.actions)
+    # without the manifest the experience cannot be rebuilt: the tasks are skipped, named
+    (tmp_path / "manifest.json").unlink()
+    result = CliRunner().invoke(app, ["export", "pddl", str(suite), "-o", str(tmp_path / "x")])
+    assert result.exit_code == 0 and f"skipped {len(records)} memory task(s)" in result.stderr
+
+
+def test_a_memory_goal_is_reached_from_where_the_experience_ends() -> None:
+    found, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=True), CompileOptions())
+    entries, _ = load_entries(None)
+    after = PlanningWorld(found.facts(entries[0].domain), found.states["after"])
+    item = found.experience.interactions[0].object if found.experience else None
+    assert item is not None
+    res = solve(after.build("recall", atom("robot-at-object", item)), 60)
+    assert res.status == "solved", res.message
+    assert [s.split()[:2] for s in res.plan] == [["navigate-to-object", item]]
