@@ -592,17 +592,9 @@ class _Oracle:
         surface = posed.support_of(anchor)
         if surface is None:
             return None
-        keep = self.keep()
         cells = sorted(posed.cells(surface), key=lambda c: -sum(map(abs, STEP[c.direction])))
-        for c in cells:
-            res, _, _ = preview_place(posed, anchor, surface, [c.id])
-            if res is None or not res.ok:
-                continue
-            st = _hypothetical(env, anchor, res, base)
-            truth = _truth(env, st)
-            if all(truth(k) for k in keep) and self.placeable(a, st):
-                return anchor, surface, c.id
-        return None
+        cell = self._anchor_cell(a, anchor, surface, cells, base)
+        return None if cell is None else (anchor, surface, cell)
 
     def spread(self, a: GAtom, taken: Sequence[str]) -> tuple[str, str, str] | None:
         """(anchor, surface, cell): an anchor of `between` moved to the cell of its
@@ -615,19 +607,29 @@ class _Oracle:
         surface = posed.support_of(first)
         if surface is None or surface != posed.support_of(second):
             return None
-        keep = self.keep()
         for anchor, other in ((second, first), (first, second)):
             ox, oy = posed.object(other).position[:2]
             cells = sorted(posed.cells(surface), key=lambda c: -c.polygon.centroid.distance(
                 _point(ox, oy)))
-            for c in cells:
-                res, _, _ = preview_place(posed, anchor, surface, [c.id])
-                if res is None or not res.ok:
-                    continue
-                st = _hypothetical(env, anchor, res, base)
-                truth = _truth(env, st)
-                if all(truth(k) for k in keep) and self.placeable(a, st):
-                    return anchor, surface, c.id
+            cell = self._anchor_cell(a, anchor, surface, cells, base)
+            if cell is not None:
+                return anchor, surface, cell
+        return None
+
+    def _anchor_cell(self, a: GAtom, anchor: str, surface: str, cells: Sequence[Any],
+                     base: SnapshotState) -> str | None:
+        """The first of `cells` (in `base`, where the items in the way are gone) the
+        anchor can be moved to such that the item then fits for `a` and no part of the
+        goal that holds now is broken."""
+        env, keep = self.env, self.keep()
+        for c in cells:
+            res, _, _ = preview_place(base.posed, anchor, surface, [c.id])
+            if res is None or not res.ok:
+                continue
+            st = _hypothetical(env, anchor, res, base)
+            truth = _truth(env, st)
+            if all(truth(k) for k in keep) and self.placeable(a, st):
+                return str(c.id)
         return None
 
     def place_for(self, a: GAtom, surface: str) -> bool:
