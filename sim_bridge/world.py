@@ -41,6 +41,7 @@ from .scene import Kind
 from .state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
 from .surfaces import Surface
 from .trajectory import (
+    LiveRecord,
     PosedGraph,
     SnapshotState,
     open_keys,
@@ -99,7 +100,7 @@ class _Move:
     distance_m: float
 
 
-class EmbeddedWorld:
+class EmbeddedWorld(LiveRecord):
     """A kinematic world over a `SceneGraph`; implements `WorldState`.
 
     `clock`: the simulated day (06:00-22:00 over 4,000 steps by default); an action that
@@ -167,9 +168,6 @@ class EmbeddedWorld:
     def time_min(self) -> float:
         return self.clock.time_at(self._step)
 
-    def support_of(self, object_id: str) -> str | None:
-        return self.state.support_of(object_id)
-
     def room_of(self, what: str | Point) -> str | None:
         return self.state.room_of(what)
 
@@ -180,28 +178,7 @@ class EmbeddedWorld:
                       ) -> list[tuple[float, float]] | None:
         return self.state.shortest_path(a, b)
 
-    def visible(self, object_id: str, pose: AgentPose | None = None,
-                fov_rad: float | None = None, max_range_m: float | None = None) -> bool:
-        return self.state.visible(object_id, pose, fov_rad, max_range_m)
-
-    def visible_objects(self, pose: AgentPose | None = None, fov_rad: float | None = None,
-                        max_range_m: float | None = None) -> list[str]:
-        return self.state.visible_objects(pose, fov_rad, max_range_m)
-
     # ----- the record ------------------------------------------------------------------
-    @property
-    def step(self) -> int:
-        """Clock steps taken so far."""
-        return self._step
-
-    @property
-    def path_length_m(self) -> float:
-        return self._walked_m
-
-    @property
-    def snapshots(self) -> tuple[Snapshot, ...]:
-        return tuple(self._snapshots)
-
     def snapshot(self) -> Snapshot:
         """The current state (the last snapshot recorded)."""
         return self._snapshots[-1]

@@ -43,7 +43,14 @@ from ..graph import ObjectInfo, Point
 from ..scene import Kind, Scene
 from ..state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
 from ..surfaces import Surface
-from ..trajectory import SnapshotState, open_keys, scene_sha256, scene_statics, write_trajectory
+from ..trajectory import (
+    LiveRecord,
+    SnapshotState,
+    open_keys,
+    scene_sha256,
+    scene_statics,
+    write_trajectory,
+)
 from .importer import C, yup_to_zup_point, yup_to_zup_quaternion
 
 if TYPE_CHECKING:
@@ -166,7 +173,7 @@ def link_open_states(ao: Any, threshold: float = OPEN_THRESHOLD) -> dict[str, bo
 
 
 # ----- the world state ---------------------------------------------------------------
-class HabitatWorldState:
+class HabitatWorldState(LiveRecord):
     """A `WorldState` over a running habitat-lab `RearrangeSim` and the fdc scene graph
     of the same scene (imported with `fdc.sim_bridge.habitat.import_habitat`).
 
@@ -399,31 +406,7 @@ class HabitatWorldState:
             self._state = (key, SnapshotState(self._graph, snap))
         return self._state[1]
 
-    def support_of(self, object_id: str) -> str | None:
-        return self.state.support_of(object_id)
-
-    def visible(self, object_id: str, pose: AgentPose | None = None,
-                fov_rad: float | None = None, max_range_m: float | None = None) -> bool:
-        return self.state.visible(object_id, pose, fov_rad, max_range_m)
-
-    def visible_objects(self, pose: AgentPose | None = None, fov_rad: float | None = None,
-                        max_range_m: float | None = None) -> list[str]:
-        return self.state.visible_objects(pose, fov_rad, max_range_m)
-
     # ----- recording -------------------------------------------------------------------
-    @property
-    def step(self) -> int:
-        """Clock steps recorded so far."""
-        return self._step
-
-    @property
-    def path_length_m(self) -> float:
-        return self._walked_m
-
-    @property
-    def snapshots(self) -> tuple[Snapshot, ...]:
-        return tuple(self._snapshots)
-
     def update(self) -> float:
         """Add the distance the base moved (on the floor) since the last update; call it
         after every simulator step when recording less often. Returns the total walked."""
