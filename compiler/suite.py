@@ -116,7 +116,14 @@ def parse_jsonl(text: str, model: type[M]) -> Iterator[JsonlLine[M]]:
 
 def parse_suite(text: str) -> tuple[list[TaskRecord], list[SuiteProblem]]:
     """The records of a suite's text, and every problem found (line numbers from 1)."""
-    records: list[TaskRecord] = []
+    numbered, problems = parse_numbered_suite(text)
+    return [r for _, r in numbered], problems
+
+
+def parse_numbered_suite(text: str
+                         ) -> tuple[list[tuple[int, TaskRecord]], list[SuiteProblem]]:
+    """`parse_suite`, each record with its line number (from 1)."""
+    records: list[tuple[int, TaskRecord]] = []
     problems: list[SuiteProblem] = []
     seen: dict[str, int] = {}
     for got in parse_jsonl(text, TaskRecord):
@@ -129,7 +136,7 @@ def parse_suite(text: str) -> tuple[list[TaskRecord], list[SuiteProblem]]:
                                          f"line {seen[record.id]}"))
             continue
         seen[record.id] = got.line
-        records.append(record)
+        records.append((got.line, record))
     return records, problems
 
 

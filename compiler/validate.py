@@ -29,7 +29,6 @@ simulation) and checked against the record's hash.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,7 @@ from fdc.predicates.registry import Context, EvaluationError, default_registry
 from fdc.predicates.verify import evaluate
 
 from .compile import CompileOptions, SceneCompiler, TemplateEntry, goal_targets, load_entries
-from .suite import TaskRecord, parse_suite
+from .suite import TaskRecord, parse_numbered_suite
 
 if TYPE_CHECKING:
     from .emit import Manifest
@@ -188,7 +187,7 @@ class SceneView:
     def __init__(self, compiler: SceneCompiler) -> None:
         self.compiler = compiler
         self.registry = default_registry()
-        self._planning: object | None = None
+        self._planning: dict[str, object] = {}
 
     def holds_at_start(self, goal: Goal, start: str, thresholds: Mapping[str, float]) -> bool:
         """Whether the goal is already achieved where the task starts (as `verify` would
@@ -216,11 +215,12 @@ class SceneView:
     def planning(self, entry: TemplateEntry) -> object:
         from .planning import PlanningWorld
 
-        if self._planning is None:
+        name = entry.domain.domain.name
+        if name not in self._planning:
             c = self.compiler
-            self._planning = PlanningWorld(c.facts(entry.domain), c.states["initial"],
-                                           self.registry)
-        return self._planning
+            self._planning[name] = PlanningWorld(c.facts(entry.domain), c.states["initial"],
+                                                 self.registry)
+        return self._planning[name]
 
 
 def read_manifest(suite: Path) -> Manifest | None:
@@ -452,14 +452,13 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
         raise InputError(f"{path}: cannot read the suite: {e.strerror}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
-    records, problems = parse_suite(text)
+    numbered, problems = parse_numbered_suite(text)
     bad: dict[int, list[Finding]] = {}
     for p in problems:
         bad.setdefault(p.line, []).append(Finding(
             code="schema", severity="error", message=p.message, where=p.where,
             hint="`fdc schema task` prints the record's JSON Schema"))
-    lines = _record_lines(text, records)
-    tasks = [_Task(r, lines[r.id]) for r in records]
+    tasks = [_Task(r, line) for line, r in numbered]
     if on_start is not None:
         on_start(len(tasks))
     templates = Templates()
@@ -523,20 +522,6 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
                       for r in planned),
         planned=len(planned), seconds=round(time.perf_counter() - started, 3),
         bad_lines=bad_lines, task_reports=reports)
-
-
-def _record_lines(text: str, records: Sequence[TaskRecord]) -> dict[str, int]:
-    """The line of each record (by id; the first line with it)."""
-    wanted = {r.id for r in records}
-    out: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        try:
-            ident = json.loads(line).get("id")
-        except (json.JSONDecodeError, AttributeError):
-            continue
-        if ident in wanted and ident not in out:
-            out[ident] = n
-    return out
 
 
 # --------------------------------------------------------------------------- JUnit
