@@ -206,3 +206,22 @@ def test_bad_input_exits_2(tmp_path: Path) -> None:
     assert run("validate", str(tmp_path / "missing.jsonl"))[0] == 2
     path = write(tmp_path, [])
     assert run("validate", str(path), "--scene", str(tmp_path / "nope.json"))[0] == 2
+
+
+def test_each_domain_is_planned_with_its_own_world(tmp_path: Path) -> None:
+    from fdc.compiler.validate import SceneView
+
+    home = (REPO / "domain" / "fdc-home.pddl").read_text()
+    copy = tmp_path / "copy.pddl"
+    copy.write_text(home.replace("(define (domain fdc-home)", "(define (domain fdc-copy)"))
+    templates = tmp_path / "level-1.pddl"
+    templates.write_text(Path(LEVEL_1).read_text().replace("(:domain fdc-home)",
+                                                           "(:domain fdc-copy)"))
+    theirs, result = load_entries([str(copy), str(templates)])
+    assert theirs, result
+    ours, _ = load_entries([LEVEL_1])
+    compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
+    view = SceneView(compiler)
+    worlds = [view.planning(e) for e in (ours[0], theirs[0], ours[1])]
+    assert [w.info.domain.name for w in worlds] == ["fdc-home", "fdc-copy", "fdc-home"]
+    assert worlds[0] is worlds[2]
