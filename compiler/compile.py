@@ -263,7 +263,8 @@ class SceneCompiler:
         self._facts: dict[str, SceneFacts] = {}
         self._state_facts: dict[tuple[str, str], StateFacts] = {}
         self._describers: dict[tuple[str, str], Describer] = {}
-        self._holds: dict[str, dict[GAtom, bool]] = {}  # start state -> atom -> truth
+        # (start state, thresholds) -> atom -> truth
+        self._holds: dict[tuple[str, tuple[tuple[str, float], ...]], dict[GAtom, bool]] = {}
         self._frames: FrameIndex | None = None
         self._walker: Walker | None = None
 
@@ -384,7 +385,7 @@ class SceneCompiler:
         goal = g.goal
         if not goal_targets(goal):
             return None, NO_TARGET
-        if self._already_true(goal, entry.domain, start):
+        if self.already_true(goal, entry.domain, start):
             return None, ALREADY_TRUE
         rule = self._infeasible(goal, entry.domain, start)
         if rule is not None:
@@ -452,32 +453,38 @@ class SceneCompiler:
         thresholds = {th.name: float(th.value) for th in domain.domain.thresholds}
         return feasible.infeasible(goal, self.graph, holds.__getitem__, thresholds)
 
-    def _already_true(self, goal: Goal, domain: DomainInfo, start: str) -> bool:
+    def already_true(self, goal: Goal, domain: DomainInfo, start: str,
+                     thresholds: Mapping[str, float] | None = None) -> bool:
+        """Whether the goal holds where a task starts, as `verify` would judge it on a
+        one-snapshot trajectory (with the task's `thresholds`, if any; a multi-goal
+        needs its stops: never)."""
         if isinstance(goal, GTargets):
             return False  # each target needs its own stop
         steps = goal.steps if isinstance(goal, GThen) else (goal,)
         if any(isinstance(s, GTargets | GThen) for s in steps):
             return False
-        holds = self._judge(domain, start, [a for s in steps for a in atoms(s)])
+        holds = self._judge(domain, start, [a for s in steps for a in atoms(s)], thresholds)
         return all(evaluate(s, 0, lambda a, _i: holds[a]) for s in steps)
 
-    def _judge(self, domain: DomainInfo, start: str, wanted: Iterable[GAtom]
-               ) -> dict[GAtom, bool]:
+    def _judge(self, domain: DomainInfo, start: str, wanted: Iterable[GAtom],
+               thresholds: Mapping[str, float] | None = None) -> dict[GAtom, bool]:
         """Decide every new atom in the start state: a look-up in the state's table where
-        the predicate has one, else one batched checker call each predicate (a goal over
-        every item and surface holds thousands of atoms)."""
-        holds = self._holds.setdefault(start, {})
+        the predicate has one (at the default thresholds), else one batched checker call
+        each predicate (a goal over every item and surface holds thousands of atoms)."""
+        holds = self._holds.setdefault((start, tuple(sorted((thresholds or {}).items()))), {})
         new: dict[str, dict[GAtom, None]] = {}
         for a in wanted:
             if a not in holds:
                 new.setdefault(a.predicate, {})[a] = None
         if not new:
             return holds
-        facts = self.state_facts(domain, start)
+        facts = None if thresholds else self.state_facts(domain, start)
         ctx = Context(graph=self.graph, state=self.states[start], experience=self.experience)
+        if thresholds:
+            ctx = ctx.with_thresholds(thresholds, self.registry)
         for predicate, found in new.items():
             batch = list(found)
-            table = facts.direct_set(predicate)
+            table = facts.direct_set(predicate) if facts is not None else None
             if table is not None:
                 for a in batch:
                     holds[a] = a.args in table

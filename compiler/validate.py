@@ -36,9 +36,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fdc.predicates.goal import GAnd, GAtom, Goal, GTargets, GThen, atoms, to_pddl
-from fdc.predicates.registry import Context, EvaluationError, default_registry
-from fdc.predicates.verify import evaluate
+from fdc.predicates.goal import GAnd, Goal, GTargets, GThen, atoms, to_pddl
+from fdc.predicates.registry import EvaluationError, default_registry
 
 from .compile import CompileOptions, SceneCompiler, TemplateEntry, goal_targets, load_entries
 from .suite import TaskRecord, parse_numbered_suite
@@ -188,29 +187,6 @@ class SceneView:
         self.compiler = compiler
         self.registry = default_registry()
         self._planning: dict[str, object] = {}
-
-    def holds_at_start(self, goal: Goal, start: str, thresholds: Mapping[str, float]) -> bool:
-        """Whether the goal is already achieved where the task starts (as `verify` would
-        judge it on a one-snapshot trajectory; a multi-goal needs stops: never)."""
-        if isinstance(goal, GTargets):
-            return False
-        steps = goal.steps if isinstance(goal, GThen) else (goal,)
-        if any(isinstance(s, GTargets | GThen) for s in steps):
-            return False
-        c = self.compiler
-        ctx = Context(graph=c.graph, state=c.states[start], experience=c.experience)
-        if thresholds:
-            ctx = ctx.with_thresholds(thresholds, self.registry)
-        wanted: dict[str, list[GAtom]] = {}
-        for s in steps:
-            for a in atoms(s):
-                wanted.setdefault(a.predicate, []).append(a)
-        truth: dict[GAtom, bool] = {}
-        for predicate, batch in wanted.items():
-            batch = list(dict.fromkeys(batch))
-            values = self.registry.evaluate_many(predicate, [a.args for a in batch], ctx)
-            truth.update(zip(batch, (bool(v) for v in values.tolist()), strict=True))
-        return all(evaluate(s, 0, lambda a, _i: truth[a]) for s in steps)
 
     def planning(self, entry: TemplateEntry) -> object:
         from .planning import PlanningWorld
@@ -370,7 +346,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
                "validate the suite beside the manifest it was compiled with")
         return
     try:
-        if view.holds_at_start(r.goal, start, r.thresholds):
+        if view.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
             what = "the world after the experience" if memory else "the scene's initial state"
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
