@@ -273,7 +273,9 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
 
     sources: list[SourceFile] = []
     owner: dict[str, _Task] = {}
-    library_paths: set[str] = {str(p) for p in builtin_domain_files()}
+    builtin = builtin_domain_files()
+    library_paths: set[str] = {str(p) for p in builtin}
+    builtin_folder = str(Path(builtin[0]).parent)
     for t in tasks:
         entry = entries.get(t.record.id)
         if entry is None:
@@ -288,7 +290,7 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
         path = f"task {t.record.id}"
         sources.append(SourceFile(path, text))
         owner[path] = t
-        if not entry.domain.path.startswith(str(Path(builtin_domain_files()[0]).parent)):
+        if not entry.domain.path.startswith(builtin_folder):
             library_paths.add(entry.domain.path)
     if not sources:
         return
