@@ -22,13 +22,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fdc.predicates.registry import Context, Registry, default_registry
-from fdc.sim_bridge.experience import ExperienceRecorder
-from fdc.sim_bridge.generate import generate_scene
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.registry import Context, Registry
 from fdc.sim_bridge.geometry import quaternion_to_matrix
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.state import AgentPose, Snapshot
-from fdc.sim_bridge.trajectory import SnapshotState
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.generate import generate_scene
+from fdc.sim_bridge.world.experience import ExperienceRecorder
+from fdc.sim_bridge.world.state import AgentPose, Snapshot
+from fdc.sim_bridge.world.trajectory import SnapshotState
 
 Atom = tuple[str, ...]
 
@@ -76,7 +77,7 @@ def loop_in_room(ctx: Context, atoms: Sequence[Atom]) -> list[bool]:
 
 
 def loop_in_cell(ctx: Context, atoms: Sequence[Atom]) -> list[bool]:
-    from fdc.sim_bridge.regions import STEP, Direction
+    from fdc.sim_bridge.graph.regions import STEP, Direction
 
     g, st = ctx.graph, ctx.state
     assert st is not None

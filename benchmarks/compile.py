@@ -894,12 +894,12 @@ LIBRARY_EXPONENT_TARGET = 1.3
 def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
     """Build a generated scene, simulate its experience, compile the built-in library
     with `fdc compile`'s defaults; seconds of each stage (CPU time of this process)."""
-    from fdc.cli_compile import DEFAULT_MAX_PER_TEMPLATE
+    from fdc.cli.compile import DEFAULT_MAX_PER_TEMPLATE
     from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries, sha256_text
-    from fdc.sim_bridge.generate import generate_scene
-    from fdc.sim_bridge.graph import build_scene_graph
-    from fdc.sim_bridge.simulate import simulate_experience
-    from fdc.sim_bridge.trajectory import scene_sha256
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+    from fdc.sim_bridge.scene.generate import generate_scene
+    from fdc.sim_bridge.world.simulate import simulate_experience
+    from fdc.sim_bridge.world.trajectory import scene_sha256
 
     entries, result = load_entries(None)
     assert not result.errors

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from fdc.sim_bridge.generate import generate_scene
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.scene import Scene
-from fdc.sim_bridge.simulate import simulate_experience
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.generate import generate_scene
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.scene.schema import Scene
+from fdc.sim_bridge.world.simulate import simulate_experience
 
 APARTMENT = Path(__file__).parents[1] / "examples" / "scenes" / "apartment.json"
 TARGET_RATIO = 1.0

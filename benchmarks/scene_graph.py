@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from fdc.sim_bridge.generate import generate_scene
-from fdc.sim_bridge.graph import build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.scene.generate import generate_scene
 
 
 def main(argv: list[str] | None = None) -> int:

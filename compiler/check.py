@@ -859,7 +859,7 @@ class Checker:
     # ------------------------------------------------------------------ registry
     def check_registry(self, info: DomainInfo) -> None:
         """A domain that templates use must agree with fdc's predicate checkers."""
-        from fdc.predicates.registry import default_registry
+        from fdc.predicates.builtin import default_registry
 
         self.path = info.path
         domain = info.domain
@@ -948,7 +948,7 @@ class Checker:
 
     # ------------------------------------------------------------------ templates
     def check_template(self, info: DomainInfo, template: A.Template, path: str) -> None:
-        from .instructions import check_instructions
+        from fdc.instructions.lint import check_instructions
 
         self.path = path
         where = f"template `{template.name}`"

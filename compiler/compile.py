@@ -36,7 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fdc.instructions.describe import Describer, Description
+from fdc.instructions.lint import jinja_name, names_used, variant_texts
 from fdc.instructions.render import EntityText, Renderer, RenderError
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     FALSE,
     GAnd,
@@ -49,25 +52,23 @@ from fdc.predicates.goal import (
     atoms,
     to_pddl,
 )
-from fdc.predicates.registry import Context, EvaluationError, default_registry
+from fdc.predicates.registry import Context, EvaluationError
 from fdc.predicates.verify import evaluate
-from fdc.sim_bridge.feasible import Infeasible
-from fdc.sim_bridge.state import AgentPose, ObjectPose, Snapshot
+from fdc.sim_bridge.graph.feasible import Infeasible
+from fdc.sim_bridge.graph.routes import Walker
+from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 
 from . import ast as A
-from . import feasible
+from . import start_checks as feasible
 from .bind import BindError, random_order
-from .describe import Describer, Description
 from .ground import GroundError, ground
-from .instructions import jinja_name, names_used, variant_texts
-from .paths import Walker
 from .scene_facts import FactsError, SceneFacts, StateFacts
 from .suite import TaskRecord
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.experience import Experience
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.trajectory import SnapshotState
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.trajectory import SnapshotState
 
     from .check import DomainInfo
 
@@ -218,8 +219,8 @@ def _uses_history(t: A.Template, facts: SceneFacts) -> bool:
 def start_snapshots(graph: SceneGraph, log: Experience | None) -> tuple[Snapshot, Snapshot | None]:
     """The scene's initial state, and the world the experience left behind (objects at
     their final places, the robot where the log ends)."""
-    from fdc.sim_bridge.experience import final_agent_pose, final_positions
-    from fdc.sim_bridge.world import EmbeddedWorld
+    from fdc.sim_bridge.world.embedded import EmbeddedWorld
+    from fdc.sim_bridge.world.experience import final_agent_pose, final_positions
 
     initial = EmbeddedWorld(graph).snapshot()
     if log is None or not log.frames:
@@ -246,7 +247,7 @@ class SceneCompiler:
     def __init__(self, graph: SceneGraph, scene: str, scene_sha256: str,
                  experience: Experience | None = None, experience_sha256: str | None = None,
                  options: CompileOptions | None = None) -> None:
-        from fdc.sim_bridge.trajectory import SnapshotState
+        from fdc.sim_bridge.world.trajectory import SnapshotState
 
         self.graph = graph
         self.scene = scene

@@ -20,8 +20,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .compile import CompileOptions, SceneCompiler, SceneResult, TemplateEntry, sha256_text
-from .files import write_atomic
+from fdc.core.files import write_atomic
+
+from .compile import (
+    CompileOptions,
+    SceneCompiler,
+    SceneResult,
+    TemplateEntry,
+    sha256_text,
+)
 from .suite import TaskRecord, suite_lines
 
 MANIFEST_FORMAT_VERSION = "1.0"
@@ -120,7 +127,7 @@ class SuiteResult:
 def load_experience(path: str) -> tuple[object, str]:
     from pydantic import ValidationError
 
-    from fdc.sim_bridge.experience import Experience
+    from fdc.sim_bridge.world.experience import Experience
 
     try:
         data = Path(path).read_bytes()
@@ -139,10 +146,10 @@ def load_experience(path: str) -> tuple[object, str]:
 def prepare_scene(job: SceneJob, options: CompileOptions
                   ) -> tuple[SceneCompiler, ExperienceRef | None]:
     """Load and build one scene and its experience (given or simulated): its compiler."""
-    from fdc.sim_bridge.experience import Experience
-    from fdc.sim_bridge.graph import build_scene_graph
-    from fdc.sim_bridge.load import load_scene
-    from fdc.sim_bridge.trajectory import scene_sha256
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+    from fdc.sim_bridge.scene.load import load_scene
+    from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.trajectory import scene_sha256
 
     loaded = load_scene(job.path)
     errors = [f for f in loaded.findings if f.is_error]
@@ -161,7 +168,7 @@ def prepare_scene(job: SceneJob, options: CompileOptions
                             path=job.history, seed=log.seed, frames=len(log.frames),
                             interactions=len(log.interactions))
     elif job.simulate:
-        from fdc.sim_bridge.simulate import simulate_experience
+        from fdc.sim_bridge.world.simulate import simulate_experience
 
         log = simulate_experience(graph, interactions=job.interactions, seed=options.seed,
                                   scene=Path(job.path).name, scene_sha256=sha)
@@ -248,7 +255,7 @@ class _Tally:
 def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
                    entries: Sequence[TemplateEntry], options: CompileOptions,
                    suite_name: str, suite_text: str) -> Manifest:
-    from fdc import __version__
+    from fdc.core.version import __version__
 
     tallies: dict[str, _Tally] = {}
     drops: Counter[str] = Counter()

@@ -50,15 +50,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, atom, atoms
-from fdc.predicates.registry import Context, Kind, Registry, default_registry
+from fdc.predicates.registry import Context, Kind, Registry
 
 from . import ast as A
 from .printer import print_unit
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.state import WorldState
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import WorldState
 
     from .check import DomainInfo
     from .scene_facts import SceneFacts
@@ -615,7 +616,8 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     starts in its scene's initial state; a memory task where the experience it is about
     leaves the world, rebuilt from the manifest beside the suite (without one, it is
     skipped). Returns (problems written, memory tasks skipped)."""
-    from .files import write_atomic
+    from fdc.core.files import write_atomic
+
     from .suite import read_suite
     from .validate import InputError, SceneView, Templates, read_manifest, scene_view
 

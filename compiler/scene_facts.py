@@ -37,18 +37,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from fdc.predicates.attributes import pddl_word
-from fdc.predicates.memory import clock_time_values, minutes_values
-from fdc.predicates.registry import Context, EvaluationError, Registry, default_registry
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.checkers.attributes import pddl_word
+from fdc.predicates.checkers.memory import clock_time_values, minutes_values
+from fdc.predicates.registry import Context, EvaluationError, Registry
 from fdc.predicates.registry import Kind as CheckerKind
-from fdc.sim_bridge.experience import Experience, interaction_sequence
-from fdc.sim_bridge.scene import Kind as SceneKind
+from fdc.sim_bridge.scene.schema import Kind as SceneKind
+from fdc.sim_bridge.world.experience import Experience, interaction_sequence
 
 from .facts import Kind
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.state import WorldState
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import WorldState
 
     from .check import DomainInfo
 

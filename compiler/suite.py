@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fdc.predicates.goal import Goal
-from fdc.sim_bridge.state import AgentPose
+from fdc.sim_bridge.world.state import AgentPose
 
 SUITE_FORMAT_VERSION = "1.0"
 

@@ -36,10 +36,17 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, Goal, GTargets, GThen, atoms, to_pddl
-from fdc.predicates.registry import EvaluationError, default_registry
+from fdc.predicates.registry import EvaluationError
 
-from .compile import CompileOptions, SceneCompiler, TemplateEntry, goal_targets, load_entries
+from .compile import (
+    CompileOptions,
+    SceneCompiler,
+    TemplateEntry,
+    goal_targets,
+    load_entries,
+)
 from .suite import TaskRecord, parse_numbered_suite
 
 if TYPE_CHECKING:
@@ -307,7 +314,7 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
 
 def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None) -> None:
     """The checks of one record that need no planner."""
-    from .instructions import jinja_name, names_used
+    from fdc.instructions.lint import jinja_name, names_used
 
     r = task.record
     if r.goal_pddl and r.goal_pddl != to_pddl(r.goal):

@@ -1,7 +1,7 @@
 """ManiTaskGen's scores of a manipulation trace: success, intermediate points, feedback.
 
 `score_manipulation(task, actions, graph)` replays the agent's actions in the agent
-environment (`fdc.sim_bridge.agent_env`: the embedded world from the scene's initial
+environment (`fdc.agents.env`: the embedded world from the scene's initial
 state, the task's step budget; actions past `call_end` or the budget are ignored) and
 judges the recorded snapshots:
 
@@ -44,16 +44,16 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.env import RELOCATING, ManipulationEnv, within_reach
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GThen, to_pddl
 from fdc.predicates.verify import Verdict, evaluate, verify
-from fdc.sim_bridge.actions import ActionName, AgentAction
-from fdc.sim_bridge.agent_env import RELOCATING, ManipulationEnv, within_reach
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.state import Snapshot
-    from fdc.sim_bridge.trajectory import SnapshotState
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import Snapshot
+    from fdc.sim_bridge.world.trajectory import SnapshotState
 
 POINTS_PER_STAGE = 25.0
 #: The stages of a relocation, by number (0: none reached).
@@ -122,7 +122,8 @@ class _Trace:
     """The replayed trajectory, with each atom judged at most once per snapshot."""
 
     def __init__(self, env: ManipulationEnv) -> None:
-        from fdc.predicates.registry import Context, Mode, default_registry
+        from fdc.predicates.builtin import default_registry
+        from fdc.predicates.registry import Context, Mode
 
         self.env = env
         self.graph = env.graph
@@ -135,7 +136,7 @@ class _Trace:
         self._cache: dict[tuple[GAtom, int], bool] = {}
 
     def state(self, i: int) -> SnapshotState:
-        from fdc.sim_bridge.trajectory import SnapshotState
+        from fdc.sim_bridge.world.trajectory import SnapshotState
 
         found = self._states.get(i)
         if found is None:
@@ -326,7 +327,7 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
                 ) -> tuple[AgentAction | None, str]:
     """What the oracle would do next, from the world `env` ended in, towards `part`
     (a relocation atom at `stage`, or a negated one), and why."""
-    from fdc.evaluation.baselines import choose_placement, clear_destinations, destinations
+    from fdc.agents.baselines import choose_placement, clear_destinations, destinations
 
     w = env.world
     posed = w.state.posed

@@ -16,7 +16,7 @@ HL-SPL = success * L* / max(L*, L), where L* is the task's `optimal_path_m` (the
 shortest walk from the start to the closest valid frame; through every target's valid
 frames in order; the shortest open tour for unordered targets) and L the walk from the
 start through the chosen frames in the order given, both on the navigation grid
-(`fdc.compiler.paths.Walker`), so the two are measured alike. For one goal this is
+(`fdc.sim_bridge.graph.routes.Walker`), so the two are measured alike. For one goal this is
 FindingDory's d(start, closest valid) / max(that, d(start, chosen)); for multi-goal
 tasks, which the original leaves undefined, the same ratio of walks.
 
@@ -39,16 +39,17 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.compiler.suite import TaskRecord
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAtom, GTargets, GThen
-from fdc.predicates.registry import Context, Mode, default_registry
+from fdc.predicates.registry import Context, Mode
 from fdc.predicates.verify import STOP, verify, verify_snapshots
 
 if TYPE_CHECKING:
-    from fdc.compiler.paths import Walker
-    from fdc.sim_bridge.experience import Experience
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.state import Snapshot
-    from fdc.sim_bridge.trajectory import SnapshotState
+    from fdc.sim_bridge.graph.routes import Walker
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import Snapshot
+    from fdc.sim_bridge.world.trajectory import SnapshotState
 
 #: The relaxation each high-level success rate judges with.
 MODES: dict[str, Mode] = {"hl_sr": Mode.STRICT, "dtg_sr": Mode.DTG_SR, "sc_sr": Mode.SC_SR}
@@ -149,8 +150,8 @@ class MemoryWorld:
 
     def __init__(self, graph: SceneGraph, log: Experience) -> None:
         from fdc.compiler.compile import start_snapshots
-        from fdc.compiler.paths import Walker
-        from fdc.sim_bridge.trajectory import SnapshotState
+        from fdc.sim_bridge.graph.routes import Walker
+        from fdc.sim_bridge.world.trajectory import SnapshotState
 
         self.graph = graph
         self.log = log

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .report import MANIPULATION_METRICS, MEMORY_METRICS, EvaluationReport, GroupRow
+from fdc.evaluation.report import MANIPULATION_METRICS, MEMORY_METRICS, EvaluationReport, GroupRow
 
 if TYPE_CHECKING:
     from typing import Any
@@ -43,7 +43,7 @@ def _bars(rows: list[GroupRow], names: dict[str, str], title: str, by: str, dpi:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from fdc.sim_bridge.render import figure_bytes
+    from fdc.sim_bridge.pictures import figure_bytes
 
     keys = [k for k in names if any(k in r.metrics for r in rows)]
     labels = [("all" if r.by == "overall" else f"level {r.name}" if by == "level" else r.name)

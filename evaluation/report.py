@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.agents.predictions import Prediction, PredictionProblem
 from fdc.compiler.suite import TaskRecord
-
-from .memory import (
+from fdc.evaluation.memory import (
     START_TOLERANCE_M,
     HighLevelScore,
     LowLevelScore,
@@ -39,13 +39,12 @@ from .memory import (
     solvable,
     start_offset_m,
 )
-from .predictions import Prediction, PredictionProblem
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.state import Snapshot
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import Snapshot
 
 #: Metric keys and their names in tables and plots, in column order.
 MEMORY_METRICS: dict[str, str] = {
@@ -254,7 +253,7 @@ class _Builder:
         """A run's snapshots, or what is wrong with it (read once per scene)."""
         found = self._runs.get((run, scene))
         if found is None:
-            from fdc.sim_bridge.trajectory import (
+            from fdc.sim_bridge.world.trajectory import (
                 TrajectoryError,
                 read_trajectory,
                 scene_problems,
@@ -302,7 +301,7 @@ class _Builder:
 
     def _score_manipulation(self, task: TaskRecord, pred: Prediction) -> Any:
         if self._scorer is None:
-            from .manipulation import score_manipulation
+            from fdc.evaluation.manipulation import score_manipulation
 
             self._scorer = score_manipulation
         return self._scorer(task, list(pred.actions or []), self.sources.graph(task))
@@ -322,7 +321,7 @@ def build_report(
     on_task: Callable[[TaskRecord], None] | None = None,
 ) -> Evaluation:
     """Score every task of the suite on its prediction (see the module)."""
-    from fdc import __version__
+    from fdc.core.version import __version__
 
     b = _Builder(sources, trajectory_root)
     for problem in problems:

@@ -32,9 +32,10 @@ import numpy as np
 from fdc.compiler.compile import CompileOptions, load_entries
 from fdc.compiler.emit import SceneJob, build_manifest, compile_suite, suite_text, write_suite
 from fdc.compiler.suite import TaskRecord
-from fdc.predicates.registry import Context, default_registry
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.registry import Context
 from fdc.predicates.verify import evaluate
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.dataset import short_name
 from fdc.sim_bridge.habitat.live import HabitatWorldState, zup_to_yup_point

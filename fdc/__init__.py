@@ -1,3 +1,5 @@
 """fdc: compiles PDDL task templates into verifiable task suites for embodied agents."""
 
-__version__ = "0.1.0"
+from fdc.core.version import __version__
+
+__all__ = ["__version__"]

@@ -12,10 +12,10 @@ MODELS: dict[str, str] = {
     "validation-report": "fdc.compiler.validate:ValidationReport",
     "task": "fdc.compiler.suite:TaskRecord",
     "manifest": "fdc.compiler.emit:Manifest",
-    "experience": "fdc.sim_bridge.experience:Experience",
-    "scene": "fdc.sim_bridge.scene:Scene",
-    "trajectory": "fdc.sim_bridge.state:Snapshot",
-    "predictions": "fdc.evaluation.predictions:Prediction",
+    "experience": "fdc.sim_bridge.world.experience:Experience",
+    "scene": "fdc.sim_bridge.scene.schema:Scene",
+    "trajectory": "fdc.sim_bridge.world.state:Snapshot",
+    "predictions": "fdc.agents.predictions:Prediction",
     "evaluation-report": "fdc.evaluation.report:EvaluationReport",
 }
 

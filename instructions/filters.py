@@ -319,7 +319,7 @@ def direction(region: Any, viewer_side: Any = "front", words: bool = False) -> s
     surface's left side sees its left as 'front' (near). With `words`, 'front' reads
     'near side'. The same rule as the scene graph's (`regions.relative_direction`).
     """
-    from fdc.sim_bridge.regions import Direction, Side, relative_direction
+    from fdc.sim_bridge.graph.regions import Direction, Side, relative_direction
 
     d, v = str(region), str(viewer_side)
     if d == "center" or d == "centre":

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .filters import FILTERS, article
+from fdc.instructions.filters import FILTERS, article
 
 
 class RenderError(ValueError):

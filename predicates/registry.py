@@ -35,16 +35,16 @@ import math
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.experience import Experience
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.regions import Side
-    from fdc.sim_bridge.state import WorldState
+    from fdc.sim_bridge.graph.regions import Side
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import WorldState
 
 
 # ----------------------------------------------------------------------------- types
@@ -129,12 +129,10 @@ class Context:
         object.__setattr__(self, "type_parents", MappingProxyType(
             {k: tuple(v) for k, v in self.type_parents.items()}))
 
-    def with_thresholds(self, overrides: Mapping[str, float],
-                        registry: Registry | None = None) -> Context:
+    def with_thresholds(self, overrides: Mapping[str, float], registry: Registry) -> Context:
         """A new context with these thresholds overridden (names checked against the
         registry: a typo is an error, not a silently ignored setting)."""
-        reg = registry or default_registry()
-        known = reg.default_thresholds()
+        known = registry.default_thresholds()
         for name, v in overrides.items():
             if name not in known:
                 close = difflib.get_close_matches(name, list(known), n=1)
@@ -156,10 +154,10 @@ class Context:
     def with_viewer_side(self, side: Side | None) -> Context:
         return dataclasses.replace(self, viewer_side=side)
 
-    def threshold(self, name: str, registry: Registry | None = None) -> float:
+    def threshold(self, name: str, registry: Registry) -> float:
         if name in self.thresholds:
             return self.thresholds[name]
-        return (registry or default_registry()).default_thresholds()[name]
+        return registry.default_thresholds()[name]
 
     def require_state(self) -> WorldState:
         if self.state is None:
@@ -320,6 +318,18 @@ class Registry:
                 self._thresholds.setdefault(p.name, float(p.default))
                 self._threshold_owner.setdefault(p.name, fn.__name__)
         return fn
+
+    def register_module(self, module: ModuleType) -> None:
+        """Register every function `module` marks (`static`, `history`, `fluent`,
+        `declare_thresholds`), in the order the module defines them."""
+        for fn in vars(module).values():
+            mark = getattr(fn, MARK, None)
+            if mark is None or getattr(fn, "__module__", None) != module.__name__:
+                continue
+            if mark == THRESHOLDS:
+                self.declare_thresholds(fn)
+            else:
+                self.register(fn, Kind(mark))
 
     # ----- look-up ----------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
@@ -519,37 +529,24 @@ class SignatureProblem:
         return dataclasses.asdict(self)
 
 
-# ----------------------------------------------------------------------------- default
+# ----------------------------------------------------------------------------- marks
 
-REGISTRY = Registry()
-static = REGISTRY.static
-history = REGISTRY.history
-fluent = REGISTRY.fluent
-
-
-def default_registry() -> Registry:
-    """fdc's registry with every theme module loaded."""
-    from . import agent, attributes, memory, spatial, states  # noqa: F401  (registers checkers)
-
-    return REGISTRY
+#: The attribute a checker module's decorators set: the kind, or THRESHOLDS for a helper
+#: whose keyword-only thresholds a registry declares (`Registry.register_module`).
+MARK = "__fdc_checker__"
+THRESHOLDS = "thresholds"
 
 
-def evaluate(name: str, args: Sequence[str], ctx: Context, mode: Mode | None = None) -> bool:
-    return default_registry().evaluate(name, args, ctx, mode)
+def _mark(kind: Kind | str) -> Callable[[F], F]:
+    def mark(fn: F) -> F:
+        setattr(fn, MARK, kind)
+        return fn
+    return mark
 
 
-def value(name: str, args: Sequence[str], ctx: Context, mode: Mode | None = None
-          ) -> float | None:
-    return default_registry().value(name, args, ctx, mode)
-
-
-def evaluate_many(name: str, atoms: Iterable[Sequence[str]], ctx: Context,
-                  mode: Mode | None = None) -> np.ndarray:
-    return default_registry().evaluate_many(name, atoms, ctx, mode)
-
-
-def signature_problems(domain_predicates: Any, domain_functions: Any = (),
-                       type_parents: Mapping[str, Sequence[str]] | None = None
-                       ) -> list[SignatureProblem]:
-    return default_registry().signature_problems(domain_predicates, domain_functions,
-                                                 type_parents)
+#: Decorators of checker modules: they mark a function; a registry takes the marked
+#: functions of the modules it is given (see `fdc.predicates.builtin`).
+static = _mark(Kind.STATIC)
+history = _mark(Kind.HISTORY)
+fluent = _mark(Kind.FLUENT)
+declare_thresholds = _mark(THRESHOLDS)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from .goal import (
+from fdc.predicates.goal import (
     GAnd,
     GAtom,
     GChecklist,
@@ -53,10 +53,9 @@ from .goal import (
 )
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.graph import SceneGraph
-    from fdc.sim_bridge.state import Snapshot, WorldState
-
-    from .registry import Context, Mode, Registry
+    from fdc.predicates.registry import Context, Mode, Registry
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import Snapshot, WorldState
 
 Holds = Callable[[GAtom, int], bool]
 
@@ -519,9 +518,9 @@ def verify_snapshots(
     Fluent atoms are evaluated by the registered checkers on `SnapshotState`s, each atom
     at each snapshot at most once. `thresholds` maps a task id to its overrides.
     """
-    from fdc.sim_bridge.trajectory import SnapshotState
-
-    from .registry import Context, EvaluationError, Mode, default_registry
+    from fdc.predicates.builtin import default_registry
+    from fdc.predicates.registry import Context, EvaluationError, Mode
+    from fdc.sim_bridge.world.trajectory import SnapshotState
 
     registry = default_registry()
     base = Context(graph=graph, mode=mode if mode is not None else Mode.STRICT)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from fdc.compiler.compile import TemplateEntry, load_entries
 from fdc.compiler.emit import SceneJob, compile_scene
-from fdc.compiler.files import write_atomic
 from fdc.compiler.printer import inline
+from fdc.core.files import write_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = "examples/scenes/apartment.json"

@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fdc.sim_bridge.generate import FURNITURE, ITEMS, FurnitureType, furniture_spec
-from fdc.sim_bridge.graph import build_scene_graph
-from fdc.sim_bridge.scene import FORMAT_VERSION, Scene
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.scene.generate import FURNITURE, ITEMS, FurnitureType, furniture_spec
+from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 
 N, S, E, W = -math.pi / 2, math.pi / 2, math.pi, 0.0  # yaw so the front faces into the room
 

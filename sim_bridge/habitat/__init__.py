@@ -4,7 +4,7 @@ receptacles, semantic regions) into fdc's scene format, without habitat-sim
 imported lazily); write suites as RearrangeDataset-v0 episodes (`episodes`) and as
 habitat-lab's multi-task PDDL (`pddl_yaml`)."""
 
-from .importer import ImportResult, import_habitat
-from .live import HabitatNames, HabitatWorldState
+from fdc.sim_bridge.habitat.importer import ImportResult, import_habitat
+from fdc.sim_bridge.habitat.live import HabitatNames, HabitatWorldState
 
 __all__ = ["HabitatNames", "HabitatWorldState", "ImportResult", "import_habitat"]

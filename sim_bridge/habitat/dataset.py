@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..findings import Finding, error
+from fdc.sim_bridge.findings import Finding, error
 
 SUFFIXES: dict[str, tuple[str, ...]] = {
     "stages": (".stage_config.json", ".glb", ".ply", ".obj"),

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from ..findings import Finding, Severity, error, warning
-from ..geometry import Array, matrix_to_quaternion, quaternion_to_matrix
-from ..scene import FORMAT_VERSION, Scene
-from .dataset import Dataset, Template, load_dataset, read_json, short_name
-from .urdf import read_urdf
+from fdc.sim_bridge.findings import Finding, Severity, error, warning
+from fdc.sim_bridge.geometry import Array, matrix_to_quaternion, quaternion_to_matrix
+from fdc.sim_bridge.habitat.dataset import Dataset, Template, load_dataset, read_json, short_name
+from fdc.sim_bridge.habitat.urdf import read_urdf
+from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 
 #: Habitat (Y-up) to fdc (Z-up).
 C = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])

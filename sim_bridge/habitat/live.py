@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..geometry import Array, quaternion_to_matrix
-from ..graph import ObjectInfo, Point
-from ..scene import Kind, Scene
-from ..state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
-from ..surfaces import Surface
-from ..trajectory import (
+from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
+from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
+from fdc.sim_bridge.graph.surfaces import Surface
+from fdc.sim_bridge.habitat.importer import C, yup_to_zup_point, yup_to_zup_quaternion
+from fdc.sim_bridge.scene.schema import Kind, Scene
+from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
+from fdc.sim_bridge.world.trajectory import (
     LiveRecord,
     SnapshotState,
     open_keys,
@@ -51,10 +52,9 @@ from ..trajectory import (
     scene_statics,
     write_trajectory,
 )
-from .importer import C, yup_to_zup_point, yup_to_zup_quaternion
 
 if TYPE_CHECKING:
-    from ..graph import SceneGraph
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
 #: habitat-lab's `link_is_open` default: a link is open from this fraction of its range.
 OPEN_THRESHOLD = 0.4

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..geometry import Array
+from fdc.sim_bridge.geometry import Array
 
 
 @dataclass(frozen=True)

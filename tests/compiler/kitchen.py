@@ -13,11 +13,10 @@ import functools
 from pathlib import Path
 
 from fdc.compiler.compile import CompileOptions, SceneCompiler, TemplateEntry, load_entries
-from fdc.sim_bridge.experience import Experience, ExperienceRecorder
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.state import AgentPose
-
-from ..sim_bridge.helpers import obj, on_top, room, scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
+from fdc.sim_bridge.world.state import AgentPose
+from tests.sim_bridge.helpers import obj, on_top, room, scene
 
 TABLE_TOP = 0.75
 COUNTER_TOP = 0.9

@@ -10,14 +10,13 @@ import pytest
 
 from fdc.compiler.check import check_paths
 from fdc.compiler.compile import disjunction, goal_targets, reason_key
-from fdc.compiler.describe import Describer
 from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
+from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
 from fdc.predicates.goal import GAnd, GAtom, GOr, GTargets, atom
-from fdc.sim_bridge.trajectory import SnapshotState
-from fdc.sim_bridge.world import EmbeddedWorld
-
-from .kitchen import compiler, entries, experience, kitchen, template
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.trajectory import SnapshotState
+from tests.compiler.kitchen import compiler, entries, experience, kitchen, template
 
 
 def _domain():  # type: ignore[no-untyped-def]

@@ -8,8 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fdc.cli import app
-
-from .kitchen import experience
+from tests.compiler.kitchen import experience
 
 REPO = Path(__file__).resolve().parents[2]
 KITCHEN = str(REPO / "tests" / "golden" / "scenes" / "kitchen.json")

@@ -11,8 +11,7 @@ from fdc.compiler.check import check_sources
 from fdc.compiler.diagnostics import SourceFile
 from fdc.compiler.parse import parse_source, parse_text
 from fdc.compiler.printer import print_unit
-
-from .conftest import broken_reason, corpus_pairs
+from tests.compiler.conftest import broken_reason, corpus_pairs
 
 PAIRS = corpus_pairs()
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler.feasible import PREFIX, infeasible, reason
+from fdc.compiler.start_checks import PREFIX, infeasible, reason
 from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, GThen
-from fdc.sim_bridge.feasible import Infeasible
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
+from fdc.sim_bridge.graph.feasible import Infeasible
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.load import load_scene
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.describe import Describer
 from fdc.compiler.emit import SceneJob, build_manifest, compile_suite, prepare_scene, suite_text
-from fdc.compiler.files import write_atomic
 from fdc.compiler.suite import TaskRecord, parse_suite
 from fdc.compiler.validate import ValidationReport
+from fdc.core.files import write_atomic
+from fdc.instructions.describe import Describer
 from fdc.predicates.goal import GAnd, atom, to_pddl
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.emit import SceneJob, prepare_scene
-from fdc.compiler.paths import Walker
-from fdc.compiler.suite import TaskRecord
-from fdc.evaluation.baselines import (
+from fdc.agents.actions import ActionName
+from fdc.agents.baselines import (
     SceneContext,
     oracle_actions,
     oracle_frames,
@@ -22,15 +19,18 @@ from fdc.evaluation.baselines import (
     random_frames,
     run_baseline,
 )
+from fdc.agents.env import ManipulationEnv, step_budget
+from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.emit import SceneJob, prepare_scene
+from fdc.compiler.suite import TaskRecord
 from fdc.evaluation.manipulation import score_manipulation
 from fdc.evaluation.memory import MemoryWorld
 from fdc.predicates.goal import GAnd, Goal, GTargets, Target, atom, to_pddl
 from fdc.predicates.verify import verify_snapshots
-from fdc.sim_bridge.actions import ActionName
-from fdc.sim_bridge.agent_env import ManipulationEnv, step_budget
-from fdc.sim_bridge.experience import Experience
-from fdc.sim_bridge.graph import SceneGraph
-from fdc.sim_bridge.state import AgentPose
+from fdc.sim_bridge.graph.routes import Walker
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
+from fdc.sim_bridge.world.experience import Experience
+from fdc.sim_bridge.world.state import AgentPose
 
 APARTMENT = str(Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json")
 MANIPULATION = ("l1-to-cell", "l1-around", "l2-between", "l3-or-surfaces",

@@ -187,11 +187,11 @@ def test_malformed_predictions_are_located_and_exit_1(compiled: Path, tmp_path: 
 
 def test_a_low_level_run_scores_ll_sr(compiled: Path, tmp_path: Path) -> None:
     from fdc.compiler.compile import start_snapshots
-    from fdc.sim_bridge.experience import Experience
-    from fdc.sim_bridge.graph import build_scene_graph
-    from fdc.sim_bridge.load import load_scene
-    from fdc.sim_bridge.state import TrajectoryHeader
-    from fdc.sim_bridge.trajectory import scene_sha256, write_trajectory
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+    from fdc.sim_bridge.scene.load import load_scene
+    from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import TrajectoryHeader
+    from fdc.sim_bridge.world.trajectory import scene_sha256, write_trajectory
 
     tasks = memory_tasks(compiled)
     task = next(r for r in tasks if r.goal.kind != "targets" and r.valid_frames  # type: ignore[union-attr]
@@ -272,8 +272,8 @@ def test_bad_input_exits_2(compiled: Path, tmp_path: Path) -> None:
 
 
 def test_unusable_runs_are_located_failures(compiled: Path, tmp_path: Path) -> None:
-    from fdc.sim_bridge.state import AgentPose, Snapshot, TrajectoryHeader
-    from fdc.sim_bridge.trajectory import write_trajectory
+    from fdc.sim_bridge.world.state import AgentPose, Snapshot, TrajectoryHeader
+    from fdc.sim_bridge.world.trajectory import write_trajectory
 
     task, other = memory_tasks(compiled)[:2]
     assert task.start is not None

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from fdc.agents.actions import ActionName, AgentAction
 from fdc.compiler.suite import TaskRecord
 from fdc.evaluation.manipulation import ManipulationResult, score_manipulation
 from fdc.predicates.goal import GAnd, GNot, Goal, GThen, atom, to_pddl
-from fdc.sim_bridge.actions import ActionName, AgentAction
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.load import load_scene
 
 APARTMENT = Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json"
 

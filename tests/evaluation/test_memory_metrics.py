@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fdc.compiler.paths import Walker
 from fdc.compiler.suite import TaskRecord
 from fdc.evaluation.memory import (
     MemoryWorld,
@@ -32,11 +31,11 @@ from fdc.evaluation.memory import (
     walked_m,
 )
 from fdc.predicates.goal import Goal, GOr, GTargets, Target, atom
-from fdc.sim_bridge.experience import Experience, ExperienceRecorder
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.state import AgentPose, Snapshot
-
-from ..sim_bridge.helpers import obj, on_top, room, scene
+from fdc.sim_bridge.graph.routes import Walker
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
+from fdc.sim_bridge.world.state import AgentPose, Snapshot
+from tests.sim_bridge.helpers import obj, on_top, room, scene
 
 ROW_Y = 1.55
 START = AgentPose(x=3.55, y=ROW_Y, yaw_rad=0.0)

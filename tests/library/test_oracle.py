@@ -40,12 +40,13 @@ from fdc.compiler.compile import (
 )
 from fdc.compiler.emit import SceneJob, prepare_scene
 from fdc.compiler.suite import TaskRecord
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
-from fdc.predicates.registry import Context, Mode, default_registry
+from fdc.predicates.registry import Context, Mode
 from fdc.predicates.verify import evaluate, verify_snapshots
-from fdc.sim_bridge.simulate import Simulation, simulate
-from fdc.sim_bridge.state import AgentPose, Clock, Snapshot
-from fdc.sim_bridge.world import EmbeddedWorld
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.simulate import Simulation, simulate
+from fdc.sim_bridge.world.state import AgentPose, Clock, Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 APARTMENT = str(ROOT / "examples" / "scenes" / "apartment.json")
@@ -72,7 +73,7 @@ class _Compilers:
     def generated(self, seed: int) -> SceneCompiler:
         found = self._generated.get(seed)
         if found is None:
-            from fdc.sim_bridge.generate import generate_scene
+            from fdc.sim_bridge.scene.generate import generate_scene
 
             path = self.tmp / f"generated-{seed}.json"
             path.write_text(generate_scene(rooms=4, objects=120, seed=seed).to_json())
@@ -486,7 +487,7 @@ class Oracle:
     def _room_ahead(self, item: str) -> bool:
         """Whether every later `between` step that has `item` as an anchor still finds a
         spot between the two anchors (the placement query, nothing moved)."""
-        from fdc.sim_bridge.placement import place_between
+        from fdc.sim_bridge.graph.placement import place_between
 
         posed = self.world.state.posed
         for b in self.ahead:
@@ -567,14 +568,14 @@ def _atoms(g: Goal) -> Iterator[GAtom]:
 
 @functools.cache
 def _movables(graph) -> tuple[str, ...]:
-    from fdc.sim_bridge.scene import Kind
+    from fdc.sim_bridge.scene.schema import Kind
 
     return tuple(o.id for o in graph.objects(kind=Kind.MOVABLE))
 
 
 def _on_furniture(graph, surface: str) -> bool:
     """Whether a surface belongs to a piece of furniture (not to an item: a tray)."""
-    from fdc.sim_bridge.scene import Kind
+    from fdc.sim_bridge.scene.schema import Kind
 
     return graph.object(graph.surface(surface).object_id).kind is not Kind.MOVABLE
 

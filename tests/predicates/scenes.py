@@ -14,10 +14,9 @@ from __future__ import annotations
 import functools
 
 from fdc.predicates.registry import Context
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-
-from ..sim_bridge.helpers import obj, on_top, room, scene
-from .stand_in import StandInState
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from tests.predicates.stand_in import StandInState
+from tests.sim_bridge.helpers import obj, on_top, room, scene
 
 TOP = 0.75
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from fdc.sim_bridge.geometry import wrap_angle, yaw_quaternion
-from fdc.sim_bridge.graph import Point, SceneGraph
-from fdc.sim_bridge.state import AgentPose, ObjectPose
+from fdc.sim_bridge.graph.scene_graph import Point, SceneGraph
+from fdc.sim_bridge.world.state import AgentPose, ObjectPose
 
 
 @dataclass(frozen=True)

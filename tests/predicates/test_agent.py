@@ -7,9 +7,11 @@ import math
 
 import pytest
 
-from fdc.predicates.registry import Mode, evaluate, value
+from fdc.predicates.builtin import default_registry, evaluate, value
+from fdc.predicates.registry import Mode
+from tests.predicates.scenes import ctx, home, state
 
-from .scenes import ctx, home, state
+REG = default_registry()
 
 
 def test_holding_and_hand_empty() -> None:
@@ -27,10 +29,10 @@ def test_robot_at_object_distance_is_walked_not_straight() -> None:
     d = home().geodesic_distance((st.agent.x, st.agent.y), (2.0, 2.0))
     assert d >= math.hypot(2.0 - st.agent.x, 0.0) - 1e-9
     assert evaluate(
-        "robot-at-object", ["mug"], ctx(st).with_thresholds({"object_distance_m": d + 0.01})
+        "robot-at-object", ["mug"], ctx(st).with_thresholds({"object_distance_m": d + 0.01}, REG)
     )
     assert not evaluate(
-        "robot-at-object", ["mug"], ctx(st).with_thresholds({"object_distance_m": d - 0.01})
+        "robot-at-object", ["mug"], ctx(st).with_thresholds({"object_distance_m": d - 0.01}, REG)
     )
 
 
@@ -63,7 +65,7 @@ def test_robot_at_object_visibility_and_its_relaxed_mode() -> None:
 
 def test_relaxed_distance_keeps_visibility() -> None:
     st = state().seeing([])
-    c = ctx(st).with_thresholds({"object_distance_m": 0.1})
+    c = ctx(st).with_thresholds({"object_distance_m": 0.1}, REG)
     assert not evaluate("robot-at-object", ["mug"], c, mode=Mode.SC_SR)
     assert evaluate("robot-at-object", ["mug"], c, mode=Mode.SC_SR | Mode.DTG_SR)
 

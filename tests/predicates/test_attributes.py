@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fdc.predicates.registry import Context, EvaluationError, evaluate
-
-from .scenes import home
+from fdc.predicates.builtin import evaluate
+from fdc.predicates.registry import Context, EvaluationError
+from tests.predicates.scenes import home
 
 TYPES = {
     "mug": ("tableware",),

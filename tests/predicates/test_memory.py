@@ -7,15 +7,17 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from fdc.predicates import memory as mem
-from fdc.predicates.memory import closest, farthest, longest_duration, shortest_duration
-from fdc.predicates.registry import Context, EvaluationError, evaluate, value
+from fdc.predicates.builtin import default_registry, evaluate, value
+from fdc.predicates.checkers import memory as mem
+from fdc.predicates.checkers.memory import closest, farthest, longest_duration, shortest_duration
+from fdc.predicates.registry import Context, EvaluationError
 from fdc.schemas import MODELS, schema_json
-from fdc.sim_bridge import experience as xp
-from fdc.sim_bridge.experience import Experience, ExperienceRecorder
-from fdc.sim_bridge.state import AgentPose
+from fdc.sim_bridge.world import experience as xp
+from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
+from fdc.sim_bridge.world.state import AgentPose
+from tests.predicates.scenes import home
 
-from .scenes import home
+REG = default_registry()
 
 ROOMS = ["kitchen", "kitchen", "living", "living", "kitchen", "kitchen", "kitchen", "kitchen"]
 CLOCK = [600, 601, 603, 604, 606, 607, 609, 615]
@@ -107,7 +109,7 @@ def test_arg_extremes_report_ties() -> None:
     wide = longest_duration(cc, items, tie_duration_min=3.0)
     assert wide.best == ("book", "mug") and wide.tied and wide.unique is None
     assert "cup" in wide.undefined
-    via_ctx = longest_duration(cc.with_thresholds({"tie_duration_min": 3.0}), items)
+    via_ctx = longest_duration(cc.with_thresholds({"tie_duration_min": 3.0}, REG), items)
     assert via_ctx.best == ("book", "mug")
     assert farthest(cc, items[:3]).unique == "mug"
     assert closest(cc, items[:3]).unique == "book"
@@ -143,7 +145,7 @@ def test_the_log_validates_its_structure() -> None:
 
 
 def test_the_schema_is_exported() -> None:
-    assert MODELS["experience"] == "fdc.sim_bridge.experience:Experience"
+    assert MODELS["experience"] == "fdc.sim_bridge.world.experience:Experience"
     schema = json.loads(schema_json("experience"))
     assert {"frames", "interactions", "format_version"} <= set(schema["properties"])
 

@@ -9,13 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from fdc.predicates.registry import Context, EvaluationError, evaluate, evaluate_many
-from fdc.predicates.spatial import boxes, regularised_distance
-from fdc.predicates.states import ObjectStates
+from fdc.predicates.builtin import default_registry, evaluate, evaluate_many
+from fdc.predicates.checkers.spatial import boxes, regularised_distance
+from fdc.predicates.checkers.states import ObjectStates
+from fdc.predicates.registry import Context, EvaluationError
+from tests.predicates.scenes import TOP, ctx, state
+from tests.predicates.stand_in import StandInState
+from tests.sim_bridge.helpers import graph, obj, on_top, room
 
-from ..sim_bridge.helpers import graph, obj, on_top, room
-from .scenes import TOP, ctx, state
-from .stand_in import StandInState
+REG = default_registry()
 
 
 def test_on_top_of_any_top_of_the_object_and_through_a_stack() -> None:
@@ -52,7 +54,8 @@ def test_on_floor_is_the_bottom_at_the_room_floor() -> None:
     assert not evaluate("on-floor", ["mug"], c)
     dropped = state().moved("mug", (3.0, 3.0, 0.05 + 0.04), None)  # bottom 4 cm up
     assert evaluate("on-floor", ["mug"], ctx(dropped))
-    assert not evaluate("on-floor", ["mug"], ctx(dropped).with_thresholds({"floor_gap_m": 0.03}))
+    tight = ctx(dropped).with_thresholds({"floor_gap_m": 0.03}, REG)
+    assert not evaluate("on-floor", ["mug"], tight)
     assert not evaluate("on-floor", ["mug"], ctx(dropped.holding("mug")))
     outside = state().moved("mug", (20.0, 3.0, 0.05), None)
     assert not evaluate("on-floor", ["mug"], ctx(outside))
@@ -79,8 +82,9 @@ def test_next_to_thresholds_and_height() -> None:
     c = ctx()
     gap = math.hypot(0.3, 0.25) - 0.09  # mug - apple, as above: 0.3005
     assert evaluate("next-to", ["mug", "apple"], c)
-    assert not evaluate("next-to", ["mug", "apple"], c.with_thresholds({"next_to_m": gap - 0.01}))
-    assert evaluate("next-to", ["mug", "apple"], c.with_thresholds({"next_to_m": gap + 0.01}))
+    closer = c.with_thresholds({"next_to_m": gap - 0.01}, REG)
+    assert not evaluate("next-to", ["mug", "apple"], closer)
+    assert evaluate("next-to", ["mug", "apple"], c.with_thresholds({"next_to_m": gap + 0.01}, REG))
     assert not evaluate("next-to", ["mug", "mug"], c)
     assert not evaluate("next-to", ["mug", "sofa"], c)  # 6.5 m apart
     # fixed furniture has its scene pose: the mug stands on (so next to) the table
@@ -89,7 +93,7 @@ def test_next_to_thresholds_and_height() -> None:
     lifted = ctx(state().moved("mug", (2.1, 2.0, TOP + 0.35), None))
     assert not evaluate("next-to", ["mug", "book"], lifted)
     assert evaluate("next-to", ["mug", "book"],
-                    lifted.with_thresholds({"next_to_vertical_m": 0.3}))
+                    lifted.with_thresholds({"next_to_vertical_m": 0.3}, REG))
     pairs = [("mug", "book"), ("mug", "apple"), ("book", "mug"), ("mug", "sofa")]
     batch = evaluate_many("next-to", pairs, c)
     assert batch.tolist() == [evaluate("next-to", list(p), c) for p in pairs]

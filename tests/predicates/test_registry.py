@@ -16,6 +16,7 @@ import pytest
 from fdc.compiler import ast as A
 from fdc.compiler.parse import parse_text
 from fdc.domain import builtin_domain_files
+from fdc.predicates.builtin import default_registry, evaluate, evaluate_many, signature_problems
 from fdc.predicates.registry import (
     Context,
     EvaluationError,
@@ -25,14 +26,11 @@ from fdc.predicates.registry import (
     Movables,
     PddlType,
     Registry,
-    default_registry,
-    evaluate,
-    evaluate_many,
     pddl_name,
-    signature_problems,
 )
+from tests.predicates.scenes import ctx, state
 
-from .scenes import ctx, state
+REG = default_registry()
 
 
 def domain(text: str) -> A.Domain:
@@ -114,7 +112,7 @@ def test_malformed_checkers_are_refused() -> None:
 
 
 def test_context_and_thresholds_are_immutable() -> None:
-    c = ctx().with_thresholds({"on_top_m": 0.2})
+    c = ctx().with_thresholds({"on_top_m": 0.2}, REG)
     with pytest.raises(TypeError):
         c.thresholds["on_top_m"] = 1.0  # type: ignore[index]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -122,21 +120,21 @@ def test_context_and_thresholds_are_immutable() -> None:
     raw = {"on_top_m": 0.3}
     c2 = ctx(thresholds=raw)
     raw["on_top_m"] = 9.0  # the context copied it
-    assert c2.threshold("on_top_m") == 0.3
+    assert c2.threshold("on_top_m", REG) == 0.3
 
 
 def test_overrides_build_a_new_context() -> None:
     base = ctx()
-    strict = base.with_thresholds({"object_distance_m": 0.1})
-    assert base.threshold("object_distance_m") == 2.0
-    assert strict.threshold("object_distance_m") == 0.1
+    strict = base.with_thresholds({"object_distance_m": 0.1}, REG)
+    assert base.threshold("object_distance_m", REG) == 2.0
+    assert strict.threshold("object_distance_m", REG) == 0.1
     assert evaluate("robot-at-object", ["mug"], base)
     assert not evaluate("robot-at-object", ["mug"], strict)
     assert evaluate("robot-at-object", ["mug"], base)  # nothing leaked
     with pytest.raises(KeyError, match="object_distance_m"):
-        base.with_thresholds({"object_distanse_m": 1.0})
+        base.with_thresholds({"object_distanse_m": 1.0}, REG)
     with pytest.raises(ValueError, match="finite"):
-        base.with_thresholds({"on_top_m": math.inf})
+        base.with_thresholds({"on_top_m": math.inf}, REG)
 
 
 def test_relaxed_modes_are_per_call() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from fdc.predicates.registry import Context, evaluate
+from fdc.predicates.builtin import evaluate
+from fdc.predicates.registry import Context
+from tests.predicates.scenes import home
 
-from .scenes import home
-
-trajectory = pytest.importorskip("fdc.sim_bridge.trajectory")
-state_mod = pytest.importorskip("fdc.sim_bridge.state")
+trajectory = pytest.importorskip("fdc.sim_bridge.world.trajectory")
+state_mod = pytest.importorskip("fdc.sim_bridge.world.state")
 
 
 def snap(**kw: object) -> Context:

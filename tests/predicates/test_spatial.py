@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from fdc.predicates.registry import EvaluationError, evaluate
-from fdc.sim_bridge.regions import Side
+from fdc.predicates.builtin import default_registry, evaluate
+from fdc.predicates.registry import EvaluationError
+from fdc.sim_bridge.graph.regions import Side
+from tests.predicates.scenes import TOP, ctx, state
 
-from .scenes import TOP, ctx, state
+REG = default_registry()
 
 
 def on(st, o: str, s: str, **kw) -> bool:
@@ -37,7 +39,7 @@ def test_on_judges_the_centre_over_the_outline(x: float, expected: bool) -> None
 
 def test_a_thin_item_is_not_on_its_own_top() -> None:
     # the tray (2 cm) lies within a lax `on_below_m` of its own top
-    c = ctx(state()).with_thresholds({"on_below_m": 0.05})
+    c = ctx(state()).with_thresholds({"on_below_m": 0.05}, REG)
     assert not evaluate("on", ["tray", "tray|top"], c)
     assert not evaluate("in-cell", ["tray", "tray|top", "center"], c)
     assert evaluate("on", ["tray", "table|top"], c)
@@ -58,7 +60,7 @@ def test_surfaces_of_a_moved_carrier_move_with_it() -> None:
 def test_thresholds_override_on() -> None:
     st = state().moved("mug", (2.0, 2.0, TOP + 0.10 + 0.05), "table|top")
     assert on(st, "mug", "table|top")
-    c = ctx(st).with_thresholds({"on_top_m": 0.05})
+    c = ctx(st).with_thresholds({"on_top_m": 0.05}, REG)
     assert not evaluate("on", ["mug", "table|top"], c)
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from fdc.sim_bridge.geometry import yaw_quaternion
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.scene import Scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.schema import Scene
 
 FIXTURES = Path(__file__).parents[2].parent / "shared" / "fixtures"
 TEST_ASSETS = FIXTURES / "habitat" / "habitat-sim" / "data" / "test_assets"

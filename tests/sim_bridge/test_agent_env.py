@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from fdc.compiler.suite import TaskRecord
-from fdc.predicates.goal import GAnd, Goal, GThen, atom, to_pddl
-from fdc.sim_bridge.actions import ActionName, AgentAction
-from fdc.sim_bridge.agent_env import (
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.env import (
     CHARSET,
     FrameSelection,
     ManipulationEnv,
@@ -21,10 +19,12 @@ from fdc.sim_bridge.agent_env import (
     parse_action,
     step_budget,
 )
-from fdc.sim_bridge.experience import Experience, Frame
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.state import AgentPose
+from fdc.compiler.suite import TaskRecord
+from fdc.predicates.goal import GAnd, Goal, GThen, atom, to_pddl
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.world.experience import Experience, Frame
+from fdc.sim_bridge.world.state import AgentPose
 
 APARTMENT = Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json"
 ON = atom("on", "soap_0", "side_table|top")

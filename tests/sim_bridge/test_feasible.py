@@ -10,19 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdc.sim_bridge.feasible import (
+from fdc.sim_bridge.graph.feasible import (
     Infeasible,
     inside_object,
     pack,
     rest_on,
     stacking_blocked,
 )
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.placement import place_in_cell, place_inside, place_on
-from fdc.sim_bridge.regions import Direction
-
-from .helpers import graph, obj
+from fdc.sim_bridge.graph.placement import place_in_cell, place_inside, place_on
+from fdc.sim_bridge.graph.regions import Direction
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.load import load_scene
+from tests.sim_bridge.helpers import graph, obj
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 #: A bookcase 0.35 m deep and 0.9 m wide: shelves at 0.4, 0.8 and 1.2 m (0.4 m of room

@@ -8,13 +8,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.sim_bridge.generate import generate_scene
-from fdc.sim_bridge.graph import build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.render import render_map, render_support_tree
-from fdc.sim_bridge.scene import Kind
-
-from .helpers import TEST_ASSETS
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.pictures import render_map, render_support_tree
+from fdc.sim_bridge.scene.generate import generate_scene
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.scene.schema import Kind
+from tests.sim_bridge.helpers import TEST_ASSETS
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 runner = CliRunner()

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fdc.sim_bridge.graph import build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.importer import yup_to_zup_quaternion
-
-from .helpers import TEST_ASSETS
+from tests.sim_bridge.helpers import TEST_ASSETS
 
 pytestmark = pytest.mark.skipif(
     not TEST_ASSETS.is_dir(), reason=f"Habitat fixtures not found at {TEST_ASSETS}"

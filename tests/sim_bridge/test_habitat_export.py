@@ -22,18 +22,17 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, read_suite
+from fdc.interop.habitat.episodes import rigid_objects, start_rotation
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr
 from fdc.predicates.verify import verify_snapshots
-from fdc.sim_bridge.graph import build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.dataset import load_dataset
-from fdc.sim_bridge.habitat.episodes import rigid_objects, start_rotation
 from fdc.sim_bridge.habitat.importer import yup_to_zup_quaternion
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.state import ObjectPose
-from fdc.sim_bridge.world import EmbeddedWorld
-
-from .helpers import FIXTURES, TEST_ASSETS
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.state import ObjectPose
+from tests.sim_bridge.helpers import FIXTURES, TEST_ASSETS
 
 pytestmark = pytest.mark.skipif(
     not TEST_ASSETS.is_dir(), reason=f"Habitat fixtures not found at {TEST_ASSETS}"

@@ -17,18 +17,18 @@ import shapely
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.predicates.registry import Context, default_registry
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.registry import Context
 from fdc.sim_bridge.geometry import box_corners, quaternion_to_matrix
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.importer import C
 from fdc.sim_bridge.habitat.live import HabitatNames, HabitatStateError, HabitatWorldState
-from fdc.sim_bridge.scene import Scene
-from fdc.sim_bridge.state import WorldState
-from fdc.sim_bridge.trajectory import read_trajectory
-
-from . import habitat_stand_in as H
-from .helpers import TEST_ASSETS
+from fdc.sim_bridge.scene.schema import Scene
+from fdc.sim_bridge.world.state import WorldState
+from fdc.sim_bridge.world.trajectory import read_trajectory
+from tests.sim_bridge import habitat_stand_in as H
+from tests.sim_bridge.helpers import TEST_ASSETS
 
 pytestmark = pytest.mark.skipif(
     not TEST_ASSETS.is_dir(), reason=f"Habitat fixtures not found at {TEST_ASSETS}"

@@ -16,12 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.live import HabitatWorldState
-from fdc.sim_bridge.trajectory import read_trajectory
-
-from .helpers import TEST_ASSETS
+from fdc.sim_bridge.world.trajectory import read_trajectory
+from tests.sim_bridge.helpers import TEST_ASSETS
 
 habitat_sim = pytest.importorskip("habitat_sim")
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from .helpers import graph, obj, room
+from tests.sim_bridge.helpers import graph, obj, room
 
 TWO_ROOMS = [room("a", "kitchen", 0, 0, 4, 4), room("b", "living_room", 4, 0, 8, 4)]
 

@@ -15,6 +15,13 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, read_suite, suite_lines
+from fdc.interop.partnr.episodes import episodes_bytes, parse_episodes, read_episodes
+from fdc.interop.partnr.goals import (
+    NotExpressible,
+    export_evaluation,
+    import_evaluation,
+    normalised,
+)
 from fdc.predicates.goal import (
     GAnd,
     GChecklist,
@@ -26,15 +33,7 @@ from fdc.predicates.goal import (
     Target,
     atom,
 )
-from fdc.predicates.partnr import (
-    NotExpressible,
-    export_evaluation,
-    import_evaluation,
-    normalised,
-)
-from fdc.sim_bridge.partnr import episodes_bytes, parse_episodes, read_episodes
-
-from .helpers import FIXTURES
+from tests.sim_bridge.helpers import FIXTURES
 
 SAMPLE = FIXTURES / "habitat" / "partnr" / "collaboration_episodes_sample.json.gz"
 runner = CliRunner()

@@ -24,16 +24,15 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.cli_partnr import task_record
+from fdc.cli.partnr import task_record
 from fdc.compiler.suite import suite_lines
+from fdc.interop.partnr.episodes import Episode, parse_episodes
 from fdc.predicates.goal import GChecklist
 from fdc.predicates.verify import Verdict, verify_snapshots
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.partnr import Episode, parse_episodes
-from fdc.sim_bridge.state import AgentPose, ObjectPose, Snapshot, TrajectoryHeader
-from fdc.sim_bridge.trajectory import write_trajectory
-
-from .helpers import FIXTURES, obj, room, scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot, TrajectoryHeader
+from fdc.sim_bridge.world.trajectory import write_trajectory
+from tests.sim_bridge.helpers import FIXTURES, obj, room, scene
 
 SAMPLE = FIXTURES / "habitat" / "partnr" / "collaboration_episodes_sample.json.gz"
 TABLE = (1.0, 0.6, 0.7)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import graph, obj, on_top
+from tests.sim_bridge.helpers import graph, obj, on_top
 
 TABLE = obj("table", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75))  # top z 0.75
 CUBE = (0.1, 0.1, 0.1)
@@ -83,7 +83,7 @@ def test_the_room_on_an_item_is_the_room_where_it_stands() -> None:
     """An item's top keeps the clearance measured where it first stood; in an open box
     0.23 m deep, nothing taller than the room left above a book in it goes on the book
     (the lamp would stand in the box, by the `inside` checker, through a stale ceiling)."""
-    from fdc.sim_bridge.placement import headroom_m
+    from fdc.sim_bridge.graph.placement import headroom_m
 
     box = on_top("box", "box", (2.0, 2.0), 0.75, (0.4, 0.3, 0.25), surfaces=[],
                  containers=[{"name": "inside", "center": [0.0, 0.0, 0.01],

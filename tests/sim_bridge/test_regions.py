@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from fdc.sim_bridge.regions import Direction, Side, relative_direction, surface_direction
-
-from .helpers import graph, obj, on_top
+from fdc.sim_bridge.graph.regions import Direction, Side, relative_direction, surface_direction
+from tests.sim_bridge.helpers import graph, obj, on_top
 
 T = 1 / 3
 

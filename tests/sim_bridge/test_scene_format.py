@@ -7,10 +7,9 @@ import math
 from pathlib import Path
 
 from fdc.schemas import schema_json
-from fdc.sim_bridge.load import load_scene, parse_scene
-from fdc.sim_bridge.scene import Scene
-
-from .helpers import obj, room, scene
+from fdc.sim_bridge.scene.load import load_scene, parse_scene
+from fdc.sim_bridge.scene.schema import Scene
+from tests.sim_bridge.helpers import obj, room, scene
 
 
 def _base() -> dict:
@@ -97,7 +96,7 @@ def test_quaternion_order_is_wxyz() -> None:
 
 
 def test_the_documented_example_is_a_valid_clean_scene() -> None:
-    from fdc.sim_bridge.graph import build_scene_graph
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 
     doc = Path(__file__).parents[2] / "docs" / "formats" / "scene.md"
     block = doc.read_text().split("```json")[1].split("```")[0]

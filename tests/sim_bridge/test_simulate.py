@@ -12,29 +12,28 @@ import shapely
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.sim_bridge import simulate as sim
-from fdc.sim_bridge.experience import Experience
-from fdc.sim_bridge.generate import generate_scene
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.scene import Kind
-from fdc.sim_bridge.simulate import (
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.graph.visibility import SightIndex, visible_objects
+from fdc.sim_bridge.scene.generate import generate_scene
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world import simulate as sim
+from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
+from fdc.sim_bridge.world.experience import Experience
+from fdc.sim_bridge.world.simulate import (
     Simulation,
     SimulationError,
     simulate,
     simulate_experience,
 )
-from fdc.sim_bridge.state import AgentPose
-from fdc.sim_bridge.trajectory import (
+from fdc.sim_bridge.world.state import AgentPose
+from fdc.sim_bridge.world.trajectory import (
     DEFAULT_FOV_RAD,
     DEFAULT_VIEW_RANGE_M,
     SnapshotState,
     scene_sha256,
 )
-from fdc.sim_bridge.visibility import SightIndex, visible_objects
-from fdc.sim_bridge.world import ActionResult, EmbeddedWorld
-
-from .helpers import graph, obj, on_top
+from tests.sim_bridge.helpers import graph, obj, on_top
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 runner = CliRunner()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from fdc.sim_bridge.scene import Kind
-
-from .helpers import graph, obj, on_top
+from fdc.sim_bridge.scene.schema import Kind
+from tests.sim_bridge.helpers import graph, obj, on_top
 
 TABLE = obj("table", "table", (2, 2, 0.375), (1.2, 0.8, 0.75))  # top at 0.75, x 1.4-2.6
 SHELF = obj(
@@ -91,7 +90,7 @@ def test_interpenetration_and_outside_every_room_are_warned_with_names() -> None
 
 
 def test_rooms_by_polygon_and_lookups() -> None:
-    from .helpers import room
+    from tests.sim_bridge.helpers import room
 
     g = graph(
         [

@@ -8,9 +8,13 @@ import numpy as np
 import pytest
 import shapely
 
-from fdc.sim_bridge.surfaces import SurfaceConfig, component_labels, mesh_platforms, split_concave
-
-from .helpers import graph, obj
+from fdc.sim_bridge.graph.surfaces import (
+    SurfaceConfig,
+    component_labels,
+    mesh_platforms,
+    split_concave,
+)
+from tests.sim_bridge.helpers import graph, obj
 
 
 def _box(lo: tuple[float, float, float], hi: tuple[float, float, float]):
@@ -75,9 +79,8 @@ def test_objects_with_meshes_get_mesh_surfaces(tmp_path: Path) -> None:
     )
     m.export(tmp_path / "desk.ply")
     s = obj("desk", "desk", (2.0, 2.0, 0.4), (1.0, 0.6, 0.8), mesh={"path": "desk.ply"})
-    from fdc.sim_bridge.graph import build_scene_graph
-
-    from .helpers import scene
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+    from tests.sim_bridge.helpers import scene
 
     g = build_scene_graph(scene([s]), base_dir=tmp_path)
     got = [

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from fdc.schemas import schema_json
-from fdc.sim_bridge.graph import SceneGraph
-from fdc.sim_bridge.state import AgentPose, ObjectPose, Snapshot, TrajectoryHeader, WorldState
-from fdc.sim_bridge.trajectory import (
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot, TrajectoryHeader, WorldState
+from fdc.sim_bridge.world.trajectory import (
     SnapshotState,
     TrajectoryError,
     parse_trajectory,
@@ -20,9 +21,7 @@ from fdc.sim_bridge.trajectory import (
     scene_sha256,
     write_trajectory,
 )
-from fdc.sim_bridge.world import EmbeddedWorld
-
-from .helpers import graph, obj, on_top, room
+from tests.sim_bridge.helpers import graph, obj, on_top, room
 
 MUG = (0.1, 0.1, 0.12)
 

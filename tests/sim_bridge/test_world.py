@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 import shapely
 
-from fdc.sim_bridge.graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.state import AgentPose, Clock, WorldState
-from fdc.sim_bridge.trajectory import SnapshotState, read_trajectory
-from fdc.sim_bridge.world import EmbeddedWorld, WorldConfig
-
-from .helpers import graph, obj, on_top, room
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.world.embedded import EmbeddedWorld, WorldConfig
+from fdc.sim_bridge.world.state import AgentPose, Clock, WorldState
+from fdc.sim_bridge.world.trajectory import SnapshotState, read_trajectory
+from tests.sim_bridge.helpers import graph, obj, on_top, room
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 STEP_MIN = 0.24  # 16 h over 4,000 steps

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.predicates.goal import GAnd, GNot, GTargets, Target, atom
-from fdc.sim_bridge.graph import build_scene_graph
-from fdc.sim_bridge.load import load_scene
-from fdc.sim_bridge.world import EmbeddedWorld
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
 REPO = Path(__file__).resolve().parents[2]
 APARTMENT = REPO / "examples" / "scenes" / "apartment.json"

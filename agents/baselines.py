@@ -1,0 +1,1091 @@
+"""Baseline agents: `random` and `oracle`, on memory and manipulation tasks alike.
+
+- `random`: a memory task gets uniformly random history frames (as many as the task has
+  targets); a manipulation task gets random valid actions in the agent environment
+  (an action name drawn uniformly among those that apply, then its argument) until
+  the agent draws `call_end` or the step budget is spent. Seeded per task
+  (`random.Random` of the seed and the task id): the same predictions for a seed.
+- `oracle`: a memory task gets frames from its valid frames (single goal: the one
+  geodesically closest to the start; multi-goal: per target in order, the one closest
+  to the frame before), and a low-level run: the embedded world walks from the start to
+  each chosen frame's pose and stops there, recorded as a trajectory file. A
+  manipulation task gets an action trace planned from its ground goal in the agent
+  environment: for each relocation atom, a closed destination container opened first
+  (with the hand empty, as fdc-home's `open` requires), `go_to` the item's surface
+  (`open` its container when it is closed), `pick`, `go_to` the destination,
+  `show_receptacle` when regions are needed, `place` in the regions that make the atom
+  true (checked on the state the placement would make); for a negated atom, the item
+  goes to the nearest furniture surface where no conjunct of the goal is broken;
+  `is-open` literals last (`open` / `close`, after the moves that may open containers);
+  a sequence step by step; `call_end`. A disjunction takes the part with the fewest
+  atoms still false, and the next one if that part cannot be achieved. When nothing
+  fits, room is made (items the goal does not name moved away, or the anchor moved);
+  several items bound for one surface are packed (`_Oracle.pack`), stacked if need be.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.env import (
+    LONG_DAY,
+    RELOCATING,
+    ManipulationEnv,
+    is_manipulation,
+    listed_regions,
+    preview_place,
+    step_budget,
+)
+from fdc.agents.predictions import Prediction
+from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
+from fdc.sim_bridge.graph.placement import Placement, place_beside, place_between
+from fdc.sim_bridge.graph.regions import STEP
+from fdc.sim_bridge.scene.schema import Kind
+
+if TYPE_CHECKING:
+    from fdc.compiler.suite import TaskRecord
+    from fdc.sim_bridge.graph.navigation import StandingPoint
+    from fdc.sim_bridge.graph.routes import Walker
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import Snapshot
+    from fdc.sim_bridge.world.trajectory import SnapshotState
+
+BASELINES = ("random", "oracle")
+#: Rounds of the oracle over a goal's literals (a later move may undo an earlier one).
+ORACLE_ROUNDS = 3
+#: Choices (disjuncts, placements) the oracle may abandon before it gives up on a task.
+ORACLE_RETRIES = 10
+#: Placements banned in a row before the oracle abandons the disjunct they serve.
+PLACEMENT_RETRIES = 3
+#: Joins an atom and a placement in a choice's key (a disjunct's key is its PDDL).
+PLACED = " -> "
+#: Surfaces tried when moving an item away (the nearest first).
+CLEAR_CANDIDATES = 16
+#: The oracle's planning budget (the task's budget is checked afterwards).
+PLANNING_BUDGET = 10_000
+#: Where items are put when the oracle asks whether a placement would fit without them.
+OFF_MAP_M = -1000.0
+#: Items the oracle may move off a destination to make room for a placement.
+ROOM_MOVES = 3
+#: Relations any of many surfaces satisfies: the oracle tries them in turn.
+SPREAD = frozenset({"in-room", "on-furniture"})
+#: Relations to anchors the oracle may move to make room.
+ANCHORED = frozenset({"around", "at-side", "between"})
+#: Relations whose items the oracle packs together on one surface.
+PACKED = frozenset({"on", "in-cell", "inside"})
+#: Placements tried when packing several items on one surface.
+PACK_BUDGET = 400
+
+
+class Unsolvable(Exception):
+    """The oracle cannot achieve the task (the reason says why)."""
+
+
+class Refused(Unsolvable):
+    """The world refused one of the oracle's actions (a closed door, an item carrying
+    others): no other choice of the oracle's would help."""
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """One task's prediction, and why the oracle failed, if it did."""
+
+    prediction: Prediction
+    failure: str = ""
+
+
+# --------------------------------------------------------------------------- placements
+
+
+def _hypothetical(env: ManipulationEnv, item: str, placement: Placement,
+                  state: SnapshotState | None = None) -> SnapshotState:
+    """The state just after `place` puts `item` where `placement` says, from `state`
+    (default: the world now)."""
+    from fdc.sim_bridge.world.state import ObjectPose
+    from fdc.sim_bridge.world.trajectory import SnapshotState
+
+    assert placement.pose is not None
+    snap = state.snapshot if state is not None else env.world.snapshot()
+    objects = dict(snap.objects)
+    old = objects[item]
+    objects[item] = ObjectPose(position=placement.pose.position,
+                               orientation=placement.pose.orientation, size=old.size)
+    return SnapshotState(env.graph, snap.model_copy(update={"objects": objects, "held": None}))
+
+
+def _truth(env: ManipulationEnv, state: SnapshotState | None = None,
+           thresholds: dict[str, float] | None = None) -> Callable[[Goal], bool]:
+    """A goal's truth in `state` (default: the world now)."""
+    from fdc.predicates.builtin import default_registry
+    from fdc.predicates.registry import Context
+    from fdc.predicates.verify import evaluate
+
+    registry = default_registry()
+    ctx = Context(graph=env.graph, state=state if state is not None else env.world.state)
+    overrides = thresholds if thresholds is not None else env.task.thresholds
+    if overrides:
+        ctx = ctx.with_thresholds(overrides, registry)
+    cache: dict[GAtom, bool] = {}
+
+    def holds(a: GAtom, _i: int) -> bool:
+        found = cache.get(a)
+        if found is None:
+            found = cache[a] = registry.evaluate(a.predicate, a.args, ctx)
+        return found
+
+    return lambda g: evaluate(g, 0, holds)
+
+
+def _without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] = ()
+             ) -> SnapshotState:
+    """The world now with `items` taken out of the scene (off the map, on no surface)
+    and the containers `opened` open: would a placement fit once they are moved away?"""
+    from fdc.sim_bridge.world.trajectory import SnapshotState
+
+    snap = env.world.snapshot()
+    objects = dict(snap.objects)
+    posed = env.world.state.posed
+    items = list(dict.fromkeys(items))
+    for i in items:  # what stands on them goes with them (the list grows as it is read)
+        items += [x for x in posed.items_carried_by(i) if x not in items]
+    for k, i in enumerate(items):
+        p = objects[i]
+        objects[i] = p.model_copy(update={"position": (OFF_MAP_M - k, OFF_MAP_M, p.size[2] / 2)})
+    doors = dict(snap.open) | dict.fromkeys(opened, True)
+    return SnapshotState(env.graph, snap.model_copy(update={"objects": objects, "open": doors}))
+
+
+def _goal_objects(g: Goal) -> set[str]:
+    """Every argument of every atom of `g`."""
+    if isinstance(g, GAtom):
+        return set(g.args)
+    if isinstance(g, GNot):
+        return _goal_objects(g.body)
+    if isinstance(g, GAnd | GOr):
+        return set().union(*(_goal_objects(p) for p in g.parts))
+    if isinstance(g, GThen):
+        return set().union(*(_goal_objects(p) for p in g.steps))
+    if isinstance(g, GTargets):
+        return set().union(*(_goal_objects(t.goal) for t in g.targets))
+    return set()
+
+
+def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None = None
+                 ) -> list[tuple[str, list[str]]]:
+    """Candidate (surface, region labels) for the atom's item to make `atom` true (in
+    `state`, default: the world now)."""
+    posed = (state or env.world.state).posed
+    item = atom.args[0]
+    p, args = atom.predicate, atom.args
+    g = env.graph
+    cfg = posed.config.placement
+    if p == "on":  # anywhere (the centre first), else a cell: room for the next item
+        return [(args[1], [])] + [(args[1], [c.id]) for c in posed.cells(args[1])]
+    if p == "in-cell":
+        return [(args[1], [f"{args[1]}#cell:{args[2]}"])]
+    if p == "inside":
+        floors = posed.containers_of(args[1])
+        return [(s.id, []) for s in floors] or [(args[1], [])]
+    if p in ("around", "at-side"):
+        anchor = args[1]
+        s = posed.support_of(anchor)
+        if s is None:
+            return []
+        out = []
+        for r in listed_regions(posed, s):
+            if r.anchor_id != anchor:
+                continue
+            res = place_beside(posed, item, anchor, r.direction, None, cfg)
+            if res.ok:
+                out.append((s, [r.id] + [x for x in res.region_ids if x != r.id]))
+        # Anywhere, or in a cell: further from the anchor than its regions' spots, which
+        # hug it (a later step may need room between them).
+        out.append((s, []))
+        out += [(s, [c.id]) for c in posed.cells(s)]
+        return out
+    if p == "between":
+        s = posed.support_of(args[1])
+        if s is None:
+            return []
+        res = place_between(posed, item, args[1], args[2], cfg)
+        if not res.ok or res.pose is None:
+            return []
+        import shapely
+
+        x, y = res.pose.position[0], res.pose.position[1]
+        around = [r for r in listed_regions(posed, s) if r.anchor_id in (args[1], args[2])]
+        labels = [r.id for r in around if shapely.contains_xy(r.polygon.buffer(1e-6), x, y)]
+        if not labels:
+            return []
+        # `place` goes between two anchors when the regions chosen are around both:
+        # add the other anchor's region nearest the spot
+        named = {r.anchor_id for r in around if r.id in labels}
+        for anchor in (args[1], args[2]):
+            if anchor not in named:
+                spot = shapely.Point(x, y)
+                labels.append(min((r for r in around if r.anchor_id == anchor),
+                                  key=lambda r: (r.polygon.distance(spot), r.id)).id)
+        return [(s, labels)]
+    if p == "in-room":
+        here = env.world.agent_pose()
+        found = []
+        for s in posed.surfaces():
+            owner = g.object(s.object_id)
+            if owner.kind is Kind.MOVABLE or posed.room_of_object(owner.id) != args[1]:
+                continue
+            if s.container is not None and not s.is_open:
+                continue
+            d = math.hypot(s.origin[0] - here.x, s.origin[1] - here.y)
+            found.append((d, s.id))
+        return [(sid, []) for _, sid in sorted(found)]
+    if p == "on-furniture":  # any open furniture surface, the nearest first
+        here = env.world.agent_pose()
+        found = []
+        for s in posed.surfaces():
+            if g.object(s.object_id).kind is Kind.MOVABLE:
+                continue
+            if s.container is not None and not s.is_open:
+                continue
+            found.append((math.hypot(s.origin[0] - here.x, s.origin[1] - here.y), s.id))
+        return [(sid, []) for _, sid in sorted(found)]
+    if p == "same-surface":  # where the other item rests (anywhere, else a cell)
+        s = posed.support_of(args[1])
+        if s is None or item == args[1]:
+            return []
+        return [(s, [])] + [(s, [c.id]) for c in posed.cells(s)]
+    return []
+
+
+def placements(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None = None,
+               only: str | None = None) -> Iterator[tuple[str, list[str]]]:
+    """Each way to `place` the atom's item (held, or where it stands) so that `atom`
+    holds right after (judged from where the robot stands now; in `state`, default the
+    world now; on surface `only` if given): (surface, region labels), the preferred
+    first."""
+    item = atom.args[0]
+    st = state or env.world.state
+    for surface, labels in destinations(env, atom, st):
+        if only is not None and surface != only:
+            continue
+        res, _, _ = preview_place(st.posed, item, surface, labels)
+        if res is None or not res.ok:
+            continue
+        if _truth(env, _hypothetical(env, item, res, st))(atom):
+            yield surface, labels
+
+
+def choose_placement(env: ManipulationEnv, atom: GAtom) -> tuple[str, list[str]] | None:
+    """The preferred of `placements`, or None."""
+    return next(placements(env, atom), None)
+
+
+def clear_destinations(env: ManipulationEnv, item: str, atoms: Sequence[GAtom],
+                       keep: Sequence[Goal] = (), avoid: Collection[str] = ()) -> list[str]:
+    """Furniture surfaces, nearest first, where the held `item` could go so that none of
+    `atoms` holds and every part of `keep` that holds now still does; never the surface
+    it stands on, nor those in `avoid`."""
+    w = env.world
+    posed = w.state.posed
+    g = env.graph
+    here = posed.object(item).position if w.held_object() != item else \
+        (w.agent_pose().x, w.agent_pose().y)
+    now = _truth(env)
+    kept = [k for k in keep if now(k)]
+    found = []
+    for s in posed.surfaces():
+        owner = g.object(s.object_id)
+        if owner.kind is Kind.MOVABLE or s.id == posed.support_of(item) or s.id in avoid:
+            continue
+        if s.container is not None and not s.is_open:
+            continue
+        found.append((math.hypot(s.origin[0] - here[0], s.origin[1] - here[1]), s.id))
+    out = []
+    for _, sid in sorted(found)[:CLEAR_CANDIDATES]:
+        if w.held_object() != item:
+            out.append(sid)
+            continue
+        res, _, _ = preview_place(posed, item, sid, [])
+        if res is None or not res.ok:
+            continue
+        truth = _truth(env, _hypothetical(env, item, res))
+        if any(truth(a) for a in atoms) or not all(truth(k) for k in kept):
+            continue
+        out.append(sid)
+    return out
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+class _Oracle:
+    """Plans a task's trace by acting in an agent environment. `banned`: choices (a
+    disjunct, a placement) that an earlier attempt took and failed after."""
+
+    def __init__(self, env: ManipulationEnv, banned: set[str]) -> None:
+        self.env = env
+        self.banned = banned
+        self.chosen: list[str] = []  # the choices taken, in order
+        self.goal: Goal = GAnd(parts=())
+        self.lits: list[tuple[GAtom, bool]] = []  # the literals being achieved
+        self._truth: tuple[int, Callable[[Goal], bool] | None] = (-1, None)
+
+    def now(self, g: Goal) -> bool:
+        n = len(self.env.world.snapshots)  # one state per snapshot: judge each atom once
+        truth = self._truth[1]
+        if self._truth[0] != n or truth is None:
+            truth = _truth(self.env)
+            self._truth = (n, truth)
+        return truth(g)
+
+    def do(self, name: ActionName, target: str | None = None, regions: Sequence[str] = ()
+           ) -> None:
+        self.env.step(AgentAction(action=name, target=target, regions=list(regions)))
+        last = self.env.records[-1]
+        if not last.ok:
+            raise Refused(" ".join(x for x in (name.value, target) if x) + f": {last.reason}")
+
+    def literals(self, g: Goal) -> list[tuple[GAtom, bool]]:
+        if isinstance(g, GAtom):
+            return [(g, True)]
+        if isinstance(g, GNot):
+            if not isinstance(g.body, GAtom):
+                raise Unsolvable(f"the negation of a {type(g.body).__name__}")
+            return [(g.body, False)]
+        if isinstance(g, GAnd):
+            return [lit for p in g.parts for lit in self.literals(p)]
+        if isinstance(g, GOr):
+            options = []
+            for k, p in enumerate(g.parts):
+                key = to_pddl(p)
+                if key in self.banned:
+                    continue
+                lits = self.literals(p)
+                cost = sum(1 for a, pos in lits if self.now(a) != pos)
+                options.append((cost, k, key, lits))
+            if not options:
+                raise Unsolvable("every part of a disjunction failed")
+            cost, _, key, lits = min(options, key=lambda o: (o[0], o[1]))
+            if cost:
+                self.chosen.append(key)
+            return lits
+        raise Unsolvable(f"a {type(g).__name__} inside a step")
+
+    def achieve(self, g: Goal) -> None:
+        self.goal = g
+        for _ in range(ORACLE_ROUNDS):
+            if self.now(g):
+                return
+            for a, pos in dict.fromkeys(self.literals(g)):
+                if not pos and a.predicate != "is-open" and self.now(a):
+                    self.clear(a)
+            # chosen again: an item moved away may now satisfy another disjunct
+            lits = list(dict.fromkeys(self.literals(g)))
+            self.lits = lits
+            anchors = {x for a, pos in lits if pos for x in a.args[1:]}
+            # anchors first: moving an anchor later would break what was placed by it
+            positives = sorted(self.gathered([a for a, pos in lits
+                                              if pos and a.predicate != "is-open"]),
+                               key=lambda a: a.args[0] not in anchors)
+            for a in positives:
+                if not self.now(a):
+                    self.make(a)
+            # doors last: fetching and placing above may have opened them
+            for a, pos in lits:
+                if a.predicate == "is-open" and self.now(a) != pos:
+                    self.set_open(a.args[0], pos)
+        if not self.now(g):
+            raise Unsolvable("the goal does not hold after the oracle's moves")
+
+    def gathered(self, atoms: Sequence[GAtom]) -> list[GAtom]:
+        """`atoms` with their `same-surface` atoms replaced by moves to one surface per
+        group of items they join: the surface most of the group stands on now (the
+        lowest id on a tie), each item elsewhere to join the group's first item there.
+        The pairs then hold with the fewest moves, whatever the order of the atoms."""
+        same = [a for a in atoms if a.predicate == "same-surface" and len(a.args) == 2]
+        if not same:
+            return list(atoms)
+        group: dict[str, str] = {}
+
+        def root(x: str) -> str:
+            while group.setdefault(x, x) != x:
+                x = group[x]
+            return x
+
+        for a in same:
+            group[root(a.args[0])] = root(a.args[1])
+        posed = self.env.world.state.posed
+        members: dict[str, list[str]] = {}
+        for x in sorted(group):
+            members.setdefault(root(x), []).append(x)
+        moves: list[GAtom] = []
+        for items in members.values():
+            where = {x: posed.support_of(x) for x in items}
+            counts: dict[str, int] = {}
+            for w in where.values():
+                if w is not None:
+                    counts[w] = counts.get(w, 0) + 1
+            if not counts:
+                return list(atoms)
+            home = min(counts, key=lambda w: (-counts[w], w))
+            anchor = next(x for x in items if where[x] == home)
+            moves += [GAtom(predicate="same-surface", args=(x, anchor))
+                      for x in items if where[x] != home]
+        return [a for a in atoms if a not in same] + moves
+
+    def fetch(self, item: str, avoid: Collection[str] = ()) -> None:
+        """Go and pick `item`: what stands on it goes first (never onto `avoid`), its
+        closed container is opened."""
+        w = self.env.world
+        if w.held_object() == item:
+            return
+        if w.held_object() is not None:
+            raise Unsolvable(f"the hand holds `{w.held_object()}`")
+        for other in w.state.posed.items_carried_by(item):  # take them off first
+            self.move_away(other, [], avoid)
+        src = w.state.posed.support_of(item)
+        if src is None:
+            raise Unsolvable(f"`{item}` stands on no surface")
+        closed = w.state.posed.enclosing_container(item)
+        if closed is not None:
+            self.open_container(closed.id)
+        if not self.env.reachable(item):
+            self.do(ActionName.GO_TO, src)
+        self.do(ActionName.PICK, item)
+
+    def open_container(self, surface: str) -> None:
+        """Go to a closed container and open it."""
+        if not self.env.reachable(surface):
+            self.do(ActionName.GO_TO, surface)
+        self.do(ActionName.OPEN, surface)
+
+    def set_open(self, furniture: str, value: bool) -> None:
+        """Open or close furniture (all its containers), from the nearest of them."""
+        doors = self.env.doors(furniture)
+        if not doors:
+            raise Unsolvable(f"`{furniture}` has no door or drawer to "
+                             f"{'open' if value else 'close'}")
+        if not self.env.reachable(furniture):
+            self.do(ActionName.GO_TO, doors[0].id)
+        self.do(ActionName.OPEN if value else ActionName.CLOSE, furniture)
+
+    def make(self, a: GAtom) -> None:
+        if a.predicate not in RELOCATING:
+            raise Unsolvable(f"{to_pddl(a)}: the action space has no action that changes "
+                             f"`{a.predicate}`")
+        item = a.args[0]
+        if self.env.world.held_object() != item:
+            self.make_room(a)
+        surfaces = list(dict.fromkeys(s for s, _ in destinations(self.env, a)))
+        if not surfaces:
+            raise Unsolvable(f"no destination for {to_pddl(a)}")
+        for surface in surfaces:  # go there, then choose from where the robot stands
+            s = self.env.world.state.posed.surface(surface)
+            if s.container is not None and not s.is_open:
+                # open it first: doors need an empty hand (fdc-home's `open`)
+                if self.env.world.held_object() == item:
+                    self.move_away(item, [])
+                self.open_container(surface)
+            self.fetch(item)
+            if not self.env.reachable(surface):
+                self.do(ActionName.GO_TO, surface)
+            # `at-side` names a side in the words of the robot where it stands: another
+            # side of the surface turns the same words to another region
+            views = 4 if a.predicate == "at-side" else 1
+            for view in range(views):
+                if view:
+                    self.env.step(AgentAction(action=ActionName.CHANGE_VIEW))
+                    if not self.env.records[-1].ok:
+                        break
+                if self.place_for(a, surface):
+                    return
+            if a.predicate not in SPREAD:
+                break
+        raise Unsolvable(f"no placement of `{a.args[0]}` makes {to_pddl(a)} true")
+
+    def make_room(self, a: GAtom) -> None:
+        """When no placement makes `a` true now (its destination containers opened;
+        for `at-side`, from any side of the anchor's surface), make room first: move
+        away the fewest items on a destination that the goal does not name (the largest
+        first, at most `ROOM_MOVES`); else move an anchor: for `between`, one of them to
+        the cell of their surface farthest from the other; for `around` and `at-side`,
+        the anchor to a cell of its surface with room beside it."""
+        if a.predicate in SPREAD:  # any of many surfaces will do
+            return
+        env = self.env
+        posed = env.world.state.posed
+        dests = list(dict.fromkeys(s for s, _ in destinations(env, a)))
+        closed = [s for s in dests if posed.surface(s).container is not None
+                  and not posed.surface(s).is_open]
+        if self.placeable(a, _without(env, [], closed)):
+            return
+        named = _goal_objects(self.goal) | set(a.args)
+        spare: list[str] = []
+        anchored = a.predicate in ANCHORED and posed.support_of(a.args[1]) is not None
+        if anchored:
+            dests = list(dict.fromkeys([*dests, posed.support_of(a.args[1]) or ""]))
+        for surface in dests:
+            items = sorted((o for o in posed.items_on(surface)
+                            if o.kind is Kind.MOVABLE and o.id not in named),
+                           key=lambda o: (-o.footprint.area, o.id))[:ROOM_MOVES]
+            spare += [o.id for o in items]
+            taken: list[str] = []
+            for o in items:
+                taken.append(o.id)
+                if self.placeable(a, _without(env, taken, closed), surface):
+                    break
+            else:
+                continue
+            for x in list(taken):  # the fewest: drop those not needed after all
+                rest = [y for y in taken if y != x]
+                if self.placeable(a, _without(env, rest, closed), surface):
+                    taken = rest
+            for x in taken:
+                self.move_away(x, [], {surface})
+            return
+        if not anchored:
+            return
+        for taken in ([], spare):  # the anchor moved; else room cleared too
+            move = self.spread(a, taken) if a.predicate == "between" else \
+                self.shift(a, taken)
+            if move is not None:
+                anchor, surface, cell = move
+                for x in taken:
+                    self.move_away(x, [], {surface})
+                self.fetch(anchor)
+                if not env.reachable(surface):
+                    self.do(ActionName.GO_TO, surface)
+                self.do(ActionName.SHOW_RECEPTACLE, surface)
+                self.do(ActionName.PLACE, surface, [cell])
+                return
+
+    def placeable(self, a: GAtom, state: SnapshotState, only: str | None = None) -> bool:
+        """Whether some placement makes `a` true in `state` (on surface `only`, if
+        given): for `at-side`, seen from any side of the anchor's surface the robot can
+        stand at."""
+        views = [state]
+        if a.predicate == "at-side":
+            surface = state.posed.support_of(a.args[1])
+            pts, _ = state.posed.standing_points_for(surface) if surface else ([], None)
+            views = [_standing_at(state, p) for p in pts if p.reachable] or views
+        return any(next(placements(self.env, a, v, only), None) is not None for v in views)
+
+    def keep(self) -> list[Goal]:
+        """The parts of the goal that hold now (a move must not break them)."""
+        now = _truth(self.env)
+        return [k for k in (self.goal.parts if isinstance(self.goal, GAnd) else [self.goal])
+                if now(k)]
+
+    def shift(self, a: GAtom, taken: Sequence[str]) -> tuple[str, str, str] | None:
+        """(anchor, surface, cell): the anchor of `around` or `at-side` moved to a cell of
+        its surface (the corners first), with `taken` moved away, after which the item
+        fits beside it and no part of the goal that holds now is broken."""
+        env = self.env
+        base = _without(env, taken)
+        posed = base.posed
+        anchor = a.args[1]
+        surface = posed.support_of(anchor)
+        if surface is None:
+            return None
+        cells = sorted(posed.cells(surface), key=lambda c: -sum(map(abs, STEP[c.direction])))
+        cell = self._anchor_cell(a, anchor, surface, cells, base)
+        return None if cell is None else (anchor, surface, cell)
+
+    def spread(self, a: GAtom, taken: Sequence[str]) -> tuple[str, str, str] | None:
+        """(anchor, surface, cell): an anchor of `between` moved to the cell of its
+        surface farthest from the other anchor, with `taken` moved away, after which the
+        item fits between them and no part of the goal that holds now is broken."""
+        env = self.env
+        base = _without(env, taken)
+        posed = base.posed
+        first, second = a.args[1], a.args[2]
+        surface = posed.support_of(first)
+        if surface is None or surface != posed.support_of(second):
+            return None
+        for anchor, other in ((second, first), (first, second)):
+            ox, oy = posed.object(other).position[:2]
+            cells = sorted(posed.cells(surface), key=lambda c: -c.polygon.centroid.distance(
+                _point(ox, oy)))
+            cell = self._anchor_cell(a, anchor, surface, cells, base)
+            if cell is not None:
+                return anchor, surface, cell
+        return None
+
+    def _anchor_cell(self, a: GAtom, anchor: str, surface: str, cells: Sequence[Any],
+                     base: SnapshotState) -> str | None:
+        """The first of `cells` (in `base`, where the items in the way are gone) the
+        anchor can be moved to such that the item then fits for `a` and no part of the
+        goal that holds now is broken."""
+        env, keep = self.env, self.keep()
+        for c in cells:
+            res, _, _ = preview_place(base.posed, anchor, surface, [c.id])
+            if res is None or not res.ok:
+                continue
+            st = _hypothetical(env, anchor, res, base)
+            truth = _truth(env, st)
+            if all(truth(k) for k in keep) and self.placeable(a, st):
+                return str(c.id)
+        return None
+
+    def place_for(self, a: GAtom, surface: str) -> bool:
+        """Place the held item on `surface` for `a` from where the robot stands, if some
+        placement that no earlier attempt banned makes it true: when other items of the
+        goal must still go on the same surface, the first placement of a packing that
+        makes room for all of them (`pack`); else the preferred placement, then the
+        other spots of the surface (`spots`: its cells, beside each item, on an item)."""
+        seen: set[str] = set()
+        for where, labels in self.options(a, surface):
+            key = f"{to_pddl(a)}{PLACED}{where} {labels}"
+            if key in seen:
+                continue
+            seen.add(key)
+            if key in self.banned:
+                continue
+            self.chosen.append(key)
+            if not self.env.reachable(where):
+                self.do(ActionName.GO_TO, where)
+            if labels:
+                self.do(ActionName.SHOW_RECEPTACLE, where)
+            self.do(ActionName.PLACE, where, labels)
+            return True
+        return False
+
+    def options(self, a: GAtom, surface: str) -> Iterator[tuple[str, list[str]]]:
+        """`place_for`'s placements, in the order it tries them."""
+        packed = a.predicate in PACKED and _packed_surface(self.env, a) == surface
+        if packed:
+            group = [a, *self.pending(a)]
+            if len(group) > 1:
+                plan = self.pack(group, self.env.world.state, [PACK_BUDGET])
+                if plan:
+                    yield plan[0]
+        yield from placements(self.env, a, only=surface)
+        if packed:
+            st = self.env.world.state
+            yield from (o for o in self.spots(a, surface, st) if self.fits(a, o, st))
+
+    def pending(self, a: GAtom) -> list[GAtom]:
+        """The other atoms of the literals being achieved, false now, that put an item
+        on the surface `a` puts its item on (`on`, `in-cell`, `inside` a receptacle)."""
+        dest = _packed_surface(self.env, a)
+        return [b for b, pos in self.lits if pos and b != a and b.predicate in PACKED
+                and b.args[0] != a.args[0] and _packed_surface(self.env, b) == dest
+                and not self.now(b)]
+
+    def spots(self, a: GAtom, surface: str, state: SnapshotState
+              ) -> list[tuple[str, list[str]]]:
+        """Placements of `a`'s item on `surface` beyond the preferred ones: its cells
+        (corners first), beside each item on it, on top of each item on it."""
+        posed = state.posed
+        item = a.args[0]
+        corners = sorted(posed.cells(surface), key=lambda c: -sum(map(abs, STEP[c.direction])))
+        out: list[tuple[str, list[str]]] = [(surface, [])]
+        out += [(surface, [c.id]) for c in corners]
+        out += [(surface, [r.id]) for r in listed_regions(posed, surface)
+                if r.anchor_id is not None and r.anchor_id != item]
+        for o in posed.items_on(surface):
+            if o.kind is Kind.MOVABLE and o.id != item:
+                out += [(t.id, []) for t in posed.surfaces(o.id) if t.container is None]
+        return out
+
+    def fits(self, a: GAtom, option: tuple[str, list[str]], state: SnapshotState
+             ) -> SnapshotState | None:
+        """The state after placing `a`'s item as `option` says, from `state`, when the
+        placement exists and makes `a` true; else None."""
+        item = a.args[0]
+        res, _, _ = preview_place(state.posed, item, option[0], option[1])
+        if res is None or not res.ok:
+            return None
+        after = _hypothetical(self.env, item, res, state)
+        return after if _truth(self.env, after)(a) else None
+
+    def pack(self, atoms: Sequence[GAtom], state: SnapshotState, budget: list[int]
+             ) -> list[tuple[str, list[str]]] | None:
+        """A placement for each atom's item, in order, after which all of `atoms` hold:
+        a depth-first search over `spots` (at most `budget[0]` placements tried)."""
+        if not atoms:
+            return []
+        a = atoms[0]
+        surface = _packed_surface(self.env, a)
+        if surface is None:
+            return None
+        for option in self.spots(a, surface, state):
+            if budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            after = self.fits(a, option, state)
+            if after is None:
+                continue
+            rest = self.pack(atoms[1:], after, budget)
+            if rest is not None:
+                return [option, *rest]
+        return None
+
+    def clear(self, a: GAtom) -> None:
+        if a.predicate not in RELOCATING:
+            raise Unsolvable(f"(not {to_pddl(a)}): the action space has no action that "
+                             f"changes `{a.predicate}`")
+        self.move_away(a.args[0], [a])
+
+    def move_away(self, item: str, atoms: Sequence[GAtom], avoid: Collection[str] = ()
+                  ) -> None:
+        """Put `item` on the nearest furniture surface where none of `atoms` holds and
+        no part of the goal that holds now is broken: not where it stands now, nor on
+        `avoid` (a surface the oracle makes room on)."""
+        src = self.env.world.state.posed.support_of(item)
+        self.fetch(item, avoid)
+        g = self.goal
+        keep = list(g.parts) if isinstance(g, GAnd) else [g]
+        keep = [k for k in keep if not (isinstance(k, GNot) and k.body in atoms)]
+        dests = clear_destinations(self.env, item, atoms, keep,
+                                   {*avoid, *([src] if src is not None else [])})
+        if not dests:
+            what = " for " + ", ".join(f"(not {to_pddl(a)})" for a in atoms) if atoms else ""
+            raise Unsolvable(f"no surface takes `{item}` away{what}")
+        if not self.env.reachable(dests[0]):
+            self.do(ActionName.GO_TO, dests[0])
+        self.do(ActionName.PLACE, dests[0])
+
+
+def _packed_surface(env: ManipulationEnv, a: GAtom) -> str | None:
+    """The surface `a` puts its item on, for the relations `pack` handles."""
+    if a.predicate in ("on", "in-cell"):
+        return str(a.args[1])
+    if a.predicate == "inside":
+        floors = env.world.state.posed.containers_of(a.args[1])
+        return str(floors[0].id) if len(floors) == 1 else None
+    return None
+
+
+def _standing_at(state: SnapshotState, point: StandingPoint) -> SnapshotState:
+    """`state` with the robot at a standing point, facing the furniture."""
+    from fdc.sim_bridge.world.state import AgentPose
+    from fdc.sim_bridge.world.trajectory import SnapshotState
+
+    snap = state.snapshot
+    agent = AgentPose(x=point.position[0], y=point.position[1], z=snap.agent.z,
+                      yaw_rad=point.yaw_rad)
+    return SnapshotState(state.graph, snap.model_copy(update={"agent": agent}))
+
+
+def _point(x: float, y: float) -> Any:
+    import shapely
+
+    return shapely.Point(x, y)
+
+
+def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
+    """The oracle's trace for a manipulation task (`Unsolvable` with the reason when it
+    finds none within the task's budget)."""
+    banned: set[str] = set()
+    first = ""  # the first attempt's failure: the root cause, when every attempt fails
+    placements_banned = 0
+    for _ in range(ORACLE_RETRIES + 1):
+        env = ManipulationEnv(graph, budget=PLANNING_BUDGET)
+        env.reset(options={"task": task})
+        oracle = _Oracle(env, banned)
+        steps: Sequence[Goal] = task.goal.steps if isinstance(task.goal, GThen) else (task.goal,)
+        try:
+            for step in steps:
+                if isinstance(step, GTargets | GThen):
+                    raise Unsolvable(f"a {type(step).__name__} step")
+                oracle.achieve(step)
+            oracle.do(ActionName.CALL_END)
+        except Unsolvable as e:
+            first = first or str(e)
+            if isinstance(e, Refused) or not oracle.chosen:
+                raise Unsolvable(first) from None
+            last = oracle.chosen[-1]
+            parts = [c for c in oracle.chosen if PLACED not in c]  # the disjuncts taken
+            if PLACED in last and parts and placements_banned >= PLACEMENT_RETRIES:
+                banned.add(parts[-1])  # that part's placements keep failing: another part
+                placements_banned = 0
+            else:
+                banned.add(last)
+                placements_banned += PLACED in last
+            continue
+        verdict = env.verdict()
+        if not verdict.success:
+            raise Unsolvable(f"the trace does not verify: {verdict.reason}")
+        actions = [r.action for r in env.records if r.action is not None]
+        budget = step_budget(task, graph)
+        if len(actions) > budget:
+            raise Unsolvable(f"the plan takes {len(actions)} actions; the budget is {budget}")
+        return actions
+    raise Unsolvable(first)
+
+
+def random_actions(task: TaskRecord, graph: SceneGraph, seed: int) -> list[AgentAction]:
+    """Random valid actions until `call_end` or the budget (deterministic per seed)."""
+    rng = random.Random(f"{seed}:{task.id}")
+    env = ManipulationEnv(graph)
+    env.reset(seed=seed, options={"task": task})
+    while not env.done:
+        valid = env.valid_actions()
+        names = sorted({a.action.value for a in valid})
+        name = rng.choice(names)
+        env.step(rng.choice([a for a in valid if a.action.value == name]))
+    return [r.action for r in env.records if r.action is not None]
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _frame_nodes(walker: Walker, experience: Experience, frames: Sequence[int]
+                 ) -> dict[int, int]:
+    """Each grid node some of `frames` stand at -> the earliest of those frames."""
+    out: dict[int, int] = {}
+    for f in sorted(frames):
+        a = experience.frames[f].agent
+        n = walker.node((a.x, a.y))
+        if n >= 0:
+            out.setdefault(n, f)
+    return out
+
+
+def _nearest_source(walker: Walker, node: int, sources: Mapping[int, tuple[float, int]]
+                    ) -> tuple[int, int]:
+    """The source node (and the target it ended) whose cost plus the walk from it to
+    `node` is least: the leg of a shortest walk that arrives at `node` (the grid is
+    undirected: one search from `node` measures every leg)."""
+    back = walker.search({node: 0.0})
+    best = min(((c + back.get(m, math.inf), m, j) for m, (c, j) in sorted(sources.items())),
+               default=(math.inf, -1, -1))
+    return best[1], best[2]
+
+
+def _ordered_route(walker: Walker, start: int, targets: Sequence[Mapping[int, int]]
+                   ) -> list[int] | None:
+    """The node of each target, in order, on the shortest walk through them (a layered
+    search, as `Walker.walk` measures it, then back from the best end)."""
+    layers: list[dict[int, tuple[float, int]]] = []
+    costs: dict[int, float] = {start: 0.0}
+    for k, t in enumerate(targets):
+        reach = walker.search(costs)
+        layer = {n: (reach[n], k) for n in t if n in reach}
+        if not layer:
+            return None
+        layers.append(layer)
+        costs = {n: c for n, (c, _) in layer.items()}
+    end = min(sorted(layers[-1]), key=lambda n: layers[-1][n][0])
+    nodes = [end]
+    for layer in reversed(layers[:-1]):
+        prev, _ = _nearest_source(walker, nodes[-1], layer)
+        nodes.append(prev)
+    return nodes[::-1]
+
+
+def _tour_route(walker: Walker, start: int, targets: Sequence[Mapping[int, int]]
+                ) -> list[tuple[int, int]] | None:
+    """(target, node) in visiting order on the shortest open tour from `start` through
+    one node of each target: Held-Karp over subsets as `Walker` computes L* (the same
+    costs, so the tour's length is L*), each subset's end costs kept with the target
+    that came last, then walked back from the best end."""
+    k = len(targets)
+    # subset of targets visited -> {end node: (cost, the target visited last)}
+    table: dict[int, dict[int, tuple[float, int]]] = {0: {start: (0.0, -1)}}
+    frontier = [0]
+    for _ in range(k):
+        nxt: dict[int, dict[int, tuple[float, int]]] = {}
+        for prev in frontier:
+            reach = walker.search({n: c for n, (c, _) in table[prev].items()})
+            for j in range(k):
+                if prev & (1 << j):
+                    continue
+                merged = nxt.setdefault(prev | (1 << j), {})
+                for n in targets[j]:
+                    c = reach.get(n, math.inf)
+                    if c < merged.get(n, (math.inf, -1))[0]:
+                        merged[n] = (c, j)
+        table.update((b, m) for b, m in nxt.items() if m)
+        frontier = sorted(b for b, m in nxt.items() if m)
+    full = (1 << k) - 1
+    if full not in table:
+        return None
+    node = min(sorted(table[full]), key=lambda n: table[full][n][0])
+    route = [(table[full][node][1], node)]
+    bits = full & ~(1 << route[-1][0])
+    while bits:
+        node, j = _nearest_source(walker, route[-1][1], table[bits])
+        if j < 0:  # pragma: no cover - every entry of the table was reached
+            return None
+        route.append((j, node))
+        bits &= ~(1 << j)
+    return route[::-1]
+
+
+def _greedy_route(walker: Walker, start: int, targets: Sequence[Mapping[int, int]]
+                  ) -> list[tuple[int, int]] | None:
+    """(target, node) in visiting order: the nearest next target each time (past
+    `EXACT_TOUR_MAX` targets, as `Walker` approximates L*)."""
+    left = set(range(len(targets)))
+    at, route = start, []
+    while left:
+        reach = walker.search({at: 0.0})
+        d, j, n = min(((reach.get(n, math.inf), j, n) for j in sorted(left)
+                       for n in sorted(targets[j])), default=(math.inf, -1, -1))
+        if not math.isfinite(d):
+            return None
+        route.append((j, n))
+        at = n
+        left.discard(j)
+    return route
+
+
+def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
+                  walker: Walker | None = None) -> list[int]:
+    """Valid frames on the shortest walk L* measures (`fdc.sim_bridge.graph.routes`): the closest
+    to the start for a single goal; for ordered targets, one per target on the shortest
+    walk through them in order; for unordered targets, in visiting order, one per target
+    on the shortest open tour (exact up to `EXACT_TOUR_MAX` targets, the nearest next
+    target beyond). Of the frames at the chosen grid node, the earliest. A target
+    without a valid frame (or unreachable) gets the history's last frame, where the task
+    starts: the task cannot be solved through frames; unordered targets then keep the
+    order given."""
+    from fdc.sim_bridge.graph.routes import EXACT_TOUR_MAX, Walker
+
+    walker = walker or Walker(graph.nav)
+    lists = task.valid_frames or [[-1]]
+    last = len(experience.frames) - 1
+    here = (task.start.x, task.start.y) if task.start is not None else \
+        (graph.scene.agent.position[0], graph.scene.agent.position[1])
+    start = walker.node(here)
+    targets = [_frame_nodes(walker, experience,
+                            [f for f in fs if 0 <= f < len(experience.frames)]) for fs in lists]
+    if start < 0 or not all(targets):
+        return [min(t.values()) if t else last for t in targets]
+    if isinstance(task.goal, GTargets) and task.goal.ordered:
+        nodes = _ordered_route(walker, start, targets)
+        if nodes is None:
+            return [last] * len(targets)
+        return [t[n] for t, n in zip(targets, nodes, strict=True)]
+    tour = _tour_route(walker, start, targets) if len(targets) <= EXACT_TOUR_MAX else \
+        _greedy_route(walker, start, targets)
+    if tour is None:
+        return [last] * len(targets)
+    return [targets[j][n] for j, n in tour]
+
+
+def random_frames(task: TaskRecord, experience: Experience, seed: int) -> list[int]:
+    rng = random.Random(f"{seed}:{task.id}")
+    n = len(experience.frames)
+    k = len(task.valid_frames) if task.valid_frames else 1
+    return rng.sample(range(n), k) if k <= n else [rng.randrange(n) for _ in range(k)]
+
+
+def oracle_run(task: TaskRecord, graph: SceneGraph, experience: Experience,
+               frames: Sequence[int]) -> list[Snapshot]:
+    """The embedded world's walk from the task's start to each frame's pose, with a stop
+    at each, in the world the experience left behind (objects where the robot put them).
+
+    The embedded world starts in the scene's initial state, so the walk to the task's
+    start is made first and cut off: the snapshots kept begin at the start, their
+    objects are those after the experience, and steps, clock and path length count
+    from there."""
+    from fdc.compiler.compile import start_snapshots
+    from fdc.sim_bridge.world.embedded import EmbeddedWorld
+
+    _, after = start_snapshots(graph, experience)
+    world = EmbeddedWorld(graph, clock=LONG_DAY)
+    start = task.start or (after.agent if after is not None else None)
+    if start is not None:
+        res = world.navigate(start)
+        if not res.ok:
+            raise Unsolvable(f"the task's start cannot be reached: {res.reason}")
+    base = world.snapshot()
+    first = len(world.snapshots) - 1
+    for f in frames:
+        res = world.navigate(experience.frames[f].agent)
+        if not res.ok:
+            raise Unsolvable(f"frame {f}'s pose cannot be reached: {res.reason}")
+        world.stop()
+    snaps = list(world.snapshots[first:])
+    objects = after.objects if after is not None else base.objects
+    opened = after.open if after is not None else base.open
+    t0 = after.time_min if after is not None else base.time_min
+    minutes = world.clock.minutes_per_step
+    out = []
+    for k, s in enumerate(snaps):
+        step = s.step - base.step
+        out.append(s.model_copy(update={
+            "step": step, "time_min": t0 + step * minutes, "objects": objects,
+            "open": opened, "held": None, "path_length_m": s.path_length_m - base.path_length_m,
+            "action": None if k == 0 else s.action}))
+    return out
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class SceneContext:
+    """What the baselines need of a task's scene: its graph, the experience its memory
+    tasks are about, and the scene file's name for trajectory headers."""
+
+    graph: SceneGraph
+    experience: Experience | None
+    scene_name: str
+
+
+def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecord],
+                 SceneContext], *, seed: int = 0, trajectories: Path | None = None,
+                 predictions_dir: Path | None = None) -> Iterator[BaselineResult]:
+    """Each task's prediction by baseline `name` (`random` or `oracle`), in order.
+    `trajectories`: the folder the oracle's low-level runs are written to (one JSONL
+    per memory task), referenced relative to `predictions_dir`."""
+    from fdc.sim_bridge.graph.routes import Walker
+    from fdc.sim_bridge.world.state import TrajectoryHeader
+    from fdc.sim_bridge.world.trajectory import scene_sha256, write_trajectory
+
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline `{name}`; known: {', '.join(BASELINES)}")
+    walkers: dict[int, Walker] = {}  # per scene graph: its searches are memoised
+    for task in tasks:
+        ctx = scenes(task)
+        if is_manipulation(task):
+            try:
+                actions = oracle_actions(task, ctx.graph) if name == "oracle" else \
+                    random_actions(task, ctx.graph, seed)
+            except Unsolvable as e:
+                yield BaselineResult(Prediction(task_id=task.id, actions=[]), str(e))
+                continue
+            yield BaselineResult(Prediction(task_id=task.id, actions=actions))
+            continue
+        if ctx.experience is None:
+            yield BaselineResult(Prediction(task_id=task.id, frames=[]),
+                                 "no experience log for this memory task")
+            continue
+        if name == "random":
+            frames = random_frames(task, ctx.experience, seed)
+            yield BaselineResult(Prediction(task_id=task.id, frames=frames))
+            continue
+        walker = walkers.get(id(ctx.graph))
+        if walker is None:
+            walker = walkers[id(ctx.graph)] = Walker(ctx.graph.nav)
+        frames = oracle_frames(task, ctx.graph, ctx.experience, walker)
+        lists = task.valid_frames or [[]]
+        failure = "a target has no valid frame" if not all(lists) else ""
+        rel = None
+        if trajectories is not None:
+            try:
+                snaps = oracle_run(task, ctx.graph, ctx.experience, frames)
+            except Unsolvable as e:
+                failure = failure or str(e)
+            else:
+                trajectories.mkdir(parents=True, exist_ok=True)
+                path = trajectories / f"{task.id}.jsonl"
+                header = TrajectoryHeader(
+                    scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph),
+                    source="fdc-embedded", clock=LONG_DAY, seed=seed)
+                write_trajectory(path, header, snaps)
+                base = predictions_dir or trajectories.parent
+                rel = path.relative_to(base).as_posix() if path.is_relative_to(base) \
+                    else str(path)
+        yield BaselineResult(Prediction(task_id=task.id, frames=frames, trajectory=rel), failure)
+

@@ -1,0 +1,731 @@
+"""Agents act on compiled tasks: ManiTaskGen's manipulation loop, FindingDory's frame choice.
+
+`ManipulationEnv` is a Gymnasium environment over fdc's embedded world. It is reset from
+a manipulation `TaskRecord` (the world starts in the scene's initial state, the robot at
+the scene's start) and takes `AgentAction`s (ManiTaskGen's action space, as JSON text or
+as the model):
+
+- `go_to` a surface: walk to its nearest reachable standing point, facing it;
+- `change_view`: walk to the next side of that surface with a standing point (front,
+  right, rear, left: counter-clockwise seen from above);
+- `pick` an item within reach;
+- `show_receptacle` of a surface (or of the surface an item stands on), within reach:
+  list its placement regions: the 3x3 cells of an empty surface; the 8 regions around
+  each item of an occupied one (`regions.anchor_regions`), then its cells, because fdc's
+  goals also name cells of occupied surfaces ("clear the left half");
+- `place` the held item on a surface: anywhere (no regions), or in chosen regions;
+- `open` / `close` a container with a door or drawer (`kitchen_cabinet|inside`), the
+  part that closes it, or articulated furniture (all of its containers), within reach
+  and with the hand empty (fdc-home's `(hand-empty)` precondition): fdc's addition
+  to ManiTaskGen's action set, whose scenes have no articulated objects;
+- `call_end`: stop; the episode ends.
+
+An action either happens whole or is refused with a reason and changes nothing; both
+cost a step. The episode is truncated when the step budget (`step_budget`) is spent.
+Observations are text: the instruction, the step count, the result of the last action,
+where the robot stands, the items on that surface (none shown in a closed container),
+the containers of its furniture and whether each is open, what it holds, the last
+regions listed. The reward is 1 on the step that ends the episode when the task's ground goal
+verifies on the trajectory (`fdc.predicates.verify`), else 0.
+
+`FrameSelection` is FindingDory's high-level interface to a memory task: the experience
+log and the instruction in, frame indices out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import gymnasium
+from gymnasium import spaces
+from pydantic import ValidationError
+
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.sim_bridge.geometry import to_frame
+from fdc.sim_bridge.graph.placement import (
+    Placement,
+    Relation,
+    place_beside,
+    place_between,
+    place_in_cell,
+    place_on,
+)
+from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
+from fdc.sim_bridge.graph.scene_graph import ObjectInfo
+from fdc.sim_bridge.graph.surfaces import Surface
+from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
+from fdc.sim_bridge.world.state import AgentPose, Clock
+from fdc.sim_bridge.world.trajectory import open_keys
+
+if TYPE_CHECKING:
+    from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.verify import Verdict
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience, Frame
+    from fdc.sim_bridge.world.trajectory import PosedGraph
+
+#: ManiTaskGen's budgets: 20 actions for a single task, 20 more per further step of a
+#: sequence (40 for a two-step THEN task).
+STEPS_PER_TASK = 20
+#: Outcome tasks (level 4) may ask for many items to move: 10 more actions for each
+#: target item past the first (a relocation takes 4 or 5 actions; twice that is slack).
+STEPS_PER_EXTRA_TARGET = 10
+#: A day long enough for any budget: ManiTaskGen's steps are actions, not clock steps.
+LONG_DAY = Clock(start_min=360.0, end_min=1320.0, steps_per_day=1_000_000)
+#: The ring of standing sides `change_view` walks: counter-clockwise seen from above.
+SIDE_RING: tuple[Side, ...] = (Side.FRONT, Side.RIGHT, Side.REAR, Side.LEFT)
+#: Characters an observation may hold (printable ASCII, Latin-1, general punctuation);
+#: anything else is shown as `?`.
+CHARSET = frozenset(
+    "\t\n"
+    + "".join(chr(c) for c in range(0x20, 0x7F))
+    + "".join(chr(c) for c in range(0xA0, 0x180))
+    + "".join(chr(c) for c in range(0x2010, 0x2040))
+)
+MAX_TEXT = 1 << 20
+#: Predicates that relocate their first argument (the item).
+RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
+                        "on-furniture", "same-surface"})
+
+
+def is_manipulation(task: TaskRecord) -> bool:
+    """Manipulation tasks are acted out; memory tasks are answered with frames."""
+    return "manipulation" in task.tags or (task.level is not None and task.valid_frames is None)
+
+
+def step_budget(task: TaskRecord, graph: SceneGraph) -> int:
+    """The number of actions an agent may take on `task`: ManiTaskGen's 20 per step of a
+    process task; for an outcome task, 20 plus 10 for each item past the first that must
+    move (`items_to_move`)."""
+    from fdc.predicates.goal import GThen
+
+    if isinstance(task.goal, GThen):
+        return STEPS_PER_TASK * len(task.goal.steps)
+    if task.level == 4 or "outcome" in task.tags:
+        n = items_to_move(task, graph)
+        return STEPS_PER_TASK + STEPS_PER_EXTRA_TARGET * max(0, n - 1)
+    return STEPS_PER_TASK
+
+
+def items_to_move(task: TaskRecord, graph: SceneGraph) -> int:
+    """How many items the goal makes move, at the fewest, from the scene's initial state:
+    the items of its relocation literals that are false there (an atom that must become
+    true, or a negated one that holds), a conjunction the union of its parts', a
+    disjunction its cheapest part's."""
+    from fdc.predicates.builtin import default_registry
+    from fdc.predicates.goal import GAnd, GAtom, GNot, GOr
+    from fdc.predicates.registry import Context
+
+    registry = default_registry()
+    ctx = Context(graph=graph, state=EmbeddedWorld(graph).state)
+    if task.thresholds:
+        ctx = ctx.with_thresholds(task.thresholds, registry)
+
+    def movers(g: Any) -> frozenset[str]:
+        if isinstance(g, GAtom | GNot):
+            a = g if isinstance(g, GAtom) else g.body
+            if not isinstance(a, GAtom) or a.predicate not in RELOCATING or not a.args:
+                return frozenset()
+            true = registry.evaluate(a.predicate, a.args, ctx)
+            return frozenset({a.args[0]}) if true == isinstance(g, GNot) else frozenset()
+        if isinstance(g, GAnd):
+            return frozenset().union(*(movers(p) for p in g.parts))
+        if isinstance(g, GOr):
+            options = [movers(p) for p in g.parts]
+            return min(options, key=len) if options else frozenset()
+        return frozenset()
+
+    return len(movers(task.goal))
+
+
+def parse_action(action: AgentAction | Mapping[str, Any] | str) -> AgentAction | str:
+    """An `AgentAction`, or the reason the input is not one."""
+    if isinstance(action, AgentAction):
+        return action
+    try:
+        if isinstance(action, str):
+            return AgentAction.model_validate_json(action)
+        return AgentAction.model_validate(action)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the action"
+        names = ", ".join(a.value for a in ActionName)
+        return (f"not an action: {where}: {first['msg']} (write JSON such as "
+                f'{{"action": "go_to", "target": "<surface id>"}}; actions: {names})')
+
+
+def within_reach(posed: PosedGraph, agent: AgentPose, what: str, *, reach_m: float,
+                 arm_reach_m: float) -> bool:
+    """Whether a robot at `agent` can pick or place at `what` (a surface or an object,
+    where it is now): within `reach_m` of a standing point that serves it, or, when
+    none does, within `arm_reach_m` of the thing (the embedded world's rule)."""
+    pts, point = posed.standing_points_for(what)
+    if pts:
+        return min(math.hypot(p.position[0] - agent.x, p.position[1] - agent.y)
+                   for p in pts) <= reach_m + 1e-9
+    if point is None:
+        return True
+    return math.hypot(point[0] - agent.x, point[1] - agent.y) <= arm_reach_m + 1e-9
+
+
+def side_of(surface: Surface, agent: AgentPose) -> Side:
+    """The side of `surface` a robot at `agent` is at (as the `at-side` checker judges
+    the viewer's side): the larger of its offsets along and across the surface's box."""
+    u, v = to_frame([(agent.x, agent.y)], surface.origin, surface.yaw_rad)[0]
+    ru = u / max(surface.half_extents[0], 1e-9)
+    rv = v / max(surface.half_extents[1], 1e-9)
+    if abs(ru) >= abs(rv):
+        return Side.FRONT if ru >= 0 else Side.REAR
+    return Side.LEFT if rv >= 0 else Side.RIGHT
+
+
+def listed_regions(posed: PosedGraph, surface_id: str) -> list[Region]:
+    """What `show_receptacle` lists for a surface now: the regions around each item on
+    it, then its 3x3 cells (only the cells when it is empty)."""
+    around = posed.anchor_regions(surface_id) if posed.items_on(surface_id) else []
+    around.sort(key=lambda r: r.anchor_id or "")  # each item's 8, in ring order
+    return around + posed.cells(surface_id)
+
+
+def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequence[str]
+                  ) -> tuple[Placement | None, str, dict[str, Any]]:
+    """Where `place(surface_id, labels)` would put `item`, without doing it: the
+    placement (None and the reason when there is none) and the embedded world's `place`
+    arguments that put it there. The rules:
+
+    - no labels: anywhere on the surface (`on`);
+    - cells: the item's centre in the first chosen cell it fits in (its footprint
+      anywhere on the surface, as ManiTaskGen judges cells);
+    - regions around one item: its centre in the first chosen region it fits in, its
+      footprint within the chosen regions (adjacent ones merged);
+    - regions around two items: between them, its centre within the chosen regions.
+    """
+    import shapely
+
+    cfg = posed.config.placement
+    g: Any = posed  # the placement queries read the graph's interface
+    if not labels:
+        return place_on(g, item, surface_id, cfg), "", {"target": surface_id,
+                                                          "relation": Relation.ON}
+    regions = {r.id: r for r in listed_regions(posed, surface_id)}
+    unknown = [x for x in labels if x not in regions]
+    if unknown:
+        return None, (f"{', '.join(f'`{x}`' for x in unknown)} is not a region of "
+                      f"`{surface_id}` now (show_receptacle lists them)"), {}
+    chosen = [regions[x] for x in dict.fromkeys(labels)]
+    cells = [r for r in chosen if r.anchor_id is None]
+    if cells and len(cells) != len(chosen):
+        return None, "choose cells or regions around items, not both", {}
+    last = ""
+    if cells:
+        for r in cells:
+            res = place_in_cell(g, item, surface_id, r.direction, cfg)
+            if res.ok:
+                return res, "", {"target": surface_id, "relation": Relation.IN_CELL,
+                                 "cell": r.direction}
+            last = res.reason
+        return None, last, {}
+    anchors = list(dict.fromkeys(r.anchor_id for r in chosen if r.anchor_id is not None))
+    if item in anchors:
+        return None, f"`{item}` cannot go next to itself", {}
+    names = {r.id for r in chosen}
+    if len(anchors) == 1:
+        for r in chosen:
+            res = place_beside(g, item, anchors[0], r.direction, None, cfg)
+            if res.ok and set(res.region_ids) <= names:
+                return res, "", {"target": anchors[0], "relation": Relation.DIRECTION,
+                                 "direction": r.direction}
+            last = res.reason if not res.ok else (
+                f"`{item}` fits {r.direction.value} of `{anchors[0]}` only across "
+                + ", ".join(f"`{x}`" for x in res.region_ids) + ": choose those regions")
+        return None, last, {}
+    if len(anchors) == 2:
+        res = place_between(g, item, anchors[0], anchors[1], cfg)
+        if not res.ok or res.pose is None:
+            return None, res.reason, {}
+        union = shapely.union_all([r.polygon for r in chosen]).buffer(1e-6)
+        x, y = res.pose.position[0], res.pose.position[1]
+        if not shapely.contains_xy(union, x, y):
+            return None, (f"between `{anchors[0]}` and `{anchors[1]}` the item's centre "
+                          f"would be at ({x:.2f}, {y:.2f}), outside the chosen regions"), {}
+        return res, "", {"target": anchors[0], "relation": Relation.BETWEEN,
+                         "second": anchors[1]}
+    return None, "choose regions around one item, or around two to go between them", {}
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One action the agent took and what came of it."""
+
+    action: AgentAction | None  # None: the input was not an action
+    ok: bool
+    reason: str
+    snapshot: int  # the world's last snapshot after the action
+
+
+class ManipulationEnv(gymnasium.Env[str, str]):
+    """ManiTaskGen's benchmark loop over fdc's embedded world (see the module doc).
+
+    `tasks`: the tasks `reset` draws from when not given one (`options={"task": ...}`,
+    a `TaskRecord` or the id of one of `tasks`). `budget`: a fixed step budget instead
+    of `step_budget(task)` (None: the task's)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's)
+
+    def __init__(self, graph: SceneGraph, tasks: Sequence[TaskRecord] = (), *,
+                 budget: int | None = None, render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.graph = graph
+        self.tasks = [t for t in tasks if is_manipulation(t)]
+        self._budget_override = budget
+        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=4096, min_length=1, charset=CHARSET)
+        self._world: EmbeddedWorld | None = None
+        self._task: TaskRecord | None = None
+        self._at: str | None = None  # the surface the robot went to
+        self._shown: tuple[str, list[Region]] | None = None
+        self._records: list[StepRecord] = []
+        self._done = False
+        self._last = ""
+        self._obs = ""
+        self.budget = 0
+
+    # ----- read-only views ---------------------------------------------------------------
+    @property
+    def world(self) -> EmbeddedWorld:
+        if self._world is None:
+            raise RuntimeError("call reset() first")
+        return self._world
+
+    @property
+    def task(self) -> TaskRecord:
+        if self._task is None:
+            raise RuntimeError("call reset() first")
+        return self._task
+
+    @property
+    def records(self) -> tuple[StepRecord, ...]:
+        return tuple(self._records)
+
+    @property
+    def steps(self) -> int:
+        return len(self._records)
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def at_surface(self) -> str | None:
+        return self._at
+
+    def reachable(self, what: str) -> bool:
+        w = self.world
+        return within_reach(w.state.posed, w.agent_pose(), what, reach_m=w.config.reach_m,
+                            arm_reach_m=w.config.arm_reach_m)
+
+    def regions(self, surface_id: str) -> list[Region]:
+        return listed_regions(self.world.state.posed, surface_id)
+
+    def doors(self, object_id: str) -> list[Surface]:
+        """The containers of `object_id` that open and close (those with a door or a
+        drawer), as they are now."""
+        return [c for c in self.world.state.posed.containers_of(object_id)
+                if c.part is not None]
+
+    def valid_actions(self) -> list[AgentAction]:
+        """Well-formed actions that name things that exist and fit the robot's state now
+        (the world may still refuse some: an item out of reach, a full surface)."""
+        w = self.world
+        posed = w.state.posed
+        out = [AgentAction(action=ActionName.GO_TO, target=s.id)
+               for s in self.graph.surfaces() if s.object_id != w.held_object()]
+        here = self._at
+        if here is not None:
+            out.append(AgentAction(action=ActionName.CHANGE_VIEW))
+            out.append(AgentAction(action=ActionName.SHOW_RECEPTACLE, target=here))
+            held = w.held_object()
+            for c in self.doors(posed.surface(here).object_id) if held is None else ():
+                name = ActionName.CLOSE if c.is_open else ActionName.OPEN
+                out.append(AgentAction(action=name, target=c.id))
+            if held is None:
+                out += [AgentAction(action=ActionName.PICK, target=o.id)
+                        for o in posed.items_on(here) if o.kind is Kind.MOVABLE]
+            else:
+                out.append(AgentAction(action=ActionName.PLACE, target=here))
+                if self._shown is not None and self._shown[0] == here:
+                    out += [AgentAction(action=ActionName.PLACE, target=here, regions=[r.id])
+                            for r in self._shown[1]]
+        out.append(AgentAction(action=ActionName.CALL_END))
+        return out
+
+    # ----- gymnasium ---------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        task = self._choose_task((options or {}).get("task"))
+        self._task = task
+        self._world = EmbeddedWorld(self.graph, clock=LONG_DAY, seed=seed or 0)
+        self.budget = self._budget_override if self._budget_override is not None \
+            else step_budget(task, self.graph)
+        self._at = None
+        self._shown = None
+        self._records = []
+        self._done = False
+        self._last = "none yet"
+        self._obs = self._observe(first=True)
+        return self._obs, self._info(None)
+
+    def step(self, action: AgentAction | Mapping[str, Any] | str
+             ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._done:
+            raise RuntimeError("the episode is over: call reset()")
+        parsed = parse_action(action)
+        act = parsed if isinstance(parsed, AgentAction) else None
+        ok, reason = self._act(parsed) if isinstance(parsed, AgentAction) else (False, parsed)
+        self._records.append(StepRecord(act, ok, reason, len(self.world.snapshots) - 1))
+        label = _describe(act) if act is not None else "(not an action)"
+        self._last = f"{label}: " + ("done" + (f" ({reason})" if reason else "") if ok
+                                     else f"refused: {reason}")
+        terminated = act is not None and act.action is ActionName.CALL_END and ok
+        truncated = not terminated and self.steps >= self.budget
+        verdict = None
+        if terminated or truncated:
+            self._done = True
+            verdict = self.verdict()
+        reward = 1.0 if verdict is not None and verdict.success else 0.0
+        self._obs = self._observe()
+        return self._obs, reward, terminated, truncated, self._info(verdict)
+
+    def render(self) -> str | None:
+        return self._obs if self.render_mode == "ansi" else None
+
+    def verdict(self) -> Verdict:
+        """The task's goal judged on the trajectory so far (`fdc.predicates.verify`;
+        imported here: the one place sim_bridge reads compiled goals)."""
+        from fdc.predicates.verify import verify_snapshots
+
+        t = self.task
+        return verify_snapshots({t.id: t.goal}, self.graph, self.world.snapshots,
+                                thresholds={t.id: t.thresholds})[t.id]
+
+    # ----- actions -----------------------------------------------------------------------
+    def _act(self, a: AgentAction) -> tuple[bool, str]:
+        name = a.action
+        if name is not ActionName.PLACE and a.regions:
+            return False, f"only place takes regions, not {name.value}"
+        needs_target = name in (ActionName.GO_TO, ActionName.PICK, ActionName.SHOW_RECEPTACLE,
+                                ActionName.PLACE, ActionName.OPEN, ActionName.CLOSE)
+        if needs_target and not a.target:
+            return False, f"{name.value} needs a target"
+        if not needs_target and a.target:
+            return False, f"{name.value} takes no target"
+        if name is ActionName.GO_TO:
+            return self._go_to(a.target or "")
+        if name is ActionName.CHANGE_VIEW:
+            return self._change_view()
+        if name is ActionName.PICK:
+            return self._result(self.world.pick(a.target or ""))
+        if name is ActionName.SHOW_RECEPTACLE:
+            return self._show(a.target or "")
+        if name is ActionName.PLACE:
+            return self._place(a.target or "", a.regions)
+        if name in (ActionName.OPEN, ActionName.CLOSE):
+            return self._open(a.target or "", name is ActionName.OPEN)
+        return self._result(self.world.stop())
+
+    def _result(self, res: ActionResult) -> tuple[bool, str]:
+        if res.ok:
+            self._shown = None if res.action.startswith(("pick", "place")) else self._shown
+        return res.ok, res.reason
+
+    def _surface(self, target: str) -> tuple[Surface | None, str]:
+        """The surface a go_to / show_receptacle / place target names now: a surface id;
+        an item: the surface it stands on; furniture with one surface: that one."""
+        g = self.graph
+        if not g.has(target):
+            return None, f"there is no `{target}` in the scene"
+        posed = self.world.state.posed
+        e = g.entity(target)
+        if isinstance(e, Surface):
+            return posed.surface(target), ""
+        if isinstance(e, ObjectInfo):
+            if e.kind is Kind.MOVABLE:
+                sid = posed.support_of(target)
+                if sid is None:
+                    return None, f"`{target}` stands on no surface"
+                return posed.surface(sid), ""
+            if len(e.surfaces) == 1:
+                return posed.surface(e.surfaces[0]), ""
+            if e.surfaces:
+                return None, (f"`{target}` has several surfaces: name one of "
+                              + ", ".join(f"`{s}`" for s in e.surfaces))
+            return None, f"`{target}` has no surface"
+        return None, f"`{target}` is a room, not a surface"
+
+    def _go_to(self, target: str) -> tuple[bool, str]:
+        s, why = self._surface(target)
+        if s is None:
+            return False, why
+        if s.object_id == self.world.held_object():
+            return False, f"`{s.id}` is on `{s.object_id}`, in the robot's hand"
+        res = self.world.navigate(s.id)
+        if res.ok:
+            self._at = s.id
+        return res.ok, res.reason
+
+    def _change_view(self) -> tuple[bool, str]:
+        if self._at is None:
+            return False, "go_to a surface first"
+        w = self.world
+        posed = w.state.posed
+        pts, _ = posed.standing_points_for(self._at)
+        pts = [p for p in pts if p.reachable]
+        if not pts:
+            return False, f"`{self._at}` has no standing points to change between"
+        here = w.agent_pose()
+        current = min(pts, key=lambda p: math.hypot(p.position[0] - here.x,
+                                                    p.position[1] - here.y))
+        sides = {p.side for p in pts}
+        if len(sides) < 2:
+            return False, f"`{self._at}` can be reached from its {current.side.value} side only"
+        k = SIDE_RING.index(current.side)
+        for j in range(1, len(SIDE_RING)):
+            side = SIDE_RING[(k + j) % len(SIDE_RING)]
+            if side in sides:
+                nxt = next(p for p in pts if p.side is side)
+                return self._result(w.navigate(nxt.id))
+        return False, "no other side"  # pragma: no cover - two sides exist
+
+    def _show(self, target: str) -> tuple[bool, str]:
+        s, why = self._surface(target)
+        if s is None:
+            return False, why
+        if not self.reachable(s.id):
+            return False, f"`{s.id}` is out of reach: go_to it first"
+        self._shown = (s.id, self.regions(s.id))
+        return True, ""
+
+    def _place(self, target: str, labels: Sequence[str]) -> tuple[bool, str]:
+        w = self.world
+        item = w.held_object()
+        if item is None:
+            return False, "the hand is empty: pick something first"
+        s, why = self._surface(target)
+        if s is None:
+            return False, why
+        if s.object_id == item:
+            return False, f"`{item}` cannot go on itself"
+        res, reason, kwargs = preview_place(w.state.posed, item, s.id, labels)
+        if res is None or not res.ok:
+            return False, reason or (res.reason if res is not None else "no place found")
+        target_id = kwargs.pop("target")
+        return self._result(w.place(target_id, **kwargs))
+
+    def _open(self, target: str, value: bool) -> tuple[bool, str]:
+        """Open or close what `target` names (the embedded world's `open` / `close`);
+        a container without a door or a drawer (a box without a lid) has nothing to
+        close."""
+        keys = open_keys(self.graph, target)
+        posed = self.world.state.posed
+        if keys and all(posed.surface(k).part is None for k in keys):
+            return False, (f"`{target}` has no door or drawer: it is always open")
+        w = self.world
+        held = w.held_object()
+        if held is not None:  # fdc-home's `open` / `close` need (hand-empty)
+            verb = "open" if value else "close"
+            return False, (f"the hand holds `{held}`: put it down first (the one-armed "
+                           f"robot needs its hand to {verb} a door or drawer)")
+        return self._result(w.open(target) if value else w.close(target))
+
+    # ----- observations ------------------------------------------------------------------
+    def _choose_task(self, given: Any) -> TaskRecord:
+        from fdc.compiler.suite import TaskRecord
+
+        if isinstance(given, TaskRecord):
+            task = given
+        elif isinstance(given, str):
+            found = [t for t in self.tasks if t.id == given]
+            if not found:
+                raise ValueError(f"no manipulation task `{given}` among the env's tasks")
+            task = found[0]
+        elif given is None:
+            if not self.tasks:
+                raise ValueError("no task: pass options={'task': TaskRecord} or give the "
+                                 "env manipulation tasks")
+            task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        else:
+            raise TypeError(f"options['task'] must be a TaskRecord or a task id, not "
+                            f"{type(given).__name__}")
+        if not is_manipulation(task):
+            raise ValueError(f"task `{task.id}` is a memory task: use FrameSelection")
+        return task
+
+    def _info(self, verdict: Verdict | None) -> dict[str, Any]:
+        w = self.world
+        info: dict[str, Any] = {
+            "task_id": self.task.id,
+            "steps": self.steps,
+            "budget": self.budget,
+            "held": w.held_object(),
+            "at": self._at,
+            "last_ok": self._records[-1].ok if self._records else None,
+            "last_reason": self._records[-1].reason if self._records else "",
+        }
+        if verdict is not None:
+            info["success"] = verdict.success
+            info["verdict"] = verdict.reason
+        return info
+
+    def _observe(self, first: bool = False) -> str:
+        w = self.world
+        t = self.task
+        posed = w.state.posed
+        lines = [f"Task: {t.instructions[0] if t.instructions else t.goal_pddl}",
+                 f"Step {self.steps} of {self.budget}. Last action: {self._last}."]
+        if self._at is None:
+            lines.append("You stand at the start, at no surface.")
+        else:
+            s = posed.surface(self._at)
+            side = side_of(s, w.agent_pose())
+            owner = self.graph.object(s.object_id)
+            room = posed.room_of_object(owner.id) or "no room"
+            lines.append(f"You stand at the {side.value} side of `{s.id}` ({owner.name}, "
+                         f"in {room}).")
+            items = [o for o in posed.items_on(s.id) if o.kind is Kind.MOVABLE]
+            if s.container is not None and not s.is_open:
+                lines.append(f"`{s.id}` is closed: open it to see inside.")
+            elif items:
+                lines.append(f"On `{s.id}`: " + "; ".join(_item_text(o) for o in items) + ".")
+            else:
+                lines.append(f"`{s.id}` is empty.")
+            containers = posed.containers_of(owner.id)
+            if containers:
+                lines.append(f"`{owner.id}` has " + ", ".join(
+                    f"`{c.id}` ({_open_text(c)})" for c in containers) + ".")
+        held = w.held_object()
+        lines.append("You hold " + (_item_text(self.graph.object(held)) if held else
+                                    "nothing") + ".")
+        if self._shown is not None:
+            sid, regions = self._shown
+            side = side_of(posed.surface(sid), w.agent_pose())
+            lines.append(f"Regions of `{sid}` (place in them by id):")
+            for r in regions:
+                if r.anchor_id is None:
+                    lines.append(f"  {r.id}: the {r.direction.value} cell (the surface's own "
+                                 "words, as seen from its front)")
+                else:
+                    seen = relative_direction(r.direction, side).value
+                    lines.append(f"  {r.id}: {seen} of `{r.anchor_id}` as you see it")
+        if first:
+            lines.append("Surfaces: " + ", ".join(f"`{s.id}`" for s in self.graph.surfaces())
+                         + ".")
+            containers = [s for s in posed.surfaces() if s.container is not None]
+            if containers:
+                lines.append("Containers: " + ", ".join(
+                    f"`{c.id}` ({_open_text(c)})" for c in containers) + ".")
+            lines.append("Actions (JSON): go_to{target}, change_view, pick{target}, "
+                         "show_receptacle{target}, place{target, regions}, open{target}, "
+                         "close{target}, call_end.")
+        text = "\n".join(lines)
+        return "".join(c if c in CHARSET else "?" for c in text)[:MAX_TEXT]
+
+
+def _describe(a: AgentAction) -> str:
+    parts = [a.action.value] + ([a.target] if a.target else [])
+    if a.regions:
+        parts.append("[" + ", ".join(a.regions) + "]")
+    return " ".join(parts)
+
+
+def _open_text(c: Surface) -> str:
+    if c.part is None:
+        return "open, no door"
+    return "open" if c.is_open else "closed"
+
+
+def _item_text(o: ObjectInfo) -> str:
+    attrs = ", ".join(f"{k} {v}" for k, v in sorted(o.attributes.items()))
+    return f"`{o.id}` ({o.name}{'; ' + attrs if attrs else ''})"
+
+
+# --------------------------------------------------------------------------- memory
+
+
+class FrameSelection:
+    """FindingDory's high-level interface: the robot's history (the experience log's
+    frames: time, room, visible objects) and an instruction in, frame indices out (one
+    per target: one for a single goal, one per target, in visiting order, for a
+    multi-goal task)."""
+
+    def __init__(self, task: TaskRecord, experience: Experience) -> None:
+        if is_manipulation(task):
+            raise ValueError(f"task `{task.id}` is a manipulation task: use ManipulationEnv")
+        self.task = task
+        self.experience = experience
+        self.instruction = task.instructions[0] if task.instructions else task.goal_pddl
+        self.frames_wanted = len(task.valid_frames) if task.valid_frames else 1
+
+    @property
+    def history(self) -> tuple[Frame, ...]:
+        return self.experience.frames
+
+    def frame_text(self, index: int) -> str:
+        """One line per frame, FindingDory's overlay and what was in view."""
+        f = self.experience.frames[index]
+        hh, mm = divmod(round(f.clock_min), 60)
+        seen = ", ".join(f.visible_objects) or "nothing"
+        held = f"; holding {f.held}" if f.held else ""
+        return f"Frame {f.index} at {hh:02d}:{mm:02d} in {f.room or 'no room'}: sees {seen}{held}"
+
+    def prompt(self) -> str:
+        """The whole history as text, then the instruction and what to answer."""
+        lines = [self.frame_text(k) for k in range(len(self.experience.frames))]
+        lines.append(f"Instruction: {self.instruction}")
+        lines.append(f"Answer with {self.frames_wanted} frame index(es).")
+        return "\n".join(lines)
+
+    def answer(self, frames: Sequence[int]) -> list[int]:
+        """The chosen frames, checked: as many as the task has targets, each a frame of
+        the history (ValueError with the reason otherwise)."""
+        chosen = [int(f) for f in frames]
+        if len(chosen) != self.frames_wanted:
+            raise ValueError(f"task `{self.task.id}` wants {self.frames_wanted} frame(s), "
+                             f"not {len(chosen)}")
+        n = len(self.experience.frames)
+        bad = [f for f in chosen if not 0 <= f < n]
+        if bad:
+            raise ValueError(f"frame(s) {bad} outside the history (0-{n - 1})")
+        return chosen
+
+    @staticmethod
+    def parse(text: str) -> list[int]:
+        """Frame indices from an answer written as a JSON list (`[12, 40]`)."""
+        value = json.loads(text)
+        if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+            raise ValueError("the answer must be a JSON list of frame indices")
+        return [int(v) for v in value]
+
+
+__all__ = [
+    "CHARSET",
+    "FrameSelection",
+    "ManipulationEnv",
+    "StepRecord",
+    "is_manipulation",
+    "items_to_move",
+    "listed_regions",
+    "parse_action",
+    "preview_place",
+    "side_of",
+    "step_budget",
+    "within_reach",
+]

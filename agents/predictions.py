@@ -1,0 +1,87 @@
+"""The predictions file `fdc evaluate` scores: one `Prediction` a line (JSONL).
+
+A memory task's prediction names the history frames the agent chose (`frames`: one for a
+single goal, one per target for a multi-goal task, in the order the agent visits them),
+and optionally the low-level run that followed (`trajectory`: a trajectory file of
+snapshots, relative to the predictions file). A manipulation task's prediction is the
+agent's action trace (`actions`).
+
+`read_predictions` reads a file and reports every bad line with its number and JSON
+path (and a task predicted twice); it never raises on bad input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fdc.agents.actions import AgentAction
+from fdc.compiler.suite import parse_jsonl
+
+PREDICTIONS_FORMAT_VERSION = "1.0"
+
+
+class Prediction(BaseModel):
+    """What an agent did on one task of a suite."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format_version: str = PREDICTIONS_FORMAT_VERSION
+    task_id: str = Field(min_length=1, description="The `id` of the task record.")
+    frames: list[int] | None = Field(
+        default=None, description="Memory tasks: the chosen history frame indices."
+    )
+    trajectory: str | None = Field(
+        default=None,
+        description="Memory tasks: a trajectory file (JSONL snapshots) of the low-level "
+        "run, relative to the predictions file.",
+    )
+    actions: list[AgentAction] | None = Field(
+        default=None, description="Manipulation tasks: the agent's action trace."
+    )
+
+
+@dataclass(frozen=True)
+class PredictionProblem:
+    """A bad line of a predictions file, located."""
+
+    line: int
+    where: str  # JSON path inside the line ("" for the line as a whole)
+    message: str
+    task_id: str | None = None
+
+    def __str__(self) -> str:
+        where = f" at {self.where}" if self.where else ""
+        return f"line {self.line}{where}: {self.message}"
+
+
+def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
+    """The predictions of a file's text with their line numbers (from 1), and every
+    problem found; a second prediction for a task is a problem and is left out."""
+    out: list[tuple[int, Prediction]] = []
+    problems: list[PredictionProblem] = []
+    seen: dict[str, int] = {}
+    for got in parse_jsonl(text, Prediction):
+        p = got.value
+        if p is None:
+            task = got.raw.get("task_id") if isinstance(got.raw, dict) else None
+            problems.extend(PredictionProblem(got.line, where, msg,
+                                              task if isinstance(task, str) else None)
+                            for where, msg in got.problems)
+            continue
+        if p.task_id in seen:
+            problems.append(PredictionProblem(
+                got.line, "task_id", f"task `{p.task_id}` is predicted again (first on line "
+                f"{seen[p.task_id]}); only the first counts", p.task_id))
+            continue
+        seen[p.task_id] = got.line
+        out.append((got.line, p))
+    return out, problems
+
+
+def read_predictions(path: str | Path
+                     ) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
+    """`parse_predictions` of a file (an unreadable file raises `OSError`)."""
+    return parse_predictions(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,133 @@
+"""Goals the embedded world can never make true: the compile driver's feasibility drop.
+
+A ground goal is infeasible when some atom it needs can never hold, by the geometric
+rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
+larger than the surface, or whose centre cannot lie in its cell while it stands on the
+surface), or when the items a conjunction puts on one surface cannot stand there side
+by side where nothing can be stacked. This module only reads the goal: which atoms
+must hold (every part of a conjunction, every step of a sequence, some part of a
+disjunction), and which relocation each asks for; the geometry is the scene graph's.
+An atom that holds at the start is never judged (the item need not move), nor a
+negated one, a memory task's targets, or PARTNR's counting forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from fdc.predicates.goal import GAnd, GAtom, Goal, GOr, GThen
+from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on
+from fdc.sim_bridge.graph.regions import Direction
+from fdc.sim_bridge.graph.scene_graph import ObjectInfo
+from fdc.sim_bridge.graph.surfaces import Surface
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+
+#: Drop reasons, one per rule (the manifest counts drops by reason).
+PREFIX = "goal cannot be achieved: "
+_CELLS = frozenset(d.value for d in Direction)
+
+
+def reason(rule: Infeasible) -> str:
+    """The drop reason of a rule."""
+    return PREFIX + str(rule)
+
+
+def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
+               thresholds: Mapping[str, float]) -> Infeasible | None:
+    """The rule that makes `goal` impossible in the embedded world, or None. `holds`:
+    an atom's truth at the start; `thresholds`: the checkers' (`on_top_m`,
+    `on_below_m`, `inside_margin_m`; the registry's defaults where missing)."""
+    from fdc.predicates.builtin import default_registry
+
+    th = {**default_registry().default_thresholds(), **thresholds}
+    band = {"on_top_m": th["on_top_m"], "on_below_m": th["on_below_m"]}
+    memo: dict[GAtom, Infeasible | None] = {}
+
+    def atom(a: GAtom) -> Infeasible | None:
+        if a not in memo:
+            memo[a] = None if holds(a) else _atom(a, graph, band, th["inside_margin_m"])
+        return memo[a]
+
+    def together(g: GAnd) -> Infeasible | None:
+        """The items a conjunction puts on one surface, judged together."""
+        groups: dict[str, list[tuple[str, Direction | None]]] = {}
+        for a in _conjuncts(g):
+            where = _surface_of(a, graph)
+            if where is not None and not holds(a):
+                groups.setdefault(where[1], []).append((a.args[0], where[2]))
+        for surface, wanted in sorted(groups.items()):
+            if len({item for item, _ in wanted}) == len(wanted):
+                found = pack(graph, surface, wanted, **band)
+                if found is not None:
+                    return found
+        return None
+
+    def walk(g: Goal) -> Infeasible | None:
+        if isinstance(g, GAtom):
+            return atom(g)
+        if isinstance(g, GAnd):
+            found = next((r for p in g.parts if (r := walk(p)) is not None), None)
+            return found if found is not None else together(g)
+        if isinstance(g, GThen):
+            return next((r for p in g.steps if (r := walk(p)) is not None), None)
+        if isinstance(g, GOr):  # impossible when every part is: the first one's rule
+            first: Infeasible | None = None
+            for p in g.parts:
+                r = walk(p)
+                if r is None:
+                    return None
+                first = first or r
+            return first
+        return None
+
+    return walk(goal)
+
+
+def _conjuncts(g: GAnd) -> list[GAtom]:
+    """The atoms of a conjunction, nested conjunctions flattened."""
+    out: list[GAtom] = []
+    for p in g.parts:
+        if isinstance(p, GAtom):
+            out.append(p)
+        elif isinstance(p, GAnd):
+            out += _conjuncts(p)
+    return out
+
+
+def _surface_of(a: GAtom, graph: SceneGraph) -> tuple[str, str, Direction | None] | None:
+    """(movable item, surface, cell or None) for an atom that puts an item on a
+    surface (`on`, `in-cell`, `inside` a receptacle), else None."""
+    p, args = a.predicate, a.args
+    if p not in ("on", "in-cell", "inside") or len(args) < 2 or \
+            not all(graph.has(x) for x in args[:2]):
+        return None
+    item, where = graph.entity(args[0]), graph.entity(args[1])
+    if not isinstance(item, ObjectInfo) or not item.is_movable or \
+            not isinstance(where, Surface):
+        return None
+    if p != "in-cell":
+        return item.id, where.id, None
+    if len(args) < 3 or args[2] not in _CELLS:
+        return None
+    return item.id, where.id, Direction(args[2])
+
+
+def _atom(a: GAtom, graph: SceneGraph, band: Mapping[str, float], margin_m: float
+          ) -> Infeasible | None:
+    p, args = a.predicate, a.args
+    on = _surface_of(a, graph)
+    if on is not None:
+        return rest_on(graph, on[0], on[1], on[2], on_top_m=band["on_top_m"],
+                       on_below_m=band["on_below_m"])
+    if p != "inside" or len(args) < 2 or not all(graph.has(x) for x in args[:2]):
+        return None
+    item, where = graph.entity(args[0]), graph.entity(args[1])
+    if not isinstance(item, ObjectInfo) or not item.is_movable:
+        return None
+    if isinstance(where, ObjectInfo):
+        return inside_object(graph, item.id, where.id, on_top_m=band["on_top_m"],
+                             on_below_m=band["on_below_m"], inside_margin_m=margin_m)
+    return None

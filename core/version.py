@@ -1,0 +1,3 @@
+"""The version of fdc, recorded in every manifest and report it writes."""
+
+__version__ = "0.1.0"

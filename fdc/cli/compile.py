@@ -1,0 +1,230 @@
+"""`fdc compile` and `fdc explain`: templates and scenes become task suites.
+
+Exit codes: 0 ok, 1 findings (a template that could not compile on some scene), 2 usage
+or input error (a bad template, scene or log; reported with its location).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fdc.cli.common import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, stderr
+
+if TYPE_CHECKING:
+    from fdc.compiler.compile import TemplateEntry
+
+
+#: Process templates over a furnished home have thousands of bindings (every item to
+#: every surface); a suite samples this many per template and scene unless told.
+DEFAULT_MAX_PER_TEMPLATE = 25
+
+
+def _entries(templates: list[Path] | None) -> list[TemplateEntry]:
+    """Check the templates (the built-in library by default); exit 2 on any error."""
+    from fdc.compiler.compile import load_entries
+    from fdc.compiler.diagnostics import render_text
+
+    entries, result = load_entries([str(p) for p in templates] if templates else None)
+    bad = result.errors or result.usage_error
+    if bad:
+        for d in result.diagnostics:
+            if d.is_error:
+                sys.stderr.write(render_text(d, result.sources) + "\n")
+        stderr().print(f"error: {len(result.errors)} error(s) in the templates; "
+                        "`fdc check` shows them all")
+        raise typer.Exit(EXIT_USAGE)
+    if not entries:
+        stderr().print("error: no template to compile (the files hold no template)")
+        raise typer.Exit(EXIT_USAGE)
+    return entries
+
+
+TemplatesOption = Annotated[
+    list[Path] | None,
+    typer.Option("--templates", "-T",
+                 help="Template files or folders (repeatable); default: the built-in library."),
+]
+HistoryOption = Annotated[
+    list[Path] | None,
+    typer.Option("--history", help="An experience log per scene, in the scenes' order "
+                 "(repeatable); default: simulate one."),
+]
+
+
+def compile_command(
+    scenes: Annotated[list[Path], typer.Argument(help="Scene files (scene.json).")],
+    templates: TemplatesOption = None,
+    history: HistoryOption = None,
+    simulate_history: Annotated[
+        bool, typer.Option("--simulate-history/--no-history",
+                           help="Simulate an oracle's experience when no log is given.")
+    ] = True,
+    interactions: Annotated[
+        int, typer.Option(min=1, max=50, help="Pick-and-place interactions to simulate.")
+    ] = 5,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    max_per_template: Annotated[
+        int, typer.Option(min=0, help="At most K tasks per template and scene, sampled "
+                          "with the seed (0: every binding).")
+    ] = DEFAULT_MAX_PER_TEMPLATE,
+    max_atoms: Annotated[
+        int, typer.Option(min=1, help="Largest ground goal (atoms) before a template stops.")
+    ] = 100_000,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The suite; manifest.json goes beside it.")
+    ] = Path("suite.jsonl"),
+) -> None:
+    """Compile templates on scenes into a task suite (suite.jsonl + manifest.json)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from fdc.compiler.compile import CompileOptions
+    from fdc.compiler.emit import (
+        InputError,
+        SceneJob,
+        build_manifest,
+        compile_suite,
+        suite_text,
+        write_suite,
+    )
+
+    err = stderr()
+    if history and len(history) != len(scenes):
+        err.print(f"error: {len(history)} --history log(s) for {len(scenes)} scene(s); "
+                  "give one log per scene, in the same order")
+        raise typer.Exit(EXIT_USAGE)
+    for p in [*scenes, *(history or [])]:
+        if not p.is_file():
+            err.print(f"{p}: error: no such file")
+            raise typer.Exit(EXIT_USAGE)
+    entries = _entries(templates)
+    options = CompileOptions(seed=seed, max_per_template=max_per_template or None,
+                             max_atoms=max_atoms)
+    jobs_ = [SceneJob(str(s), str(history[k]) if history else None, simulate_history,
+                      interactions) for k, s in enumerate(scenes)]
+    per_scene = len(entries) if jobs <= 1 or len(scenes) <= 1 else 1
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        bar = progress.add_task("compiling", total=len(scenes) * per_scene)
+        try:
+            result, refs = compile_suite(
+                jobs_, entries, options, workers=jobs,
+                on_template=(lambda e: progress.update(bar, advance=1,
+                                                       description=f"compiling {e.name}"))
+                if per_scene > 1 else None,
+                on_scene=(lambda j: progress.update(bar, advance=1)) if per_scene == 1 else None,
+            )
+        except InputError as e:
+            err.print(f"error: {e}")
+            raise typer.Exit(EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            err.print("interrupted: nothing written")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    text = suite_text(result.records)
+    manifest = build_manifest(result, refs, entries, options, output.name, text)
+    manifest_path = write_suite(output, text, manifest)
+    _summary(manifest)
+    err.print(f"wrote {manifest.tasks} task(s) to {output} and the manifest to {manifest_path}")
+    failed = [f"{name}: {e}" for name, t in manifest.per_template.items() for e in t.errors]
+    for f in failed:
+        err.print(f"error: template {f}")
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _summary(manifest: object) -> None:
+    from fdc.compiler.emit import Manifest
+
+    assert isinstance(manifest, Manifest)
+    out = Console(highlight=False)
+    table = Table(title="tasks")
+    table.add_column("category")
+    table.add_column("level", justify="right")
+    table.add_column("templates", justify="right")
+    table.add_column("tasks", justify="right")
+    groups: Counter[tuple[str, str]] = Counter()
+    tasks: Counter[tuple[str, str]] = Counter()
+    for t in manifest.per_template.values():
+        key = (t.category or "-", str(t.level) if t.level is not None else "-")
+        groups[key] += 1
+        tasks[key] += t.tasks
+    for key in sorted(groups):
+        table.add_row(key[0], key[1], str(groups[key]), str(tasks[key]))
+    table.add_section()
+    table.add_row("all", "", str(len(manifest.per_template)), str(manifest.tasks))
+    out.print(table)
+    if manifest.drops:
+        drops = Table(title="dropped bindings")
+        drops.add_column("reason")
+        drops.add_column("bindings", justify="right")
+        for reason, n in sorted(manifest.drops.items(), key=lambda p: (-p[1], p[0])):
+            drops.add_row(reason, str(n))
+        out.print(drops)
+
+
+def explain_command(
+    template: Annotated[str, typer.Argument(help="The template's name.")],
+    scene: Annotated[Path, typer.Option("--scene", "-s", help="The scene file.")],
+    templates: TemplatesOption = None,
+    history: Annotated[
+        Path | None, typer.Option("--history", help="An experience log; default: simulate.")
+    ] = None,
+    simulate_history: Annotated[
+        bool, typer.Option("--simulate-history/--no-history",
+                           help="Simulate an oracle's experience when no log is given.")
+    ] = True,
+    interactions: Annotated[int, typer.Option(min=1, max=50)] = 5,
+    seed: Annotated[int, typer.Option()] = 0,
+    limit: Annotated[int, typer.Option(min=1, help="Show at most this many bindings.")] = 50,
+) -> None:
+    """Show one template on one scene: its bindings, their ground goals, why others dropped."""
+    from fdc.compiler.compile import CompileOptions
+    from fdc.compiler.emit import InputError, SceneJob, prepare_scene
+
+    err = stderr()
+    if not scene.is_file():
+        err.print(f"{scene}: error: no such file")
+        raise typer.Exit(EXIT_USAGE)
+    entries = _entries(templates)
+    chosen = [e for e in entries if e.name == template]
+    if not chosen:
+        from fdc.compiler.diagnostics import did_you_mean
+
+        hint = did_you_mean(template, [e.name for e in entries]) or "see `fdc check`"
+        err.print(f"error: no template `{template}`; {hint}")
+        raise typer.Exit(EXIT_USAGE)
+    options = CompileOptions(seed=seed)
+    try:
+        compiler, _ = prepare_scene(SceneJob(str(scene), str(history) if history else None,
+                                             simulate_history, interactions), options)
+    except InputError as e:
+        err.print(f"error: {e}")
+        raise typer.Exit(EXIT_USAGE) from None
+    report = compiler.compile_template(chosen[0], explain=True)
+    out = Console(highlight=False, soft_wrap=True)
+    entry = chosen[0]
+    out.print(f"template {entry.name} ({entry.path}) on {scene}")
+    if report.error:
+        out.print(f"[red]error[/]: {report.error}")
+        raise typer.Exit(EXIT_FINDINGS)
+    out.print(f"{report.bindings} binding(s) satisfy the constraints; {report.tasks} task(s)")
+    for reason, n in sorted(report.drops.items()):
+        out.print(f"  dropped {n}: {reason}")
+    for o in report.outcomes[:limit]:
+        out.print("  " + (" ".join(f"{k}={v}" for k, v in o.binding.items()) or "(no parameter)"),
+                  markup=False)
+        if o.record is not None:
+            out.print(f"    task {o.record.id}: {o.record.goal_pddl}", markup=False)
+            for text in o.record.instructions:
+                out.print(f"    “{text}”", markup=False)
+        else:
+            out.print(f"    dropped: {o.reason}", markup=False)
+    if len(report.outcomes) > limit:
+        out.print(f"... {len(report.outcomes) - limit} more (use --limit)")
+    raise typer.Exit(EXIT_OK)

@@ -1,0 +1,151 @@
+"""`fdc validate` and `fdc export pddl`: check a task suite, and write it for planners.
+
+Exit codes: 0 no error (validate: `--strict` counts warnings), 1 findings, 2 usage or
+input error (the suite, a scene, a template file or the manifest cannot be read), 130
+interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from fdc.cli.common import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, stderr
+
+if TYPE_CHECKING:
+    from fdc.compiler.validate import ValidationReport
+
+
+class ReportFormat(StrEnum):
+    text = "text"
+    json = "json"
+    junit = "junit"
+
+
+class Planner(StrEnum):
+    fast_downward = "fast-downward"
+    pyperplan = "pyperplan"
+
+
+def validate_command(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    scene: Annotated[
+        Path | None,
+        typer.Option(help="The scene file for every task (default: the one each names)."),
+    ] = None,
+    solve: Annotated[
+        bool, typer.Option("--solve", help="Certify reachability with a planner.")
+    ] = False,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", help="text, json, or junit (XML, for CI).")
+    ] = ReportFormat.text,
+    strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds the planner may take per task.")
+    ] = 60.0,
+    planner: Annotated[
+        Planner | None, typer.Option(help="The planner (default: Fast Downward, else "
+                                     "pyperplan).")
+    ] = None,
+) -> None:
+    """Check every task of a suite: schema, template version, goal types, not already
+    true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from fdc.compiler.validate import InputError, ValidateOptions, validate_suite
+
+    err = stderr()
+    if not suite.is_file():
+        err.print(f"{suite}: error: no such file")
+        raise typer.Exit(EXIT_USAGE)
+    if scene is not None and not scene.is_file():
+        err.print(f"{scene}: error: no such scene file")
+        raise typer.Exit(EXIT_USAGE)
+    options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
+                              timeout_s=timeout, strict=strict,
+                              planner=planner.value if planner else None)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        bar = progress.add_task("validating", total=None)
+        try:
+            report = validate_suite(
+                suite, options,
+                on_start=lambda n: progress.update(bar, total=n),
+                on_task=lambda ident: progress.update(bar, advance=1,
+                                                      description=f"validating {ident}"))
+        except InputError as e:
+            err.print(f"error: {e}")
+            raise typer.Exit(EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            err.print("interrupted: no report")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    if output_format is ReportFormat.json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    elif output_format is ReportFormat.junit:
+        from fdc.compiler.validate import junit_xml
+
+        sys.stdout.write(junit_xml(report))
+    else:
+        _print_text(report)
+    _summary(report)
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+
+
+def _print_text(report: ValidationReport) -> None:
+    out = Console(highlight=False, soft_wrap=True)
+    for b in report.bad_lines:
+        for f in b.findings:
+            where = f" at {f.where}" if f.where else ""
+            out.print(f"{report.suite}:{b.line}: {f.severity}[{f.code}]{where}: {f.message}",
+                      markup=False)
+    for t in report.task_reports:
+        for f in t.findings:
+            where = f" at {f.where}" if f.where else ""
+            out.print(f"{report.suite}:{t.line}: {f.severity}[{f.code}] task {t.id}{where}: "
+                      f"{f.message}", markup=False)
+            if f.hint:
+                out.print(f"  hint: {f.hint}", markup=False)
+
+
+def _summary(report: ValidationReport) -> None:
+    text = (f"validated {report.tasks} task(s) in {report.seconds:.1f} s: "
+            f"{report.errors} error(s), {report.warnings} warning(s)")
+    if report.solve:
+        text += f"; {report.certified} of {report.planned} certified by a plan"
+    stderr().print(text)
+
+
+def export_pddl_command(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write.")],
+    scene: Annotated[
+        Path | None,
+        typer.Option(help="The scene file for every task (default: the one each names)."),
+    ] = None,
+) -> None:
+    """Write each task as a PDDL problem, with the planning domain (domain.pddl; a
+    sequence or multi-goal task gets its own); a memory task starts where the experience
+    the manifest names leaves the world."""
+    from fdc.compiler.planning import ExportError, export_suite
+
+    err = stderr()
+    if not suite.is_file():
+        err.print(f"{suite}: error: no such file")
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        written, skipped = export_suite(suite, output, str(scene) if scene else None)
+    except ExportError as e:
+        err.print(f"error: {e}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    err.print(f"wrote {written} problem(s) to {output}" +
+              (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
+               "the experience they start after" if skipped else ""))
+    raise typer.Exit(EXIT_OK)

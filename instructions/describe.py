@@ -1,0 +1,230 @@
+"""The describe pass: a referring expression for each entity an instruction names.
+
+A description is a head noun (the item's name, "mug"; a surface's furniture, "kitchen
+counter", or "second shelf of the bookshelf" when the furniture has several; a room's
+name) with the fewest features that tell the entity apart from its distractors: the other
+entities of the same kind with the same head noun. The features, in order of preference:
+the attributes (size, shape, color, material: "small red ceramic mug"), then a relation:
+the surface it stands on ("the mug on the kitchen counter", "the milk in the lower
+compartment of the fridge"), then the room it is in. Every
+subset of features is tried from the smallest up (the preference order breaks ties), so
+the description is minimal, not just short. A relation is compared by its words, not its
+entity: "on the table" tells nothing apart when there are two tables.
+
+When no subset singles the entity out, the description is the smallest subset that
+leaves the fewest distractors, and `fits` lists every entity it fits: the template's
+ambiguity policy then rejects the binding or widens the goal to all of them.
+
+Values (colors, categories, cells, clock times) are their own words and never ambiguous.
+Relations are read in a world state: where things stand when the task begins.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fdc.predicates.checkers.attributes import attribute_values
+
+if TYPE_CHECKING:
+    from fdc.compiler.scene_facts import SceneFacts
+    from fdc.sim_bridge.world.state import WorldState
+
+#: Attributes that make adjectives, in English adjective order.
+ADJECTIVES = ("size", "shape", "color", "material")
+
+_KIND_OF_TYPE = {"room": "room", "surface": "surface", "furniture": "furniture",
+                 "movable": "movable"}
+
+
+@dataclass(frozen=True)
+class Description:
+    """How an instruction names one entity."""
+
+    entity: str
+    phrase: str  # without article: "red mug on the kitchen counter"
+    fits: tuple[str, ...]  # every entity the phrase fits (the entity alone when unique)
+    value: bool = False  # a value (color, category, clock time): no article
+    features: tuple[str, ...] = ()  # the features the phrase uses ("color", "on", ...)
+
+    @property
+    def unique(self) -> bool:
+        return len(self.fits) == 1
+
+    @property
+    def definite(self) -> str:
+        return self.phrase if self.value else f"the {self.phrase}"
+
+
+def words(name: str) -> str:
+    """An identifier as words: `toy_car` -> 'toy car', `front-left` -> 'front left'."""
+    return name.replace("_", " ").replace("-", " ").strip()
+
+
+def clock_words(minutes: str) -> str:
+    m = int(minutes)
+    return f"{m // 60 % 24:02d}:{m % 60:02d}"
+
+
+class Describer:
+    """Descriptions of one scene's entities in one world state (memoised)."""
+
+    def __init__(self, facts: SceneFacts, state: WorldState) -> None:
+        self.facts = facts
+        self.graph = facts.graph
+        self.state = state
+        self._features: dict[str, dict[str, str]] = {}
+        self._heads: dict[str, str] = {}
+        self._by_head: dict[tuple[str, str], list[str]] | None = None
+        self._done: dict[tuple[str, tuple[str, ...]], Description] = {}
+
+    # ------------------------------------------------------------------ classes and heads
+
+    def kind(self, entity: str) -> str | None:
+        """movable, furniture, surface, room, or None for a value."""
+        t = self.facts.type_of(entity)
+        if t is None:
+            raise KeyError(f"unknown entity `{entity}`")
+        ancestors = self.facts.domain.ancestors(t)
+        for k in ("room", "surface", "furniture", "movable"):
+            if k in ancestors:
+                return _KIND_OF_TYPE[k]
+        return None
+
+    def head(self, entity: str) -> str:
+        found = self._heads.get(entity)
+        if found is not None:
+            return found
+        kind = self.kind(entity)
+        h: str
+        if kind == "room":
+            h = self.graph.room(entity).name
+        elif kind == "surface":
+            part, owner = self._surface_parts(entity)
+            h = f"{part} of the {owner}" if part else owner
+        elif kind is not None:
+            h = self.graph.object(entity).name
+        else:
+            h = entity
+        self._heads[entity] = h
+        return h
+
+    def _surface_parts(self, surface: str) -> tuple[str, str]:
+        """('second shelf', 'bookshelf'); ('', 'table') for furniture with one surface."""
+        s = self.graph.surface(surface)
+        owner = self.graph.object(s.object_id)
+        if len(owner.surfaces) == 1:
+            return "", owner.name
+        return _surface_words(s.name, s.container is not None), owner.name
+
+    def features(self, entity: str) -> dict[str, str]:
+        """Feature name -> its words, for the entity where it stands now."""
+        found = self._features.get(entity)
+        if found is not None:
+            return found
+        kind = self.kind(entity)
+        out: dict[str, str] = {}
+        # a surface's adjectives are its furniture's
+        owner = self.graph.surface(entity).object_id if kind == "surface" else entity
+        if kind in ("movable", "furniture", "surface"):
+            attrs = self.graph.object(owner).attributes
+            for key in ADJECTIVES:
+                if attrs.get(key):
+                    out[key] = " and ".join(words(v) for v in attribute_values(attrs[key]))
+        if kind == "movable":
+            support = self.state.support_of(entity)
+            if support is not None:
+                inside = self.graph.surface(support).container is not None
+                out["on"] = f"{'in' if inside else 'on'} the {self.head(support)}"
+        if kind in ("movable", "furniture", "surface"):
+            room = self.state.room_of(owner)
+            if room is not None:
+                out["in"] = self.graph.room(room).name
+        self._features[entity] = out
+        return out
+
+    def distractors(self, entity: str) -> list[str]:
+        """The other entities of the same kind and head noun."""
+        if self._by_head is None:
+            index: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for e in self.facts.types:
+                k = self.kind(e)
+                if k is not None:
+                    index[(k, self.head(e))].append(e)
+            self._by_head = dict(index)
+        kind = self.kind(entity)
+        if kind is None:
+            return []
+        return [e for e in self._by_head.get((kind, self.head(entity)), []) if e != entity]
+
+    # ------------------------------------------------------------------ descriptions
+
+    def describe(self, entity: str, types: Sequence[str] = ()) -> Description:
+        """The entity's description; `types` (a parameter's) says how to read a value
+        that has several types (`395`: a clock time, or minutes)."""
+        key = (entity, tuple(types))
+        found = self._done.get(key)
+        if found is not None:
+            return found
+        kind = self.kind(entity)
+        if kind is None:
+            clock = "clock-time" in types if types else \
+                self.facts.type_of(entity) == "clock-time"
+            clock = clock and self.facts.has_type(entity, ("clock-time",))
+            text = clock_words(entity) if clock else words(entity)
+            found = Description(entity, text, (entity,), value=True)
+        else:
+            found = self._minimal(entity)
+        self._done[key] = found
+        return found
+
+    def _minimal(self, entity: str) -> Description:
+        mine = self.features(entity)
+        others = {d: self.features(d) for d in self.distractors(entity)}
+        names = [n for n in (*ADJECTIVES, "on", "in") if n in mine]
+        best: tuple[int, tuple[str, ...], list[str]] | None = None
+        for size in range(len(names) + 1):
+            for subset in itertools.combinations(names, size):
+                left = [d for d, f in others.items() if all(f.get(n) == mine[n] for n in subset)]
+                if best is None or len(left) < best[0]:
+                    best = (len(left), subset, left)
+                if not left:
+                    break
+            if best is not None and best[0] == 0:
+                break
+        assert best is not None
+        _, chosen, left = best
+        return Description(entity, self._phrase(entity, chosen, mine),
+                           tuple(sorted([entity, *left])), features=chosen)
+
+    def _phrase(self, entity: str, chosen: Sequence[str], feats: Mapping[str, str]) -> str:
+        adjectives = [feats[n] for n in ADJECTIVES if n in chosen]
+        if self.kind(entity) == "surface":  # the adjectives are the furniture's
+            part, owner = self._surface_parts(entity)
+            noun = " ".join([*adjectives, owner])
+            text = f"{part} of the {noun}" if part else noun
+        else:
+            text = " ".join([*adjectives, self.head(entity)])
+        if "on" in chosen:
+            text += f" {feats['on']}"
+        if "in" in chosen:
+            text += f" in the {feats['in']}"
+        return text
+
+
+def _surface_words(name: str, container: bool) -> str:
+    """`shelf_1` -> 'second shelf', `top` -> 'top'; a container's floor is a compartment:
+    `lower` -> 'lower compartment', `inside` -> 'compartment'."""
+    from fdc.instructions.filters import ordinal_word
+
+    base, _, index = name.rpartition("_")
+    if base and index.isdigit():
+        text = f"{ordinal_word(int(index) + 1)} {words(base)}"
+    else:
+        text = words(name)
+    if container:
+        text = "compartment" if text in ("inside", "interior", "in") else f"{text} compartment"
+    return text

@@ -1,0 +1,337 @@
+"""Placement queries: where can an item go so that a relation holds?
+
+One function per relation, all built on `find_spot`: candidate centres on a grid over the
+target region (in the surface frame), the item's box tested against the region and the
+obstacles in one vectorised pass, the best candidate chosen by a fixed score (nearest to
+the relation's preferred point, then smallest u, then smallest v). Deterministic; the
+same answers serve the compiler (is this task feasible?) and the embedded world (where
+does the item go?).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fdc.sim_bridge.geometry import from_frame, rects, to_frame, yaw_quaternion
+from fdc.sim_bridge.graph.regions import (
+    RING,
+    Direction,
+    Region,
+    Side,
+    grid_cells,
+    surface_direction,
+)
+from fdc.sim_bridge.graph.surfaces import Surface
+from fdc.sim_bridge.scene.schema import Kind, Pose
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+
+
+class Relation(StrEnum):
+    ON = "on"
+    IN_CELL = "in_cell"
+    AROUND = "around"
+    DIRECTION = "direction"
+    BETWEEN = "between"
+    INSIDE = "inside"
+
+
+#: An item fits above a surface when it is at least this much lower than the room there.
+HEADROOM_MARGIN_M = 0.005
+#: An item's footprint may pass its target region by this much (rounding).
+FIT_SLACK_M = 1e-6
+
+
+@dataclass(frozen=True)
+class PlacementConfig:
+    gap_m: float = 0.01  # free space kept between the item and anything else
+    max_candidates: int = 4000  # grid size per region
+    min_step_m: float = 0.005
+    max_step_m: float = 0.05
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The answer to a placement query: a pose, or the reason there is none."""
+
+    item: str
+    relation: Relation
+    pose: Pose | None
+    surface_id: str | None
+    region_ids: tuple[str, ...] = ()
+    reason: str = ""
+    yaw_rad: float = 0.0
+    footprint: Any = field(default=None, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.pose is not None
+
+
+def _fail(item: str, relation: Relation, reason: str, surface: str | None = None) -> Placement:
+    return Placement(item, relation, None, surface, (), reason)
+
+
+def headroom_m(g: SceneGraph, surface: Surface) -> float:
+    """The room above `surface` now: its clearance, and, for the top of an item (a tray,
+    a book), no more than the room left above the surface under that item (its
+    clearance was measured where the item first stood; moved under a shelf, the item
+    brings no room of its own)."""
+    room = surface.clearance_m
+    z = surface.z
+    owner = surface.object_id
+    seen = {owner}
+    while g.object(owner).kind is Kind.MOVABLE:
+        below = g.parent_surface(owner)
+        if below is None:
+            break
+        room = min(room, below.clearance_m - (z - below.z))
+        owner = below.object_id
+        if owner in seen:  # pragma: no cover - support is a tree
+            break
+        seen.add(owner)
+    return room
+
+
+def find_spot(
+    g: SceneGraph,
+    item: str,
+    surface: Surface,
+    target: Any,
+    preferred_xy: tuple[float, float],
+    relation: Relation,
+    config: PlacementConfig,
+    region_ids: tuple[str, ...] = (),
+    centre_in: Any = None,
+    extra_obstacles: Any = None,
+) -> Placement:
+    """A collision-free pose for `item` on `surface` with its footprint inside `target`
+    (and its centre inside `centre_in`, when given)."""
+    import shapely
+
+    info = g.object(item)
+    height = info.top_z - info.bottom_z
+    if surface.container is not None and not surface.is_open:
+        what = f" (open `{surface.part}` first)" if surface.part else ""
+        return _fail(item, relation, f"`{surface.id}` is closed{what}", surface.id)
+    room = headroom_m(g, surface)
+    if height > room - HEADROOM_MARGIN_M:
+        return _fail(item, relation, f"`{item}` ({height:.2f} m tall) does not fit under the "
+                     f"{room:.2f} m clearance of `{surface.id}`", surface.id)
+    if target is None or target.is_empty or target.area <= 0:
+        return _fail(item, relation, "the target region is empty", surface.id)
+    obstacles = g.obstacles_on(surface.id, exclude=item, height_m=height)
+    if extra_obstacles is not None:
+        obstacles = np.concatenate([obstacles, np.asarray(extra_obstacles, dtype=object)])
+    tree = shapely.STRtree(obstacles) if len(obstacles) else None
+    # A micrometre of slack: an item exactly as large as its target (a tray on a tray)
+    # is not refused by rounding.
+    within = shapely.buffer(target, FIT_SLACK_M, join_style="mitre")
+    shapely.prepare(within)
+    if centre_in is not None:
+        shapely.prepare(centre_in)
+    sx, sy = float(info.size[0]), float(info.size[1])
+    t_local = shapely.transform(target, lambda xy: to_frame(xy, surface.origin, surface.yaw_rad))
+    u0, v0, u1, v1 = t_local.bounds
+    pu, pv = to_frame([preferred_xy], surface.origin, surface.yaw_rad)[0]
+    for turn in (0.0, math.pi / 2):
+        hx, hy = (sx / 2, sy / 2) if turn == 0.0 else (sy / 2, sx / 2)
+        if 2 * hx > (u1 - u0) + 1e-9 or 2 * hy > (v1 - v0) + 1e-9:
+            continue
+        area = (u1 - u0 - 2 * hx + 1e-9) * (v1 - v0 - 2 * hy + 1e-9)
+        step = min(config.max_step_m,
+                   max(config.min_step_m, math.sqrt(max(area, 1e-12) / config.max_candidates)))
+        us = np.arange(u0 + hx, u1 - hx + 1e-9, step)
+        vs = np.arange(v0 + hy, v1 - hy + 1e-9, step)
+        if len(us) == 0 or len(vs) == 0:
+            continue
+        gu, gv = np.meshgrid(us, vs, indexing="ij")
+        cu, cv = gu.ravel(), gv.ravel()
+        d = np.hypot(cu - pu, cv - pv)
+        order = np.lexsort((cv, cu, np.round(d, 6)))
+        cu, cv = cu[order], cv[order]
+        xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
+        yaw = surface.yaw_rad + turn
+        boxes = rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad)
+        ok = shapely.contains(within, boxes)
+        if centre_in is not None:
+            ok &= shapely.contains_xy(centre_in, xy[:, 0], xy[:, 1])
+        if tree is not None and ok.any():
+            cand = np.nonzero(ok)[0]
+            hit, _ = tree.query(boxes[cand], predicate="dwithin", distance=config.gap_m)
+            ok[cand[np.unique(hit)]] = False
+        good = np.nonzero(ok)[0]
+        if len(good):
+            k = int(good[0])
+            z = surface.z + height / 2
+            pose = Pose(position=(float(xy[k, 0]), float(xy[k, 1]), float(z)),
+                        orientation=yaw_quaternion(yaw))
+            return Placement(item, relation, pose, surface.id, region_ids, "", float(yaw),
+                             boxes[k])
+    return _fail(item, relation, f"no collision-free spot for `{item}` ({sx:.2f} x {sy:.2f} m) "
+                 f"in the target region on `{surface.id}`", surface.id)
+
+
+def place_on(g: SceneGraph, item: str, surface_id: str,
+             config: PlacementConfig | None = None) -> Placement:
+    config = config or PlacementConfig()
+    s = g.surface(surface_id)
+    c = s.polygon.centroid
+    return find_spot(g, item, s, s.polygon, (c.x, c.y), Relation.ON, config, (s.id,))
+
+
+def place_in_cell(g: SceneGraph, item: str, surface_id: str, cell: Direction,
+                  config: PlacementConfig | None = None) -> Placement:
+    config = config or PlacementConfig()
+    s = g.surface(surface_id)
+    cells = {r.direction: r for r in grid_cells(s, g.config.regions)}
+    r = cells.get(Direction(cell))
+    if r is None:
+        return _fail(item, Relation.IN_CELL, f"`{surface_id}` has no {cell} cell", surface_id)
+    c = r.polygon.centroid
+    # ManiTaskGen judges a cell by the item's centre: the footprint need only be on the
+    # surface, the centre in the cell.
+    return find_spot(g, item, s, s.polygon, (c.x, c.y), Relation.IN_CELL, config, (r.id,),
+                     centre_in=r.polygon)
+
+
+def _merges(direction: Direction) -> list[tuple[Direction, ...]]:
+    """Adjacent groups of 1 to 4 ring directions containing `direction`, smallest first."""
+    i = RING.index(direction)
+    n = len(RING)
+    out: list[tuple[Direction, ...]] = [(direction,)]
+    for size in (2, 3, 4):
+        for start in range(i - size + 1, i + 1):
+            group = tuple(RING[(start + k) % n] for k in range(size))
+            out.append(group)
+    return out
+
+
+def place_beside(g: SceneGraph, item: str, anchor: str, direction: Direction,
+                 viewer_side: Side | None = None,
+                 config: PlacementConfig | None = None) -> Placement:
+    """Put `item` at `direction` of `anchor` (in the surface's words, or in the words of a
+    viewer at `viewer_side`), merging 2-4 adjacent regions if no single one fits it."""
+    import shapely
+
+    config = config or PlacementConfig()
+    s = g.parent_surface(anchor)
+    if s is None:
+        return _fail(item, Relation.DIRECTION, f"`{anchor}` rests on no surface")
+    d = Direction(direction)
+    if viewer_side is not None:
+        d = surface_direction(d, Side(viewer_side))
+    if d is Direction.CENTER:
+        return _fail(item, Relation.DIRECTION, "`center` is not a side of an anchor", s.id)
+    regions = {r.direction: r for r in g.anchor_regions(s.id, anchor, exclude=item)}
+    if d not in regions:
+        return _fail(item, Relation.DIRECTION,
+                     f"there is no free {d.value} side of `{anchor}` on `{s.id}`", s.id)
+    a = g.object(anchor).footprint
+    ac = a.centroid
+    last = None
+    for group in _merges(d):
+        if any(x not in regions for x in group):
+            continue
+        # A micrometre of slack so adjacent regions (and an item exactly as wide as a
+        # strip) are not split by rounding.
+        parts = np.array([regions[x].polygon for x in group], dtype=object)
+        target = shapely.union_all(shapely.buffer(parts, 1e-6, join_style="mitre"))
+        res = find_spot(g, item, s, target, (ac.x, ac.y), Relation.DIRECTION, config,
+                        tuple(regions[x].id for x in group), centre_in=regions[d].polygon)
+        if res.ok:
+            return res
+        last = res
+    reason = last.reason if last else "no region"
+    return _fail(item, Relation.DIRECTION, f"{reason}, {d.value} of `{anchor}`, even merging "
+                 "adjacent regions", s.id)
+
+
+def place_around(g: SceneGraph, item: str, anchor: str,
+                 config: PlacementConfig | None = None) -> Placement:
+    """Put `item` in any region around `anchor`: the spot nearest the anchor wins."""
+    config = config or PlacementConfig()
+    s = g.parent_surface(anchor)
+    if s is None:
+        return _fail(item, Relation.AROUND, f"`{anchor}` rests on no surface")
+    best: Placement | None = None
+    best_d = math.inf
+    ac = g.object(anchor).footprint.centroid
+    for d in RING:
+        res = place_beside(g, item, anchor, d, None, config)
+        if res.ok and res.pose is not None:
+            dist = math.hypot(res.pose.position[0] - ac.x, res.pose.position[1] - ac.y)
+            if dist < best_d - 1e-9:
+                best, best_d = res, dist
+    if best is None:
+        return _fail(item, Relation.AROUND, f"no free spot around `{anchor}` on `{s.id}`", s.id)
+    return Placement(item, Relation.AROUND, best.pose, best.surface_id, best.region_ids, "",
+                     best.yaw_rad, best.footprint)
+
+
+def place_between(g: SceneGraph, item: str, first: str, second: str,
+                  config: PlacementConfig | None = None) -> Placement:
+    """Put `item` between two anchors on the same surface: inside the hull of both
+    footprints, its centre in the band that joins them."""
+    import shapely
+
+    config = config or PlacementConfig()
+    s1, s2 = g.parent_surface(first), g.parent_surface(second)
+    if s1 is None or s2 is None or s1.id != s2.id:
+        return _fail(item, Relation.BETWEEN,
+                     f"`{first}` and `{second}` are not on the same surface")
+    a, b = g.object(first).footprint, g.object(second).footprint
+    hull = shapely.intersection(shapely.convex_hull(shapely.union(a, b)), s1.polygon)
+    band = shapely.difference(hull, shapely.union(a, b))
+    # The centre must lie between the anchors: in the strip joining their centroids,
+    # as wide as the smaller anchor.
+    ca, cb = a.centroid, b.centroid
+    axis = math.atan2(cb.y - ca.y, cb.x - ca.x)
+    length = math.hypot(cb.x - ca.x, cb.y - ca.y)
+    width = min(_width_across(a, axis), _width_across(b, axis))
+    strip = rects([(ca.x + cb.x) / 2], [(ca.y + cb.y) / 2], [length / 2], [width / 2], [axis])[0]
+    centre_in = shapely.difference(shapely.intersection(strip, band), shapely.union(a, b))
+    if centre_in.is_empty:
+        return _fail(item, Relation.BETWEEN, f"`{first}` and `{second}` touch", s1.id)
+    mid = ((ca.x + cb.x) / 2, (ca.y + cb.y) / 2)
+    res = find_spot(g, item, s1, s1.polygon, mid, Relation.BETWEEN, config, (s1.id,),
+                    centre_in=centre_in)
+    if not res.ok:
+        return _fail(item, Relation.BETWEEN, f"{res.reason}, between `{first}` and `{second}`",
+                     s1.id)
+    return res
+
+
+def _width_across(poly: Any, axis: float) -> float:
+    from fdc.sim_bridge.geometry import frame_bounds
+
+    b = frame_bounds([poly], (0.0, 0.0), axis)[0]
+    return float(b[3] - b[1])
+
+
+def place_inside(g: SceneGraph, item: str, container: str,
+                 config: PlacementConfig | None = None) -> Placement:
+    """Put `item` in a container (`object|container` id, or an object with one)."""
+    config = config or PlacementConfig()
+    floors = g.containers_of(container)
+    if not floors:
+        return _fail(item, Relation.INSIDE, f"`{container}` is not a container")
+    last: Placement | None = None
+    for s in floors:
+        c = s.polygon.centroid
+        res = find_spot(g, item, s, s.polygon, (c.x, c.y), Relation.INSIDE, config, (s.id,))
+        if res.ok:
+            return res
+        last = res
+    assert last is not None
+    return last
+
+
+def regions_by_id(regions: list[Region]) -> dict[str, Region]:
+    return {r.id: r for r in regions}

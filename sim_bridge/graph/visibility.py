@@ -1,0 +1,259 @@
+"""Line of sight in the top-down world: which objects an eye at a pose can see.
+
+A sight line from the eye to an object's centre is blocked by a wall, or by an object
+(other than the target and the furniture carrying it) whose top is above the line where
+the line passes over it. Closed containers hide what they hold. Vectorised: all sight
+lines are tested against an STRtree of occluders in one query.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fdc.sim_bridge.scene.schema import Kind
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import Point, SceneGraph
+    from fdc.sim_bridge.world.trajectory import PosedGraph
+
+
+def _eye(g: SceneGraph, position: Point, eye_z: float | None) -> tuple[float, float, float]:
+    if eye_z is None:
+        eye_z = (position[2] if len(position) == 3 else 0.0) + g.scene.agent.eye_height_m  # type: ignore[misc]
+    return float(position[0]), float(position[1]), float(eye_z)
+
+
+def _hidden_in_closed(g: SceneGraph, ident: str) -> bool:
+    p = g.object(ident).parent_surface
+    for _ in range(64):
+        if p is None:
+            return False
+        s = g.surface(p)
+        if s.container is not None and not s.is_open:
+            return True
+        p = g.object(s.object_id).parent_surface
+    return False
+
+
+def _visible_mask(g: SceneGraph, eye: tuple[float, float, float], targets: list[str]
+                  ) -> np.ndarray:
+    import shapely
+
+    if not targets:
+        return np.zeros(0, dtype=bool)
+    objs = [g.object(t) for t in targets]
+    tx = np.array([o.position[0] for o in objs])
+    ty = np.array([o.position[1] for o in objs])
+    tz = np.array([(o.bottom_z + o.top_z) / 2 for o in objs])
+    lines = shapely.linestrings(
+        np.stack([np.stack([np.full(len(objs), eye[0]), np.full(len(objs), eye[1])], axis=1),
+                  np.stack([tx, ty], axis=1)], axis=1))
+    ids = g.bodies.ids
+    occ = g.bodies.footprints
+    tree = shapely.STRtree(occ)
+    li, oi = tree.query(lines, predicate="intersects")
+    blocked = np.zeros(len(objs), dtype=bool)
+    if len(li):
+        # Height of the sight line where it passes nearest the occluder's centre.
+        c = shapely.get_coordinates(shapely.centroid(occ[oi]))
+        dx, dy = tx[li] - eye[0], ty[li] - eye[1]
+        denom = np.maximum(dx * dx + dy * dy, 1e-12)
+        s = np.clip(((c[:, 0] - eye[0]) * dx + (c[:, 1] - eye[1]) * dy) / denom, 0, 1)
+        h = eye[2] + s * (tz[li] - eye[2])
+        tops = g.bodies.tops[oi]
+        carriers = [_carrier_chain(g, targets[k]) for k in range(len(targets))]
+        for a, b, top, hh in zip(li.tolist(), oi.tolist(), tops.tolist(), h.tolist(),
+                                 strict=True):
+            if blocked[a] or ids[b] == targets[a] or ids[b] in carriers[a]:
+                continue
+            o = g.object(ids[b])
+            if o.kind is Kind.STAGE and o.spec.obstacle is False:
+                continue
+            if top > hh:
+                blocked[a] = True
+    walls = g.layout.walls
+    if not walls.is_empty:
+        blocked |= shapely.intersects(lines, walls)
+    hidden = np.array([_hidden_in_closed(g, t) for t in targets], dtype=bool)
+    return ~blocked & ~hidden
+
+
+def _carrier_chain(g: SceneGraph, ident: str) -> set[str]:
+    out: set[str] = set()
+    c = g.carrier(ident)
+    while c is not None and c.id not in out:
+        out.add(c.id)
+        c = g.carrier(c.id)
+    return out
+
+
+def line_of_sight(g: SceneGraph, position: Point, target: str, eye_z: float | None = None
+                  ) -> bool:
+    """Whether an eye at `position` sees the centre of object `target`."""
+    return bool(_visible_mask(g, _eye(g, position, eye_z), [target])[0])
+
+
+def visible_objects(g: SceneGraph, position: Point, yaw_rad: float, fov_rad: float,
+                    max_range_m: float, eye_z: float | None = None) -> list[str]:
+    """Ids of objects within range and field of view with a clear line of sight."""
+    eye = _eye(g, position, eye_z)
+    p = g.bodies.positions
+    if len(p) == 0:
+        return []
+    d = np.hypot(p[:, 0] - eye[0], p[:, 1] - eye[1])
+    ang = np.arctan2(p[:, 1] - eye[1], p[:, 0] - eye[0]) - yaw_rad
+    ang = (ang + math.pi) % (2 * math.pi) - math.pi
+    shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects])
+    cand = np.nonzero((d <= max_range_m) & (np.abs(ang) <= fov_rad / 2) & ~shell)[0]
+    ids = [g.bodies.ids[i] for i in cand]
+    mask = _visible_mask(g, eye, ids)
+    return sorted(i for i, m in zip(ids, mask, strict=True) if m)
+
+
+class SightIndex:
+    """`visible_objects` for many eye poses over one arrangement of the objects.
+
+    What depends only on the arrangement is prepared once: trees of the occluders (wall
+    pieces: the walls' union, piece by piece; footprints), a tree of the objects'
+    centres for range culling, and, per object as it is first needed, its
+    carrier chain and whether a closed container hides it. `visible_objects` then tests
+    the sight lines of a whole batch of poses in one vectorised pass, with the rules and
+    answers of `visible_objects` above. `g` is a `SceneGraph` or a `PosedGraph`."""
+
+    def __init__(self, g: SceneGraph | PosedGraph) -> None:
+        import shapely
+
+        self._g: Any = g  # the helpers above read either
+        b = g.bodies
+        n = len(b.ids)
+        self._ids = list(b.ids)
+        self._index = {ident: i for i, ident in enumerate(self._ids)}
+        self._xy = np.ascontiguousarray(b.positions[:, :2]) if n else np.zeros((0, 2))
+        self._mid_z = (b.bottoms + b.tops) / 2 if n else np.zeros(0)
+        self._eye_height_m = float(g.scene.agent.eye_height_m)
+        # Targets: the shell as declared is never one; occluders: the shell as resolved.
+        self._declared_shell = np.array(
+            [o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects], dtype=bool)
+        static = getattr(g, "graph", g)  # a PosedGraph's kinds are its scene graph's
+        resolved = [static.object(i) for i in self._ids]
+        occ_shell = np.array([o.kind is Kind.STAGE and o.spec.obstacle is False
+                              for o in resolved], dtype=bool)
+        walls = np.asarray(g.layout.wall_pieces, dtype=object).reshape(-1)
+        self._walls = shapely.STRtree(walls)
+        self._footprints = np.asarray(b.footprints, dtype=object).reshape(-1)
+        self._tree = shapely.STRtree(self._footprints)
+        self._n = n
+        self._tops = np.asarray(b.tops, dtype=np.float64)
+        centres = shapely.centroid(self._footprints)
+        self._cx = shapely.get_x(centres)
+        self._cy = shapely.get_y(centres)
+        self._exempt = occ_shell
+        self._centres = shapely.STRtree(shapely.points(self._xy)) if n else None
+        self._known = np.zeros(n, dtype=bool)
+        self._hidden = np.zeros(n, dtype=bool)
+        self._chain = np.full((n, 1), -1, dtype=np.int64)
+
+    def _learn(self, targets: np.ndarray) -> None:
+        """Carrier chains and hidden flags of the targets not seen before."""
+        todo = np.unique(targets[~self._known[targets]])
+        if not len(todo):
+            return
+        chains = []
+        for i in todo.tolist():
+            ident = self._ids[i]
+            chains.append([self._index[c] for c in _carrier_chain(self._g, ident)])
+            self._hidden[i] = _hidden_in_closed(self._g, ident)
+        width = max(self._chain.shape[1], max(len(c) for c in chains))
+        if width > self._chain.shape[1]:
+            pad = np.full((self._n, width - self._chain.shape[1]), -1, dtype=np.int64)
+            self._chain = np.concatenate([self._chain, pad], axis=1)
+        for i, c in zip(todo.tolist(), chains, strict=True):
+            self._chain[i, : len(c)] = c
+        self._known[todo] = True
+
+    def _blocked(self, eye: np.ndarray, ti: np.ndarray, exclude: str | None) -> np.ndarray:
+        """Whether each sight line, from `eye` (rows x, y, z) to the centre of object
+        `ti`, is blocked (or its target hidden in a closed container)."""
+        import shapely
+
+        self._learn(ti)
+        ex, ey, ez = eye[:, 0], eye[:, 1], eye[:, 2]
+        tx, ty, tz = self._xy[ti, 0], self._xy[ti, 1], self._mid_z[ti]
+        lines = shapely.linestrings(np.stack([np.stack([ex, ey], axis=1),
+                                              np.stack([tx, ty], axis=1)], axis=1))
+        blocked = self._hidden[ti].copy()
+        # Walls first (they block at any height), then, for the lines still open, the
+        # objects whose box overlaps theirs: those that are tall enough where the line
+        # passes and may be in the way are tested exactly.
+        li, _ = self._walls.query(lines, predicate="intersects")
+        blocked[li] = True
+        open_ = np.flatnonzero(~blocked)
+        li, oi = self._tree.query(lines[open_])
+        li = open_[li]
+        if len(li):
+            # Height of the sight line where it passes nearest the occluder's centre.
+            dx, dy = tx[li] - ex[li], ty[li] - ey[li]
+            denom = np.maximum(dx * dx + dy * dy, 1e-12)
+            s = np.clip(((self._cx[oi] - ex[li]) * dx + (self._cy[oi] - ey[li]) * dy) / denom,
+                        0, 1)
+            h = ez[li] + s * (tz[li] - ez[li])
+            skip = (oi == ti[li]) | (self._chain[ti[li]] == oi[:, None]).any(axis=1) | \
+                self._exempt[oi]
+            if exclude is not None and exclude in self._index:
+                skip |= oi == self._index[exclude]
+            maybe = ~skip & (self._tops[oi] > h)
+            li, oi = li[maybe], oi[maybe]
+            hit = shapely.intersects(lines[li], self._footprints[oi])
+            blocked[li[hit]] = True
+        out: np.ndarray = blocked
+        return out
+
+    def visible_objects(self, positions: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+                        fov_rad: float, max_range_m: float, *, exclude: str | None = None
+                        ) -> list[list[str]]:
+        """For each pose (rows of `positions`: x, y, z of the agent's base, and its yaw),
+        the sorted ids of the objects in view. The eye is `agent.eye_height_m` above the
+        base. `exclude`: an object out of the arrangement (the held item): never a
+        target, never in the way."""
+        import shapely
+
+        pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        yaw = np.asarray(yaws_rad, dtype=np.float64).reshape(-1)
+        m = len(pos)
+        out: list[list[str]] = [[] for _ in range(m)]
+        if m == 0 or self._centres is None:
+            return out
+        ez = pos[:, 2] + self._eye_height_m
+        # Range culling by the tree of centres, then the exact tests of `visible_objects`.
+        fi, ti = self._centres.query(shapely.points(pos[:, :2]), predicate="dwithin",
+                                     distance=max_range_m + 1e-6)
+        order = np.lexsort((ti, fi))
+        fi, ti = fi[order], ti[order]
+        ex, ey = pos[fi, 0], pos[fi, 1]
+        px, py = self._xy[ti, 0], self._xy[ti, 1]
+        d = np.hypot(px - ex, py - ey)
+        ang = np.arctan2(py - ey, px - ex) - yaw[fi]
+        ang = (ang + math.pi) % (2 * math.pi) - math.pi
+        keep = (d <= max_range_m) & (np.abs(ang) <= fov_rad / 2) & ~self._declared_shell[ti]
+        if exclude is not None and exclude in self._index:
+            keep &= ti != self._index[exclude]
+        fi, ti = fi[keep], ti[keep]
+        if not len(ti):
+            return out
+        # One sight line per (eye, target): the turns of a walk share their eye.
+        eyes, eye_of = np.unique(np.c_[pos[:, :2], ez], axis=0, return_inverse=True)
+        eye_of = eye_of.reshape(-1)
+        pair = eye_of[fi].astype(np.int64) * self._n + ti
+        uniq, back = np.unique(pair, return_inverse=True)
+        ue, ut = uniq // self._n, uniq % self._n
+        blocked_u = self._blocked(eyes[ue], ut, exclude)
+        blocked = blocked_u[back.reshape(-1)]
+        for f, t in zip(fi[~blocked].tolist(), ti[~blocked].tolist(), strict=True):
+            out[f].append(self._ids[t])
+        for row in out:
+            row.sort()
+        return out

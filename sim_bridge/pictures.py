@@ -1,0 +1,282 @@
+"""Pictures of a scene graph: a top-down map (PNG or SVG, matplotlib) and the support
+tree (SVG, written directly so it is byte-for-byte deterministic)."""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import TYPE_CHECKING, Any
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from fdc.sim_bridge.scene.schema import Kind
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+
+ROOM_COLOURS = ["#f3efe0", "#e3eef6", "#eaf3e3", "#f6e8e8", "#efe6f4", "#f4f1d8", "#e0f0ee"]
+NAMED_COLOURS = {
+    "red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#e6c619",
+    "white": "#f8f8f8", "black": "#222222", "grey": "#8c8c8c", "gray": "#8c8c8c",
+    "brown": "#8c564b", "pink": "#e377c2", "silver": "#c0c0c0", "clear": "#d9f2fa",
+    "orange": "#ff7f0e", "purple": "#9467bd",
+}
+
+
+def _outline(ax: Any, geom: Any, **kw: Any) -> None:
+    """Fill polygons, holes included (a room inside its walls stays empty)."""
+    import shapely
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path as MplPath
+
+    for part in shapely.get_parts(geom):
+        if part.geom_type != "Polygon" or part.is_empty:
+            continue
+        rings = [np.asarray(part.exterior.coords)] + [np.asarray(r.coords)
+                                                      for r in part.interiors]
+        verts = np.concatenate(rings)
+        codes = np.concatenate([[MplPath.MOVETO] + [MplPath.LINETO] * (len(r) - 2)
+                                + [MplPath.CLOSEPOLY] for r in rings])
+        ax.add_patch(PathPatch(MplPath(verts, codes), **kw))
+
+
+def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
+               show_regions: bool = True, show_nav: bool = True) -> bytes:
+    """A top-down map: rooms, walls, doors, the free floor (navigation grid) and graph,
+    furniture, surfaces, items (in their colour), regions, standing points, the agent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    xs, ys = [], []
+    for r in g.rooms():
+        b = r.polygon.bounds
+        xs += [b[0], b[2]]
+        ys += [b[1], b[3]]
+    for o in g.objects():
+        if o.kind is Kind.STAGE and o.spec.obstacle is False:
+            continue
+        b = o.footprint.bounds
+        xs += [b[0], b[2]]
+        ys += [b[1], b[3]]
+    if not xs:
+        xs, ys = [0.0, 1.0], [0.0, 1.0]
+    x0, x1, y0, y1 = min(xs) - 0.5, max(xs) + 0.5, min(ys) - 0.5, max(ys) + 0.5
+    width_in = 12.0
+    plot_w = width_in - 2.6  # the legend takes the rest
+    height_in = max(4.0, min(30.0, plot_w * (y1 - y0) / max(x1 - x0, 1e-6))) + 0.9
+    fig, ax = plt.subplots(figsize=(width_in, height_in))
+    ax.set_aspect("equal")
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    cats = sorted({r.category for r in g.rooms()})
+    for r in g.rooms():
+        colour = ROOM_COLOURS[cats.index(r.category) % len(ROOM_COLOURS)]
+        _outline(ax, r.polygon, facecolor=colour, edgecolor="none", zorder=0)
+    nav = g.nav
+    if show_nav and nav.node_count:
+        free = ~nav.occupancy
+        img = np.where(free, 1.0, np.nan)
+        ny, nx_ = img.shape
+        ox, oy = nav.origin
+        res = nav.resolution_m
+        ax.imshow(img, origin="lower", extent=(ox, ox + nx_ * res, oy, oy + ny * res),
+                  cmap="Greens", vmin=0, vmax=4, alpha=0.35, zorder=1, interpolation="nearest")
+        # The graph itself, thinned to every 4th node each way so it stays readable.
+        idx = nav.index
+        step = 4
+        sub = idx[::step, ::step]
+        pts = nav.nodes_xy[sub[sub >= 0]]
+        ax.scatter(pts[:, 0], pts[:, 1], s=0.6, c="#5a8f5a", zorder=1, linewidths=0)
+        pairs = []
+        for dy, dx in ((0, 1), (1, 0)):
+            a = sub[: sub.shape[0] - dy, : sub.shape[1] - dx]
+            b = sub[dy:, dx:]
+            ok = (a >= 0) & (b >= 0)
+            pairs.append(np.stack([a[ok], b[ok]], axis=1))
+        pair = np.concatenate(pairs)
+        if len(pair):
+            import shapely
+            from matplotlib.collections import LineCollection
+
+            segs = np.stack([nav.nodes_xy[pair[:, 0]], nav.nodes_xy[pair[:, 1]]], axis=1)
+            keep = shapely.covered_by(shapely.linestrings(segs), nav.free)
+            ax.add_collection(LineCollection(list(segs[keep]), colors="#8fbf8f",
+                                             linewidths=0.3, zorder=1))
+    _outline(ax, g.layout.walls, facecolor="#444444", edgecolor="none", zorder=3)
+    for o in g.objects():
+        if o.is_movable or (o.kind is Kind.STAGE and o.spec.obstacle is False):
+            continue
+        face = "#c8a878" if o.kind is not Kind.ARTICULATED else "#b89bc8"
+        _outline(ax, o.footprint, facecolor=face, edgecolor="#6b5537", linewidth=0.8,
+                 zorder=4)
+    for s in g.surfaces():
+        if g.object(s.object_id).is_movable:
+            continue
+        style = dict(facecolor="none", edgecolor="#2b6cb0" if s.container is None else "#805ad5",
+                     linewidth=0.6, linestyle="--" if s.container is None else ":", zorder=5)
+        _outline(ax, s.polygon, **style)
+    if show_regions:
+        for s in g.surfaces():
+            for reg in g.anchor_regions(s.id):
+                _outline(ax, reg.polygon, facecolor="#63b3ed", edgecolor="#2b6cb0",
+                         linewidth=0.2, alpha=0.18, zorder=6)
+    for o in g.objects(kind=Kind.MOVABLE):
+        colour = NAMED_COLOURS.get(o.attributes.get("color", ""), "#ed8936")
+        _outline(ax, o.footprint, facecolor=colour, edgecolor="#1a1a1a", linewidth=0.5,
+                 zorder=7)
+    sp = g.standing_points()
+    if sp:
+        p = np.array([q.position for q in sp])
+        reach = np.array([q.reachable for q in sp])
+        u = np.cos([q.yaw_rad for q in sp]) * 0.12
+        v = np.sin([q.yaw_rad for q in sp]) * 0.12
+        for mask, colour in ((reach, "#2f855a"), (~reach, "#c53030")):
+            if mask.any():
+                ax.quiver(p[mask, 0], p[mask, 1], u[mask], v[mask], color=colour,
+                          angles="xy", scale_units="xy", scale=1, width=0.002, zorder=8)
+                ax.scatter(p[mask, 0], p[mask, 1], s=6, c=colour, zorder=8)
+    for d in g.layout.doors:
+        c = d.centroid
+        ax.plot([c.x], [c.y], marker="s", ms=3, color="#c05621", zorder=9)
+    a = g.scene.agent
+    ax.plot([a.position[0]], [a.position[1]], marker="*", ms=14, color="#e53e3e",
+            markeredgecolor="black", zorder=10)
+    ax.annotate("", xy=(a.position[0] + 0.5 * math.cos(a.yaw_rad),
+                        a.position[1] + 0.5 * math.sin(a.yaw_rad)),
+                xytext=(a.position[0], a.position[1]),
+                arrowprops=dict(arrowstyle="->", color="#e53e3e"), zorder=10)
+    for r in g.rooms():
+        c = _label_point(g, r.polygon)
+        ax.text(c[0], c[1], r.name, ha="center", va="center", fontsize=11, color="#4a4a4a",
+                alpha=0.55, zorder=2, fontweight="bold")
+    if len(g.objects()) <= 400:
+        for o in g.objects():
+            if o.is_movable or (o.kind is Kind.STAGE and o.spec.obstacle is False):
+                continue
+            c = o.footprint.centroid
+            ax.text(c.x, c.y, o.name, ha="center", va="center", fontsize=5.5, zorder=9,
+                    color="#2d2d2d", rotation=_label_angle(o.yaw_rad, o.size))
+    handles = [
+        Patch(facecolor="#c8a878", edgecolor="#6b5537", label="furniture"),
+        Patch(facecolor="#b89bc8", edgecolor="#6b5537", label="articulated"),
+        Patch(facecolor="none", edgecolor="#2b6cb0", linestyle="--", label="surface"),
+        Patch(facecolor="none", edgecolor="#805ad5", linestyle=":", label="container"),
+        Patch(facecolor="#63b3ed", alpha=0.3, label="regions around items"),
+        Patch(facecolor="#ed8936", edgecolor="#1a1a1a", label="item (its colour)"),
+        Line2D([], [], color="#2f855a", marker="o", ls="", ms=4, label="standing point"),
+        Line2D([], [], color="#c53030", marker="o", ls="", ms=4, label="unreachable stand"),
+        Patch(facecolor="#9ad09a", alpha=0.5, label="free floor (nav grid)"),
+        Line2D([], [], color="#c05621", marker="s", ls="", ms=4, label="door"),
+        Line2D([], [], color="#e53e3e", marker="*", ls="", ms=10, label="agent start"),
+    ]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+              frameon=False)
+    summary = g.summary()
+    ax.set_title(f"{g.scene.name}: {summary['rooms']} rooms, {summary['objects']} objects, "
+                 f"{summary['surfaces']} surfaces, {summary['standing_points']} standing points",
+                 fontsize=10)
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.tick_params(labelsize=7)
+    return figure_bytes(fig, fmt, dpi)
+
+
+def figure_bytes(fig: Any, fmt: str, dpi: int) -> bytes:
+    """A laid-out figure as PNG or SVG bytes, without dates or versions in the file (so
+    the same picture gives the same bytes), and closed."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    buf = io.BytesIO()
+    metadata: dict[str, Any] = {"Software": None} if fmt == "png" else {"Date": None}
+    fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _label_point(g: SceneGraph, polygon: Any) -> tuple[float, float]:
+    """The free floor point of a room farthest from walls and furniture."""
+    import shapely
+
+    nodes = g.nav.nodes_xy
+    inside = shapely.contains_xy(polygon, nodes[:, 0], nodes[:, 1]) if len(nodes) else []
+    if len(nodes) == 0 or not np.any(inside):
+        p = polygon.representative_point()
+        return (p.x, p.y)
+    cand = nodes[inside]
+    d = shapely.distance(shapely.points(cand), g.nav.blocked)
+    k = int(np.argmax(np.round(d, 3)))
+    return (float(cand[k, 0]), float(cand[k, 1]))
+
+
+def _label_angle(yaw: float, size: tuple[float, float, float]) -> float:
+    # Write along the long side of the footprint, never upside down.
+    along = yaw if size[0] >= size[1] else yaw + math.pi / 2
+    deg = math.degrees(along) % 180
+    return deg - 180 if deg > 90 else deg
+
+
+def render_support_tree(g: SceneGraph) -> str:
+    """The support tree as an indented SVG outline: rooms, the furniture standing in
+    them, their surfaces and containers, and what rests on each (recursively)."""
+    rows: list[tuple[int, str, str]] = []  # depth, text, colour
+
+    def item_rows(surface_id: str, depth: int) -> None:
+        for o in g.items_on(surface_id):
+            attrs = ", ".join(f"{k}={v}" for k, v in sorted(o.attributes.items()))
+            rows.append((depth, f"{o.id} ({o.category}{'; ' + attrs if attrs else ''})",
+                         "#c05621"))
+            for s in g.surfaces(o.id):
+                if g.items_on(s.id):
+                    rows.append((depth + 1, f"{s.id}", "#2b6cb0"))
+                    item_rows(s.id, depth + 2)
+
+    def furniture_rows(o_id: str, depth: int) -> None:
+        o = g.object(o_id)
+        rows.append((depth, f"{o.id} ({o.category}, {o.kind.value})", "#6b4f2a"))
+        for s in g.surfaces(o.id):
+            label = "container" if s.container else "surface"
+            state = "" if s.container is None else (" open" if s.is_open else " closed")
+            rows.append((depth + 1, f"{s.id} [{label}{state}, z={s.z:.2f} m, "
+                         f"{s.area_m2:.2f} m², clearance {min(s.clearance_m, 99):.2f} m]",
+                         "#2b6cb0" if s.container is None else "#805ad5"))
+            item_rows(s.id, depth + 2)
+
+    roots = [o for o in g.objects() if o.parent_surface is None]
+    rows.append((0, f"scene {g.scene.name}", "#1a202c"))
+    for r in g.rooms():
+        rows.append((1, f"room {r.id} ({r.category})", "#2f855a"))
+        for o in roots:
+            if o.room == r.id:
+                furniture_rows(o.id, 2)
+    loose = [o for o in roots if o.room is None]
+    if loose:
+        rows.append((1, "outside every room", "#c53030"))
+        for o in loose:
+            furniture_rows(o.id, 2)
+    line_h, indent, char_w = 16, 18, 6.6
+    width = int(max(indent * d + char_w * len(t) for d, t, _ in rows) + 40)
+    height = line_h * len(rows) + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="monospace" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    parents: list[int] = []
+    for k, (depth, text, colour) in enumerate(rows):
+        y = 16 + k * line_h
+        x = 10 + depth * indent
+        while len(parents) > depth:
+            parents.pop()
+        if depth > 0 and parents:
+            py = 16 + parents[-1] * line_h
+            px = 10 + (depth - 1) * indent + 4
+            out.append(f'<path d="M{px},{py + 3} V{y - 4} H{x - 2}" stroke="#a0aec0" '
+                       'fill="none"/>')
+        parents.append(k)
+        out.append(f'<text x="{x}" y="{y}" fill="{colour}">{escape(text)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

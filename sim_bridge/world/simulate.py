@@ -1,0 +1,603 @@
+"""The simulated experience: an oracle robot's day of pick-and-place in the embedded world.
+
+`simulate_experience(graph, interactions=N, seed=S)` runs FindingDory's data-collection
+phase in fdc's `EmbeddedWorld`: the robot performs N pick-and-place interactions, each
+drawn with `random.Random(seed)` from the relocations the world can really carry out
+(an item it can pick: movable, carrying nothing, not shut in a closed container, its
+furniture reachable; a furniture surface that is not the item's, reachable, where the
+placement queries find a collision-free spot in a random cell, else anywhere on it). It
+walks there along the navigation grid in primitive steps (0.25 m forward, 10 degree
+turns) and records one frame per step: the pose, the action, the held item, what is in
+view (field of view and occlusion: `visibility.SightIndex`, the rules of
+`visible_objects`) and the room. The same graph, N and seed give the same log, byte for
+byte.
+
+Where the robot stands: at a standing point of the furniture from which no wall lies
+between it and what it picks (the item) or where it puts it (the spot chosen), turned to
+face it; so it sees the item it picks and, as FindingDory's oracle robot does, the item
+it has just put down, and the frame of each place is a valid goal frame of that item and
+of its receptacle. (A standing point on the far side of a wall the furniture stands
+against is reachable, but nothing on the furniture can be seen or reached from it.)
+
+The end of the day: after its last interaction the robot walks away from the furniture
+to the free spot nearest the middle of the room it is in (staying in that room), so a
+memory task does not start with the robot already at the receptacle it used last.
+
+Repeated categories: FindingDory's category-order tasks ("the mug you moved first") need
+days on which the robot moves several items of one category. After the first
+interaction, with probability `OracleConfig.repeat_category` (drawn from the seeded
+generator) the items of categories already moved are tried first; otherwise every item
+not yet moved is equally likely, as before. Items already moved are tried last.
+
+Clock: the log spans FindingDory's day. Frame i of n shows
+`clock_min = start_min + i * ((end_min - start_min) / max(n - 1, 1))` (06:00-22:00 by
+default; `Clock(steps_per_day=n - 1).time_at(i)`), so the first frame is at 06:00 and
+the last at 22:00 whatever the number of steps; an interaction starts at its pick
+frame's time and ends at its place frame's.
+
+Walks are planned here rather than by `SceneGraph.shortest_path`, whose taut-path search
+tests hundreds of sight lines against the whole free-floor polygon (seconds per walk in
+a 3,000-object scene): A* with a bucket queue over the navigation grid (8-connected, no
+corner cutting, diagonal steps weighing 1.5), the grid path pulled taut with a grid line
+of sight, every leg then checked exactly against the free floor (a leg that fails is
+replaced by the grid path under it) and walked by `EmbeddedWorld.follow`, which checks
+again; a walk it still refused would fall back to the world's own `navigate`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fdc.sim_bridge.graph.placement import Placement, Relation, place_in_cell, place_on
+from fdc.sim_bridge.graph.regions import Direction
+from fdc.sim_bridge.graph.visibility import SightIndex
+from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
+from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
+from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
+from fdc.sim_bridge.world.trajectory import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M, PosedGraph
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.navigation import StandingPoint
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+
+#: The cells a placement is aimed at (then anywhere on the surface).
+_CELLS: tuple[Direction, ...] = tuple(Direction)
+#: A day long enough that the world never refuses an action for the hour: the log's
+#: clock is set when its length is known (see the module docstring).
+_WORLD_CLOCK = Clock(start_min=360.0, end_min=1320.0, steps_per_day=10**9)
+
+
+@dataclass(frozen=True)
+class OracleConfig:
+    """How the oracle sees and chooses (defaults: those of the fluent checkers)."""
+
+    fov_rad: float = DEFAULT_FOV_RAD
+    max_range_m: float = DEFAULT_VIEW_RANGE_M
+    day_start_min: float = 360.0
+    day_end_min: float = 1320.0
+    # Per interaction, at most `item_tries` items that can be picked are tried, each on
+    # at most `target_tries` surfaces (two placement queries a surface, a few ms each).
+    item_tries: int = 32
+    target_tries: int = 12
+    # The chance that an interaction after the first prefers an item of a category
+    # already moved (see the module docstring).
+    repeat_category: float = 0.5
+
+
+class SimulationError(ValueError):
+    """The scene cannot give the experience asked for (too few feasible relocations)."""
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """An experience and the world's trajectory behind it: one snapshot per action (a
+    whole walk, a pick, a place); a snapshot's `step` is the index of the frame that
+    shows the same state, and its `time_min` that frame's clock (the frames between two
+    snapshots differ from the first only by the robot's pose, and the held item's,
+    which moves with it). `header.clock` is the log's clock. `world`: the embedded world
+    as the experience left it (the robot where the log ends, the items at their final
+    places), where an agent can go on acting (its own clock is a long day, not the
+    log's)."""
+
+    experience: Experience
+    snapshots: tuple[Snapshot, ...]
+    header: TrajectoryHeader
+    world: EmbeddedWorld
+
+
+def simulate_experience(graph: SceneGraph, *, interactions: int = 5, seed: int = 0,
+                        scene: str = "", scene_sha256: str | None = None,
+                        config: OracleConfig | None = None) -> Experience:
+    """The experience log of an oracle robot performing `interactions` pick-and-place
+    interactions in `graph`'s scene (deterministic for a seed). `scene` names the scene
+    file in the log (default: the scene's name); `scene_sha256` defaults to the hash of
+    the scene's canonical JSON, as in trajectory headers. Raises `SimulationError` when
+    the scene offers too few feasible relocations, `ValueError` for a negative count."""
+    return simulate(graph, interactions=interactions, seed=seed, scene=scene,
+                    scene_sha256=scene_sha256, config=config).experience
+
+
+def simulate(graph: SceneGraph, *, interactions: int = 5, seed: int = 0, scene: str = "",
+             scene_sha256: str | None = None, config: OracleConfig | None = None
+             ) -> Simulation:
+    """`simulate_experience`, with the world's trajectory behind the log."""
+    if interactions < 0:
+        raise ValueError(f"the number of interactions must be >= 0, not {interactions}")
+    cfg = config or OracleConfig()
+    if not 0 <= cfg.day_start_min < cfg.day_end_min <= 1440:
+        raise ValueError("the day must end after it starts, both within 00:00-24:00")
+    oracle = _Oracle(graph, cfg, seed)
+    for k in range(interactions):
+        if not oracle.interact():
+            raise SimulationError(
+                f"only {k} of {interactions} interactions are feasible in scene "
+                f"`{graph.scene.name}`: no movable item left that the robot can pick and "
+                f"put on another reachable surface (tried up to {cfg.item_tries} items, "
+                f"{cfg.target_tries} surfaces each)")
+    if interactions:
+        oracle.leave()
+    world = oracle.world
+    name = scene or graph.scene.name
+    clock = Clock(start_min=cfg.day_start_min, end_min=cfg.day_end_min,
+                  steps_per_day=max(len(oracle.rows) - 1, 1))
+    header = world.header(name).model_copy(update={"clock": clock})
+    log = oracle.finish(name, scene_sha256 if scene_sha256 is not None else
+                        header.scene_sha256, clock)
+    snapshots = tuple(s.model_copy(update={"time_min": clock.time_at(s.step)})
+                      for s in world.snapshots)
+    return Simulation(experience=log, snapshots=snapshots, header=header, world=world)
+
+
+# ----------------------------------------------------------------------- the oracle
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One relocation, checked against the current state before the robot moves."""
+
+    item: str
+    target: str  # the surface
+    relation: Relation
+    cell: Direction | None
+    placement: Placement
+    pick_from: list[StandingPoint]
+    place_at: list[StandingPoint]
+
+
+@dataclass
+class _FrameRow:
+    agent: AgentPose
+    action: str | None
+    held: str | None
+    visible: list[str]
+    room: str | None
+    events: list[tuple[str, str, str | None, ObjectPose | None]] = field(default_factory=list)
+
+
+class _Oracle:
+    """The robot, its choices, and the frames it has recorded."""
+
+    def __init__(self, graph: SceneGraph, cfg: OracleConfig, seed: int) -> None:
+        self.graph = graph
+        self.cfg = cfg
+        self.seed = seed
+        self.rng = random.Random(seed)
+        # One snapshot per action (the frames of a walk come from its moves): a snapshot
+        # holds every tracked pose, too much to keep per step in a large scene.
+        self.world = EmbeddedWorld(graph, clock=_WORLD_CLOCK, seed=seed, record_steps=False)
+        self.router = _Router(graph)
+        self.movable = sorted(o.id for o in graph.objects(kind=Kind.MOVABLE))
+        self.moved: set[str] = set()
+        # Furniture surfaces the robot may put things on (it opens nothing).
+        self.targets = sorted(
+            s.id for s in graph.surfaces()
+            if graph.object(s.object_id).kind in (Kind.FURNITURE, Kind.ARTICULATED)
+            and (s.container is None or s.is_open))
+        self.walls = graph.layout.walls
+        self.rows: list[_FrameRow] = []
+        self.sight = SightIndex(self.world.state.posed)
+        self._record([(None, self.world.agent_pose())])
+
+    # ----- choosing -------------------------------------------------------------------
+    def _stands(self, posed: PosedGraph, what: str, xy: tuple[float, float]
+                ) -> list[StandingPoint]:
+        """The reachable standing points of `what` with no wall between them and `xy`."""
+        pts, _ = posed.standing_points_for(what)
+        return self._in_sight([p for p in pts if p.reachable], xy)
+
+    def _in_sight(self, pts: list[StandingPoint], xy: tuple[float, float]
+                  ) -> list[StandingPoint]:
+        import shapely
+
+        if not pts or self.walls.is_empty:
+            return pts
+        lines = shapely.linestrings([[p.position, xy] for p in pts])
+        blocked = shapely.intersects(lines, self.walls)
+        return [p for p, b in zip(pts, blocked.tolist(), strict=True) if not b]
+
+    def _choose(self, posed: PosedGraph) -> _Plan | None:
+        fresh = [o for o in self.movable if o not in self.moved]
+        again = [o for o in self.movable if o in self.moved]
+        self.rng.shuffle(fresh)
+        self.rng.shuffle(again)
+        if self.moved and self.rng.random() < self.cfg.repeat_category:
+            seen = {self.graph.object(o).category for o in self.moved}
+            fresh = ([o for o in fresh if self.graph.object(o).category in seen]
+                     + [o for o in fresh if self.graph.object(o).category not in seen])
+        tried = 0
+        for item in fresh + again:
+            if tried >= self.cfg.item_tries:
+                return None
+            if posed.items_carried_by(item) or posed.enclosing_container(item) is not None:
+                continue
+            source = posed.support_of(item)
+            o = posed.object(item)
+            pick_from = self._stands(posed, item, (o.position[0], o.position[1]))
+            if source is None or not pick_from:
+                continue
+            tried += 1
+            plan = self._target(posed, item, source, pick_from)
+            if plan is not None:
+                return plan
+        return None
+
+    def _target(self, posed: PosedGraph, item: str, source: str | None,
+                pick_from: list[StandingPoint], exclude: Sequence[str] = ()) -> _Plan | None:
+        """A surface for `item` (not `source`) where a placement exists now."""
+        cands = [s for s in self.targets if s != source and s not in exclude]
+        self.rng.shuffle(cands)
+        cfg = self.graph.config.placement
+        g: SceneGraph = posed  # type: ignore[assignment]  # the queries read its interface
+        for s in cands[: self.cfg.target_tries]:
+            pts, _ = posed.standing_points_for(s)
+            if not any(p.reachable for p in pts):
+                continue
+            cell = self.rng.choice(_CELLS)
+            res = place_in_cell(g, item, s, cell, cfg)
+            relation, at = Relation.IN_CELL, cell
+            if not res.ok:
+                res = place_on(g, item, s, cfg)
+                relation, at = Relation.ON, None
+            if not res.ok or res.pose is None:
+                continue
+            place_at = self._in_sight([p for p in pts if p.reachable],
+                                      (res.pose.position[0], res.pose.position[1]))
+            if place_at:
+                return _Plan(item, s, relation, at, res, pick_from, place_at)
+        return None
+
+    # ----- acting ---------------------------------------------------------------------
+    def interact(self) -> bool:
+        """One pick-and-place; False when no feasible one is left."""
+        w = self.world
+        posed = w.state.posed
+        plan = self._choose(posed)
+        if plan is None:
+            return False
+        item = w.state.posed.object(plan.item)
+        self._walk(plan.pick_from, (item.position[0], item.position[1]), plan.item)
+        picked = w.pick(plan.item)
+        if not picked.ok:  # pragma: no cover - the plan was checked on this state
+            raise SimulationError(f"the world refused a planned pick: {picked.reason}")
+        source = picked.surface_id
+        self._record([(picked.action, w.agent_pose())],
+                     event=("pick", plan.item, source, None))
+        tried: list[str] = []
+        while True:
+            pose = plan.placement.pose
+            assert pose is not None
+            self._walk(plan.place_at, (pose.position[0], pose.position[1]), plan.target)
+            placed = w.place(plan.target, plan.relation, cell=plan.cell)
+            if placed.ok:
+                break
+            # Refused after all: another surface, from the state as it is now.
+            tried.append(plan.target)
+            again = self._target(w.state.posed, plan.item, source, [], tried)
+            if again is None:
+                raise SimulationError(f"`{plan.item}` could not be put down anywhere: "
+                                      f"{placed.reason}")
+            plan = again
+        self.moved.add(plan.item)
+        self.sight = SightIndex(w.state.posed)
+        final = w.object_pose(plan.item)
+        self._record([(placed.action, w.agent_pose())],
+                     event=("place", plan.item, placed.surface_id, final))
+        return True
+
+    def leave(self) -> None:
+        """Walk to the reachable free spot nearest the middle of the robot's room."""
+        a = self.world.agent_pose()
+        layout = self.graph.layout
+        here = int(layout.rooms_at(np.array([[a.x, a.y]]))[0])
+        nav = self.graph.nav
+        start = nav.nearest_node((a.x, a.y))
+        if here < 0 or start < 0:
+            return
+        nodes = np.flatnonzero((layout.rooms_at(nav.nodes_xy) == here)
+                               & (nav.components == nav.components[start]))
+        if not len(nodes):
+            return
+        mid = self.graph.room(layout.room_ids[here]).polygon.point_on_surface()
+        xy = nav.nodes_xy[nodes]
+        best = nodes[int(np.argmin(np.hypot(xy[:, 0] - mid.x, xy[:, 1] - mid.y)))]
+        goal = (float(nav.nodes_xy[best, 0]), float(nav.nodes_xy[best, 1]))
+        route = self.router.route((a.x, a.y), [goal])
+        if not route:
+            return
+        done = self.world.follow(self.router.waypoints((a.x, a.y), route),
+                                 label=layout.room_ids[here])
+        if done.ok:
+            self._record(list(done.moves))
+
+    def _walk(self, stands: list[StandingPoint], face: tuple[float, float], label: str
+              ) -> None:
+        """Walk to the nearest of `stands` and turn to `face`."""
+        w = self.world
+        a = w.agent_pose()
+        route = self.router.route((a.x, a.y), [p.position for p in stands])
+        done: ActionResult | None = None
+        if route is not None:
+            end = route[-1] if route else (a.x, a.y)
+            yaw = _heading(end, face, a.yaw_rad)
+            done = w.follow(self.router.waypoints((a.x, a.y), route), end_yaw_rad=yaw,
+                            label=label)
+        if done is None or not done.ok:
+            best = min(stands, key=lambda p: math.hypot(p.position[0] - a.x,
+                                                        p.position[1] - a.y))
+            done = w.navigate(best.id)
+            if not done.ok:
+                raise SimulationError(f"the robot cannot walk to `{label}`: {done.reason}")
+        self._record(list(done.moves))
+
+    # ----- frames ---------------------------------------------------------------------
+    def _record(self, steps: list[tuple[str | None, AgentPose]],
+                event: tuple[str, str, str | None, ObjectPose | None] | None = None) -> None:
+        """One frame per step (its action and the robot's pose after it), in the current
+        arrangement of the objects and with the current hand; `event`: a pick or place
+        happening at the last of them."""
+        if not steps:
+            return
+        held = self.world.held_object()
+        pos = np.array([(a.x, a.y, a.z) for _, a in steps])
+        yaws = np.array([a.yaw_rad for _, a in steps])
+        # The held item is in the hand, out of the arrangement: never in the way, always
+        # in view.
+        seen = self.sight.visible_objects(pos, yaws, self.cfg.fov_rad, self.cfg.max_range_m,
+                                          exclude=held)
+        room_ids = self.graph.layout.room_ids
+        rooms = self.graph.layout.rooms_at(pos[:, :2])
+        for (action, agent), v, r in zip(steps, seen, rooms.tolist(), strict=True):
+            if held is not None:
+                v = sorted({*v, held})
+            self.rows.append(_FrameRow(agent, action, held, v,
+                                       room_ids[r] if r >= 0 else None))
+        if event is not None:
+            self.rows[-1].events.append(event)
+
+    def finish(self, scene: str, scene_sha256: str | None, clock: Clock) -> Experience:
+        g = self.graph
+        open_ok = {s.id: s.container is None or s.is_open for s in g.surfaces()}
+        rec = ExperienceRecorder(scene=scene, seed=self.seed, scene_sha256=scene_sha256)
+        for i, row in enumerate(self.rows):
+            surfaces = [s for o in row.visible for s in g.object(o).surfaces if open_ok[s]]
+            rec.frame(clock.time_at(i), row.agent, row.action, row.held, row.visible, surfaces,
+                      row.room)
+            for kind, item, surface, pose in row.events:
+                if kind == "pick":
+                    rec.pick(item, surface)
+                else:
+                    assert pose is not None
+                    rec.place(item, surface, pose.position, orientation=pose.orientation)
+        return rec.finish()
+
+
+def _heading(start: tuple[float, float], face: tuple[float, float], default: float) -> float:
+    dx, dy = face[0] - start[0], face[1] - start[1]
+    return math.atan2(dy, dx) if math.hypot(dx, dy) > 1e-6 else default
+
+
+# ----------------------------------------------------------------------- walking
+
+
+#: The 8 grid steps (dy, dx) and their weights (orthogonal 2, diagonal 3: 1.5 per step).
+_STEPS = ((0, 1, 2), (0, -1, 2), (1, 0, 2), (-1, 0, 2),
+          (1, 1, 3), (1, -1, 3), (-1, 1, 3), (-1, -1, 3))
+#: A move is 1 to `_JUMP` steps in one direction (every step a grid edge), so a search
+#: round advances the frontier by up to `_JUMP` cells. `_WINDOW`: the f values one round
+#: takes (in weight units; 6 is 0.3 m): a walk is at most that much longer than the
+#: shortest on the grid.
+_JUMP = 3
+_WINDOW = 6
+
+
+class _Router:
+    """Shortest walks on the navigation grid (`graph.nav`), vectorised in numpy."""
+
+    def __init__(self, graph: SceneGraph) -> None:
+        nav = graph.nav
+        self.nav = nav
+        free = nav.index >= 0
+        self.shape = free.shape
+        ny, nx = free.shape
+        self.nx = nx
+        self.free = free.ravel()
+        n = ny * nx
+        pad = np.pad(free, 1)
+        edges, offsets, weights = [], [], []
+        for dy, dx, w in _STEPS:
+            there = pad[1 + dy: 1 + dy + ny, 1 + dx: 1 + dx + nx]
+            step = free & there
+            if dx and dy:  # no corner cutting: both orthogonal neighbours free
+                step &= pad[1: 1 + ny, 1 + dx: 1 + dx + nx] & pad[1 + dy: 1 + dy + ny, 1: 1 + nx]
+            one = step.ravel()
+            off = dy * nx + dx
+            ok = one
+            for length in range(1, _JUMP + 1):
+                if length > 1:  # one more step from where the shorter move ends
+                    nxt = np.zeros(n, dtype=bool)
+                    src = np.flatnonzero(ok)
+                    nxt[src] = one[src + (length - 1) * off]
+                    ok = nxt
+                edges.append(ok)
+                offsets.append(length * off)
+                weights.append(length * w)
+        self.edges = np.stack(edges, axis=1)
+        self.offsets = np.array(offsets, dtype=np.int64)
+        self.weights = np.array(weights, dtype=np.int64)
+        # Cells whose 8 neighbours are free too: a grid line of sight through them keeps
+        # clear of the floor's edge by half a cell at least.
+        inner = free.copy()
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                inner &= pad[1 + dy: 1 + dy + ny, 1 + dx: 1 + dx + nx]
+        self.inner = inner.ravel()
+        self.node_cell = np.flatnonzero(self.free)  # navigation node -> grid cell
+
+    def _cells(self, xy: Sequence[tuple[float, float]]) -> np.ndarray:
+        nodes = self.nav.nearest_nodes(np.asarray(xy, dtype=np.float64).reshape(-1, 2))
+        return np.where(nodes >= 0, self.node_cell[np.maximum(nodes, 0)], -1)
+
+    def _centre(self, cell: int) -> tuple[float, float]:
+        iy, ix = divmod(cell, self.nx)
+        ox, oy = self.nav.origin
+        r = self.nav.resolution_m
+        return (ox + (ix + 0.5) * r, oy + (iy + 0.5) * r)
+
+    def route(self, start: tuple[float, float], goals: Sequence[tuple[float, float]]
+              ) -> list[tuple[float, float]] | None:
+        """The grid walk from `start` to the nearest goal: cell centres, ending at the
+        goal itself (the start left out); [] when the robot stands on a goal; None when
+        no goal is reachable."""
+        for g in goals:
+            if math.hypot(g[0] - start[0], g[1] - start[1]) < 1e-9:
+                return []
+        (s,) = self._cells([start])
+        ends = self._cells(goals)
+        if s < 0 or not (ends >= 0).any():
+            return None
+        found = self._search(int(s), ends[ends >= 0])
+        if found is None:
+            return None
+        cells, goal_cell = found
+        k = min(i for i in range(len(goals)) if ends[i] == goal_cell)
+        return [self._centre(c) for c in cells] + [(float(goals[k][0]), float(goals[k][1]))]
+
+    def _search(self, start: int, goals: np.ndarray) -> tuple[list[int], int] | None:
+        """A* with a bucket queue (integer weights, the octile heuristic to the nearest
+        goal), in vectorised rounds, stopping at the first goal cell reached."""
+        n = len(self.free)
+        nx = self.nx
+        goal_y, goal_x = np.divmod(goals, nx)
+
+        def heuristic(cells: np.ndarray) -> np.ndarray:
+            iy, ix = np.divmod(cells, nx)
+            dy = np.abs(iy[:, None] - goal_y[None, :])
+            dx = np.abs(ix[:, None] - goal_x[None, :])
+            out: np.ndarray = (2 * np.maximum(dx, dy) + np.minimum(dx, dy)).min(axis=1)
+            return out
+
+        dist = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        parent = np.full(n, -1, dtype=np.int64)
+        is_goal = np.zeros(n, dtype=bool)
+        is_goal[goals] = True
+        first = np.array([start], dtype=np.int64)
+        dist[start] = 0
+        buckets: dict[int, list[np.ndarray]] = {int(heuristic(first)[0]) // _WINDOW: [first]}
+        stamp = np.full(n, -1, dtype=np.int64)
+
+        def distinct(cells: np.ndarray) -> np.ndarray:
+            """The cells without repeats (first occurrences, in order), in linear time."""
+            at = np.arange(len(cells))
+            stamp[cells[::-1]] = at[::-1]
+            out: np.ndarray = cells[stamp[cells] == at]
+            return out
+
+        goal = -1
+        while buckets:
+            # One round takes a window of f values: a cell improved after its round is
+            # expanded again (label correcting), stale entries are harmless.
+            nodes = distinct(np.concatenate(buckets.pop(min(buckets))))
+            hit = nodes[is_goal[nodes]]
+            if len(hit):
+                goal = int(hit[np.lexsort((hit, dist[hit]))[0]])
+                break
+            rows, cols = np.nonzero(self.edges[nodes])
+            par = nodes[rows]
+            nb = par + self.offsets[cols]
+            nd = dist[par] + self.weights[cols]
+            better = nd < dist[nb]
+            nb, nd, par = nb[better], nd[better], par[better]
+            if not len(nb):
+                continue
+            np.minimum.at(dist, nb, nd)
+            won = nd == dist[nb]
+            nb, nd, par = nb[won], nd[won], par[won]
+            parent[nb] = par  # among equal offers the last one written wins
+            nb = distinct(nb)
+            nd = dist[nb]
+            key = (nd + heuristic(nb)) // _WINDOW
+            for value in range(int(key.min()), int(key.max()) + 1):
+                sel = nb[key == value]
+                if len(sel):
+                    buckets.setdefault(value, []).append(sel)
+        if goal < 0:
+            return None
+        cells = [goal]
+        while cells[-1] != start:
+            cells.append(int(parent[cells[-1]]))
+        cells.reverse()
+        return cells, goal
+
+    def waypoints(self, start: tuple[float, float], route: list[tuple[float, float]]
+                  ) -> list[tuple[float, float]]:
+        """The route pulled taut: line-of-sight smoothing over its corners (a corner is
+        kept only when the last kept point cannot see the one after it), then every leg
+        checked exactly against the free floor; a leg that fails is replaced by the grid
+        route under it."""
+        import shapely
+
+        pts = np.asarray([start, *route], dtype=np.float64)
+        if len(pts) <= 2:
+            return route
+        step = np.diff(pts, axis=0)
+        step /= np.maximum(np.hypot(step[:, 0], step[:, 1]), 1e-12)[:, None]
+        turn = np.any(np.abs(np.diff(step, axis=0)) > 1e-6, axis=1)
+        corners = [0, *(np.flatnonzero(turn) + 1).tolist(), len(pts) - 1]
+        keep = [0]
+        for j in range(1, len(corners) - 1):
+            if not self._clear(pts[keep[-1]], pts[corners[j + 1]]):
+                keep.append(corners[j])
+        keep.append(len(pts) - 1)
+        legs = np.stack([pts[keep[:-1]], pts[keep[1:]]], axis=1)
+        ok = shapely.covered_by(shapely.linestrings(legs), self.nav.free)
+        out: list[int] = [0]
+        for i, good in enumerate(ok.tolist()):
+            if not good:
+                out += list(range(keep[i] + 1, keep[i + 1]))
+            out.append(keep[i + 1])
+        return [(float(pts[k, 0]), float(pts[k, 1])) for k in out[1:]]
+
+    def _clear(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """A grid line of sight: points every quarter cell along a-b lie in cells whose
+        neighbourhood is free (near the ends, in free cells)."""
+        r = self.nav.resolution_m
+        length = float(math.hypot(b[0] - a[0], b[1] - a[1]))
+        t = np.linspace(0.0, 1.0, max(2, math.ceil(length / (r / 4)) + 1))
+        x = a[0] + t * (b[0] - a[0])
+        y = a[1] + t * (b[1] - a[1])
+        ox, oy = self.nav.origin
+        ix = np.floor((x - ox) / r).astype(np.int64)
+        iy = np.floor((y - oy) / r).astype(np.int64)
+        ny, nx = self.shape
+        if (ix < 0).any() or (iy < 0).any() or (ix >= nx).any() or (iy >= ny).any():
+            return False
+        cell = iy * nx + ix
+        near_end = (t * length <= r) | ((1 - t) * length <= r)
+        return bool(np.where(near_end, self.free[cell], self.inner[cell]).all())
