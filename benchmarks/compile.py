@@ -397,9 +397,9 @@ def fdc_sources(w: Workload, meaning: str = "evaluate") -> tuple[str, str]:
 def fdc_ground(domain: str, template: str, scene: Scene, max_atoms: int) -> Any:
     """fdc from text to ground goal: check both sources, build the facts, ground."""
     from fdc.compiler.check import check_sources
-    from fdc.compiler.diagnostics import SourceFile
     from fdc.compiler.facts import TableFacts
     from fdc.compiler.ground import ground
+    from fdc.core.problems import SourceFile
 
     result = check_sources([SourceFile("bench.pddl", domain), SourceFile("goal.pddl", template)])
     if result.errors:

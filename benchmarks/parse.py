@@ -67,7 +67,7 @@ class Rejected(Exception):
 def setup_fdc() -> tuple[ParsePair, Callable[[], dict[str, Any]]]:
     from fdc.compiler import parse
     from fdc.compiler.check import check_sources
-    from fdc.compiler.diagnostics import SourceFile
+    from fdc.core.problems import SourceFile
 
     parse._parser()  # built on first use; build it now, outside the timing
 

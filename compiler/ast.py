@@ -16,19 +16,12 @@ Models built from Python code (tests, other passes) validate as usual.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Literal, NamedTuple, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class Span(NamedTuple):
-    """Half-open character range `[start, end)` in the source text."""
-
-    start: int
-    end: int
-
-
-NO_SPAN = Span(-1, -1)
+from fdc.core.problems import NO_SPAN as NO_SPAN
+from fdc.core.problems import Span as Span
 
 
 class Node(BaseModel):

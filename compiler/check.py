@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fdc.core.problems import Diagnostic, Severity, SourceFile, did_you_mean, sort_key
+
 from . import ast as A
-from .diagnostics import Diagnostic, Severity, SourceFile, did_you_mean, sort_key
 from .parse import parse_source
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
@@ -337,7 +338,7 @@ class Checker:
         src = self.sources.get(path or self.path)
         if src is None or node.span.start < 0:
             return 0
-        return src.position(node.span.start)[0]
+        return int(src.position(node.span.start)[0])
 
     def _declare_types(self, info: DomainInfo) -> None:
         declared: dict[str, A.TypedName] = {}
@@ -947,9 +948,22 @@ class Checker:
             self.numeric(info, problem.metric.expr, {}, ctx)
 
     # ------------------------------------------------------------------ templates
-    def check_template(self, info: DomainInfo, template: A.Template, path: str) -> None:
-        from fdc.instructions.lint import check_instructions
+    def _instructions(self, template: A.Template, path: str, scope: dict[str, Any]
+                      ) -> set[str]:
+        """Lint the template's instruction variants; the parameters they mention."""
+        from fdc.instructions.lint import lint_instructions
+        from fdc.instructions.variants import FileRef, Inline, read_variants
 
+        inline = [Inline(i.text, i.span) for i in template.instructions]
+        ref = template.instruction_file
+        file_ref = FileRef(ref.path, ref.span) if ref is not None else None
+        problems: list[Diagnostic] = []
+        variants = read_variants(inline, file_ref, path, self.sources, problems)
+        used: set[str] = lint_instructions(variants, template.name, scope, problems)
+        self.diagnostics.extend(problems)
+        return used
+
+    def check_template(self, info: DomainInfo, template: A.Template, path: str) -> None:
         self.path = path
         where = f"template `{template.name}`"
         self._check_parameters(info, template.parameters, "template", template.name)
@@ -984,7 +998,7 @@ class Checker:
                 self.name_span(template, template.name),
                 'add `(:instruction "...")` or `(:instruction-file "name.j2")`',
             )
-        used_in_text = check_instructions(self, template, path, scope)
+        used_in_text = self._instructions(template, path, scope)
         for name in used_in_text:
             if name in scope:
                 scope[name].used = True
@@ -1037,6 +1051,7 @@ def _signature(name: str, params: Sequence[A.TypedName]) -> str:
 
 
 # ---------------------------------------------------------------------------- driver
+
 
 
 @dataclass

@@ -37,8 +37,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fdc.instructions.describe import Describer, Description
-from fdc.instructions.lint import jinja_name, names_used, variant_texts
+from fdc.instructions.lint import names_used
 from fdc.instructions.render import EntityText, Renderer, RenderError
+from fdc.instructions.variants import jinja_name, variant_texts
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     FALSE,
@@ -610,7 +611,10 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
     for name, (path, t) in sorted(result.templates.items()):
         domain = result.domains[t.domain.name]
         entries.append(TemplateEntry(name, _display(path), t, domain,
-                                     tuple(variant_texts(t, path)),
+                                     tuple(variant_texts(
+                                         [i.text for i in t.instructions],
+                                         t.instruction_file.path if t.instruction_file else None,
+                                         path)),
                                      sha256_text(Path(path).read_bytes())))
     return entries, result
 

@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
 
+from fdc.core.problems import Diagnostic, Severity, SourceFile
+
 from . import ast as A
-from .diagnostics import Diagnostic, Severity, SourceFile
 from .lexer import WORD_KEYWORDS, FdcLexer, LexError, make_token, tokenize
 
 Span = A.Span
@@ -66,7 +67,7 @@ def _span(children: list[Any]) -> A.Span:
 
 
 def _tok_span(tok: Token) -> A.Span:
-    return A.Span(tok.start_pos, tok.end_pos)  # type: ignore[arg-type]
+    return A.Span(tok.start_pos, tok.end_pos)
 
 
 def _number(tok: Token) -> int | float:
@@ -788,13 +789,14 @@ _CONTEXT_HINTS: list[tuple[Callable[[Token, set[str]], bool], str]] = [
 
 def _keyword_hint(tok: Token, expected: set[str]) -> str:
     """Did-you-mean for a misspelt `:section` (`:gaol` -> `:goal`)."""
-    from .diagnostics import did_you_mean
+    from fdc.core.problems import did_you_mean
+
     from .lexer import COLON_KEYWORDS
 
     if not (tok.type.startswith("K_") or tok.type == "KEYWORD"):
         return ""
     words = [k for k, v in COLON_KEYWORDS.items() if v in expected]
-    return did_you_mean(str(tok), words)
+    return str(did_you_mean(str(tok), words))
 
 
 def _syntax_error(source: SourceFile, e: _Stuck) -> Diagnostic:

@@ -273,10 +273,10 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
                      view: SceneView) -> None:
     """Type-check every task's goal against its template's domain, all in one `check`
     run: one problem per task declaring each entity with its type in the scene."""
+    from fdc.core.problems import SourceFile
     from fdc.domain import builtin_domain_files
 
     from .check import check_sources
-    from .diagnostics import SourceFile
 
     sources: list[SourceFile] = []
     owner: dict[str, _Task] = {}
@@ -314,7 +314,8 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
 
 def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None) -> None:
     """The checks of one record that need no planner."""
-    from fdc.instructions.lint import jinja_name, names_used
+    from fdc.instructions.lint import names_used
+    from fdc.instructions.variants import jinja_name
 
     r = task.record
     if r.goal_pddl and r.goal_pddl != to_pddl(r.goal):

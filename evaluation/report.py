@@ -331,7 +331,7 @@ def build_report(
     mine: dict[str, tuple[int, Prediction]] = {}
     for n, p in predictions:
         if p.task_id not in by_id:
-            from fdc.compiler.diagnostics import did_you_mean
+            from fdc.core.problems import did_you_mean
 
             b.find("error", "unknown-task", f"no task `{p.task_id}` in the suite", None,
                    n, "task_id", did_you_mean(p.task_id, list(by_id)))

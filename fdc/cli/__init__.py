@@ -78,7 +78,8 @@ def check(
 ) -> None:
     """Parse and type-check domains, problems and templates; report every problem."""
     from fdc.compiler.check import check_paths
-    from fdc.compiler.diagnostics import CheckReport, count, render_text, to_record
+    from fdc.compiler.diagnostics import CheckReport
+    from fdc.core.problems import count, render_text, to_record
 
     result = check_paths([str(p) for p in paths], builtin=not no_builtin)
     errors, warnings = count(result.diagnostics)
@@ -116,10 +117,10 @@ def fmt(
 ) -> None:
     """Print each file in canonical form (or rewrite it, or just check it)."""
     from fdc.compiler.check import expand_paths, missing_message
-    from fdc.compiler.diagnostics import SourceFile, render_text
     from fdc.compiler.parse import parse_source
     from fdc.compiler.printer import print_unit
     from fdc.core.files import write_atomic
+    from fdc.core.problems import SourceFile, render_text
 
     files, missing = expand_paths([str(p) for p in paths])
     for m in missing:

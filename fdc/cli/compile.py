@@ -29,7 +29,7 @@ DEFAULT_MAX_PER_TEMPLATE = 25
 def _entries(templates: list[Path] | None) -> list[TemplateEntry]:
     """Check the templates (the built-in library by default); exit 2 on any error."""
     from fdc.compiler.compile import load_entries
-    from fdc.compiler.diagnostics import render_text
+    from fdc.core.problems import render_text
 
     entries, result = load_entries([str(p) for p in templates] if templates else None)
     bad = result.errors or result.usage_error
@@ -194,7 +194,7 @@ def explain_command(
     entries = _entries(templates)
     chosen = [e for e in entries if e.name == template]
     if not chosen:
-        from fdc.compiler.diagnostics import did_you_mean
+        from fdc.core.problems import did_you_mean
 
         hint = did_you_mean(template, [e.name for e in entries]) or "see `fdc check`"
         err.print(f"error: no template `{template}`; {hint}")

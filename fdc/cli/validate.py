@@ -131,7 +131,7 @@ def export_pddl_command(
     """Write each task as a PDDL problem, with the planning domain (domain.pddl; a
     sequence or multi-goal task gets its own); a memory task starts where the experience
     the manifest names leaves the world."""
-    from fdc.compiler.planning import ExportError, export_suite
+    from fdc.interop.pddl import ExportError, export_suite
 
     err = stderr()
     if not suite.is_file():

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from fdc.compiler.check import check_sources
-from fdc.compiler.diagnostics import SourceFile
 from fdc.compiler.parse import parse_source, parse_text
 from fdc.compiler.printer import print_unit
+from fdc.core.problems import SourceFile
 from tests.compiler.conftest import broken_reason, corpus_pairs
 
 PAIRS = corpus_pairs()

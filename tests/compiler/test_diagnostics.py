@@ -8,7 +8,7 @@ import pytest
 
 from fdc.compiler import ast as A
 from fdc.compiler.check import check_paths, check_sources
-from fdc.compiler.diagnostics import Diagnostic, Severity, SourceFile, render_text
+from fdc.core.problems import Diagnostic, Severity, SourceFile, render_text
 from fdc.domain import builtin_domain_files
 
 DOMAIN = """(define (domain d)

@@ -35,11 +35,11 @@ from hypothesis.strategies import DrawFn
 
 from fdc.compiler import ast as A
 from fdc.compiler.check import CheckResult, check_sources
-from fdc.compiler.diagnostics import SourceFile, render_text, to_json
 from fdc.compiler.lexer import MAX_DEPTH, WORD_KEYWORDS, LexError, tokenize
 from fdc.compiler.parse import ParseResult, parse_text
 from fdc.compiler.printer import print_unit
-from fdc.instructions.lint import jinja_name
+from fdc.core.problems import SourceFile, render_text, to_json
+from fdc.instructions.variants import jinja_name
 from tests.compiler.conftest import CORPUS, REPO, corpus_pairs
 
 FUZZ = settings(

@@ -6,9 +6,9 @@ import pytest
 
 from fdc.compiler import ast as A
 from fdc.compiler.check import check_sources
-from fdc.compiler.diagnostics import SourceFile
 from fdc.compiler.parse import parse_text
 from fdc.compiler.printer import print_unit
+from fdc.core.problems import SourceFile
 
 
 def parse_one(text: str) -> A.Definition:
