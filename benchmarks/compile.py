@@ -896,6 +896,7 @@ def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
     with `fdc compile`'s defaults; seconds of each stage (CPU time of this process)."""
     from fdc.cli.compile import DEFAULT_MAX_PER_TEMPLATE
     from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries, sha256_text
+    from fdc.compiler.pipeline import compile_templates
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.generate import generate_scene
     from fdc.sim_bridge.world.simulate import simulate_experience
@@ -912,7 +913,7 @@ def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
     t2 = time.process_time()
     options = CompileOptions(seed=seed, max_per_template=DEFAULT_MAX_PER_TEMPLATE)
     compiler = SceneCompiler(graph, "bench", sha, log, sha256_text(log.to_json()), options)
-    out = compiler.compile(entries)
+    out = compile_templates(compiler, entries)
     t3 = time.process_time()
     return {
         "objects": len(scene.objects), "templates": len(entries), "tasks": len(out.records),

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from fdc.predicates.goal import FALSE, TRUE
 
 from . import ast as A
+from .drops import Drop, DropCode
 from .facts import Facts
 from .ground import conjuncts, ground
 from .printer import inline
@@ -82,7 +83,7 @@ class BindResult:
     parameters: tuple[str, ...]
     bindings: tuple[dict[str, str], ...]
     total: int
-    dropped: Mapping[str, int] = field(default_factory=dict)
+    dropped: Mapping[Drop, int] = field(default_factory=dict)
     explored: int = 0
 
 
@@ -175,7 +176,7 @@ def _enumerate(template: str, names: tuple[str, ...], search: _Search,
         parameters=names,
         bindings=tuple(dict(zip(names, r, strict=True)) for r in rows),
         total=total,
-        dropped=dict(sorted(search.dropped.items())),
+        dropped=dict(sorted(search.dropped.items(), key=lambda p: p[0].message)),
         explored=search.explored,
     )
 
@@ -266,18 +267,18 @@ class _Search:
         self.steps = steps
         self.limit = limit
         self.explored = 0
-        self.dropped: Counter[str] = Counter()
+        self.dropped: Counter[Drop] = Counter()
         self._mentions: dict[int, tuple[str, ...]] = {}
-        self._memo: dict[tuple[int, tuple[str, ...]], str | None] = {}
+        self._memo: dict[tuple[int, tuple[str, ...]], Drop | None] = {}
 
     def holds(self, c: A.Node, binding: Mapping[str, str]) -> bool:
         """Whether conjunct `c` holds (a drop is counted each time it is asked)."""
-        reason = self.decide(c, binding)
-        if reason is not None:
-            self.dropped[reason] += 1
-        return reason is None
+        drop = self.decide(c, binding)
+        if drop is not None:
+            self.dropped[drop] += 1
+        return drop is None
 
-    def decide(self, c: A.Node, binding: Mapping[str, str]) -> str | None:
+    def decide(self, c: A.Node, binding: Mapping[str, str]) -> Drop | None:
         """None when `c` holds, else why; memoised on the values of the parameters it
         mentions."""
         names = self._mentions.get(id(c))
@@ -288,24 +289,22 @@ class _Search:
             self._memo[key] = self._decide(c, binding)
         return self._memo[key]
 
-    def drop_reasons(self) -> Counter[str]:
+    def drop_reasons(self) -> Counter[Drop]:
         """Each distinct conjunct-and-values that failed for a reason other than being
         false (a tie), once."""
-        return Counter(r for r in self._memo.values()
-                       if r is not None and not r.startswith("constraint "))
+        return Counter(d for d in self._memo.values() if d is not None and d.counted)
 
-    def _decide(self, c: A.Node, binding: Mapping[str, str]) -> str | None:
+    def _decide(self, c: A.Node, binding: Mapping[str, str]) -> Drop | None:
         """None when `c` holds, else why not."""
         result = ground(c, binding, self.facts, template=self.template)
-        if result.goal is None:
-            reason = result.reason or "dropped"
-            if reason == "goal folds to false":
-                reason = f"constraint {inline(c)} is false"
-            return reason
+        if result.reason is not None:
+            if result.reason.code is DropCode.GOAL_FALSE:
+                return Drop(DropCode.CONSTRAINT_FALSE, inline(c))
+            return result.reason
         if result.goal == TRUE:
             return None
         if result.goal == FALSE:  # pragma: no cover - ground reports FALSE as a drop
-            return f"constraint {inline(c)} is false"
+            return Drop(DropCode.CONSTRAINT_FALSE, inline(c))
         raise BindError(
             f"template `{self.template}`: constraint {inline(c)} depends on the world's "
             "state (fluent predicates), so it cannot be decided when binding"
@@ -359,7 +358,7 @@ class Draw:
     accepted: int = 0
     bound: int = 0  # sampling: the walks' upper bound on the number of bindings
 
-    def dropped(self) -> Counter[str]:
+    def dropped(self) -> Counter[Drop]:
         """Candidates dropped for a reason other than a false constraint (a tie): per
         partial binding when enumerated, per distinct conjunct and values when sampled."""
         return self.search.drop_reasons() if self.sampled else self.search.dropped

@@ -36,6 +36,10 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
   (negation normal form: constants fold, double negation cancels, De Morgan), so
   `(not (and a b))` and `(imply a (not b))` are one goal; `imply` is `(or (not a) b)`.
   Equal goals are equal values, and the output depends only on the inputs.
+- **Drops.** A binding the goal gives no meaning to (a tie, no target, a goal that folds
+  to false) comes back as a typed `Drop` (`compiler.drops`), naming its entities.
+- **Widening.** `widen` ors the goal over every entity an ambiguous description fits
+  (the compile pipeline's `(:ambiguity widen)`), grounding once per alternative binding.
 - **Limits.** Atoms are counted as they are produced, and the combinatorial expansions
   (counting subsets) are counted *before* they are built, so a goal that would exceed
   `max_atoms` raises `GroundLimitError` naming the template and the quantifier (the
@@ -53,7 +57,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import combinations, pairwise
+from itertools import combinations, pairwise, product
 from typing import Any, NoReturn
 
 from fdc.predicates.goal import (
@@ -69,9 +73,11 @@ from fdc.predicates.goal import (
     Target,
     atom,
     atoms_over,
+    to_pddl,
 )
 
 from . import ast as A
+from .drops import Drop, DropCode
 from .facts import Facts
 from .printer import inline
 
@@ -113,11 +119,19 @@ class GroundResult:
     """The ground goal, or why the binding is dropped (exactly one of the two is set)."""
 
     goal: Goal | None
-    reason: str | None = None
+    reason: Drop | None = None
 
     @property
     def dropped(self) -> bool:
         return self.goal is None
+
+    @property
+    def outcome(self) -> Goal | Drop:
+        """The ground goal, or why the binding dropped."""
+        if self.goal is None:
+            assert self.reason is not None
+            return self.reason
+        return self.goal
 
 
 def ground(
@@ -138,11 +152,53 @@ def ground(
     try:
         with _collector_paused():
             result = g.top(goal, env)
-    except _Drop as drop:
-        return GroundResult(None, drop.reason)
+    except _Dropped as dropped:
+        return GroundResult(None, dropped.drop)
     if result is FALSE:
-        return GroundResult(None, "goal folds to false")
+        return GroundResult(None, Drop(DropCode.GOAL_FALSE))
     return GroundResult(result)
+
+
+def widen(
+    goal: A.Node,
+    binding: Mapping[str, str],
+    fits: Mapping[str, tuple[str, ...]],
+    ground_goal: Goal,
+    facts: Facts,
+    *,
+    max_atoms: int = 100_000,
+    template: str = "",
+) -> GroundResult:
+    """The goal for every entity an ambiguous description fits: `ground_goal` (the
+    binding's own) or'd with the goal grounded under each binding that puts, in the
+    parameters of `fits`, other entities their descriptions fit (all distinct, and none
+    bound to another parameter). A multi-goal or a sequence has no goal to widen (each
+    target needs its own stop): the binding drops as ambiguous."""
+    if isinstance(ground_goal, GTargets | GThen):
+        name = next(iter(fits))
+        return GroundResult(None, Drop(DropCode.AMBIGUOUS, name, (binding[name],)))
+    names = sorted(fits)
+    goals = [ground_goal]
+    fixed = {v for k, v in binding.items() if k not in fits}
+    for combo in product(*(fits[n] for n in names)):
+        if len(set(combo)) < len(combo) or fixed & set(combo):
+            continue
+        alt = {**binding, **dict(zip(names, combo, strict=True))}
+        g = ground(goal, alt, facts, max_atoms=max_atoms, template=template)
+        if g.goal is not None:
+            goals.append(g.goal)
+    return GroundResult(disjunction(goals))
+
+
+def disjunction(goals: Sequence[Goal]) -> Goal:
+    """`or` of ground goals, flattened, without repeats, in canonical (text) order."""
+    parts: dict[str, Goal] = {}
+    for g in goals:
+        for p in g.parts if isinstance(g, GOr) else (g,):
+            parts.setdefault(to_pddl(p), p)
+    if len(parts) == 1:
+        return next(iter(parts.values()))
+    return GOr(parts=tuple(parts[k] for k in sorted(parts))) if parts else FALSE
 
 
 @contextmanager
@@ -206,15 +262,12 @@ def conjuncts(f: A.Node | None) -> list[A.Node]:
     return [f]
 
 
-class _Drop(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+class _Dropped(Exception):
+    """The binding drops, wherever in the goal the grounder stands."""
 
-
-def _names(items: Sequence[str]) -> str:
-    quoted = [f"`{i}`" for i in items]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    def __init__(self, drop: Drop) -> None:
+        super().__init__(drop.message)
+        self.drop = drop
 
 
 def _word(node: A.Node) -> str:
@@ -452,7 +505,7 @@ class _Grounder:
             for i, step in enumerate(f.steps, 1):
                 g = self.top(step, env)
                 if g is FALSE:
-                    raise _Drop(f"step {i} of `then` folds to false")
+                    raise _Dropped(Drop(DropCode.STEP_FALSE, str(i)))
                 if isinstance(g, GThen):
                     steps.extend(g.steps)
                 elif g is not TRUE:
@@ -871,9 +924,8 @@ class _Grounder:
         best = (max if f.op == "argmax" else min)(k for k, _ in scored)
         winners = sorted(e for k, e in scored if k == best)
         if len(winners) > 1:
-            raise _Drop(
-                f"tie between {_names(winners)} for {f.op} of {inline(f.key)} (all {_fmt(best)})"
-            )
+            raise _Dropped(Drop(DropCode.TIE, f"{f.op} of {inline(f.key)}", tuple(winners),
+                                _fmt(best)))
         return TRUE if target == winners[0] else FALSE
 
     def targets(self, f: A.Targets, env: Env) -> Goal:
@@ -893,26 +945,23 @@ class _Grounder:
                 if f.order is not None:
                     value = self.number(f.order, inner)
                     if value is None:
-                        raise _Drop(
-                            f"the order {inline(f.order)} of target `{entity}` is undefined"
-                        )
+                        raise _Dropped(Drop(DropCode.ORDER_UNDEFINED, inline(f.order),
+                                            (entity,)))
                     order = value
                 g = self.formula(f.goal, inner)
                 if g is FALSE:
-                    raise _Drop(f"the goal of target `{entity}` folds to false")
+                    raise _Dropped(Drop(DropCode.TARGET_FALSE, entities=(entity,)))
                 found.append((order, entity, g))
         finally:
             self.active.pop()
         if not found:
-            raise _Drop(f"no target: no entity satisfies the condition of `{word}`")
+            raise _Dropped(Drop(DropCode.NO_TARGETS, word))
         found.sort(key=lambda t: (t[0], t[1]))
         if f.order is not None:
             for (o1, e1, _), (o2, e2, _) in pairwise(found):
                 if o1 == o2:
-                    raise _Drop(
-                        f"tie between {_names([e1, e2])} in the order {inline(f.order)} "
-                        f"of `{word}` (both {_fmt(o1)})"
-                    )
+                    raise _Dropped(Drop(DropCode.ORDER_TIE, f"{inline(f.order)} of `{word}`",
+                                        (e1, e2), _fmt(o1)))
         return GTargets(
             ordered=f.order is not None,
             targets=tuple(Target(entity=e, goal=g) for _, e, g in found),

@@ -1,4 +1,6 @@
-"""Goals the embedded world can never make true: the compile driver's feasibility drop.
+"""The start checks: a ground goal makes no task when it names no target entity, when it
+already holds where the task starts, or when the embedded world can never make it true
+(judged in this order, so each dropped binding is counted under the first that applies).
 
 A ground goal is infeasible when some atom it needs can never hold, by the geometric
 rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
@@ -16,23 +18,37 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from fdc.predicates.goal import GAnd, GAtom, Goal, GOr, GThen
+from fdc.predicates.goal import GAnd, GAtom, Goal, GOr, GTargets, GThen, atoms
 from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
 from fdc.sim_bridge.graph.surfaces import Surface
 
+from .compile import goal_targets
+from .drops import Drop, DropCode
+
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
-#: Drop reasons, one per rule (the manifest counts drops by reason).
-PREFIX = "goal cannot be achieved: "
+    from .check import DomainInfo
+    from .compile import SceneCompiler
+
 _CELLS = frozenset(d.value for d in Direction)
 
 
-def reason(rule: Infeasible) -> str:
-    """The drop reason of a rule."""
-    return PREFIX + str(rule)
+def check_start(compiler: SceneCompiler, goal: Goal, domain: DomainInfo, start: str
+                ) -> Drop | None:
+    """Why `goal` makes no task in state `start` of the scene, or None."""
+    if not goal_targets(goal):
+        return Drop(DropCode.NO_TARGET)
+    if compiler.already_true(goal, domain, start):
+        return Drop(DropCode.ALREADY_TRUE)
+    if isinstance(goal, GTargets):  # a memory task's targets: never judged
+        return None
+    holds = compiler.judge(domain, start, atoms(goal))
+    thresholds = {th.name: float(th.value) for th in domain.domain.thresholds}
+    rule = infeasible(goal, compiler.graph, holds.__getitem__, thresholds)
+    return None if rule is None else Drop(DropCode.INFEASIBLE, str(rule))
 
 
 def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],

@@ -50,7 +50,7 @@ from .compile import (
 from .suite import TaskRecord, parse_numbered_suite
 
 if TYPE_CHECKING:
-    from .emit import Manifest
+    from .manifest import Manifest
 
 VALIDATION_REPORT_VERSION = "1.0"
 
@@ -210,7 +210,7 @@ def read_manifest(suite: Path) -> Manifest | None:
     """The manifest beside the suite, if there is one."""
     from pydantic import ValidationError
 
-    from .emit import Manifest
+    from .manifest import Manifest
 
     path = suite.parent / "manifest.json"
     if not path.is_file():
@@ -225,8 +225,8 @@ def scene_view(path: str, recorded: str | None, manifest: Manifest | None,
                 memory: bool) -> SceneView:
     """Build the scene at `path`; with memory tasks, the experience the manifest names
     for the scene as recorded (`recorded`)."""
-    from .emit import InputError as EmitInputError
-    from .emit import SceneJob, prepare_scene
+    from .prepare import InputError as EmitInputError
+    from .prepare import SceneJob, prepare_scene
 
     ref = None
     if manifest is not None and memory:

@@ -30,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.emit import SceneJob, build_manifest, compile_suite, suite_text, write_suite
+from fdc.compiler.emit import emit_suite
+from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.prepare import SceneJob
 from fdc.compiler.suite import TaskRecord
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.registry import Context
@@ -62,9 +64,7 @@ def compile_tasks(scene_path: Path, out: Path) -> list[TaskRecord]:
     entries = [e for e in entries if e.name == TEMPLATE]
     options = CompileOptions(seed=0, max_per_template=25)
     result, refs = compile_suite([SceneJob(str(scene_path), simulate=False)], entries, options)
-    text = suite_text(result.records)
-    write_suite(out / "suite.jsonl", text,
-                build_manifest(result, refs, entries, options, "suite.jsonl", text))
+    emit_suite(out / "suite.jsonl", result, refs, entries, options)
     return result.records
 
 

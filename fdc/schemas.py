@@ -11,7 +11,7 @@ MODELS: dict[str, str] = {
     "check-report": "fdc.compiler.diagnostics:CheckReport",
     "validation-report": "fdc.compiler.validate:ValidationReport",
     "task": "fdc.compiler.suite:TaskRecord",
-    "manifest": "fdc.compiler.emit:Manifest",
+    "manifest": "fdc.compiler.manifest:Manifest",
     "experience": "fdc.sim_bridge.world.experience:Experience",
     "scene": "fdc.sim_bridge.scene.schema:Scene",
     "trajectory": "fdc.sim_bridge.world.state:Snapshot",

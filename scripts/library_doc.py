@@ -13,7 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from fdc.compiler.compile import TemplateEntry, load_entries
-from fdc.compiler.emit import SceneJob, compile_scene
+from fdc.compiler.pipeline import compile_scene
+from fdc.compiler.prepare import SceneJob
 from fdc.compiler.printer import inline
 from fdc.core.files import write_atomic
 

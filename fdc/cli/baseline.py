@@ -122,7 +122,7 @@ class _Scenes:
     def _load_log(self, named: str, graph: SceneGraph, path: Path, sha: str
                   ) -> Experience:
         from fdc.compiler.compile import sha256_text
-        from fdc.compiler.emit import InputError, load_experience
+        from fdc.compiler.prepare import InputError, load_experience
         from fdc.sim_bridge.world.experience import Experience
 
         err = stderr()

@@ -19,6 +19,8 @@ from fdc.cli.common import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
 
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
+    from fdc.compiler.manifest import Manifest
+    from fdc.compiler.timings import Timings
 
 
 #: Process templates over a furnished home have thousands of bindings (every item to
@@ -81,19 +83,18 @@ def compile_command(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="The suite; manifest.json goes beside it.")
     ] = Path("suite.jsonl"),
+    timings: Annotated[
+        bool, typer.Option("--timings", help="Print the time each pass took (on stderr).")
+    ] = False,
 ) -> None:
     """Compile templates on scenes into a task suite (suite.jsonl + manifest.json)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.compiler.compile import CompileOptions
-    from fdc.compiler.emit import (
-        InputError,
-        SceneJob,
-        build_manifest,
-        compile_suite,
-        suite_text,
-        write_suite,
-    )
+    from fdc.compiler.emit import emit_suite
+    from fdc.compiler.pipeline import compile_suite
+    from fdc.compiler.prepare import InputError, SceneJob
+    from fdc.compiler.timings import Pass
 
     err = stderr()
     if history and len(history) != len(scenes):
@@ -127,10 +128,11 @@ def compile_command(
         except KeyboardInterrupt:
             err.print("interrupted: nothing written")
             raise typer.Exit(EXIT_INTERRUPTED) from None
-    text = suite_text(result.records)
-    manifest = build_manifest(result, refs, entries, options, output.name, text)
-    manifest_path = write_suite(output, text, manifest)
+    manifest, manifest_path = result.timings.run(Pass.EMIT, emit_suite, output, result, refs,
+                                                  entries, options)
     _summary(manifest)
+    if timings:
+        _timings(result.timings)
     err.print(f"wrote {manifest.tasks} task(s) to {output} and the manifest to {manifest_path}")
     failed = [f"{name}: {e}" for name, t in manifest.per_template.items() for e in t.errors]
     for f in failed:
@@ -138,10 +140,7 @@ def compile_command(
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
-def _summary(manifest: object) -> None:
-    from fdc.compiler.emit import Manifest
-
-    assert isinstance(manifest, Manifest)
+def _summary(manifest: Manifest) -> None:
     out = Console(highlight=False)
     table = Table(title="tasks")
     table.add_column("category")
@@ -168,6 +167,22 @@ def _summary(manifest: object) -> None:
         out.print(drops)
 
 
+def _timings(timings: Timings) -> None:
+    """Seconds per pass, summed over templates, scenes and worker processes."""
+    table = Table(title="time per pass")
+    table.add_column("pass")
+    table.add_column("seconds", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("calls", justify="right")
+    total = sum(t.seconds for _, t in timings.rows())
+    for name, t in timings.rows():
+        share = f"{100 * t.seconds / total:.1f}%" if total else "-"
+        table.add_row(name.value, f"{t.seconds:.3f}", share, str(t.calls))
+    table.add_section()
+    table.add_row("all", f"{total:.3f}", "", "")
+    stderr().print(table)
+
+
 def explain_command(
     template: Annotated[str, typer.Argument(help="The template's name.")],
     scene: Annotated[Path, typer.Option("--scene", "-s", help="The scene file.")],
@@ -185,7 +200,8 @@ def explain_command(
 ) -> None:
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
     from fdc.compiler.compile import CompileOptions
-    from fdc.compiler.emit import InputError, SceneJob, prepare_scene
+    from fdc.compiler.pipeline import compile_template
+    from fdc.compiler.prepare import InputError, SceneJob, prepare_scene
 
     err = stderr()
     if not scene.is_file():
@@ -206,7 +222,7 @@ def explain_command(
     except InputError as e:
         err.print(f"error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
-    report = compiler.compile_template(chosen[0], explain=True)
+    report = compile_template(compiler, chosen[0], explain=True)
     out = Console(highlight=False, soft_wrap=True)
     entry = chosen[0]
     out.print(f"template {entry.name} ({entry.path}) on {scene}")
@@ -223,8 +239,8 @@ def explain_command(
             out.print(f"    task {o.record.id}: {o.record.goal_pddl}", markup=False)
             for text in o.record.instructions:
                 out.print(f"    “{text}”", markup=False)
-        else:
-            out.print(f"    dropped: {o.reason}", markup=False)
+        elif o.reason is not None:
+            out.print(f"    dropped: {o.reason.message}", markup=False)
     if len(report.outcomes) > limit:
         out.print(f"... {len(report.outcomes) - limit} more (use --limit)")
     raise typer.Exit(EXIT_OK)

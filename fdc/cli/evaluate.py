@@ -25,7 +25,7 @@ from rich.console import Console
 from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, read_suite_or_exit, stderr
 
 if TYPE_CHECKING:
-    from fdc.compiler.emit import Manifest
+    from fdc.compiler.manifest import Manifest
     from fdc.compiler.suite import TaskRecord
     from fdc.evaluation.memory import MemoryWorld
     from fdc.evaluation.report import Finding
@@ -133,7 +133,7 @@ class _Sources:
             self._scene_of[name] = path.resolve()
 
     def _add_log(self, path: Path) -> str:
-        from fdc.compiler.emit import InputError, load_experience
+        from fdc.compiler.prepare import InputError, load_experience
         from fdc.sim_bridge.world.experience import Experience
 
         try:
@@ -196,7 +196,7 @@ def _manifest(suite: Path) -> Manifest | None:
     from pydantic import ValidationError
 
     from fdc.compiler.compile import sha256_text
-    from fdc.compiler.emit import Manifest
+    from fdc.compiler.manifest import Manifest
 
     path = suite.parent / "manifest.json"
     if not path.is_file():

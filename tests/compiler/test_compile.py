@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from fdc.compiler.check import check_paths
-from fdc.compiler.compile import disjunction, goal_targets, reason_key
+from fdc.compiler.compile import goal_targets
+from fdc.compiler.drops import Drop, DropCode
+from fdc.compiler.ground import disjunction
+from fdc.compiler.pipeline import compile_template
 from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
@@ -159,21 +162,21 @@ def test_render_refuses_unsafe_or_undefined(text: str) -> None:
 def test_a_goal_already_true_drops(tmp_path: Path) -> None:
     src = template("keep", "(:goal (on ?o ?s))", "?o - mug ?s - surface",
                    extra="(:constraints (on ?o ?s))")
-    rep = compiler().compile_template(entries(tmp_path, src)[0])
+    rep = compile_template(compiler(), entries(tmp_path, src)[0])
     assert rep.bindings == 3 and rep.tasks == 0
     assert rep.drops == {"goal already true at the start": 3}
 
 
 def test_an_empty_domain_gives_no_task_and_no_error(tmp_path: Path) -> None:
     src = template("pans", "(:goal (holding ?p))", "?p - pan")
-    rep = compiler().compile_template(entries(tmp_path, src)[0])
+    rep = compile_template(compiler(), entries(tmp_path, src)[0])
     assert (rep.bindings, rep.tasks, rep.error, dict(rep.drops)) == (0, 0, None, {})
 
 
 def test_counting_quantifiers_ground_over_the_scene(tmp_path: Path) -> None:
     src = template("two-mugs", "(:goal (at-least 2 (?m - mug) (on ?m ?s)))", "?s - surface",
                    instruction="Put two mugs on {{ s | ref }}.")
-    rep = compiler().compile_template(entries(tmp_path, src)[0], explain=True)
+    rep = compile_template(compiler(), entries(tmp_path, src)[0], explain=True)
     [rec] = [r for r in rep.records if r.bindings["?s"] == "counter|top"]
     goal = rec.goal
     # at least 2 of the 3 mugs: some pair of them (the grounder never reads the state)
@@ -183,15 +186,15 @@ def test_counting_quantifiers_ground_over_the_scene(tmp_path: Path) -> None:
         for a, b in itertools.combinations(mugs, 2)))
     assert rec.instructions == ["Put two mugs on the counter."]
     # two mugs stand on the table already
-    assert any(o.reason == "goal already true at the start" and o.binding["?s"] == "table|top"
-               for o in rep.outcomes)
+    assert any(o.reason == Drop(DropCode.ALREADY_TRUE) and o.binding["?s"] == "table|top"
+               and o.reason.message == "goal already true at the start" for o in rep.outcomes)
 
 
 def test_ties_are_reported_not_broken(tmp_path: Path) -> None:
     src = template("reddest", "(:goal (robot-at-object ?o))", "?o - movable",
                    extra="(:constraints (argmax ?o (?x - movable) (interaction-duration ?x)"
                          " (interacted ?x)))")
-    rep = compiler(experience()).compile_template(entries(tmp_path, src)[0])
+    rep = compile_template(compiler(experience()), entries(tmp_path, src)[0])
     assert rep.tasks == 0
     # both moves took 3 minutes: every candidate for ?o meets the tie
     assert rep.drops == {"tie for argmax of (interaction-duration ?x)": 8}
@@ -205,9 +208,9 @@ def test_ambiguous_description_under_both_policies(tmp_path: Path) -> None:
     reject = template("plate-reject", body, params, text, extra + " (:ambiguity reject)")
     widen = template("plate-widen", body, params, text, extra + " (:ambiguity widen)")
     c = compiler()
-    r1 = c.compile_template(entries(tmp_path, reject, "a.pddl")[0])
+    r1 = compile_template(c, entries(tmp_path, reject, "a.pddl")[0])
     assert r1.tasks == 0 and r1.drops == {"ambiguous description of ?p": 2}
-    r2 = c.compile_template(entries(tmp_path, widen, "b.pddl")[0])
+    r2 = compile_template(c, entries(tmp_path, widen, "b.pddl")[0])
     assert r2.tasks == 2  # one a binding; both widened to either plate
     for rec in r2.records:
         assert rec.goal == GOr(parts=(atom("holding", "plate_0"), atom("holding", "plate_1")))
@@ -219,7 +222,7 @@ def test_memory_tasks_get_goal_frames_and_a_shortest_walk(tmp_path: Path) -> Non
     src = template("first-object", "(:goal (robot-at-object ?o))", "?o - movable",
                    instruction="Go to the object you moved first.",
                    extra="(:constraints (= (interaction-order ?o) 1)) (:tags memory)")
-    rep = compiler(experience()).compile_template(entries(tmp_path, src)[0])
+    rep = compile_template(compiler(experience()), entries(tmp_path, src)[0])
     assert rep.tasks == 1
     rec = rep.records[0]
     assert rec.targets == ["mug_red"] and rec.experience == "e" * 64
@@ -235,7 +238,7 @@ def test_multi_goal_memory_tasks_get_one_frame_list_per_target(tmp_path: Path) -
     src = template("revisit", "(:goal (ordered-targets (?x - movable) (interaction-order ?x)"
                    " (interacted ?x) (robot-at-object ?x)))",
                    instruction="Revisit what you moved, in order.")
-    rep = compiler(experience()).compile_template(entries(tmp_path, src)[0])
+    rep = compile_template(compiler(experience()), entries(tmp_path, src)[0])
     rec = rep.records[0]
     assert isinstance(rec.goal, GTargets) and rec.targets == ["mug_red", "apple_0"]
     assert rec.valid_frames is not None and len(rec.valid_frames) == 2
@@ -245,33 +248,35 @@ def test_multi_goal_memory_tasks_get_one_frame_list_per_target(tmp_path: Path) -
 def test_task_ids_are_stable_and_depend_on_the_scene(tmp_path: Path) -> None:
     src = template("hold", "(:goal (holding ?o))", "?o - mug")
     e = entries(tmp_path, src)[0]
-    a = [r.id for r in compiler().compile_template(e).records]
-    b = [r.id for r in compiler().compile_template(e).records]
+    a = [r.id for r in compile_template(compiler(), e).records]
+    b = [r.id for r in compile_template(compiler(), e).records]
     assert a == b and len(set(a)) == 3
     other = compiler()
     other.scene_sha256 = "1" * 64
-    assert not set(a) & {r.id for r in other.compile_template(e).records}
+    assert not set(a) & {r.id for r in compile_template(other, e).records}
 
 
 def test_max_per_template_samples_tasks_with_the_seed(tmp_path: Path) -> None:
     src = template("hold-any", "(:goal (holding ?o))", "?o - movable")
     e = entries(tmp_path, src)[0]
-    full = compiler().compile_template(e)
+    full = compile_template(compiler(), e)
     assert full.tasks == 8
-    picks = {tuple(r.id for r in compiler(max_per_template=3, seed=s).compile_template(e).records)
+    picks = {tuple(r.id for r in compile_template(compiler(max_per_template=3, seed=s), e).records)
              for s in range(6)}
     assert all(len(p) == 3 and set(p) <= {r.id for r in full.records} for p in picks)
     assert len(picks) > 1  # different seeds, different samples
     def sample() -> list[str]:
-        return [r.id for r in compiler(max_per_template=3, seed=2).compile_template(e).records]
+        return [r.id for r in compile_template(compiler(max_per_template=3, seed=2), e).records]
 
     assert sample() == sample()
 
 
 def test_reason_keys_and_targets() -> None:
-    assert reason_key("tie between `a` and `b` for argmin of (f ?x) (all 2)") == \
-        "tie for argmin of (f ?x)"
-    assert reason_key("ambiguous description of ?p") == "ambiguous description of ?p"
+    tie = Drop(DropCode.TIE, "argmin of (f ?x)", ("a", "b"), "2")
+    assert tie.message == "tie between `a` and `b` for argmin of (f ?x) (all 2)"
+    assert tie.key == "tie for argmin of (f ?x)"
+    ambiguous = Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",))
+    assert ambiguous.key == ambiguous.message == "ambiguous description of ?p"
     g = disjunction([atom("on", "b", "s"), GOr(parts=(atom("on", "a", "s"), atom("on", "b", "s")))])
     assert isinstance(g, GOr) and [p.args[0] for p in g.parts if isinstance(p, GAtom)] == ["a", "b"]
     assert goal_targets(g) == ["a", "b"]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler.start_checks import PREFIX, infeasible, reason
+from fdc.compiler.drops import Drop, DropCode
+from fdc.compiler.start_checks import infeasible
 from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, GThen
 from fdc.sim_bridge.graph.feasible import Infeasible
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
@@ -80,9 +81,13 @@ def test_thresholds_widen_what_counts_as_on(g: SceneGraph) -> None:
     assert infeasible(PLATE_REAR, g, never, {"on_top_m": 0.5}) is None
 
 
+def reason(rule: Infeasible) -> str:
+    return Drop(DropCode.INFEASIBLE, str(rule)).key
+
+
 def test_the_drop_reasons() -> None:
-    assert reason(Infeasible.TOO_TALL) == PREFIX + "an item taller than the room above its " \
-        "surface"
+    assert reason(Infeasible.TOO_TALL) == "goal cannot be achieved: an item taller than the " \
+        "room above its surface"
     assert len({reason(r) for r in Infeasible}) == len(Infeasible)
 
 

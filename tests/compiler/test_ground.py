@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fdc.compiler import ast as A
+from fdc.compiler.drops import Drop, DropCode
 from fdc.compiler.facts import TableFacts
 from fdc.compiler.ground import GroundError, GroundLimitError, GroundResult, ground
 from fdc.compiler.parse import parse_text
@@ -98,7 +99,7 @@ def test_fluent_atom_is_kept_interned() -> None:
 def test_static_and_history_atoms_fold() -> None:
     assert pddl("(and (interacted ?o) (is-red ?o) (on ?o ?s))") == "(on m1 s1)"
     dropped = g("(and (interacted ?o) (on ?o ?s))", {"o": "m3", "s": "s1"})
-    assert dropped.dropped and dropped.reason == "goal folds to false"
+    assert dropped.dropped and dropped.reason.message == "goal folds to false"
     assert g("(or (interacted ?o) (on ?o ?s))").goal == TRUE
 
 
@@ -116,7 +117,7 @@ def test_not_imply_and_double_negation() -> None:
     assert pddl("(imply (interacted ?o) (on ?o ?s))") == "(on m1 s1)"
     assert g("(imply (is-red ?o) (on ?o ?s))", {"o": "m2", "s": "s1"}).goal == TRUE
     assert pddl("(imply (holding ?o) (on ?o ?s))") == "(or (not (holding m1)) (on m1 s1))"
-    assert g("(not (interacted ?o))").reason == "goal folds to false"
+    assert g("(not (interacted ?o))").reason.message == "goal folds to false"
 
 
 def test_negation_normal_form() -> None:
@@ -127,7 +128,7 @@ def test_negation_normal_form() -> None:
 
 def test_complementary_literals_collapse() -> None:
     assert g("(or (on ?o ?s) (not (on ?o ?s)))").goal == TRUE
-    assert g("(and (on ?o ?s) (not (on ?o ?s)))").reason == "goal folds to false"
+    assert g("(and (on ?o ?s) (not (on ?o ?s)))").reason.message == "goal folds to false"
 
 
 def test_empty_goal_is_true() -> None:
@@ -154,7 +155,7 @@ def test_empty_goal_is_true() -> None:
 def test_comparisons_fold_and_undefined_is_false(text: str, truth: bool) -> None:
     result = g(text)
     assert result.goal == (TRUE if truth else None)
-    assert truth or result.reason == "goal folds to false"
+    assert truth or result.reason.message == "goal folds to false"
 
 
 # ---------------------------------------------------------------- quantifiers
@@ -166,7 +167,7 @@ def test_exists_ranges_over_distinct_entities() -> None:
         "(or (and (on m1 s1) (on m2 s1)) (and (on m1 s1) (on m3 s1)) (and (on m2 s1) (on m3 s1)))"
     )
     # three variables over a two-entity type: no binding at all
-    assert g("(exists (?a ?b ?c - surface) (on ?o ?a))").reason == "goal folds to false"
+    assert g("(exists (?a ?b ?c - surface) (on ?o ?a))").reason.message == "goal folds to false"
     assert g("(forall (?a ?b ?c - surface) (= ?a ?b))").goal == TRUE
     assert g("(forall (?a ?b - surface) (not (= ?a ?b)))").goal == TRUE
 
@@ -191,15 +192,15 @@ def test_subtypes_are_in_the_domain() -> None:
 
 def test_empty_domain_gives_the_right_constant() -> None:
     assert g("(forall (?x - toy) (on ?x ?s))").goal == TRUE
-    assert g("(exists (?x - toy) (on ?x ?s))").reason == "goal folds to false"
+    assert g("(exists (?x - toy) (on ?x ?s))").reason.message == "goal folds to false"
     assert g("(at-least 0 (?x - toy) (on ?x ?s))").goal == TRUE
-    assert g("(at-least 1 (?x - toy) (on ?x ?s))").reason == "goal folds to false"
+    assert g("(at-least 1 (?x - toy) (on ?x ?s))").reason.message == "goal folds to false"
     assert g("(at-most 0 (?x - toy) (on ?x ?s))").goal == TRUE
     assert g("(exactly 0 (?x - toy) (on ?x ?s))").goal == TRUE
     assert g("(forpairs (?x - toy) (?f - fruit) (around ?f ?x))").goal == TRUE
     assert g("(fornpairs 1 (?x - toy) (?f - fruit) (around ?f ?x))").dropped
-    assert g("(argmax ?o (?x - toy) (distance ?x))").reason == "goal folds to false"
-    assert str(g("(targets (?x - toy) (interacted ?x) (holding ?x))").reason).startswith(
+    assert g("(argmax ?o (?x - toy) (distance ?x))").reason.message == "goal folds to false"
+    assert g("(targets (?x - toy) (interacted ?x) (holding ?x))").reason.message.startswith(
         "no target"
     )
 
@@ -231,7 +232,7 @@ def test_at_least_over_fluent_bodies() -> None:
     )
     assert pddl("(at-least 1 (?m - mug) (on ?m ?s))") == "(or (on m1 s1) (on m2 s1) (on m3 s1))"
     assert pddl("(at-least 3 (?m - mug) (on ?m ?s))") == "(and (on m1 s1) (on m2 s1) (on m3 s1))"
-    assert g("(at-least 4 (?m - mug) (on ?m ?s))").reason == "goal folds to false"
+    assert g("(at-least 4 (?m - mug) (on ?m ?s))").reason.message == "goal folds to false"
 
 
 def test_counting_equal_bodies_counts_each_occurrence() -> None:
@@ -241,7 +242,7 @@ def test_counting_equal_bodies_counts_each_occurrence() -> None:
     many = "(?a ?b - movable)"
     assert pddl(f"(at-least 3 {many} (on ?o ?s))") == "(on m1 s1)"
     assert pddl(f"(at-most 3 {many} (on ?o ?s))") == "(not (on m1 s1))"
-    assert g(f"(exactly 3 {many} (on ?o ?s))").reason == "goal folds to false"
+    assert g(f"(exactly 3 {many} (on ?o ?s))").reason.message == "goal folds to false"
     # m3 counts by itself (true); m1 and m2 both by the same atom
     body = "(or (= ?m m3) (on ?o ?s))"
     assert pddl(f"(at-least 3 (?m - mug) {body})") == "(on m1 s1)"
@@ -272,7 +273,7 @@ def test_counting_mixes_constant_and_fluent_bodies() -> None:
     assert g(f"(at-least 2 (?m - mug) {body})").goal == TRUE
     assert pddl(f"(at-least 3 (?m - mug) {body})") == "(on m3 s1)"
     assert pddl(f"(at-most 2 (?m - mug) {body})") == "(not (on m3 s1))"
-    assert g(f"(at-most 1 (?m - mug) {body})").reason == "goal folds to false"
+    assert g(f"(at-most 1 (?m - mug) {body})").reason.message == "goal folds to false"
     assert pddl(f"(exactly 2 (?m - mug) {body})") == "(not (on m3 s1))"
 
 
@@ -284,7 +285,7 @@ def test_forpairs_static_needs_a_fruit_of_its_own() -> None:
     assert g("(forpairs (?p - plate) (?f - fruit) (near ?f ?p))").goal == TRUE
     # only f1 (near both plates) counts: each plate has a fruit, but not one of its own
     text = "(forpairs (?p - plate) (?f - fruit) (and (near ?f ?p) (near ?f p2)))"
-    assert g(text).reason == "goal folds to false"
+    assert g(text).reason.message == "goal folds to false"
     assert g(f"(fornpairs 1 {text[10:]}").goal == TRUE
     assert g("(fornpairs 3 (?p - plate) (?f - fruit) (near ?f ?p))").dropped
 
@@ -325,9 +326,12 @@ def test_argmax_argmin_unique() -> None:
 def test_arg_extreme_tie_is_reported() -> None:
     result = g("(argmax ?o (?x - mug) (interaction-duration ?x))", {"o": "m1"})
     assert result.dropped
-    assert (
-        result.reason == "tie between `m1` and `m2` for argmax of (interaction-duration ?x) (all 5)"
+    assert result.reason is not None and result.reason.message == (
+        "tie between `m1` and `m2` for argmax of (interaction-duration ?x) (all 5)"
     )
+    assert result.reason == Drop(DropCode.TIE, "argmax of (interaction-duration ?x)",
+                                 ("m1", "m2"), "5")
+    assert result.reason.key == "tie for argmax of (interaction-duration ?x)"
 
 
 def test_arg_extreme_with_fluent_condition_is_an_error() -> None:
@@ -366,16 +370,28 @@ def test_ordered_targets_by_order_key() -> None:
 def test_targets_drops() -> None:
     assert g("(targets (?x - mug) (is-red ?x) (holding ?x))").goal is not None
     none = g("(targets (?x - mug) (and (is-red ?x) (not (is-red ?x))) (holding ?x))")
-    assert none.reason == "no target: no entity satisfies the condition of `targets`"
+    assert none.reason.message == "no target: no entity satisfies the condition of `targets`"
     tie = g("(ordered-targets (?x - mug) (interaction-duration ?x) (interacted ?x) (holding ?x))")
-    assert tie.reason == (
+    assert tie.reason.message == (
         "tie between `m1` and `m2` in the order (interaction-duration ?x) of "
         "`ordered-targets` (both 5)"
     )
     undefined = g("(ordered-targets (?x - mug) (interaction-order ?x) (= ?x ?x) (holding ?x))")
-    assert undefined.reason == "the order (interaction-order ?x) of target `m3` is undefined"
+    assert undefined.reason.message == (
+        "the order (interaction-order ?x) of target `m3` is undefined"
+    )
     false_goal = g("(targets (?x - mug) (= ?x ?x) (and (holding ?x) (is-red ?x)))")
-    assert false_goal.reason == "the goal of target `m2` folds to false"
+    assert false_goal.reason.message == "the goal of target `m2` folds to false"
+    # a drop is data: its code and the entities it names, and the key it counts under
+    assert (tie.reason.code, tie.reason.entities) == (DropCode.ORDER_TIE, ("m1", "m2"))
+    assert tie.reason.key == "tie in the order (interaction-duration ?x) of `ordered-targets`"
+    assert (undefined.reason.code, undefined.reason.entities) == (DropCode.ORDER_UNDEFINED,
+                                                                  ("m3",))
+    assert undefined.reason.key == "the order (interaction-order ?x) of target … is undefined"
+    assert (false_goal.reason.code, false_goal.reason.entities) == (DropCode.TARGET_FALSE,
+                                                                    ("m2",))
+    assert false_goal.reason.key == "the goal of target … folds to false"
+    assert none.reason == Drop(DropCode.NO_TARGETS, "targets")
 
 
 def test_targets_condition_must_be_compile_time() -> None:
@@ -389,7 +405,7 @@ def test_then_keeps_steps_and_flattens() -> None:
         steps=(atom("on", "m1", "s1"), atom("holding", "m1"), GNot(body=atom("holding", "m1")))
     )
     assert g("(then (interacted ?o) (on ?o ?s))").goal is atom("on", "m1", "s1")
-    assert g("(then (on ?o ?s) (is-red b1))").reason == "step 2 of `then` folds to false"
+    assert g("(then (on ?o ?s) (is-red b1))").reason.message == "step 2 of `then` folds to false"
     nested = g("(then (holding ?o) (targets (?x - mug) (is-red ?x) (robot-at-object ?x)))")
     assert isinstance(nested.goal, GThen) and isinstance(nested.goal.steps[1], GTargets)
 
@@ -711,7 +727,7 @@ def test_ground_agrees_with_brute_force(
     facts = _facts(s, r, k)
     result = ground(formula, {"o": o}, facts)
     brute = Brute(facts, set())
-    if result.reason is not None and result.reason.startswith("tie"):
+    if result.reason is not None and result.reason.code in (DropCode.TIE, DropCode.ORDER_TIE):
         brute(formula, {"?o": o})
         assert brute.ties > 0, result.reason
         event("tie reported")
@@ -793,7 +809,7 @@ def test_exists_and_or_guards_agree_with_brute_force(
     facts = _facts(s, r, k)
     result = ground(formula, {"o": o}, facts)
     brute = Brute(facts, set())
-    if result.reason is not None and result.reason.startswith("tie"):
+    if result.reason is not None and result.reason.code in (DropCode.TIE, DropCode.ORDER_TIE):
         return
     goal = FALSE if result.goal is None else result.goal
     for state in [*states, frozenset(), frozenset(FLUENT_ATOMS)]:

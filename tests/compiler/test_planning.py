@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.emit import SceneJob, prepare_scene
 from fdc.compiler.planning import CHECKPOINT, PlanningWorld, planning_domain, solve
+from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.predicates.goal import GAnd, GNot, GOr, GThen, atom, to_pddl
 

@@ -14,7 +14,9 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.emit import SceneJob, build_manifest, compile_suite, prepare_scene, suite_text
+from fdc.compiler.emit import build_manifest, suite_text
+from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.suite import TaskRecord, parse_suite
 from fdc.compiler.validate import ValidationReport
 from fdc.core.files import write_atomic

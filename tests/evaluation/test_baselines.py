@@ -21,7 +21,8 @@ from fdc.agents.baselines import (
 )
 from fdc.agents.env import ManipulationEnv, step_budget
 from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.emit import SceneJob, prepare_scene
+from fdc.compiler.pipeline import compile_template
+from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.suite import TaskRecord
 from fdc.evaluation.manipulation import score_manipulation
 from fdc.evaluation.memory import MemoryWorld
@@ -45,7 +46,7 @@ def compiled() -> tuple[SceneCompiler, list[TaskRecord]]:
     entries, _ = load_entries(None)
     names = set(MANIPULATION) | set(MEMORY)
     records = [r for e in entries if e.name in names
-               for r in comp.compile_template(e).records]
+               for r in compile_template(comp, e).records]
     return comp, records
 
 

@@ -266,7 +266,7 @@ def test_task_thresholds_apply() -> None:
 
 def test_hl_sr_agrees_with_the_compilers_valid_frames() -> None:
     """Strict HL-SR at one frame holds exactly at the frames the compiler lists."""
-    from fdc.compiler.compile import FrameIndex
+    from fdc.compiler.frames import FrameIndex
 
     index = FrameIndex(GRAPH, MUGS.after, MUGS.log)
     for goal in (AT_MUG, IN_B, GOr(parts=(IN_A, AT_MUG))):

@@ -38,7 +38,8 @@ from fdc.compiler.compile import (
     load_entries,
     start_snapshots,
 )
-from fdc.compiler.emit import SceneJob, prepare_scene
+from fdc.compiler.pipeline import compile_template
+from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.suite import TaskRecord
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
@@ -104,7 +105,7 @@ def compile_somewhere(compilers: _Compilers, entry: TemplateEntry, tried: list[s
     """The template's tasks on the apartment, then on generated scenes (while the caller
     asks for more)."""
     for where, comp in compilers.all():
-        report = comp.compile_template(entry)
+        report = compile_template(comp, entry)
         if report.records:
             yield Compiled(where, comp, report.records)
         else:

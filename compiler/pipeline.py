@@ -1,0 +1,237 @@
+"""The compile pipeline: scenes and checked templates become task records, pass by pass.
+
+    per scene       prepare      load and build the scene, load or simulate the
+                                 experience, the start states        (compiler.prepare)
+    per template    bind         the bindings, in a seeded random order (compiler.bind)
+    per binding     describe     the parameters the instructions name (compiler.wording)
+                    ground       the goal                               (compiler.ground)
+                    start checks no target, already true, infeasible    (compiler.start_checks)
+                    ground       widened over ambiguous descriptions    (compiler.ground)
+                    describe     the goal's targets                     (compiler.wording)
+                    render       the instruction variants               (compiler.wording)
+                    record       the task record                        (compiler.record)
+    per template    frames       memory tasks' goal frames and walks    (compiler.frames)
+
+then `compiler.emit` builds the manifest and writes the suite. Every pass is timed
+(`Timings`); the times never change what is compiled.
+
+The first pass that drops a binding says why (a typed `Drop`), and the manifest counts
+the binding under that reason alone, so the order of the binding passes is part of the
+output. Describe comes before ground because it is cheap and, in a large scene, most
+bindings of a template that names its entities drop there (`:ambiguity reject`) while
+a goal over the whole scene is not cheap to ground. Widening grounds again, after the
+start checks, because the checks judge the binding's own goal; the targets are
+described once the goal, widened or not, is final.
+
+`--max-per-template K` takes K tasks per template: the complete, sorted list of bindings
+is visited in an order shuffled with the seed (and the template's name) until K bindings
+have become tasks, so the K are a uniform sample of the bindings that make tasks, and
+only what is visited is paid for. Every binding visited and dropped is counted by reason.
+
+Scenes compile independently (in worker processes with `workers > 1`) and merge in the
+order given, and records are sorted by template and binding, so the output is the same
+for any number of workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from fdc.predicates.goal import Goal
+from fdc.predicates.registry import EvaluationError
+
+from .bind import BindError, Draw, random_order
+from .compile import (
+    CompileOptions,
+    Outcome,
+    SceneCompiler,
+    SceneResult,
+    SuiteResult,
+    TemplateEntry,
+    TemplateReport,
+    goal_targets,
+    seeded_rng,
+)
+from .drops import Drop
+from .frames import add_frames
+from .ground import GroundError, ground, widen
+from .manifest import ExperienceRef
+from .prepare import SceneJob, prepare_scene
+from .record import task_record
+from .scene_facts import FactsError
+from .start_checks import check_start
+from .suite import TaskRecord
+from .timings import Pass, Timings
+from .wording import describe_parameters, describe_targets, render_variants
+
+SceneOutput = tuple[SceneResult, ExperienceRef | None]
+
+
+def compile_suite(
+    jobs: Sequence[SceneJob],
+    entries: Sequence[TemplateEntry],
+    options: CompileOptions,
+    workers: int = 1,
+    on_template: Callable[[TemplateEntry], None] | None = None,
+    on_scene: Callable[[SceneJob], None] | None = None,
+) -> tuple[SuiteResult, list[ExperienceRef | None]]:
+    """Compile every scene; the result is the same for any number of workers."""
+    if workers <= 1 or len(jobs) <= 1:
+        done = []
+        for job in jobs:
+            done.append(compile_scene(job, entries, options, on_template))
+            if on_scene is not None:
+                on_scene(job)
+    else:
+        done = _in_workers(jobs, entries, options, workers, on_scene)
+    timings = Timings()
+    for scene, _ in done:
+        timings.merge(scene.timings)
+    records = [rec for scene, _ in done for rec in scene.records]
+    return SuiteResult(records, [s for s, _ in done], timings), [e for _, e in done]
+
+
+def compile_scene(job: SceneJob, entries: Sequence[TemplateEntry], options: CompileOptions,
+                  on_template: Callable[[TemplateEntry], None] | None = None) -> SceneOutput:
+    """Prepare one scene and compile every template on it (in this process)."""
+    timings = Timings()
+    compiler, ref = prepare_scene(job, options, timings)
+    return compile_templates(compiler, entries, on_template, timings), ref
+
+
+def compile_templates(compiler: SceneCompiler, entries: Sequence[TemplateEntry],
+                      on_template: Callable[[TemplateEntry], None] | None = None,
+                      timings: Timings | None = None) -> SceneResult:
+    """Every template on the prepared scene, in name order."""
+    timings = Timings() if timings is None else timings
+    records: list[TaskRecord] = []
+    reports: list[TemplateReport] = []
+    for entry in sorted(entries, key=lambda e: e.name):
+        report = compile_template(compiler, entry, timings=timings)
+        reports.append(report)
+        records.extend(report.records)
+        if on_template is not None:
+            on_template(entry)
+    return SceneResult(compiler.scene, compiler.scene_sha256, records, reports, timings)
+
+
+def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: bool = False,
+                     timings: Timings | None = None) -> TemplateReport:
+    """One template on the scene: bind, each binding through `compile_binding` until K
+    have become tasks, then (memory templates) the goal frames. A limit or a checker
+    refusing stops the whole template, with the error in the report; with `explain`, the
+    report keeps what became of every binding visited."""
+    timings = Timings() if timings is None else timings
+    report = TemplateReport(entry.name, entry.path, entry.category, entry.level)
+    try:
+        start, memory = compiler.start(entry)
+        seed = seeded_rng(compiler.options.seed, entry.name, compiler.scene_sha256)
+        draw = timings.run(Pass.BIND, random_order, entry.template,
+                           compiler.state_facts(entry.domain, start),
+                           seed=seed.randrange(2**63), limit=compiler.options.bind_limit)
+    except (BindError, GroundError, FactsError, EvaluationError) as e:
+        report.error = str(e)
+        return report
+    try:
+        kept = _visit(compiler, entry, draw, start, memory, report, explain, timings)
+    except (BindError, GroundError, EvaluationError) as e:  # a limit, a checker refusing
+        report.error = str(e)
+        return report
+    for drop, n in draw.dropped().items():
+        if drop.counted:
+            report.drops[drop.key] += n
+    report.bindings = draw.estimate or 0
+    report.sampled = draw.sampled
+    records = [r for _, r in sorted(kept, key=lambda p: p[0])]
+    if memory and "after" in compiler.states:
+        records = timings.run(Pass.FRAMES, _add_frames, compiler, records)
+    report.records = records
+    report.tasks = len(records)
+    report.outcomes.sort(key=lambda o: tuple(o.binding.values()))
+    return report
+
+
+def _visit(compiler: SceneCompiler, entry: TemplateEntry, draw: Draw, start: str,
+           memory: bool, report: TemplateReport, explain: bool, timings: Timings
+           ) -> list[tuple[tuple[str, ...], TaskRecord]]:
+    """Draw bindings until K have become tasks; count the others by reason."""
+    k = compiler.options.max_per_template
+    kept: list[tuple[tuple[str, ...], TaskRecord]] = []
+    for binding in timings.each(Pass.BIND, draw.bindings):
+        if k is not None and len(kept) >= k:
+            break
+        report.visited += 1
+        made = compile_binding(compiler, entry, binding, start, memory, timings)
+        if isinstance(made, Drop):
+            report.drops[made.key] += 1
+            outcome = Outcome(dict(binding), reason=made)
+        else:
+            kept.append((tuple(binding[n] for n in draw.parameters), made))
+            outcome = Outcome(dict(binding), record=made)
+        if explain:
+            report.outcomes.append(outcome)
+    return kept
+
+
+def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[str, str],
+                    start: str, memory: bool, timings: Timings) -> TaskRecord | Drop:
+    """One binding through the passes, in order: its task record, or the `Drop` of the
+    first pass that drops it. The order decides which reason a binding is counted under
+    (the module's docstring says why it is this one)."""
+    t, run = entry.template, timings.run
+    assert t.goal is not None  # checked: every template has a goal
+    facts, describer = compiler.facts(entry.domain), compiler.describer(entry.domain, start)
+    words = run(Pass.DESCRIBE, describe_parameters, describer, entry, binding)
+    if isinstance(words, Drop):
+        return words
+    goal: Goal | Drop = run(Pass.GROUND, ground, t.goal, binding, facts,
+                            max_atoms=compiler.options.max_atoms, template=t.name).outcome
+    if isinstance(goal, Drop):
+        return goal
+    drop = run(Pass.START_CHECKS, check_start, compiler, goal, entry.domain, start)
+    if drop is not None:
+        return drop
+    if words.widen:
+        goal = run(Pass.GROUND, widen, t.goal, binding, words.widen, goal, facts,
+                   max_atoms=compiler.options.max_atoms, template=entry.name).outcome
+        if isinstance(goal, Drop):
+            return goal
+    targets = goal_targets(goal)
+    values = run(Pass.DESCRIBE, describe_targets, describer, words, targets)
+    rendered = run(Pass.RENDER, render_variants, compiler.renderer, entry.texts, values)
+    if isinstance(rendered, Drop):
+        return rendered
+    return run(Pass.RECORD, task_record, compiler, entry, binding, goal, targets, rendered,
+               start, memory)
+
+
+def _add_frames(compiler: SceneCompiler, records: list[TaskRecord]) -> list[TaskRecord]:
+    return add_frames(records, *compiler.goal_frames())
+
+
+def _in_workers(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
+                options: CompileOptions, workers: int,
+                on_scene: Callable[[SceneJob], None] | None) -> list[SceneOutput]:
+    """`compile_scene` of every job in worker processes, results in the jobs' order."""
+    import multiprocessing
+    from concurrent.futures import as_completed
+
+    results: list[SceneOutput | None] = [None] * len(jobs)
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+        futures: dict[Future[SceneOutput], int] = {
+            pool.submit(compile_scene, job, list(entries), options): k
+            for k, job in enumerate(jobs)
+        }
+        try:
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                if on_scene is not None:
+                    on_scene(jobs[futures[fut]])
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return [r for r in results if r is not None]

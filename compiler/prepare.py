@@ -1,0 +1,102 @@
+"""Scene preparation, the pipeline's first stage: a scene file (and an experience log, or
+none) becomes a `SceneCompiler`.
+
+Three steps, each timed: **scene** loads `scene.json` and builds its graph; **experience**
+reads the given log, or simulates one (seeded with the compile seed, so the same inputs
+give the same log), or takes none; **start states** computes the states tasks start in.
+The experience's manifest entry (`ExperienceRef`) is made here too, where it is known
+whether the log was given or simulated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .compile import CompileOptions, SceneCompiler, sha256_text
+from .manifest import ExperienceRef
+from .timings import Pass, Timings
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
+
+
+@dataclass(frozen=True)
+class SceneJob:
+    """One scene to compile; picklable for worker processes."""
+
+    path: str
+    history: str | None = None  # an experience log; None: simulate one (or none)
+    simulate: bool = True
+    interactions: int = 5
+
+
+class InputError(Exception):
+    """A scene or log that cannot be read (the CLI's exit 2), located."""
+
+
+def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | None = None
+                  ) -> tuple[SceneCompiler, ExperienceRef | None]:
+    """Load and build one scene and its experience (given or simulated): its compiler."""
+    timings = Timings() if timings is None else timings
+    graph, sha = timings.run(Pass.SCENE, load_graph, job.path)
+    log, ref = timings.run(Pass.EXPERIENCE, experience, job, graph, sha, options.seed)
+    compiler = timings.run(Pass.START_STATES, SceneCompiler, graph, job.path, sha, log,
+                           ref.sha256 if ref else None, options)
+    return compiler, ref
+
+
+def load_graph(path: str) -> tuple[SceneGraph, str]:
+    """The scene's graph and its sha256 (of the canonical JSON)."""
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+    from fdc.sim_bridge.scene.load import load_scene
+    from fdc.sim_bridge.world.trajectory import scene_sha256
+
+    loaded = load_scene(path)
+    errors = [f for f in loaded.findings if f.is_error]
+    if loaded.scene is None or errors:
+        detail = "; ".join(f.render() for f in errors) or "the scene does not load"
+        raise InputError(f"{path}: {detail}")
+    graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
+    return graph, scene_sha256(graph)
+
+
+def experience(job: SceneJob, graph: SceneGraph, sha: str, seed: int
+               ) -> tuple[Experience | None, ExperienceRef | None]:
+    """The job's experience log (given, simulated or none) and its manifest entry."""
+    if job.history is not None:
+        log, log_sha = load_experience(job.history)
+        return log, ExperienceRef(sha256=log_sha, source=log.source, simulated=False,
+                                  path=job.history, seed=log.seed, frames=len(log.frames),
+                                  interactions=len(log.interactions))
+    if not job.simulate:
+        return None, None
+    from fdc.sim_bridge.world.simulate import simulate_experience
+
+    log = simulate_experience(graph, interactions=job.interactions, seed=seed,
+                              scene=Path(job.path).name, scene_sha256=sha)
+    return log, ExperienceRef(sha256=sha256_text(log.to_json()), source=log.source,
+                              simulated=True, seed=log.seed, frames=len(log.frames),
+                              interactions=len(log.interactions))
+
+
+def load_experience(path: str) -> tuple[Experience, str]:
+    """An experience log and the sha256 of its bytes."""
+    from pydantic import ValidationError
+
+    from fdc.sim_bridge.world.experience import Experience
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the experience log: {e.strerror}") from None
+    try:
+        log = Experience.model_validate_json(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"{path}: not an fdc experience log: at {where}: {first['msg']}"
+                         ) from None
+    return log, sha256_text(data)

@@ -1,0 +1,52 @@
+"""The record pass: a binding that made it through every pass becomes a `TaskRecord`.
+
+The task's id is a hash of what makes the task (template and version, bindings, scene,
+and for a memory task the experience), so it is stable across runs and distinct across
+scenes. The instruction variant listed first is drawn with the seed and the id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from fdc.predicates.goal import Goal, to_pddl
+from fdc.sim_bridge.world.state import AgentPose
+
+from .compile import seeded_rng, sha256_text
+from .suite import TaskRecord
+
+if TYPE_CHECKING:
+    from .compile import SceneCompiler, TemplateEntry
+
+
+def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[str, str],
+                goal: Goal, targets: Sequence[str], rendered: Sequence[str], start: str,
+                memory: bool) -> TaskRecord:
+    """The record of one task starting in state `start` of the compiler's scene."""
+    t = entry.template
+    bindings = {k: binding[k] for k in sorted(binding)}
+    ident = task_id(compiler, entry, bindings, memory)
+    texts = list(rendered)
+    if len(texts) > 1:
+        first = seeded_rng(compiler.options.seed, ident).randrange(len(texts))
+        texts = [texts[first], *texts[:first], *texts[first + 1:]]
+    thresholds = {th.name: float(th.value) for th in entry.domain.domain.thresholds}
+    pose = compiler.states[start].agent_pose()
+    return TaskRecord(
+        id=ident, template=t.name, template_file=entry.path, template_version=t.version,
+        category=t.category, level=t.level, scene=compiler.scene, bindings=bindings,
+        goal=goal, goal_pddl=to_pddl(goal), instructions=texts, targets=list(targets),
+        thresholds=thresholds, tags=list(t.tags),
+        experience=compiler.experience_sha256 if memory else None,
+        start=AgentPose(x=round(pose.x, 4), y=round(pose.y, 4), z=round(pose.z, 4),
+                        yaw_rad=round(pose.yaw_rad, 6)),
+    )
+
+
+def task_id(compiler: SceneCompiler, entry: TemplateEntry, bindings: Mapping[str, str],
+            memory: bool) -> str:
+    key = json.dumps([entry.name, entry.template.version, bindings, compiler.scene_sha256,
+                      compiler.experience_sha256 if memory else None], sort_keys=True)
+    return f"{entry.name}-{sha256_text(key)[:12]}"

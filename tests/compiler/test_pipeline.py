@@ -1,0 +1,188 @@
+"""The compile pipeline: its passes run in order and are timed; drops are typed data, and
+the manifest counts them under the same keys as ever; `fdc compile --timings`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fdc.cli import app
+from fdc.compiler.drops import Drop, DropCode
+from fdc.compiler.pipeline import compile_scene, compile_template, compile_templates
+from fdc.compiler.prepare import SceneJob
+from fdc.compiler.timings import Pass, Timings
+from tests.compiler.kitchen import compiler, entries, experience, template
+
+REPO = Path(__file__).resolve().parents[2]
+KITCHEN = str(REPO / "tests" / "golden" / "scenes" / "kitchen.json")
+GEN_A = str(REPO / "tests" / "golden" / "scenes" / "gen-a.json")
+TEMPLATES = str(REPO / "tests" / "golden" / "templates")
+
+
+class Trace(Timings):
+    """Timings that also record the order passes ran in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list[Pass] = []
+
+    def run(self, name: Pass, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self.order.append(name)
+        return super().run(name, fn, *args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- order
+
+
+def test_a_binding_runs_the_passes_in_order(tmp_path: Path) -> None:
+    src = template("move-mug", "(:goal (on ?o ?s))", "?o - mug ?s - surface",
+                   "Put {{ o | ref }} on {{ s | ref }}.")
+    trace = Trace()
+    rep = compile_template(compiler(max_per_template=1), entries(tmp_path, src)[0],
+                           timings=trace)
+    assert rep.tasks == 1
+    # bind, then (a binding that drops first) and the one that makes the task
+    assert trace.order[0] is Pass.BIND
+    made = [Pass.DESCRIBE, Pass.GROUND, Pass.START_CHECKS, Pass.DESCRIBE, Pass.RENDER,
+            Pass.RECORD]
+    assert trace.order[-len(made):] == made
+
+
+def test_widening_grounds_again_after_the_start_checks(tmp_path: Path) -> None:
+    src = template("plate-widen", "(:goal (holding ?p))", "?p - plate ?s - surface",
+                   "Pick up {{ p | ref }}.", "(:constraints (on ?p ?s)) (:ambiguity widen)")
+    trace = Trace()
+    rep = compile_template(compiler(), entries(tmp_path, src)[0], timings=trace)
+    assert rep.tasks == 2
+    assert trace.order[1:8] == [Pass.DESCRIBE, Pass.GROUND, Pass.START_CHECKS, Pass.GROUND,
+                                Pass.DESCRIBE, Pass.RENDER, Pass.RECORD]
+
+
+def test_a_memory_template_gets_its_frames_last(tmp_path: Path) -> None:
+    src = template("first-object", "(:goal (robot-at-object ?o))", "?o - movable",
+                   extra="(:constraints (= (interaction-order ?o) 1)) (:tags memory)")
+    trace = Trace()
+    rep = compile_template(compiler(experience()), entries(tmp_path, src)[0], timings=trace)
+    assert rep.tasks == 1 and rep.records[0].valid_frames
+    assert trace.order[-1] is Pass.FRAMES
+
+
+def test_every_pass_of_a_scene_is_timed() -> None:
+    from fdc.compiler.compile import CompileOptions, load_entries
+
+    found, _ = load_entries([TEMPLATES])
+    result, _ = compile_scene(SceneJob(KITCHEN, interactions=3), found,
+                              CompileOptions(seed=7, max_per_template=3))
+    timed = [p for p, _ in result.timings.rows()]
+    assert timed == [p for p in Pass if p is not Pass.EMIT]  # emit is the writer's
+    assert all(t.seconds >= 0 for _, t in result.timings.rows())
+    assert result.timings.passes[Pass.SCENE].calls == 1
+    assert result.timings.passes[Pass.RECORD].calls == len(result.records)
+
+
+def test_timings_add_up_over_scenes() -> None:
+    a, b = Timings(), Timings()
+    a.add(Pass.GROUND, 1.0)
+    b.add(Pass.GROUND, 0.5, calls=2)
+    b.add(Pass.BIND, 2.0)
+    a.merge(b)
+    assert [(p, t.seconds, t.calls) for p, t in a.rows()] == [
+        (Pass.BIND, 2.0, 1), (Pass.GROUND, 1.5, 3)]
+
+
+# ----------------------------------------------------------------------------- drops
+
+
+def test_drops_carry_their_code_and_entities(tmp_path: Path) -> None:
+    tie = template("longest", "(:goal (robot-at-object ?o))", "?o - movable",
+                   extra="(:constraints (argmax ?o (?x - movable) (interaction-duration ?x)"
+                         " (interacted ?x)))")
+    rep = compile_template(compiler(experience()), entries(tmp_path, tie, "a.pddl")[0])
+    assert rep.drops == {"tie for argmax of (interaction-duration ?x)": 8}
+    reject = template("plate-reject", "(:goal (holding ?p))", "?p - plate ?s - surface",
+                      "Pick up {{ p | ref }}.", "(:constraints (on ?p ?s)) (:ambiguity reject)")
+    rep = compile_template(compiler(), entries(tmp_path, reject, "b.pddl")[0], explain=True)
+    drops = {o.binding["?p"]: o.reason for o in rep.outcomes}
+    assert drops == {p: Drop(DropCode.AMBIGUOUS, "?p", (p,)) for p in ("plate_0", "plate_1")}
+    keep = template("keep", "(:goal (on ?o ?s))", "?o - mug ?s - surface",
+                    extra="(:constraints (on ?o ?s))")
+    rep = compile_template(compiler(), entries(tmp_path, keep, "c.pddl")[0], explain=True)
+    assert {o.reason for o in rep.outcomes} == {Drop(DropCode.ALREADY_TRUE)}
+
+
+def test_a_false_constraint_is_no_counted_drop() -> None:
+    assert not Drop(DropCode.CONSTRAINT_FALSE, "(is-red ?o)").counted
+    assert all(Drop(code).counted for code in DropCode if code is not DropCode.CONSTRAINT_FALSE)
+
+
+@pytest.mark.parametrize(("drop", "message", "key"), [
+    (Drop(DropCode.GOAL_FALSE), "goal folds to false", "goal folds to false"),
+    (Drop(DropCode.STEP_FALSE, "2"), "step 2 of `then` folds to false",
+     "step 2 of `then` folds to false"),
+    (Drop(DropCode.TIE, "argmax of (f ?x)", ("a", "b", "c"), "3"),
+     "tie between `a`, `b` and `c` for argmax of (f ?x) (all 3)", "tie for argmax of (f ?x)"),
+    (Drop(DropCode.ORDER_TIE, "(f ?x) of `ordered-targets`", ("a", "b"), "1"),
+     "tie between `a` and `b` in the order (f ?x) of `ordered-targets` (both 1)",
+     "tie in the order (f ?x) of `ordered-targets`"),
+    (Drop(DropCode.ORDER_UNDEFINED, "(f ?x)", ("m3",)),
+     "the order (f ?x) of target `m3` is undefined", "the order (f ?x) of target … is undefined"),
+    (Drop(DropCode.TARGET_FALSE, entities=("m2",)), "the goal of target `m2` folds to false",
+     "the goal of target … folds to false"),
+    (Drop(DropCode.NO_TARGETS, "targets"),
+     "no target: no entity satisfies the condition of `targets`",
+     "no target: no entity satisfies the condition of `targets`"),
+    (Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",)), "ambiguous description of ?p",
+     "ambiguous description of ?p"),
+    (Drop(DropCode.NO_TARGET), "no target entity", "no target entity"),
+    (Drop(DropCode.ALREADY_TRUE), "goal already true at the start",
+     "goal already true at the start"),
+    (Drop(DropCode.INFEASIBLE, "an item larger than its surface"),
+     "goal cannot be achieved: an item larger than its surface",
+     "goal cannot be achieved: an item larger than its surface"),
+    (Drop(DropCode.UNRENDERABLE, "'x' is undefined"),
+     "instruction cannot be rendered: 'x' is undefined",
+     "instruction cannot be rendered: 'x' is undefined"),
+])
+def test_the_manifest_keys_of_drops_are_unchanged(drop: Drop, message: str, key: str) -> None:
+    # the keys of docs/formats/manifest.md, as manifests have always counted drops
+    assert (drop.message, drop.key) == (message, key)
+
+
+def test_the_manifest_counts_drops_by_key(tmp_path: Path) -> None:
+    src = template("longest", "(:goal (robot-at-object ?o))", "?o - movable",
+                   extra="(:constraints (argmax ?o (?x - movable) (interaction-duration ?x)"
+                         " (interacted ?x)))")
+    scene = compile_templates(compiler(experience()), entries(tmp_path, src))
+    assert scene.reports[0].drops == {"tie for argmax of (interaction-duration ?x)": 8}
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def _compile(out: Path, *extra: str) -> tuple[bytes, bytes, str]:
+    args = ["compile", KITCHEN, GEN_A, "-T", TEMPLATES, "--seed", "7", "--max-per-template",
+            "3", "--interactions", "3", "-o", str(out / "suite.jsonl"), *extra]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return (out / "suite.jsonl").read_bytes(), (out / "manifest.json").read_bytes(), \
+        result.output
+
+
+def test_timings_print_a_table_and_change_no_file(tmp_path: Path) -> None:
+    plain = _compile(tmp_path / "plain")
+    timed = _compile(tmp_path / "timed", "--timings", "--jobs", "2")
+    assert timed[:2] == plain[:2]
+    assert "time per pass" not in plain[2]
+    table = timed[2][timed[2].index("time per pass"):]
+    rows = [line.split("│")[1:5] for line in table.splitlines() if line.startswith("│")]
+    names = [r[0].strip() for r in rows]
+    assert names == [p.value for p in Pass] + ["all"]
+    calls = {r[0].strip(): r[3].strip() for r in rows}
+    assert calls["scene"] == "2"  # one per scene, each compiled in a worker process
+    manifest = json.loads(timed[1])
+    assert int(calls["record"]) == manifest["tasks"]
