@@ -20,7 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.core.errors import InputError
 from fdc.core.files import write_atomic
+from fdc.core.problems import render_text
 
 from .compile import (
     CompileOptions,
@@ -113,10 +115,6 @@ class SceneJob:
     interactions: int = 5
 
 
-class InputError(Exception):
-    """A scene or log that cannot be read (the CLI's exit 2), located."""
-
-
 @dataclass
 class SuiteResult:
     records: list[TaskRecord]
@@ -154,7 +152,7 @@ def prepare_scene(job: SceneJob, options: CompileOptions
     loaded = load_scene(job.path)
     errors = [f for f in loaded.findings if f.is_error]
     if loaded.scene is None or errors:
-        detail = "; ".join(f.render() for f in errors) or "the scene does not load"
+        detail = "; ".join(render_text(f) for f in errors) or "the scene does not load"
         raise InputError(f"{job.path}: {detail}")
     graph = build_scene_graph(loaded.scene, base_dir=Path(job.path).parent)
     sha = scene_sha256(graph)

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from itertools import combinations, pairwise
 from typing import Any, NoReturn
 
+from fdc.core.errors import FdcError
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
@@ -78,7 +79,7 @@ from .printer import inline
 Env = dict[str, str]
 
 
-class GroundError(Exception):
+class GroundError(FdcError):
     """A goal the grounder cannot give a meaning to (e.g. a fluent target condition)."""
 
 
@@ -206,7 +207,7 @@ def conjuncts(f: A.Node | None) -> list[A.Node]:
     return [f]
 
 
-class _Drop(Exception):
+class _Drop(FdcError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason

@@ -87,13 +87,13 @@ def compile_command(
 
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.emit import (
-        InputError,
         SceneJob,
         build_manifest,
         compile_suite,
         suite_text,
         write_suite,
     )
+    from fdc.core.errors import InputError
 
     err = stderr()
     if history and len(history) != len(scenes):
@@ -185,7 +185,8 @@ def explain_command(
 ) -> None:
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
     from fdc.compiler.compile import CompileOptions
-    from fdc.compiler.emit import InputError, SceneJob, prepare_scene
+    from fdc.compiler.emit import SceneJob, prepare_scene
+    from fdc.core.errors import InputError
 
     err = stderr()
     if not scene.is_file():
