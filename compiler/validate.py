@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 VALIDATION_REPORT_VERSION = "1.0"
 
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -70,10 +71,10 @@ class Finding(_Model):
     hint: str = ""
 
 
-def finding(p: Diagnostic) -> Finding:
+def finding(d: Diagnostic) -> Finding:
     """A problem (an error or a warning) as the report records it, under its task or line."""
-    return Finding(code=p.code, severity="error" if p.is_error else "warning",
-                   message=p.message, where=p.where, hint=p.hint)
+    return Finding(code=d.code, severity="error" if d.is_error else "warning",
+                   message=d.message, where=d.where, hint=d.hint)
 
 
 class Certificate(_Model):

@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from fdc.core.jsonpath import json_path
-from fdc.core.problems import Diagnostic, Severity
+from fdc.core.problems import Diagnostic, error
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -37,15 +37,11 @@ def parse_jsonl(text: str, model: type[M], code: str) -> Iterator[JsonlLine[M]]:
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as e:
-            yield JsonlLine(n, None, None, (_problem(code, n, "", f"not JSON: {e.msg} "
-                                                     f"(column {e.colno})"),))
+            not_json = error(code, f"not JSON: {e.msg} (column {e.colno})", line=n)
+            yield JsonlLine(n, None, None, (not_json,))
             continue
         try:
             yield JsonlLine(n, raw, model.model_validate(raw), ())
         except ValidationError as e:
-            yield JsonlLine(n, raw, None, tuple(_problem(code, n, json_path(err["loc"]),
-                                                         err["msg"]) for err in e.errors()))
-
-
-def _problem(code: str, line: int, where: str, message: str) -> Diagnostic:
-    return Diagnostic(Severity.ERROR, code, message, line=line, where=where)
+            yield JsonlLine(n, raw, None, tuple(error(code, err["msg"], json_path(err["loc"]),
+                                                      line=n) for err in e.errors()))

@@ -74,12 +74,12 @@ class Finding(_Model):
     hint: str = ""
 
 
-def finding(p: Diagnostic) -> Finding:
+def finding(d: Diagnostic) -> Finding:
     """A problem (an error or a warning; its entity, if any, the task) as the report
     records it."""
-    return Finding(severity="error" if p.is_error else "warning", code=p.code,
-                   message=p.message, task_id=p.entities[0] if p.entities else None,
-                   line=p.line, where=p.where, hint=p.hint)
+    return Finding(severity="error" if d.is_error else "warning", code=d.code,
+                   message=d.message, task_id=d.entities[0] if d.entities else None,
+                   line=d.line, where=d.where, hint=d.hint)
 
 
 class MemoryTaskScore(_Model):
@@ -182,8 +182,8 @@ class _Builder:
     def find(self, severity: Literal["error", "warning"], code: str, message: str,
              task: str | None, line: int | None, where: str = "", hint: str = "") -> None:
         self.findings.append(Diagnostic(Severity(severity), code, message, line=line,
-                                     where=where, hint=hint,
-                                     entities=(task,) if task is not None else ()))
+                                        where=where, hint=hint,
+                                        entities=(task,) if task is not None else ()))
 
     # ----- memory ------------------------------------------------------------------
     def memory(self, task: TaskRecord, pred: Prediction | None, line: int | None,

@@ -671,8 +671,8 @@ def parse_trajectory(text: str, file: str = "") -> tuple[TrajectoryHeader, list[
     prev: tuple[int, Snapshot] | None = None
     for n, line in rows[1:]:
         if len(problems) >= _MAX_PROBLEMS:
-            problems.append(Diagnostic(Severity.NOTE, "T099", "too many problems; stopped reading",
-                                    line=n))
+            problems.append(Diagnostic(Severity.NOTE, "T099",
+                                       "too many problems; stopped reading", line=n))
             break
         raw = _json_line(line, n, problems)
         if raw is None:
