@@ -43,6 +43,7 @@ from fdc.agents.env import (
     step_budget,
 )
 from fdc.agents.predictions import Prediction
+from fdc.core.errors import FdcError
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
 from fdc.sim_bridge.graph.placement import Placement, place_beside, place_between
 from fdc.sim_bridge.graph.regions import STEP
@@ -84,7 +85,7 @@ PACKED = frozenset({"on", "in-cell", "inside"})
 PACK_BUDGET = 400
 
 
-class Unsolvable(Exception):
+class Unsolvable(FdcError):
     """The oracle cannot achieve the task (the reason says why)."""
 
 

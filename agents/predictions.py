@@ -12,13 +12,14 @@ path (and a task predicted twice); it never raises on bad input.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import AgentAction
-from fdc.compiler.suite import parse_jsonl
+from fdc.core.jsonl import parse_jsonl
+from fdc.core.problems import Diagnostic, error
 
 PREDICTIONS_FORMAT_VERSION = "1.0"
 
@@ -43,38 +44,24 @@ class Prediction(BaseModel):
     )
 
 
-@dataclass(frozen=True)
-class PredictionProblem:
-    """A bad line of a predictions file, located."""
-
-    line: int
-    where: str  # JSON path inside the line ("" for the line as a whole)
-    message: str
-    task_id: str | None = None
-
-    def __str__(self) -> str:
-        where = f" at {self.where}" if self.where else ""
-        return f"line {self.line}{where}: {self.message}"
-
-
-def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
+def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[Diagnostic]]:
     """The predictions of a file's text with their line numbers (from 1), and every
     problem found; a second prediction for a task is a problem and is left out."""
     out: list[tuple[int, Prediction]] = []
-    problems: list[PredictionProblem] = []
+    problems: list[Diagnostic] = []
     seen: dict[str, int] = {}
-    for got in parse_jsonl(text, Prediction):
+    for got in parse_jsonl(text, Prediction, "bad-line"):
         p = got.value
         if p is None:
             task = got.raw.get("task_id") if isinstance(got.raw, dict) else None
-            problems.extend(PredictionProblem(got.line, where, msg,
-                                              task if isinstance(task, str) else None)
-                            for where, msg in got.problems)
+            about = (task,) if isinstance(task, str) else ()
+            problems.extend(replace(x, entities=about) for x in got.problems)
             continue
         if p.task_id in seen:
-            problems.append(PredictionProblem(
-                got.line, "task_id", f"task `{p.task_id}` is predicted again (first on line "
-                f"{seen[p.task_id]}); only the first counts", p.task_id))
+            problems.append(error(
+                "bad-line", f"task `{p.task_id}` is predicted again (first on line "
+                f"{seen[p.task_id]}); only the first counts", "task_id", [p.task_id],
+                line=got.line))
             continue
         seen[p.task_id] = got.line
         out.append((got.line, p))
@@ -82,6 +69,6 @@ def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[Pre
 
 
 def read_predictions(path: str | Path
-                     ) -> tuple[list[tuple[int, Prediction]], list[PredictionProblem]]:
+                     ) -> tuple[list[tuple[int, Prediction]], list[Diagnostic]]:
     """`parse_predictions` of a file (an unreadable file raises `OSError`)."""
     return parse_predictions(Path(path).read_text(encoding="utf-8"))

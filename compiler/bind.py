@@ -41,6 +41,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fdc.core.errors import FdcError
 from fdc.predicates.goal import FALSE, TRUE
 
 from . import ast as A
@@ -52,7 +53,7 @@ from .printer import inline
 Row = tuple[str, ...]
 
 
-class BindError(Exception):
+class BindError(FdcError):
     """A template whose constraints cannot be decided at compile time."""
 
 

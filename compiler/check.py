@@ -245,7 +245,7 @@ class Checker:
                 severity=severity,
                 code=code,
                 message=message,
-                path=path or self.path,
+                file=path or self.path,
                 span=span,
                 hint=hint,
             )
@@ -887,19 +887,13 @@ class Checker:
                 self.report(ERROR, "R705", f"threshold `{t.name}` is set twice", t.span)
             seen_thresholds.add(t.name)
         for problem in problems:
-            node = decls.get(problem.name, domain)
-            hint = (
-                "register a checker for it in fdc.predicates (see docs/predicates.md), or "
-                "drop it from the domain"
-                if problem.code == "no-checker"
-                else f"the domain says {problem.expected}, the checker {problem.actual}"
-            )
+            (name,) = problem.entities
             self.report(
                 ERROR,
                 _REGISTRY_CODES.get(problem.code, "R701"),
                 problem.message,
-                self.name_span(node, problem.name),
-                hint,
+                self.name_span(decls.get(name, domain), name),
+                problem.hint,
             )
 
     # ------------------------------------------------------------------ problems
@@ -1132,10 +1126,10 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
     # A definition the parser already complained about is not checked further: its
     # placeholder nodes would only produce follow-on errors.
     broken = {
-        (d.path, defn.span)
+        (d.file, defn.span)
         for d in diagnostics
         for unit in units
-        if unit.path == d.path
+        if unit.path == d.file
         for defn in unit.definitions
         if defn.span.start <= d.span.start < defn.span.end
     }
@@ -1184,7 +1178,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
     for info in template_domains:
         if info.path not in lib_paths and (info.path, info.domain.span) not in broken:
             checker.check_registry(info)
-    diagnostics.extend(d for d in checker.diagnostics if d.path not in lib_paths)
+    diagnostics.extend(d for d in checker.diagnostics if d.file not in lib_paths)
     diagnostics.sort(key=sort_key)
     own_sources = {p: s for p, s in checker.sources.items() if p not in lib_paths}
     return CheckResult(units, own_sources, diagnostics, domains=domains, templates=templates)
@@ -1202,7 +1196,7 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
                 severity=ERROR,
                 code="P001",
                 message=missing_message(m),
-                path=m,
+                file=m,
                 hint="check the path",
             )
         )
@@ -1216,7 +1210,7 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
                     severity=ERROR,
                     code="P001",
                     message=f"cannot read the file: {e.strerror}",
-                    path=f,
+                    file=f,
                 )
             )
     library: list[SourceFile] = []

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from itertools import combinations, pairwise, product
 from typing import Any, NoReturn
 
+from fdc.core.errors import FdcError
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
@@ -84,7 +85,7 @@ from .printer import inline
 Env = dict[str, str]
 
 
-class GroundError(Exception):
+class GroundError(FdcError):
     """A goal the grounder cannot give a meaning to (e.g. a fluent target condition)."""
 
 
@@ -262,7 +263,7 @@ def conjuncts(f: A.Node | None) -> list[A.Node]:
     return [f]
 
 
-class _Dropped(Exception):
+class _Dropped(FdcError):
     """The binding drops, wherever in the goal the grounder stands."""
 
     def __init__(self, drop: Drop) -> None:

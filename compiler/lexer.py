@@ -15,8 +15,10 @@ from typing import Any
 from lark import Token
 from lark.lexer import Lexer
 
+from fdc.core.errors import FdcError
 
-class LexError(Exception):
+
+class LexError(FdcError):
     """A character sequence that starts no token."""
 
     def __init__(self, message: str, pos: int, hint: str = "", code: str = "P002") -> None:

@@ -16,21 +16,13 @@ from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
 
+from fdc.core.errors import FdcError
 from fdc.core.problems import Diagnostic, Severity, SourceFile
 
 from . import ast as A
 from .lexer import WORD_KEYWORDS, FdcLexer, LexError, make_token, tokenize
 
 Span = A.Span
-
-
-class ParseProblem(NamedTuple):
-    """A construct that parsed but means nothing (`(at noon (p))`); parsing goes on."""
-
-    code: str
-    message: str
-    span: A.Span
-    hint: str
 
 
 class _TypeMark(NamedTuple):
@@ -113,10 +105,12 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     def __init__(self) -> None:
         super().__init__()
-        self.problems: list[ParseProblem] = []
+        self.file = ""
+        #: Constructs that parsed but mean nothing (`(at noon (p))`); parsing goes on.
+        self.problems: list[Diagnostic] = []
 
     def _problem(self, code: str, message: str, span: A.Span, hint: str = "") -> None:
-        self.problems.append(ParseProblem(code, message, span, hint))
+        self.problems.append(_error(self.file, code, message, span, hint))
 
     # ------------------------------------------------------------------ typed lists
     def type_marker(self, c: list[Any]) -> _TypeMark:
@@ -626,7 +620,7 @@ def _tables() -> _Tables:
     return _Tables(rows, reductions, Shift, table.start_states["start"], table.end_states["start"])
 
 
-class _Stuck(Exception):
+class _Stuck(FdcError):
     """The parser met a token it cannot take."""
 
     def __init__(self, token: Token, stack: list[int]) -> None:
@@ -714,8 +708,8 @@ class ParseResult(NamedTuple):
 def parse_source(source: SourceFile) -> ParseResult:
     """Parse one file. Never raises on bad input: problems come back as diagnostics."""
     _, transformer = _parser()
-    transformer.problems = []
     path = source.path
+    transformer.file, transformer.problems = path, []
     try:
         definitions = _drive(tokenize(source.text))
     except LexError as e:
@@ -723,9 +717,8 @@ def parse_source(source: SourceFile) -> ParseResult:
         return ParseResult(None, [_error(path, e.code, e.message, span, e.hint)])
     except _Stuck as e:
         return ParseResult(None, [_syntax_error(source, e)])
-    diagnostics = [_error(path, p.code, p.message, p.span, p.hint) for p in transformer.problems]
     unit = A.SourceUnit.make(path=path, definitions=definitions, span=A.Span(0, len(source.text)))
-    return ParseResult(unit, diagnostics)
+    return ParseResult(unit, transformer.problems)
 
 
 def parse_text(text: str, path: str = "<string>") -> ParseResult:
@@ -734,7 +727,7 @@ def parse_text(text: str, path: str = "<string>") -> ParseResult:
 
 def _error(path: str, code: str, message: str, span: A.Span, hint: str = "") -> Diagnostic:
     return Diagnostic(
-        severity=Severity.ERROR, code=code, message=message, path=path, span=span, hint=hint
+        severity=Severity.ERROR, code=code, message=message, file=path, span=span, hint=hint
     )
 
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from fdc.core.errors import FdcError
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, atom, atoms
 from fdc.predicates.registry import Context, Kind, Registry
@@ -74,7 +75,7 @@ N = TypeVar("N", bound=A.Node)
 Status = Literal["solved", "unsolvable", "timeout", "error"]
 
 
-class PlanningError(Exception):
+class PlanningError(FdcError):
     """A goal the planning abstraction cannot express (a nested multi-goal form)."""
 
 

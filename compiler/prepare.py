@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fdc.core.errors import InputError
+from fdc.core.problems import render_text
+
 from .compile import CompileOptions, SceneCompiler, sha256_text
 from .manifest import ExperienceRef
 from .timings import Pass, Timings
@@ -31,10 +34,6 @@ class SceneJob:
     history: str | None = None  # an experience log; None: simulate one (or none)
     simulate: bool = True
     interactions: int = 5
-
-
-class InputError(Exception):
-    """A scene or log that cannot be read (the CLI's exit 2), located."""
 
 
 def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | None = None
@@ -57,7 +56,7 @@ def load_graph(path: str) -> tuple[SceneGraph, str]:
     loaded = load_scene(path)
     errors = [f for f in loaded.findings if f.is_error]
     if loaded.scene is None or errors:
-        detail = "; ".join(f.render() for f in errors) or "the scene does not load"
+        detail = "; ".join(render_text(f) for f in errors) or "the scene does not load"
         raise InputError(f"{path}: {detail}")
     graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
     return graph, scene_sha256(graph)

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from fdc.core.errors import FdcError
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.checkers.attributes import pddl_word
 from fdc.predicates.checkers.memory import clock_time_values, minutes_values
@@ -59,7 +60,7 @@ Row = tuple[str, ...]
 MAX_TABLE_PRODUCT = 5_000_000
 
 
-class FactsError(Exception):
+class FactsError(FdcError):
     """The scene cannot be given a compile-time meaning (an id clash, a huge table)."""
 
 

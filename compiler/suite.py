@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.core.jsonl import parse_jsonl
+from fdc.core.problems import Diagnostic, error
 from fdc.predicates.goal import Goal
 from fdc.sim_bridge.world.state import AgentPose
 
@@ -65,82 +65,33 @@ class TaskRecord(BaseModel):
     )
 
 
-@dataclass(frozen=True)
-class SuiteProblem:
-    """A bad line of a suite file, located."""
-
-    line: int
-    where: str  # JSON path inside the line ("" for the line as a whole)
-    message: str
-
-    def __str__(self) -> str:
-        where = f" at {self.where}" if self.where else ""
-        return f"line {self.line}{where}: {self.message}"
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-@dataclass(frozen=True)
-class JsonlLine(Generic[M]):
-    """One non-blank line of a JSONL file: its number (from 1), the JSON value, and the
-    model it validates to (None when it did not: `problems` say why, located)."""
-
-    line: int
-    raw: Any
-    value: M | None
-    problems: tuple[tuple[str, str], ...]  # (JSON path, message)
-
-
-def parse_jsonl(text: str, model: type[M]) -> Iterator[JsonlLine[M]]:
-    """Each non-blank line of `text` read as JSON and validated as `model`; a line that
-    is not JSON or does not validate comes with every problem it has, never raises."""
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as e:
-            yield JsonlLine(n, None, None, (("", f"not JSON: {e.msg} (column {e.colno})"),))
-            continue
-        try:
-            yield JsonlLine(n, raw, model.model_validate(raw), ())
-        except ValidationError as e:
-            yield JsonlLine(n, raw, None,
-                            tuple((_loc(err["loc"]), err["msg"]) for err in e.errors()))
-
-
-def parse_suite(text: str) -> tuple[list[TaskRecord], list[SuiteProblem]]:
+def parse_suite(text: str) -> tuple[list[TaskRecord], list[Diagnostic]]:
     """The records of a suite's text, and every problem found (line numbers from 1)."""
     numbered, problems = parse_numbered_suite(text)
     return [r for _, r in numbered], problems
 
 
 def parse_numbered_suite(text: str
-                         ) -> tuple[list[tuple[int, TaskRecord]], list[SuiteProblem]]:
+                         ) -> tuple[list[tuple[int, TaskRecord]], list[Diagnostic]]:
     """`parse_suite`, each record with its line number (from 1)."""
     records: list[tuple[int, TaskRecord]] = []
-    problems: list[SuiteProblem] = []
+    problems: list[Diagnostic] = []
     seen: dict[str, int] = {}
-    for got in parse_jsonl(text, TaskRecord):
+    for got in parse_jsonl(text, TaskRecord, "schema"):
         record = got.value
         if record is None:
-            problems.extend(SuiteProblem(got.line, where, msg) for where, msg in got.problems)
+            problems.extend(got.problems)
             continue
         if record.id in seen:
-            problems.append(SuiteProblem(got.line, "id", f"task id `{record.id}` repeats "
-                                         f"line {seen[record.id]}"))
+            problems.append(error("schema", f"task id `{record.id}` repeats line "
+                                  f"{seen[record.id]}", "id", line=got.line))
             continue
         seen[record.id] = got.line
         records.append((got.line, record))
     return records, problems
 
 
-def read_suite(path: str | Path) -> tuple[list[TaskRecord], list[SuiteProblem]]:
+def read_suite(path: str | Path) -> tuple[list[TaskRecord], list[Diagnostic]]:
     return parse_suite(Path(path).read_text(encoding="utf-8"))
 
 

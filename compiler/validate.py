@@ -30,12 +30,14 @@ simulation) and checked against the record's hash.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.core.errors import InputError
+from fdc.core.problems import Diagnostic, Severity
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, Goal, GTargets, GThen, atoms, to_pddl
 from fdc.predicates.registry import EvaluationError
@@ -54,8 +56,6 @@ if TYPE_CHECKING:
 
 VALIDATION_REPORT_VERSION = "1.0"
 
-Severity = Literal["error", "warning"]
-
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -65,10 +65,16 @@ class Finding(_Model):
     """One problem with a task (or a line of the suite)."""
 
     code: str = Field(description="What kind of problem (see the format's page).")
-    severity: Severity
+    severity: Literal["error", "warning"]
     message: str
     where: str = Field(default="", description="The JSON path in the record, if any.")
     hint: str = ""
+
+
+def finding(d: Diagnostic) -> Finding:
+    """A problem (an error or a warning) as the report records it, under its task or line."""
+    return Finding(code=d.code, severity="error" if d.is_error else "warning",
+                   message=d.message, where=d.where, hint=d.hint)
 
 
 class Certificate(_Model):
@@ -123,10 +129,6 @@ class ValidationReport(_Model):
         return self.errors == 0 and (not self.strict or self.warnings == 0)
 
 
-class InputError(Exception):
-    """The suite, a scene, a template file or the manifest cannot be read (exit 2)."""
-
-
 @dataclass(frozen=True)
 class ValidateOptions:
     scene: str | None = None  # overrides every record's scene
@@ -140,17 +142,16 @@ class ValidateOptions:
 class _Task:
     record: TaskRecord
     line: int
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Diagnostic] = field(default_factory=list)
     certificate: Certificate | None = None
 
     def add(self, code: str, severity: Severity, message: str, where: str = "",
             hint: str = "") -> None:
-        self.findings.append(Finding(code=code, severity=severity, message=message,
-                                     where=where, hint=hint))
+        self.findings.append(Diagnostic(severity, code, message, where=where, hint=hint))
 
 
 def _error(task: _Task, code: str, message: str, where: str = "", hint: str = "") -> None:
-    task.add(code, "error", message, where, hint)
+    task.add(code, Severity.ERROR, message, where, hint)
 
 
 # --------------------------------------------------------------------------- templates
@@ -225,7 +226,6 @@ def scene_view(path: str, recorded: str | None, manifest: Manifest | None,
                 memory: bool) -> SceneView:
     """Build the scene at `path`; with memory tasks, the experience the manifest names
     for the scene as recorded (`recorded`)."""
-    from .prepare import InputError as EmitInputError
     from .prepare import SceneJob, prepare_scene
 
     ref = None
@@ -240,8 +240,6 @@ def scene_view(path: str, recorded: str | None, manifest: Manifest | None,
                    interactions=ref.interactions if ref is not None else 5)
     try:
         compiler, _ = prepare_scene(job, CompileOptions(seed=seed))
-    except EmitInputError as e:
-        raise InputError(str(e)) from None
     except OSError as e:
         raise InputError(f"{path}: cannot read the scene: {e.strerror}") from None
     return SceneView(compiler)
@@ -304,10 +302,10 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
     library = [SourceFile.read(p) for p in sorted(library_paths)]
     result = check_sources(sources, library)
     for d in result.diagnostics:
-        t_ = owner.get(d.path)
+        t_ = owner.get(d.file)
         if t_ is None or not d.is_error:
             continue
-        words = result.sources[d.path].text[d.span.start:d.span.end]
+        words = result.sources[d.file].text[d.span.start:d.span.end]
         _error(t_, "goal-type", f"{d.message} [{d.code}]" + (f" at `{words}`" if words else ""),
                "goal", d.hint)
 
@@ -337,7 +335,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
                      for k, f in enumerate(r.valid_frames) if not f]
             message = f"no valid frame for {', '.join(empty)}"
             if "target-without-valid-frame" in r.flags:
-                task.add("no-valid-frame", "warning", message, "valid_frames",
+                task.add("no-valid-frame", Severity.WARNING, message, "valid_frames",
                          "an agent cannot succeed by returning to a frame of the log")
             else:
                 _error(task, "no-valid-frame", message + " and the task is not flagged",
@@ -346,7 +344,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
         return  # a goal that does not type-check cannot be judged on a state
     start = "after" if memory else "initial"
     if start not in view.compiler.states:
-        task.add("unchecked-start", "warning", "the world after the experience is unknown "
+        task.add("unchecked-start", Severity.WARNING, "the world after the experience is unknown "
                  "(no manifest beside the suite, or it names no experience): the start "
                  "state and the descriptions were not checked")
         return
@@ -439,11 +437,11 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
     numbered, problems = parse_numbered_suite(text)
-    bad: dict[int, list[Finding]] = {}
+    bad: dict[int, list[Diagnostic]] = {}
     for p in problems:
-        bad.setdefault(p.line, []).append(Finding(
-            code="schema", severity="error", message=p.message, where=p.where,
-            hint="`fdc schema task` prints the record's JSON Schema"))
+        assert p.line is not None  # a problem of a suite is one of its lines
+        bad.setdefault(p.line, []).append(
+            replace(p, hint="`fdc schema task` prints the record's JSON Schema"))
     tasks = [_Task(r, line) for line, r in numbered]
     if on_start is not None:
         on_start(len(tasks))
@@ -466,7 +464,7 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
     for t in tasks:
         scene = options.scene or t.record.scene
         if scene is None:
-            t.add("unchecked-start", "warning", "the record names no scene and none was "
+            t.add("unchecked-start", Severity.WARNING, "the record names no scene and none was "
                   "given (--scene): only the record itself was checked")
             check_task(t, entries.get(t.record.id), None)
             if on_task is not None:
@@ -495,9 +493,11 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
                 on_task(t.record.id)
     reports = [TaskReport(id=t.record.id, line=t.line, template=t.record.template,
                           category=t.record.category, level=t.record.level,
-                          memory=t.record.experience is not None, findings=t.findings,
+                          memory=t.record.experience is not None,
+                          findings=[finding(p) for p in t.findings],
                           certificate=t.certificate) for t in tasks]
-    bad_lines = [LineReport(line=n, findings=f) for n, f in sorted(bad.items())]
+    bad_lines = [LineReport(line=n, findings=[finding(p) for p in f])
+                 for n, f in sorted(bad.items())]
     every = [f for r in reports for f in r.findings] + [f for b in bad_lines for f in b.findings]
     planned = [r for r in reports if r.certificate is not None]
     return ValidationReport(

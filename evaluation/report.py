@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fdc.agents.predictions import Prediction, PredictionProblem
+from fdc.agents.predictions import Prediction
 from fdc.compiler.suite import TaskRecord
+from fdc.core.problems import Diagnostic, Severity, render_message
 from fdc.evaluation.memory import (
     START_TOLERANCE_M,
     HighLevelScore,
@@ -71,6 +72,14 @@ class Finding(_Model):
     line: int | None = Field(default=None, description="Line of the predictions file.")
     where: str = Field(default="", description="JSON path inside that line.")
     hint: str = ""
+
+
+def finding(d: Diagnostic) -> Finding:
+    """A problem (an error or a warning; its entity, if any, the task) as the report
+    records it."""
+    return Finding(severity="error" if d.is_error else "warning", code=d.code,
+                   message=d.message, task_id=d.entities[0] if d.entities else None,
+                   line=d.line, where=d.where, hint=d.hint)
 
 
 class MemoryTaskScore(_Model):
@@ -165,15 +174,16 @@ class _Builder:
     def __init__(self, sources: Sources, trajectory_root: Path) -> None:
         self.sources = sources
         self.root = trajectory_root
-        self.findings: list[Finding] = []
+        self.findings: list[Diagnostic] = []
         self.feedback: list[Any] = []
         self._runs: dict[tuple[str, str], tuple[list[Snapshot], str | None]] = {}
         self._scorer: Callable[..., Any] | None = None
 
     def find(self, severity: Literal["error", "warning"], code: str, message: str,
              task: str | None, line: int | None, where: str = "", hint: str = "") -> None:
-        self.findings.append(Finding(severity=severity, code=code, message=message,
-                                     task_id=task, line=line, where=where, hint=hint))
+        self.findings.append(Diagnostic(Severity(severity), code, message, line=line,
+                                        where=where, hint=hint,
+                                        entities=(task,) if task is not None else ()))
 
     # ----- memory ------------------------------------------------------------------
     def memory(self, task: TaskRecord, pred: Prediction | None, line: int | None,
@@ -262,10 +272,10 @@ class _Builder:
             try:
                 header, snapshots = read_trajectory(self.root / run)
             except TrajectoryError as e:
-                found = ([], "; ".join(p.render() for p in e.problems[:3]))
+                found = ([], "; ".join(render_message(p) for p in e.problems[:3]))
             else:
                 bad = scene_problems(graph, header, snapshots)
-                found = (snapshots, "; ".join(p.render() for p in bad[:3]) or None)
+                found = (snapshots, "; ".join(render_message(p) for p in bad[:3]) or None)
             self._runs[(run, scene)] = found
         return found
 
@@ -310,7 +320,7 @@ class _Builder:
 def build_report(
     records: Sequence[TaskRecord],
     predictions: Sequence[tuple[int, Prediction]],
-    problems: Iterable[PredictionProblem],
+    problems: Iterable[Diagnostic],
     sources: Sources,
     *,
     suite: str,
@@ -324,9 +334,7 @@ def build_report(
     from fdc.core.version import __version__
 
     b = _Builder(sources, trajectory_root)
-    for problem in problems:
-        b.find("error", "bad-line", problem.message, problem.task_id, problem.line,
-               problem.where)
+    b.findings.extend(problems)
     by_id = {r.id: r for r in records}
     mine: dict[str, tuple[int, Prediction]] = {}
     for n, p in predictions:
@@ -354,7 +362,7 @@ def build_report(
         if on_task is not None:
             on_task(task)
     # In the order of the predictions file; tasks without a prediction last (suite order).
-    findings = [f for _, f in sorted(enumerate(b.findings), key=lambda p: (
+    findings = [finding(f) for _, f in sorted(enumerate(b.findings), key=lambda p: (
         p[1].line is None, p[1].line or 0, p[0]))]
     errors = sum(f.severity == "error" for f in findings)
     report = EvaluationReport(

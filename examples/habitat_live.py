@@ -34,6 +34,7 @@ from fdc.compiler.emit import emit_suite
 from fdc.compiler.pipeline import compile_suite
 from fdc.compiler.prepare import SceneJob
 from fdc.compiler.suite import TaskRecord
+from fdc.core.problems import render_text
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.registry import Context
 from fdc.predicates.verify import evaluate
@@ -50,7 +51,7 @@ def import_scene(episode: Any, out: Path) -> tuple[Path, SceneGraph]:
     """The episode's scene as fdc's scene.json and scene graph."""
     result = import_habitat(episode.scene_dataset_config, short_name(episode.scene_id), out)
     for f in result.findings:
-        print(f.render(), file=sys.stderr)
+        print(render_text(f), file=sys.stderr)
     if not result.ok or result.scene is None:
         raise SystemExit(f"cannot import {episode.scene_id}")
     path = out / "scene.json"

@@ -101,7 +101,7 @@ def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterabl
                 f"instruction is not valid Jinja: {e.message}",
                 _locate(variant, e.lineno, ""),
                 "placeholders look like `{{ name | filter }}`",
-                path=variant.path,
+                file=variant.path,
             )
             continue
         bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
@@ -119,7 +119,7 @@ def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterabl
                     f"`{template}`",
                     _locate(variant, n.lineno, n.name),
                     _name_hint(n.name, params, names_ok),
-                    path=variant.path,
+                    file=variant.path,
                 )
         for f in tree.find_all(nodes.Filter):
             if f.name not in filters:
@@ -132,14 +132,14 @@ def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterabl
                     or "fdc's filters: "
                     + ", ".join(sorted(fdc_filters()))
                     + "; Jinja's built-in filters work too",
-                    path=variant.path,
+                    file=variant.path,
                 )
     return used
 
 
 def _report(problems: list[Diagnostic], severity: Severity, code: str, message: str,
-            span: Span, hint: str, *, path: str) -> None:
-    problems.append(Diagnostic(severity=severity, code=code, message=message, path=path,
+            span: Span, hint: str, *, file: str) -> None:
+    problems.append(Diagnostic(severity=severity, code=code, message=message, file=file,
                                span=span, hint=hint))
 
 

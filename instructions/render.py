@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fdc.core.errors import FdcError
 from fdc.instructions.filters import FILTERS, article
 
 
-class RenderError(ValueError):
+class RenderError(FdcError, ValueError):
     """An instruction that cannot be rendered with these values."""
 
 

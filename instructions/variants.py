@@ -118,7 +118,7 @@ def read_variants(inline: Sequence[Inline], ref: FileRef | None, path: str,
     if why:
         problems.append(Diagnostic(
             severity=Severity.ERROR, code="J604",
-            message=f"cannot read instruction file `{ref.path}`: {why}", path=path,
+            message=f"cannot read instruction file `{ref.path}`: {why}", file=path,
             span=ref.span,
             hint=f"the path is relative to this template's folder (looked for {file_path})"))
         return
@@ -130,7 +130,7 @@ def read_variants(inline: Sequence[Inline], ref: FileRef | None, path: str,
     if not found and not inline:
         problems.append(Diagnostic(
             severity=Severity.ERROR, code="G503",
-            message=f"instruction file `{ref.path}` holds no instruction", path=path,
+            message=f"instruction file `{ref.path}` holds no instruction", file=path,
             span=ref.span,
             hint="write at least one instruction; separate variants with a line holding `---`"))
 

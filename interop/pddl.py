@@ -7,11 +7,13 @@ from pathlib import Path
 
 from fdc.compiler.planning import PlanningError, PlanningWorld, pddl_name, write_pddl
 from fdc.compiler.suite import read_suite
-from fdc.compiler.validate import InputError, SceneView, Templates, read_manifest, scene_view
+from fdc.compiler.validate import SceneView, Templates, read_manifest, scene_view
+from fdc.core.errors import FdcError, InputError
 from fdc.core.files import write_atomic
+from fdc.core.problems import render_line
 
 
-class ExportError(Exception):
+class ExportError(FdcError):
     """The suite or a scene cannot be read (the CLI's exit 2)."""
 
 
@@ -27,7 +29,8 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     except OSError as e:
         raise ExportError(f"{suite}: cannot read the suite: {e.strerror}") from None
     if problems:
-        raise ExportError(f"{suite}: {problems[0]} (`fdc validate` lists every problem)")
+        raise ExportError(f"{suite}: {render_line(problems[0])} (`fdc validate` lists every "
+                          "problem)")
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     templates = Templates()

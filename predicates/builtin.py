@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from fdc.core.problems import Diagnostic
 from fdc.predicates.checkers import agent, attributes, memory, spatial, states
-from fdc.predicates.registry import Context, Mode, Registry, SignatureProblem
+from fdc.predicates.registry import Context, Mode, Registry
 
 #: The checker modules, by theme, in the order they register.
 CHECKER_MODULES = (agent, attributes, memory, spatial, states)
@@ -44,6 +45,6 @@ def evaluate_many(name: str, atoms: Iterable[Sequence[str]], ctx: Context,
 
 def signature_problems(domain_predicates: Any, domain_functions: Any = (),
                        type_parents: Mapping[str, Sequence[str]] | None = None
-                       ) -> list[SignatureProblem]:
+                       ) -> list[Diagnostic]:
     return default_registry().signature_problems(domain_predicates, domain_functions,
                                                  type_parents)

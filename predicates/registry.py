@@ -40,6 +40,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import numpy as np
 
+from fdc.core.errors import FdcError
+from fdc.core.problems import Diagnostic, error
+
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.regions import Side
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -101,7 +104,7 @@ class Mode(enum.Flag):
     SC_SR = NO_DISTANCE
 
 
-class EvaluationError(ValueError):
+class EvaluationError(FdcError, ValueError):
     """An atom that cannot be evaluated: unknown predicate or entity, wrong arity, or an
     input the checker's kind needs (world state, experience log) missing."""
 
@@ -432,7 +435,7 @@ class Registry:
     # ----- agreement with a domain ------------------------------------------------------
     def signature_problems(self, domain_predicates: Any, domain_functions: Any = (),
                            type_parents: Mapping[str, Sequence[str]] | None = None
-                           ) -> list[SignatureProblem]:
+                           ) -> list[Diagnostic]:
         """Every domain predicate or function without a checker, and every checker whose
         arity or parameter types disagree with the domain's declaration.
 
@@ -440,44 +443,49 @@ class Registry:
         a type name, or a sequence of names for `either`; `()` or "object": untyped), or
         objects with `.name` and `.parameters` (each with `.types`), as the compiler's
         AST has them. With `type_parents`, a checker whose parameter type is a supertype
-        of the domain's is accepted (it handles more than the domain asks)."""
-        problems: list[SignatureProblem] = []
+        of the domain's is accepted (it handles more than the domain asks).
+
+        Each is an error whose code says what disagrees (`no-checker`, `not-a-predicate`,
+        `not-a-function`, `arity`, `parameter-type`), about the predicate or function
+        (its one entity), with a hint saying what the domain and the checker each have."""
+        problems: list[Diagnostic] = []
         for want_function, decls in ((False, domain_predicates), (True, domain_functions)):
             for name, types in _declarations(decls):
                 problems.extend(self._compare(name, types, want_function, type_parents))
         return problems
 
     def _compare(self, name: str, types: tuple[tuple[str, ...], ...], want_function: bool,
-                 type_parents: Mapping[str, Sequence[str]] | None) -> list[SignatureProblem]:
+                 type_parents: Mapping[str, Sequence[str]] | None) -> list[Diagnostic]:
         what = "function" if want_function else "predicate"
-        expected_sig = f"({name}{''.join(' ?' + _type_text(t) for t in types)})"
         c = self._checkers.get(name)
         if c is None:
-            return [SignatureProblem(name, what, "no-checker",
-                                     f"the domain {what} `{name}` has no checker",
-                                     expected_sig, "")]
+            return [error("no-checker", f"the domain {what} `{name}` has no checker",
+                          entities=[name], hint="register a checker for it in fdc.predicates "
+                          "(see docs/predicates.md), or drop it from the domain")]
         if c.is_function != want_function:
             has = "function" if c.is_function else "predicate"
-            return [SignatureProblem(name, what, "not-a-" + what,
-                                     f"`{name}` is a {what} in the domain but its checker "
-                                     f"({c.module}) is a {has}", what, has)]
+            return [error("not-a-" + what, f"`{name}` is a {what} in the domain but its "
+                          f"checker ({c.module}) is a {has}", entities=[name],
+                          hint=_disagree(what, has))]
         if c.arity != len(types):
-            return [SignatureProblem(name, what, "arity",
-                                     f"`{name}` takes {len(types)} argument(s) in the domain "
-                                     f"but {c.arity} in its checker ({c.module})",
-                                     str(len(types)), str(c.arity))]
+            return [error("arity", f"`{name}` takes {len(types)} argument(s) in the domain "
+                          f"but {c.arity} in its checker ({c.module})", entities=[name],
+                          hint=_disagree(str(len(types)), str(c.arity)))]
         out = []
         for i, (want, p) in enumerate(zip(types, c.params, strict=True)):
             have = p.types
             if _same_types(want, have) or (type_parents is not None
                                            and _subtype(want, have, type_parents)):
                 continue
-            out.append(SignatureProblem(
-                name, what, "parameter-type",
-                f"parameter {i + 1} of `{name}` is `{_type_text(want)}` in the domain but "
-                f"`{_type_text(have)}` in its checker ({c.module}, `{p.name}`)",
-                _type_text(want), _type_text(have), i + 1))
+            out.append(error(
+                "parameter-type", f"parameter {i + 1} of `{name}` is `{_type_text(want)}` in "
+                f"the domain but `{_type_text(have)}` in its checker ({c.module}, `{p.name}`)",
+                entities=[name], hint=_disagree(_type_text(want), _type_text(have))))
         return out
+
+
+def _disagree(domain: str, checker: str) -> str:
+    return f"the domain says {domain}, the checker {checker}"
 
 
 def _declarations(decls: Any) -> list[tuple[str, tuple[tuple[str, ...], ...]]]:
@@ -511,22 +519,6 @@ def _subtype(sub: Sequence[str], sup: Sequence[str], parents: Mapping[str, Seque
     if not sup or "object" in sup:
         return True
     return all(any(s in type_ancestors(t, parents) for s in sup) for t in (sub or ("object",)))
-
-
-@dataclass(frozen=True)
-class SignatureProblem:
-    """One disagreement between a domain and the registry, as plain data."""
-
-    name: str  # the predicate or function
-    symbol: str  # "predicate" | "function" (as the domain declares it)
-    code: str  # "no-checker" | "not-a-predicate" | "not-a-function" | "arity" | "parameter-type"
-    message: str
-    expected: str  # what the domain declares
-    actual: str  # what the checker has ("" when there is none)
-    parameter: int | None = None  # 1-based, for parameter-type problems
-
-    def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 # ----------------------------------------------------------------------------- marks

@@ -122,7 +122,8 @@ class _Scenes:
     def _load_log(self, named: str, graph: SceneGraph, path: Path, sha: str
                   ) -> Experience:
         from fdc.compiler.compile import sha256_text
-        from fdc.compiler.prepare import InputError, load_experience
+        from fdc.compiler.prepare import load_experience
+        from fdc.core.errors import InputError
         from fdc.sim_bridge.world.experience import Experience
 
         err = stderr()

@@ -24,6 +24,7 @@ def report_suite(suite: Path, err: Console) -> tuple[list[TaskRecord], bool]:
     """The suite's good records, and whether it had bad lines (each printed, located).
     A file that cannot be read, or is not UTF-8 text, exits 2 here."""
     from fdc.compiler.suite import read_suite
+    from fdc.core.problems import render_line
 
     try:
         records, problems = read_suite(suite)
@@ -32,7 +33,7 @@ def report_suite(suite: Path, err: Console) -> tuple[list[TaskRecord], bool]:
         err.print(f"{suite}: error: cannot read the suite: {why}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
     for p in problems:
-        err.print(f"{suite}: error: {p}", markup=False)
+        err.print(f"{suite}: error: {render_line(p)}", markup=False)
     return records, bool(problems)
 
 

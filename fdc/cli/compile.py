@@ -93,8 +93,9 @@ def compile_command(
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.emit import emit_suite
     from fdc.compiler.pipeline import compile_suite
-    from fdc.compiler.prepare import InputError, SceneJob
+    from fdc.compiler.prepare import SceneJob
     from fdc.compiler.timings import Pass
+    from fdc.core.errors import InputError
 
     err = stderr()
     if history and len(history) != len(scenes):
@@ -201,7 +202,8 @@ def explain_command(
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.pipeline import compile_template
-    from fdc.compiler.prepare import InputError, SceneJob, prepare_scene
+    from fdc.compiler.prepare import SceneJob, prepare_scene
+    from fdc.core.errors import InputError
 
     err = stderr()
     if not scene.is_file():

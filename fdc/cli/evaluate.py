@@ -133,7 +133,8 @@ class _Sources:
             self._scene_of[name] = path.resolve()
 
     def _add_log(self, path: Path) -> str:
-        from fdc.compiler.prepare import InputError, load_experience
+        from fdc.compiler.prepare import load_experience
+        from fdc.core.errors import InputError
         from fdc.sim_bridge.world.experience import Experience
 
         try:

@@ -120,7 +120,7 @@ def _read_log(path: Path) -> Experience:
     """Read and validate a log, or exit 2 with every problem located."""
     from pydantic import ValidationError
 
-    from fdc.sim_bridge.findings import json_path
+    from fdc.core.jsonpath import json_path
     from fdc.sim_bridge.world.experience import Experience
 
     err = stderr()
@@ -149,7 +149,7 @@ def _read_log(path: Path) -> Experience:
     except ValidationError as e:
         problems = e.errors()
         for p in problems[:_MAX_PROBLEMS]:
-            where = json_path(x for x in p["loc"] if not str(x).startswith("function-"))
+            where = json_path(p["loc"])
             msg = str(p["msg"]).removeprefix("Value error, ")
             err.print(f"{path}: {where + ': ' if where else ''}error: {msg}", markup=False)
         if len(problems) > _MAX_PROBLEMS:

@@ -187,6 +187,7 @@ def _load(suite: Path, record: TaskRecord, dataset: Path | None, data_root: Path
           info: DomainInfo) -> _Scene:
     """The scene's writers, or exit 2 when the scene or its dataset cannot be read."""
     from fdc.compiler.scene_facts import SceneFacts
+    from fdc.core.problems import render_text
     from fdc.interop.habitat.episodes import EpisodeBuilder, find_dataset
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.habitat.dataset import load_dataset
@@ -200,7 +201,7 @@ def _load(suite: Path, record: TaskRecord, dataset: Path | None, data_root: Path
     errors = [f for f in loaded.findings if f.is_error]
     if loaded.scene is None or errors:
         for f in errors:
-            err.print(f"{path}: {f.render()}")
+            err.print(f"{path}: {render_text(f)}")
         if not errors:
             err.print(f"{path}: error: the scene does not load")
         raise typer.Exit(EXIT_USAGE)
@@ -219,7 +220,7 @@ def _load(suite: Path, record: TaskRecord, dataset: Path | None, data_root: Path
     ds, findings = load_dataset(config)
     if ds is None:
         for f in findings:
-            err.print(f"{config}: {f.render()}")
+            err.print(f"{config}: {render_text(f)}")
         raise typer.Exit(EXIT_USAGE)
     handle = scene.source.get("scene_instance", "")
     instance = ds.lookup("scene_instances", handle)

@@ -58,13 +58,14 @@ def import_partnr(
     (propositions, dependencies, constraints) become a task whose goal means the same."""
     from fdc.compiler.suite import suite_lines
     from fdc.core.files import write_atomic
+    from fdc.core.problems import render_text
     from fdc.interop.partnr.episodes import read_episodes
     from fdc.interop.partnr.goals import unsupported_entities
 
     err = stderr()
     dataset, findings = read_episodes(episodes)
     for f in findings:
-        err.print(f.render(), markup=False)
+        err.print(render_text(f), markup=False)
     if dataset is None:
         raise typer.Exit(EXIT_USAGE)
     records = []

@@ -17,7 +17,7 @@ import typer
 from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, stderr
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.findings import Finding
+    from fdc.core.problems import Diagnostic
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
 scene_app = typer.Typer(help="Generate, inspect and render scenes.", no_args_is_help=True)
@@ -30,11 +30,12 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _report(findings: list[Finding], file: str = "") -> None:
+def _report(findings: list[Diagnostic], file: str = "") -> None:
+    from fdc.core.problems import render_text
+
     err = stderr()
     for f in findings:
-        prefix = f"{file}: " if file and not f.file else ""
-        err.print(prefix + f.render(), markup=False)
+        err.print(render_text(f.in_file(file)), markup=False)
 
 
 def _load_graph(path: Path) -> SceneGraph:
@@ -60,13 +61,15 @@ def inspect(
     ] = OutputFormat.text,
 ) -> None:
     """Summarise a scene: rooms, furniture, surfaces, regions, standing points, warnings."""
+    from fdc.core.problems import to_finding_json
+
     g = _load_graph(scene)
     summary = g.summary()
     if output_format is OutputFormat.json:
         report = {
             "summary": summary,
             "timings_s": {k: round(v, 4) for k, v in g.timings.items()},
-            "findings": [f.model_dump(mode="json") for f in g.findings],
+            "findings": [to_finding_json(f) for f in g.findings],
         }
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:

@@ -57,7 +57,8 @@ def validate_command(
     true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from fdc.compiler.validate import InputError, ValidateOptions, validate_suite
+    from fdc.compiler.validate import ValidateOptions, validate_suite
+    from fdc.core.errors import InputError
 
     err = stderr()
     if not suite.is_file():

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fdc.core.errors import FdcError
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
 
 #: Characters habitat-lab's `parse_func` splits predicate calls on.
@@ -31,7 +32,7 @@ _RESERVED = frozenset("(),") | frozenset(" \t\n")
 _VARIABLE = "?x"
 
 
-class NotExpressible(ValueError):
+class NotExpressible(FdcError, ValueError):
     """A goal habitat-lab's PDDL cannot state; the message says why."""
 
 

@@ -10,7 +10,7 @@ function has) and keep every other field of an episode as it is. Entities are Ha
 instance handles (`<template>_:NNNN`), which are also the ids `fdc import habitat`
 gives the instances it imports; rooms are region ids.
 
-`read_episodes` never raises on bad input: it returns `Finding`s with the file and the
+`read_episodes` never raises on bad input: it returns `Diagnostic`s with the file and the
 JSON path of each fault. `episodes_bytes` renders a dataset as gzip-compressed JSON,
 byte-identical for equal datasets. The meaning of the evaluation, and its translation
 to fdc's goals, is in `fdc.interop.partnr.goals`.
@@ -26,7 +26,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from fdc.sim_bridge.findings import Finding, error, json_path
+from fdc.core.jsonpath import json_path
+from fdc.core.problems import Diagnostic, error
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -276,60 +277,55 @@ class Dataset(BaseModel):
 
 
 # ----- files --------------------------------------------------------------------------
-def read_episodes(path: str | Path) -> tuple[Dataset | None, list[Finding]]:
+def read_episodes(path: str | Path) -> tuple[Dataset | None, list[Diagnostic]]:
     """Read a PARTNR episodes file (gzip-compressed or plain JSON). On any fault: None
     and the findings, each with the file and the JSON path of the value."""
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as e:
-        return None, [_at(error("PN001", f"cannot read the file: {e.strerror}"), p)]
+        return None, [error("PN001", f"cannot read the file: {e.strerror}", file=str(p))]
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as e:
-            return None, [_at(error("PN001", f"not a valid gzip file: {e}"), p)]
+            return None, [error("PN001", f"not a valid gzip file: {e}", file=str(p))]
     try:
         data = json.loads(raw)
     except UnicodeDecodeError:
-        return None, [_at(error("PN002", "not UTF-8 JSON text (nor gzip-compressed JSON)"), p)]
+        return None, [error("PN002", "not UTF-8 JSON text (nor gzip-compressed JSON)",
+                             file=str(p))]
     except json.JSONDecodeError as e:
-        return None, [_at(error("PN002", f"not valid JSON: {e.msg} (line {e.lineno}, column "
-                                f"{e.colno})"), p)]
+        return None, [error("PN002", f"not valid JSON: {e.msg} (line {e.lineno}, column "
+                             f"{e.colno})", file=str(p))]
     return parse_episodes(data, str(p))
 
 
-def parse_episodes(data: Any, file: str = "") -> tuple[Dataset | None, list[Finding]]:
+def parse_episodes(data: Any, file: str = "") -> tuple[Dataset | None, list[Diagnostic]]:
     """Validate decoded JSON as a PARTNR dataset (see `read_episodes`)."""
     if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
         found = type(data).__name__ if not isinstance(data, dict) else "no `episodes` list"
-        f = error("PN003", f"expected an object with an `episodes` list, found {found}",
-                  "episodes" if isinstance(data, dict) else "")
-        return None, [f.model_copy(update={"file": file})]
+        return None, [error("PN003", f"expected an object with an `episodes` list, found "
+                            f"{found}", "episodes" if isinstance(data, dict) else "", file=file)]
     try:
         dataset = Dataset.model_validate(data)
     except ValidationError as e:
         findings = []
         for err in e.errors():
-            loc = tuple(err.get("loc", ()))
             msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-            findings.append(error("PN003", msg, json_path(loc)).model_copy(update={"file": file}))
+            findings.append(error("PN003", msg, json_path(err.get("loc", ())), file=file))
         return None, findings
     ids: dict[str, int] = {}
     repeats = []
     for k, ep in enumerate(dataset.episodes):
         if ep.episode_id in ids:
             repeats.append(error("PN003", f"episode_id `{ep.episode_id}` repeats episodes"
-                                 f"[{ids[ep.episode_id]}]", f"episodes[{k}].episode_id")
-                           .model_copy(update={"file": file}))
+                                 f"[{ids[ep.episode_id]}]", f"episodes[{k}].episode_id",
+                                 file=file))
         ids.setdefault(ep.episode_id, k)
     if repeats:
         return None, repeats
     return dataset, []
-
-
-def _at(f: Finding, p: Path) -> Finding:
-    return f.model_copy(update={"file": str(p)})
 
 
 def episodes_bytes(dataset: Dataset) -> bytes:

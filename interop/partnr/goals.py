@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fdc.core.errors import FdcError
 from fdc.interop.partnr.episodes import (
     ArgMatchArgs,
     ClusterArgs,
@@ -120,7 +121,7 @@ HANDLE = re.compile(r"^.+_:\d{4}$")
 _FIXED = ("on_top_m", "on_below_m", "inside_margin_m", "floor_gap_m", "next_to_vertical_m")
 
 
-class NotExpressible(ValueError):
+class NotExpressible(FdcError, ValueError):
     """A goal (or a part of it) PARTNR's evaluation cannot state; the message says why."""
 
 

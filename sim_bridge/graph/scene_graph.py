@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fdc.sim_bridge.findings import Finding
+from fdc.core.problems import Diagnostic
 from fdc.sim_bridge.graph.bodies import Bodies, compute_bodies
 from fdc.sim_bridge.graph.navigation import (
     NavConfig,
@@ -122,7 +122,7 @@ class SceneGraph:
         cells: dict[str, list[Region]],
         anchor_region_map: dict[str, list[Region]],
         standing: list[StandingPoint],
-        findings: list[Finding],
+        findings: list[Diagnostic],
         layer_obstacles: tuple[Any, Any, Any],
         timings: dict[str, float],
     ) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from fdc.sim_bridge.findings import Finding, warning
+from fdc.core.problems import Diagnostic, warning
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.graph.rooms import Layout
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -30,7 +30,7 @@ class Support:
     depth: list[int]  # 1: on the floor; 2: on furniture; ...; 0: floating or stage shell
     kinds: list[Kind]
     rooms: list[int]  # per object: room index in the layout, -1: none
-    findings: list[Finding]
+    findings: list[Diagnostic]
 
 
 def build_support(
@@ -44,7 +44,7 @@ def build_support(
     import shapely
 
     n = bodies.count
-    findings: list[Finding] = []
+    findings: list[Diagnostic] = []
     parent = np.full(n, -1, dtype=np.int64)
     idx = bodies.index()
     shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in scene.objects],
@@ -166,7 +166,7 @@ def _interpenetrations(
     kinds: list[Kind],
     shell: np.ndarray,
     config: SupportConfig,
-) -> list[Finding]:
+) -> list[Diagnostic]:
     import shapely
 
     n = bodies.count

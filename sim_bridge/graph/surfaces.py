@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from fdc.sim_bridge.findings import Finding, warning
+from fdc.core.problems import Diagnostic, warning
 from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame, quaternion_to_matrix, to_frame
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
@@ -84,12 +84,12 @@ def derive_surfaces(
     floor_levels: Array,
     base_dir: Path | None,
     config: SurfaceConfig,
-) -> tuple[list[Surface], list[Finding]]:
+) -> tuple[list[Surface], list[Diagnostic]]:
     """All surfaces of all objects, with clearances. `floor_levels[i]` is the floor height
     under object i (used to tell furniture from items when a kind is not declared)."""
     import shapely
 
-    findings: list[Finding] = []
+    findings: list[Diagnostic] = []
     raws: list[_Raw] = []
     max_tilt = math.radians(config.max_tilt_deg)
     on_floor = bodies.bottoms - floor_levels <= 0.05
@@ -156,7 +156,7 @@ def derive_surfaces(
     return out, findings
 
 
-def _tilted(obj: ObjectSpec, i: int) -> Finding:
+def _tilted(obj: ObjectSpec, i: int) -> Diagnostic:
     return warning(
         "G031",
         f"`{obj.id}` is tilted; its surfaces and containers are ignored",

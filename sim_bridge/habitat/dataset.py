@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fdc.sim_bridge.findings import Finding, error
+from fdc.core.problems import Diagnostic, error
 
 SUFFIXES: dict[str, tuple[str, ...]] = {
     "stages": (".stage_config.json", ".glb", ".ply", ".obj"),
@@ -100,9 +100,9 @@ def _handle(root: Path, path: Path) -> str:
         return Path(*[part for part in path.parts]).as_posix()
 
 
-def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Finding]]:
+def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Diagnostic]]:
     """Read a scene dataset config and every config file it points at."""
-    findings: list[Finding] = []
+    findings: list[Diagnostic] = []
     try:
         cfg = read_json(config_path)
     except (OSError, json.JSONDecodeError) as e:

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from fdc.sim_bridge.findings import Finding, Severity, error, warning
+from fdc.core.errors import FdcError
+from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.geometry import Array, matrix_to_quaternion, quaternion_to_matrix
 from fdc.sim_bridge.habitat.dataset import Dataset, Template, load_dataset, read_json, short_name
 from fdc.sim_bridge.habitat.urdf import read_urdf
@@ -34,7 +35,7 @@ from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 C = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 
-class MissingAsset(Exception):
+class MissingAsset(FdcError):
     def __init__(self, path: Path, needed_by: str) -> None:
         super().__init__(f"missing asset `{path}` needed by `{needed_by}`")
         self.path = path
@@ -44,7 +45,7 @@ class MissingAsset(Exception):
 @dataclass
 class ImportResult:
     scene: Scene | None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Diagnostic] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -160,13 +161,13 @@ def import_habitat(
     try:
         scene = importer.run(t, inst)
     except MissingAsset as e:
-        missing = error("H001", str(e), objects=[e.needed_by])
+        missing = error("H001", str(e), entities=[e.needed_by])
         return ImportResult(None, [*importer.findings, missing])
     return ImportResult(scene, importer.findings)
 
 
 class _Importer:
-    def __init__(self, ds: Dataset, out: Path, allow_missing: bool, findings: list[Finding]):
+    def __init__(self, ds: Dataset, out: Path, allow_missing: bool, findings: list[Diagnostic]):
         self.ds = ds
         self.out = out
         self.allow_missing = allow_missing
@@ -176,7 +177,7 @@ class _Importer:
     def _missing(self, e: MissingAsset) -> None:
         if not self.allow_missing:
             raise e
-        self.findings.append(warning("H001", f"{e}; skipped", objects=[e.needed_by]))
+        self.findings.append(warning("H001", f"{e}; skipped", entities=[e.needed_by]))
 
     def run(self, t: Template, inst: dict[str, Any]) -> Scene:
         default_origin = str(inst.get("translation_origin", "asset_local")).lower()
@@ -269,7 +270,7 @@ class _Importer:
         mesh_path = _asset(t, "render_asset", handle)
         if mesh_path is None:
             self.findings.append(error("H004", f"template `{t.handle}` has no render_asset",
-                                       objects=[handle]))
+                                       entities=[handle]))
             return None
         v, _, _ = _mesh_data(str(mesh_path))
         align = asset_alignment(a.get("up", [0, 1, 0]), a.get("front", [0, 0, -1]))
@@ -514,14 +515,3 @@ def articulated_spec(t: Template, inst: dict[str, Any], handle: str, out: Path
     if bool(inst.get("fixed_base", False)):
         spec["source"]["fixed_base"] = "true"
     return spec
-
-
-def import_severity(findings: list[Finding]) -> Severity | None:
-    if any(f.is_error for f in findings):
-        return Severity.ERROR
-    if findings:
-        return Severity.WARNING
-    return None
-
-
-

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fdc.core.errors import FdcError
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -62,7 +63,7 @@ OPEN_THRESHOLD = 0.4
 STAGE = "stage"
 
 
-class HabitatStateError(LookupError):
+class HabitatStateError(FdcError, LookupError):
     """The simulator and the fdc scene disagree (an object of the scene is not in the
     simulator); the message names both ids."""
 

@@ -1,6 +1,6 @@
 """Read `scene.json`: syntax, schema, then the checks that span the whole file.
 
-Every problem becomes a `Finding` with its JSON path; nothing raises on bad input.
+Every problem becomes a `Diagnostic` with its JSON path; nothing raises on bad input.
 NaN and infinities are rejected (JSON allows neither; Python's parser would accept them).
 """
 
@@ -13,14 +13,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fdc.sim_bridge.findings import Finding, error, has_errors, json_path, warning
+from fdc.core.jsonpath import json_path
+from fdc.core.problems import Diagnostic, error, has_errors, warning
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 
 
 @dataclass(frozen=True)
 class LoadResult:
     scene: Scene | None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Diagnostic] = field(default_factory=list)
     path: str = ""
 
     @property
@@ -74,18 +75,17 @@ def _non_finite(name: str) -> float:
     return float(name.replace("Infinity", "inf"))
 
 
-def _from_pydantic(err: object) -> Finding:
+def _from_pydantic(err: object) -> Diagnostic:
     e = dict(err)  # type: ignore[call-overload]
-    loc = tuple(p for p in e.get("loc", ()) if not str(p).startswith("function-after"))
     message = str(e.get("msg", "invalid value")).removeprefix("Value error, ")
     if e.get("type") == "finite_number":
         message = "NaN and infinite numbers are not allowed"
-    return error("S010", message, json_path(loc))
+    return error("S010", message, json_path(e.get("loc", ())))
 
 
-def check_references(scene: Scene, base_dir: Path | None = None) -> list[Finding]:
+def check_references(scene: Scene, base_dir: Path | None = None) -> list[Diagnostic]:
     """Duplicate ids, unknown references, missing mesh files."""
-    out: list[Finding] = []
+    out: list[Diagnostic] = []
     ids: list[tuple[str, str]] = [(r.id, f"rooms[{i}].id") for i, r in enumerate(scene.rooms)]
     ids += [(o.id, f"objects[{i}].id") for i, o in enumerate(scene.objects)]
     ids += [(d.id, f"doors[{i}].id") for i, d in enumerate(scene.doors)]

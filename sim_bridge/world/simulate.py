@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fdc.core.errors import FdcError
 from fdc.sim_bridge.graph.placement import Placement, Relation, place_in_cell, place_on
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.visibility import SightIndex
@@ -91,7 +92,7 @@ class OracleConfig:
     repeat_category: float = 0.5
 
 
-class SimulationError(ValueError):
+class SimulationError(FdcError, ValueError):
     """The scene cannot give the experience asked for (too few feasible relocations)."""
 
 

@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from fdc.sim_bridge.findings import json_path
+from fdc.core.errors import FdcError
+from fdc.core.jsonpath import json_path
+from fdc.core.problems import Diagnostic, Severity, error, render_message
 from fdc.sim_bridge.geometry import box_corners, quaternions_to_matrices, tilts, yaws
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.graph.regions import Region, anchor_regions, grid_cells
@@ -605,28 +607,14 @@ class SnapshotState:
 
 
 # ----- the JSONL file ------------------------------------------------------------------
-@dataclass(frozen=True)
-class TrajectoryProblem:
-    """One fault of a trajectory file: 1-based line (0: the file as a whole), the JSON
-    path of the value within that line ("" for the whole line), and what is wrong."""
+class TrajectoryError(FdcError, ValueError):
+    """A trajectory that cannot be read; `problems` lists every fault found, each with its
+    line (None: the file as a whole) and the JSON path of the value within that line."""
 
-    line: int
-    path: str
-    message: str
-
-    def render(self, file: str = "") -> str:
-        where = ":".join(x for x in (file, str(self.line) if self.line else "") if x)
-        parts = [p for p in (where, self.path) if p]
-        return ": ".join([*parts, self.message])
-
-
-class TrajectoryError(ValueError):
-    """A trajectory that cannot be read; `problems` lists every fault found."""
-
-    def __init__(self, problems: Iterable[TrajectoryProblem], file: str = "") -> None:
+    def __init__(self, problems: Iterable[Diagnostic], file: str = "") -> None:
         self.problems = list(problems)
         self.file = file
-        super().__init__("\n".join(p.render(file) for p in self.problems))
+        super().__init__("\n".join(render_message(p.in_file(file)) for p in self.problems))
 
 
 def write_trajectory(path: str | Path, header: TrajectoryHeader,
@@ -652,30 +640,30 @@ def read_trajectory(path: str | Path) -> tuple[TrajectoryHeader, list[Snapshot]]
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise TrajectoryError([TrajectoryProblem(0, "", f"cannot read the file: {e}")],
+        raise TrajectoryError([error("T000", f"cannot read the file: {e}")],
                               str(p)) from None
     return parse_trajectory(text, str(p))
 
 
 def parse_trajectory(text: str, file: str = "") -> tuple[TrajectoryHeader, list[Snapshot]]:
     """Validate trajectory text (see `read_trajectory`)."""
-    problems: list[TrajectoryProblem] = []
+    problems: list[Diagnostic] = []
     rows = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     if not rows:
-        raise TrajectoryError([TrajectoryProblem(1, "", "empty file: expected a header line "
-                                                 "and one snapshot per line")], file)
+        raise TrajectoryError([error("T004", "empty file: expected a header line and one "
+                                     "snapshot per line", line=1)], file)
     n0, first = rows[0]
     raw = _json_line(first, n0, problems)
     header: TrajectoryHeader | None = None
     if raw is not None:
         if isinstance(raw, dict) and raw.get("kind", "fdc-trajectory") != "fdc-trajectory":
-            problems.append(TrajectoryProblem(n0, "kind", f"not a trajectory header: kind is "
-                                              f"{raw.get('kind')!r}, not 'fdc-trajectory'"))
+            problems.append(error("T003", f"not a trajectory header: kind is "
+                                  f"{raw.get('kind')!r}, not 'fdc-trajectory'", "kind", line=n0))
         elif isinstance(raw, dict) and "format_version" in raw and \
                 raw["format_version"] != TRAJECTORY_FORMAT_VERSION:
-            problems.append(TrajectoryProblem(
-                n0, "format_version", f"unsupported format_version {raw['format_version']!r}; "
-                f"this fdc reads {TRAJECTORY_FORMAT_VERSION!r}"))
+            problems.append(error(
+                "T003", f"unsupported format_version {raw['format_version']!r}; this fdc "
+                f"reads {TRAJECTORY_FORMAT_VERSION!r}", "format_version", line=n0))
             raise TrajectoryError(problems, file)
         else:
             header = _validate(TrajectoryHeader, raw, n0, problems)  # type: ignore[assignment]
@@ -683,7 +671,8 @@ def parse_trajectory(text: str, file: str = "") -> tuple[TrajectoryHeader, list[
     prev: tuple[int, Snapshot] | None = None
     for n, line in rows[1:]:
         if len(problems) >= _MAX_PROBLEMS:
-            problems.append(TrajectoryProblem(n, "", "too many problems; stopped reading"))
+            problems.append(Diagnostic(Severity.NOTE, "T099",
+                                       "too many problems; stopped reading", line=n))
             break
         raw = _json_line(line, n, problems)
         if raw is None:
@@ -695,21 +684,21 @@ def parse_trajectory(text: str, file: str = "") -> tuple[TrajectoryHeader, list[
         if prev is not None:
             pn, ps = prev
             if snap.step <= ps.step:
-                problems.append(TrajectoryProblem(
-                    n, "step", f"step {snap.step} does not follow step {ps.step} (line {pn}): "
-                    "steps must increase"))
+                problems.append(error(
+                    "T011", f"step {snap.step} does not follow step {ps.step} (line {pn}): "
+                    "steps must increase", "step", line=n))
             if snap.time_min < ps.time_min:
-                problems.append(TrajectoryProblem(
-                    n, "time_min", f"the clock goes back from {ps.time_min} (line {pn}) to "
-                    f"{snap.time_min}"))
+                problems.append(error(
+                    "T011", f"the clock goes back from {ps.time_min} (line {pn}) to "
+                    f"{snap.time_min}", "time_min", line=n))
             if snap.path_length_m < ps.path_length_m - 1e-9:
-                problems.append(TrajectoryProblem(
-                    n, "path_length_m", f"the distance walked shrinks from {ps.path_length_m} "
-                    f"(line {pn}) to {snap.path_length_m}"))
+                problems.append(error(
+                    "T011", f"the distance walked shrinks from {ps.path_length_m} "
+                    f"(line {pn}) to {snap.path_length_m}", "path_length_m", line=n))
         prev = (n, snap)
         snapshots.append(snap)
     if not problems and not snapshots:
-        problems.append(TrajectoryProblem(n0, "", "no snapshot follows the header"))
+        problems.append(error("T004", "no snapshot follows the header", line=n0))
     if problems or header is None:
         raise TrajectoryError(problems, file)
     return header, snapshots
@@ -720,56 +709,55 @@ def _non_finite(name: str) -> float:
     return float(name.replace("Infinity", "inf"))
 
 
-def _json_line(line: str, n: int, problems: list[TrajectoryProblem]) -> Any:
+def _json_line(line: str, n: int, problems: list[Diagnostic]) -> Any:
     try:
         return json.loads(line, parse_constant=_non_finite)
     except json.JSONDecodeError as e:
-        problems.append(TrajectoryProblem(n, "", f"not valid JSON: {e.msg} (column {e.colno})"))
+        problems.append(error("T001", f"not valid JSON: {e.msg} (column {e.colno})", line=n))
         return None
 
 
-def _validate(model: type[BaseModel], raw: Any, n: int, problems: list[TrajectoryProblem]
+def _validate(model: type[BaseModel], raw: Any, n: int, problems: list[Diagnostic]
               ) -> BaseModel | None:
     if not isinstance(raw, dict):
-        problems.append(TrajectoryProblem(n, "", f"expected a JSON object, found "
-                                          f"{type(raw).__name__}"))
+        problems.append(error("T002", f"expected a JSON object, found {type(raw).__name__}",
+                              line=n))
         return None
     try:
         return model.model_validate(raw)
     except ValidationError as e:
         for err in e.errors():
-            loc = tuple(p for p in err.get("loc", ()) if not str(p).startswith("function-"))
             msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
             if err.get("type") == "finite_number":
                 msg = "NaN and infinite numbers are not allowed"
-            problems.append(TrajectoryProblem(n, json_path(loc), msg))
+            problems.append(error("T010", msg, json_path(err.get("loc", ())), line=n))
         return None
 
 
 def scene_problems(graph: SceneGraph, header: TrajectoryHeader, snapshots: Sequence[Snapshot]
-                   ) -> list[TrajectoryProblem]:
+                   ) -> list[Diagnostic]:
     """Faults of a (valid) trajectory against the scene it claims: another scene's hash,
     unknown or fixed objects, unknown containers. Lines count the header as line 1."""
     st = scene_statics(graph)
-    out: list[TrajectoryProblem] = []
+    out: list[Diagnostic] = []
     if header.scene_sha256 is not None and header.scene_sha256 != st.scene_sha256:
-        out.append(TrajectoryProblem(1, "scene_sha256", "the trajectory was recorded in another "
-                                     f"scene (its sha256 is {st.scene_sha256})"))
+        out.append(error("T020", "the trajectory was recorded in another scene (its sha256 "
+                         f"is {st.scene_sha256})", "scene_sha256", line=1))
     for k, s in enumerate(snapshots):
         line = k + 2
         for ident in s.objects:
             if ident not in st.tracked_index:
                 what = "is fixed" if graph.has(ident) else "is not in the scene"
-                out.append(TrajectoryProblem(line, json_path(("objects", ident)),
-                                             f"object `{ident}` {what}"))
+                out.append(error("T020", f"object `{ident}` {what}",
+                                 json_path(("objects", ident)), [ident], line=line))
         if s.held is not None and (s.held not in st.tracked_index or
                                    graph.object(s.held).kind is not Kind.MOVABLE):
-            out.append(TrajectoryProblem(line, "held", f"`{s.held}` is not a movable object "
-                                         "of the scene"))
+            out.append(error("T020", f"`{s.held}` is not a movable object of the scene", "held",
+                             [s.held], line=line))
         for key in s.open:
             if key not in st.containers:
-                out.append(TrajectoryProblem(line, json_path(("open", key)),
-                                             f"`{key}` is not a container of the scene"))
+                out.append(error("T020", f"`{key}` is not a container of the scene",
+                                 json_path(("open", key)), [key], line=line))
         if len(out) >= _MAX_PROBLEMS:
             break
     return out

@@ -33,9 +33,9 @@ def test_pair_checks(corpus: Path, pair: dict[str, str]) -> None:
     located = [
         d
         for d in result.errors
-        if d.code == code and d.path.endswith(path) and d.message.startswith(message)
+        if d.code == code and d.file.endswith(path) and d.message.startswith(message)
     ]
-    assert located, [(d.code, d.path, d.message) for d in result.errors]
+    assert located, [(d.code, d.file, d.message) for d in result.errors]
     assert all(d.span.start >= 0 for d in located)
 
 

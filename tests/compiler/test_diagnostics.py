@@ -61,7 +61,7 @@ def test_p001_missing_path(tmp_path: Path) -> None:
     result = check_paths([missing], builtin=False)
     assert result.usage_error
     [d] = result.diagnostics
-    assert (d.code, d.message, d.path) == ("P001", "no such file or folder", missing)
+    assert (d.code, d.message, d.file) == ("P001", "no such file or folder", missing)
 
 
 def test_p002_bad_token() -> None:
@@ -449,7 +449,7 @@ def test_instruction_file_variants_are_checked(tmp_path: Path) -> None:
     result = check_paths([str(t)])
     [d] = result.diagnostics
     assert d.code == "J602"
-    assert d.path.endswith("t.j2")
+    assert d.file.endswith("t.j2")
     assert "2 | Grab {{ oo | ref }}." not in render_text(d, result.sources)  # line 3 of the file
     assert (
         render_text(d, result.sources)

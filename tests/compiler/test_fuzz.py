@@ -89,15 +89,15 @@ def assert_reported(
     texts = {s.path: s.text for s in (*sources, *others)}
     for d in result.diagnostics:
         assert d.code and d.message, d
-        assert d.path in texts, d
+        assert d.file in texts, d
         if d.span != A.NO_SPAN:
-            assert_span_in(d.span, texts[d.path], d)
+            assert_span_in(d.span, texts[d.file], d)
         assert render_text(d, result.sources)
         assert to_json(d, result.sources)["code"] == d.code
     parsed = {u.path for u in result.units}
     for s in sources:
         if s.path not in parsed:
-            assert any(d.is_error and d.path == s.path for d in result.diagnostics), s.path
+            assert any(d.is_error and d.file == s.path for d in result.diagnostics), s.path
     for unit in result.units:
         assert_unit_spans(unit, texts[unit.path])
 
@@ -363,7 +363,7 @@ def test_mutated_corpus_files_give_a_unit_or_diagnostics(m: Mutant) -> None:
     assert_reported(result, sources)
     texts = {s.path: s.text for s in sources}
     for unit in result.units:
-        codes = {d.code for d in result.diagnostics if d.path == unit.path}
+        codes = {d.code for d in result.diagnostics if d.file == unit.path}
         assert_round_trip(unit, texts[unit.path], codes)
 
 
@@ -999,7 +999,7 @@ def test_instruction_files_check_and_locate_their_diagnostics(
     if not corrupt:
         assert result.errors == [], [(d.code, d.message) for d in result.errors]
         return
-    under = [content[d.span.start : d.span.end] for d in result.errors if d.path == j2]
+    under = [content[d.span.start : d.span.end] for d in result.errors if d.file == j2]
     assert "zz_nothing" in under, (under, content)
 
 

@@ -174,7 +174,7 @@ WRONG = """
 def test_signature_problems_on_a_wrong_domain() -> None:
     d = domain(WRONG)
     problems = signature_problems(d.predicates, d.functions)
-    by = {(p.name, p.code): p for p in problems}
+    by = {(*p.entities, p.code): p for p in problems}
     assert set(by) == {
         ("on", "arity"),
         ("holding", "parameter-type"),
@@ -183,13 +183,17 @@ def test_signature_problems_on_a_wrong_domain() -> None:
         ("hand-empty", "not-a-function"),
         ("altitude", "no-checker"),
     }
-    assert (by["on", "arity"].expected, by["on", "arity"].actual) == ("1", "2")
+    assert all(p.is_error for p in problems)
+    assert by["on", "arity"].hint == "the domain says 1, the checker 2"
     p = by["holding", "parameter-type"]
-    assert (p.expected, p.actual, p.parameter) == ("surface", "movable", 1)
-    assert p.as_dict()["symbol"] == "predicate"
+    assert p.hint == "the domain says surface, the checker movable"
+    assert p.message.startswith("parameter 1 of `holding` is `surface` in the domain")
+    assert by["interaction-order", "not-a-predicate"].hint == \
+        "the domain says predicate, the checker function"
     # The same as plain data.
     plain = signature_problems({"on": ["movable"], "holding": [("surface",)]}, {})
-    assert [(x.name, x.code) for x in plain] == [("on", "arity"), ("holding", "parameter-type")]
+    assert [(*x.entities, x.code) for x in plain] == [("on", "arity"),
+                                                      ("holding", "parameter-type")]
 
 
 def test_supertypes_are_accepted_with_a_hierarchy() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fdc.core.problems import render_text
 from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.importer import yup_to_zup_quaternion
@@ -28,7 +29,7 @@ def _bounds(poly) -> list[float]:
 
 def test_dataset_0_imports_with_its_rooms(tmp_path: Path) -> None:
     r = import_habitat(DATASET_0, "dataset_test_scene", tmp_path)
-    assert r.ok, [f.render() for f in r.findings]
+    assert r.ok, [render_text(f) for f in r.findings]
     s = r.scene
     rooms = {x.id: x for x in s.rooms}
     assert {k: v.category for k, v in rooms.items()} == {
@@ -58,9 +59,9 @@ def test_dataset_0_imports_with_its_rooms(tmp_path: Path) -> None:
     out = tmp_path / "scene.json"
     out.write_text(s.to_json())
     g = build_scene_graph(s, base_dir=tmp_path)
-    assert not [f.render() for f in g.findings if f.code.startswith("G")]  # meshes read
+    assert not [render_text(f) for f in g.findings if f.code.startswith("G")]  # meshes read
     assert [x.source for x in g.surfaces("dataset_test_object2_:0000")] == ["mesh", "mesh"]
-    outside = sorted(f.objects[0] for f in g.findings if f.code == "W103")
+    outside = sorted(f.entities[0] for f in g.findings if f.code == "W103")
     assert outside == ["dataset_test_object1_:0000", "dataset_test_object2_:0000"]
 
 
@@ -94,7 +95,7 @@ def test_chair_and_simple_room_receptacles_where_their_configs_put_them(tmp_path
         },
     )
     r = import_habitat(cfg, "test", tmp_path)
-    assert r.ok, [f.render() for f in r.findings]
+    assert r.ok, [render_text(f) for f in r.findings]
     g = build_scene_graph(r.scene, base_dir=tmp_path)
     surf = {s.id: s for s in g.surfaces()}
     # Chair: rotated +90 deg about Habitat's Y, so asset (x, y, z) -> world (1 + z, y, 2 - x)
@@ -151,7 +152,7 @@ def test_fridge_links_and_joints(tmp_path: Path) -> None:
         },
     )
     r = import_habitat(cfg, "test", tmp_path)
-    assert r.ok, [f.render() for f in r.findings]
+    assert r.ok, [render_text(f) for f in r.findings]
     (fridge,) = r.scene.objects
     assert fridge.id == "fridge_:0000" and fridge.kind.value == "articulated"
     assert fridge.source["links"] == "root,body,top_door,bottom_door"
@@ -183,7 +184,7 @@ def test_missing_asset_is_an_error_naming_file_and_object(tmp_path: Path) -> Non
     r = import_habitat(cfg, "test", tmp_path)
     assert r.scene is None
     (f,) = [x for x in r.findings if x.code == "H001"]
-    assert "lamp.glb" in f.message and f.objects == ("lamp_:0000",)
+    assert "lamp.glb" in f.message and f.entities == ("lamp_:0000",)
     allowed = import_habitat(cfg, "test", tmp_path, allow_missing=True)
     assert allowed.scene is not None and allowed.scene.objects == []
     assert [x.code for x in allowed.findings] == ["H001", "H002"]

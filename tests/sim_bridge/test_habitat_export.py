@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, read_suite
+from fdc.core.problems import render_text
 from fdc.interop.habitat.episodes import rigid_objects, start_rotation
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr
 from fdc.predicates.verify import verify_snapshots
@@ -166,7 +167,7 @@ def test_rigid_objects_round_trip_through_the_importer(exported: Exported, tmp_p
     path = tmp_path / "episode.scene_dataset_config.json"
     path.write_text(json.dumps(config))
     back = import_habitat(path, "episode", tmp_path)
-    assert back.scene is not None, [f.render() for f in back.findings]
+    assert back.scene is not None, [render_text(f) for f in back.findings]
     original = {o.id: o for o in load_scene(exported.scene).scene.objects}  # type: ignore[union-attr]
     assert [o.id for o in back.scene.objects] == [O1, O2]
     for o in back.scene.objects:

@@ -17,6 +17,7 @@ import shapely
 from typer.testing import CliRunner
 
 from fdc.cli import app
+from fdc.core.problems import render_text
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.registry import Context
 from fdc.sim_bridge.geometry import box_corners, quaternion_to_matrix
@@ -48,7 +49,7 @@ START = (-15.0, -2.0, -5.0)  # Habitat: the importer's agent start (-15, 5, -2) 
 def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SceneGraph]:
     out = tmp_path_factory.mktemp("dataset_0")
     r = import_habitat(CONFIG_0, "dataset_test_scene", out)
-    assert r.ok and r.scene is not None, [f.render() for f in r.findings]
+    assert r.ok and r.scene is not None, [render_text(f) for f in r.findings]
     path = out / "scene.json"
     path.write_text(r.scene.to_json())
     return path, build_scene_graph(r.scene, base_dir=out)
@@ -191,7 +192,7 @@ def kitchen(tmp_path_factory: pytest.TempPathFactory) -> SceneGraph:
         },
     )
     r = import_habitat(cfg, "kitchen", root)
-    assert r.ok and r.scene is not None, [f.render() for f in r.findings]
+    assert r.ok and r.scene is not None, [render_text(f) for f in r.findings]
     return build_scene_graph(r.scene, base_dir=root)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fdc.core.problems import render_text
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.live import HabitatWorldState
@@ -53,7 +54,7 @@ class EmptyHand:
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, SceneGraph, Path]]:
     out = tmp_path_factory.mktemp("dataset_0_real")
     r = import_habitat(CONFIG_0, "dataset_test_scene", out)
-    assert r.ok and r.scene is not None, [f.render() for f in r.findings]
+    assert r.ok and r.scene is not None, [render_text(f) for f in r.findings]
     scene_path = out / "scene.json"
     scene_path.write_text(r.scene.to_json())
     graph = build_scene_graph(r.scene, base_dir=out)

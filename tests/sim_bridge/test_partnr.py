@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, read_suite, suite_lines
+from fdc.core.problems import render_text
 from fdc.interop.partnr.episodes import episodes_bytes, parse_episodes, read_episodes
 from fdc.interop.partnr.goals import (
     NotExpressible,
@@ -138,7 +139,7 @@ def test_format_errors_name_the_file_and_json_path(tmp_path: Path) -> None:
     path.write_bytes(gzip.compress(json.dumps(bad).encode()))
     dataset, findings = read_episodes(path)
     assert dataset is None
-    text = [f.render() for f in findings]
+    text = [render_text(f) for f in findings]
     assert text[0] == (f"{path}: episodes[3].evaluation_propositions[1].is_on_top.args.number:"
                        " error[PN003]: Input should be greater than or equal to 1")
     assert text[1] == (f"{path}: episodes[5]: error[PN003]: evaluation_constraints[0] "
@@ -147,7 +148,7 @@ def test_format_errors_name_the_file_and_json_path(tmp_path: Path) -> None:
                               "Input tag 'is_under' found using 'function_name' does not match")
     (tmp_path / "not.json").write_text('{"episodes": [}')
     _, findings = read_episodes(tmp_path / "not.json")
-    assert findings[0].render().endswith("error[PN002]: not valid JSON: Expecting value "
+    assert render_text(findings[0]).endswith("error[PN002]: not valid JSON: Expecting value "
                                          "(line 1, column 15)")
     wrong_arg = copy.deepcopy(sample()["episodes"][9])
     wrong_arg["evaluation_constraints"].append({"type": "SameArgConstraint", "args": {

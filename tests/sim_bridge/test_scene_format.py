@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from fdc.core.problems import render_text
 from fdc.schemas import schema_json
 from fdc.sim_bridge.scene.load import load_scene, parse_scene
 from fdc.sim_bridge.scene.schema import Scene
@@ -31,7 +32,7 @@ def test_every_problem_gets_its_own_error_with_a_json_path() -> None:
     data["agent"]["radius_m"] = "big"
     result = parse_scene(json.dumps(data))
     assert result.scene is None
-    paths = sorted(f.path for f in result.findings)
+    paths = sorted(f.where for f in result.findings)
     assert paths == [
         "agent.radius_m",
         "objects[0].pose.orientation",
@@ -47,7 +48,7 @@ def test_nan_and_infinity_are_rejected_at_their_path() -> None:
         '"position": [2.0, 2.0, 0.375]', '"position": [2.0, NaN, Infinity]'
     )
     result = parse_scene(text)
-    assert [(f.path, f.message) for f in result.findings] == [
+    assert [(f.where, f.message) for f in result.findings] == [
         ("objects[0].pose.position[1]", "NaN and infinite numbers are not allowed"),
         ("objects[0].pose.position[2]", "NaN and infinite numbers are not allowed"),
     ]
@@ -60,7 +61,7 @@ def test_duplicate_ids_and_unknown_references_are_reported() -> None:
     data["rooms"].append(room("table", "kitchen", 4, 0, 8, 4))
     data["doors"] = [{"id": "d1", "rooms": ["room", "cellar"], "position": [4, 2]}]
     result = parse_scene(json.dumps(data))
-    got = sorted((f.code, f.path, f.message) for f in result.findings)
+    got = sorted((f.code, f.where, f.message) for f in result.findings)
     assert got == [
         ("S020", "objects[0].id", "duplicate id `table`"),
         ("S020", "objects[1].id", "duplicate id `table`"),
@@ -75,7 +76,7 @@ def test_bad_json_and_wrong_version_are_input_errors(tmp_path: Path) -> None:
     data = _base()
     data["format_version"] = "9.9"
     r = parse_scene(json.dumps(data))
-    assert r.findings[0].path == "format_version" and r.scene is None
+    assert r.findings[0].where == "format_version" and r.scene is None
     missing = load_scene(tmp_path / "nope.json")
     assert missing.findings[0].code == "S000"
 
@@ -101,7 +102,7 @@ def test_the_documented_example_is_a_valid_clean_scene() -> None:
     doc = Path(__file__).parents[2] / "docs" / "formats" / "scene.md"
     block = doc.read_text().split("```json")[1].split("```")[0]
     result = parse_scene(block)
-    assert result.ok, [f.render() for f in result.findings]
+    assert result.ok, [render_text(f) for f in result.findings]
     g = build_scene_graph(result.scene)
     assert g.findings == []
     assert g.object("mug_red").parent_surface == "table|top"

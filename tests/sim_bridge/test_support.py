@@ -72,7 +72,7 @@ def test_too_little_overlap_or_too_big_a_gap_means_floating() -> None:
     )
     assert g.object("edge").parent_surface is None
     assert g.object("high").parent_surface is None
-    floating = sorted(f.objects[0] for f in g.findings if f.code == "W102")
+    floating = sorted(f.entities[0] for f in g.findings if f.code == "W102")
     assert floating == ["edge", "high"]
 
 
@@ -84,7 +84,7 @@ def test_interpenetration_and_outside_every_room_are_warned_with_names() -> None
             obj("crate", "crate", (6.0, 1.0, 0.2), (0.4, 0.4, 0.4)),  # the room is 4 x 4
         ]
     )
-    codes = sorted((f.code, f.objects) for f in g.findings)
+    codes = sorted((f.code, f.entities) for f in g.findings)
     assert codes == [("W101", ("table", "chair")), ("W103", ("crate",))]
     assert "interpenetrate" in g.findings[0].message or "interpenetrate" in g.findings[1].message
 

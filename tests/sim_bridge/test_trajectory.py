@@ -179,7 +179,7 @@ def test_bad_lines_are_reported_with_line_numbers_and_paths(g: SceneGraph) -> No
     text = _text(g, '{"step": 1,', nan, no_agent, "", "[1, 2]", back)
     with pytest.raises(TrajectoryError) as e:
         parse_trajectory(text, "run.jsonl")
-    found = [(p.line, p.path, p.message) for p in e.value.problems]
+    found = [(p.line, p.where, p.message) for p in e.value.problems]
     assert found[0][:2] == (3, "") and found[0][2].startswith("not valid JSON")
     assert found[1] == (4, "objects.mug.position[2]", "NaN and infinite numbers are not allowed")
     assert found[2] == (5, "agent", "Field required")
@@ -196,7 +196,7 @@ def test_bad_headers_and_files(g: SceneGraph, tmp_path: Path) -> None:
     def problems(text: str) -> list[tuple[int, str, str]]:
         with pytest.raises(TrajectoryError) as e:
             parse_trajectory(text)
-        return [(p.line, p.path, p.message) for p in e.value.problems]
+        return [(p.line, p.where, p.message) for p in e.value.problems]
 
     assert problems("") == [(1, "", "empty file: expected a header line and one snapshot per line")]
     snap = _snap((3.45, 1.0, 0.96)).model_dump_json()
@@ -210,7 +210,7 @@ def test_bad_headers_and_files(g: SceneGraph, tmp_path: Path) -> None:
     ]
     with pytest.raises(TrajectoryError) as e:
         read_trajectory(tmp_path / "missing.jsonl")
-    assert e.value.problems[0].line == 0 and "cannot read" in e.value.problems[0].message
+    assert e.value.problems[0].line is None and "cannot read" in e.value.problems[0].message
 
 
 def test_scene_problems(g: SceneGraph) -> None:
@@ -223,7 +223,7 @@ def test_scene_problems(g: SceneGraph) -> None:
         open={"counter|top": True},
     )
     header = TrajectoryHeader(scene="x", scene_sha256="0" * 64)
-    found = [(p.line, p.path) for p in scene_problems(g, header, [bad])]
+    found = [(p.line, p.where) for p in scene_problems(g, header, [bad])]
     assert found == [
         (1, "scene_sha256"),
         (2, "objects.ghost"),
