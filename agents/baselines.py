@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import Snapshot
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
 BASELINES = ("random", "oracle")
 #: Rounds of the oracle over a goal's literals (a later move may undo an earlier one).
@@ -108,8 +108,8 @@ def _hypothetical(env: ManipulationEnv, item: str, placement: Placement,
                   state: SnapshotState | None = None) -> SnapshotState:
     """The state just after `place` puts `item` where `placement` says, from `state`
     (default: the world now)."""
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import ObjectPose
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
     assert placement.pose is not None
     snap = state.snapshot if state is not None else env.world.snapshot()
@@ -147,7 +147,7 @@ def _without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] =
              ) -> SnapshotState:
     """The world now with `items` taken out of the scene (off the map, on no surface)
     and the containers `opened` open: would a placement fit once they are moved away?"""
-    from fdc.sim_bridge.world.trajectory import SnapshotState
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     snap = env.world.snapshot()
     objects = dict(snap.objects)
@@ -765,8 +765,8 @@ def _packed_surface(env: ManipulationEnv, a: GAtom) -> str | None:
 
 def _standing_at(state: SnapshotState, point: StandingPoint) -> SnapshotState:
     """`state` with the robot at a standing point, facing the furniture."""
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import AgentPose
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
     snap = state.snapshot
     agent = AgentPose(x=point.position[0], y=point.position[1], z=snap.agent.z,
@@ -1039,9 +1039,10 @@ def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskR
     """Each task's prediction by baseline `name` (`random` or `oracle`), in order.
     `trajectories`: the folder the oracle's low-level runs are written to (one JSONL
     per memory task), referenced relative to `predictions_dir`."""
+    from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.world.state import TrajectoryHeader
-    from fdc.sim_bridge.world.trajectory import scene_sha256, write_trajectory
+    from fdc.sim_bridge.world.trajectory import write_trajectory
 
     if name not in BASELINES:
         raise ValueError(f"unknown baseline `{name}`; known: {', '.join(BASELINES)}")
@@ -1081,7 +1082,7 @@ def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskR
                 trajectories.mkdir(parents=True, exist_ok=True)
                 path = trajectories / f"{task.id}.jsonl"
                 header = TrajectoryHeader(
-                    scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph),
+                    scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph.scene),
                     source="fdc-embedded", clock=LONG_DAY, seed=seed)
                 write_trajectory(path, header, snaps)
                 base = predictions_dir or trajectories.parent

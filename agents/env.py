@@ -60,14 +60,14 @@ from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
 from fdc.sim_bridge.world.state import AgentPose, Clock
-from fdc.sim_bridge.world.trajectory import open_keys
+from fdc.sim_bridge.world.statics import open_keys
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience, Frame
-    from fdc.sim_bridge.world.trajectory import PosedGraph
+    from fdc.sim_bridge.world.posed import PosedGraph
 
 #: ManiTaskGen's budgets: 20 actions for a single task, 20 more per further step of a
 #: sequence (40 for a two-step THEN task).

@@ -22,7 +22,6 @@ choices come from `random.Random` seeded by a hash of the seed and a stable name
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fdc.core.hashing import sha256_text
 from fdc.instructions.describe import Describer, Description
 from fdc.instructions.lint import names_used
 from fdc.instructions.render import EntityText, Renderer, RenderError
@@ -69,7 +69,7 @@ from .suite import TaskRecord
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
-    from fdc.sim_bridge.world.trajectory import SnapshotState
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     from .check import DomainInfo
 
@@ -142,11 +142,6 @@ class SceneResult:
     experience: dict[str, Any] | None
     records: list[TaskRecord]
     reports: list[TemplateReport]
-
-
-def sha256_text(text: str | bytes) -> str:
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()
 
 
 def _rng(*parts: object) -> random.Random:
@@ -248,7 +243,7 @@ class SceneCompiler:
     def __init__(self, graph: SceneGraph, scene: str, scene_sha256: str,
                  experience: Experience | None = None, experience_sha256: str | None = None,
                  options: CompileOptions | None = None) -> None:
-        from fdc.sim_bridge.world.trajectory import SnapshotState
+        from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph
         self.scene = scene

@@ -21,13 +21,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.core.files import write_atomic
+from fdc.core.hashing import sha256_text
 
 from .compile import (
     CompileOptions,
     SceneCompiler,
     SceneResult,
     TemplateEntry,
-    sha256_text,
 )
 from .suite import TaskRecord, suite_lines
 
@@ -146,10 +146,10 @@ def load_experience(path: str) -> tuple[object, str]:
 def prepare_scene(job: SceneJob, options: CompileOptions
                   ) -> tuple[SceneCompiler, ExperienceRef | None]:
     """Load and build one scene and its experience (given or simulated): its compiler."""
+    from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.load import load_scene
     from fdc.sim_bridge.world.experience import Experience
-    from fdc.sim_bridge.world.trajectory import scene_sha256
 
     loaded = load_scene(job.path)
     errors = [f for f in loaded.findings if f.is_error]
@@ -157,7 +157,7 @@ def prepare_scene(job: SceneJob, options: CompileOptions
         detail = "; ".join(f.render() for f in errors) or "the scene does not load"
         raise InputError(f"{job.path}: {detail}")
     graph = build_scene_graph(loaded.scene, base_dir=Path(job.path).parent)
-    sha = scene_sha256(graph)
+    sha = scene_sha256(graph.scene)
     log: Experience | None = None
     ref: ExperienceRef | None = None
     if job.history is not None:

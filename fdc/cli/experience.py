@@ -68,7 +68,7 @@ def render(
 ) -> None:
     """Draw the robot's walk on the scene map, its picks and places numbered, and the
     timeline of its interactions."""
-    from fdc.sim_bridge.world.trajectory import scene_sha256
+    from fdc.core.hashing import scene_sha256
 
     fmt = output.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
@@ -77,7 +77,7 @@ def render(
     xp = _read_log(log)
     scene_path = scene or _scene_of(log, xp.scene)
     g = _load_graph(scene_path)
-    if xp.scene_sha256 is not None and xp.scene_sha256 != scene_sha256(g):
+    if xp.scene_sha256 is not None and xp.scene_sha256 != scene_sha256(g.scene):
         stderr().print(f"{log}: scene_sha256: error: the log was recorded in another scene "
                         f"than {scene_path}")
         raise typer.Exit(EXIT_USAGE)

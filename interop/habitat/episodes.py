@@ -297,7 +297,7 @@ class EpisodeBuilder:
 
     # ----- helpers ---------------------------------------------------------------------
     def _state(self, snap: Snapshot) -> Any:
-        from fdc.sim_bridge.world.trajectory import SnapshotState
+        from fdc.sim_bridge.world.snapshot import SnapshotState
 
         return SnapshotState(self.graph, snap)
 

@@ -18,7 +18,7 @@ from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import Point, SceneGraph
-    from fdc.sim_bridge.world.trajectory import PosedGraph
+    from fdc.sim_bridge.world.posed import PosedGraph
 
 
 def _eye(g: SceneGraph, position: Point, eye_z: float | None) -> tuple[float, float, float]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.graph.navigation import path_length
 from fdc.sim_bridge.graph.placement import (
     Placement,
@@ -39,15 +40,12 @@ from fdc.sim_bridge.graph.regions import Direction, Side
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.posed import PosedGraph
+from fdc.sim_bridge.world.record import LiveRecord
+from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
-from fdc.sim_bridge.world.trajectory import (
-    LiveRecord,
-    PosedGraph,
-    SnapshotState,
-    open_keys,
-    scene_statics,
-    write_trajectory,
-)
+from fdc.sim_bridge.world.statics import open_keys, scene_statics
+from fdc.sim_bridge.world.trajectory import write_trajectory
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -184,10 +182,8 @@ class EmbeddedWorld(LiveRecord):
         return self._snapshots[-1]
 
     def header(self, scene: str | None = None) -> TrajectoryHeader:
-        from fdc.sim_bridge.world.trajectory import scene_sha256
-
         return TrajectoryHeader(scene=scene or self._graph.scene.name,
-                                scene_sha256=scene_sha256(self._graph), source="fdc-embedded",
+                                scene_sha256=scene_sha256(self._graph.scene), source="fdc-embedded",
                                 clock=self.clock, seed=self.seed)
 
     def record(self, path: str | Path, scene: str | None = None) -> None:

@@ -60,8 +60,9 @@ from fdc.sim_bridge.graph.visibility import SightIndex
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
+from fdc.sim_bridge.world.posed import PosedGraph
+from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
-from fdc.sim_bridge.world.trajectory import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M, PosedGraph
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.navigation import StandingPoint

@@ -12,6 +12,7 @@ import shapely
 from typer.testing import CliRunner
 
 from fdc.cli import app
+from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.graph.visibility import SightIndex, visible_objects
 from fdc.sim_bridge.scene.generate import generate_scene
@@ -26,13 +27,8 @@ from fdc.sim_bridge.world.simulate import (
     simulate,
     simulate_experience,
 )
+from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M, SnapshotState
 from fdc.sim_bridge.world.state import AgentPose
-from fdc.sim_bridge.world.trajectory import (
-    DEFAULT_FOV_RAD,
-    DEFAULT_VIEW_RANGE_M,
-    SnapshotState,
-    scene_sha256,
-)
 from tests.sim_bridge.helpers import graph, obj, on_top
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
@@ -186,7 +182,7 @@ def test_apartment_log(apartment: SceneGraph, apartment_run: Simulation) -> None
     _check_sight(apartment, apartment_run, every=3)
     assert len({i.object for i in xp.interactions}) == 5  # nothing moved twice
     assert (xp.scene, xp.seed, xp.source) == ("apartment.json", 0, "fdc-embedded")
-    assert xp.scene_sha256 == scene_sha256(apartment)
+    assert xp.scene_sha256 == scene_sha256(apartment.scene)
     assert xp.frames[0].agent == AgentPose(x=3.0, y=3.0, z=0.0, yaw_rad=0.0)
     # Nothing shut in the closed kitchen or office cabinets is ever picked.
     assert not {i.picked_from for i in xp.interactions} & {"kitchen_cabinet|inside",

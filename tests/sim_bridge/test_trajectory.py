@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from fdc.core.hashing import scene_sha256
 from fdc.schemas import schema_json
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot, TrajectoryHeader, WorldState
 from fdc.sim_bridge.world.trajectory import (
-    SnapshotState,
     TrajectoryError,
     parse_trajectory,
     read_trajectory,
     scene_problems,
-    scene_sha256,
     write_trajectory,
 )
 from tests.sim_bridge.helpers import graph, obj, on_top, room
@@ -142,7 +142,7 @@ def test_visibility_occluded_by_furniture(g: SceneGraph) -> None:
 
 # ----- the JSONL file ----------------------------------------------------------------------
 def _header(g: SceneGraph) -> TrajectoryHeader:
-    return TrajectoryHeader(scene="test.json", scene_sha256=scene_sha256(g))
+    return TrajectoryHeader(scene="test.json", scene_sha256=scene_sha256(g.scene))
 
 
 def test_round_trip(g: SceneGraph, tmp_path: Path) -> None:
