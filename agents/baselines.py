@@ -44,7 +44,7 @@ from fdc.agents.env import (
 )
 from fdc.agents.predictions import Prediction
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
-from fdc.sim_bridge.graph.placement import Placement, place_beside, place_between
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
 
@@ -202,7 +202,7 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
         for r in listed_regions(posed, s):
             if r.anchor_id != anchor:
                 continue
-            res = place_beside(posed, item, anchor, r.direction, None, cfg)
+            res = place(posed, Relation.DIRECTION, (item, anchor, r.direction), cfg)
             if res.ok:
                 out.append((s, [r.id] + [x for x in res.region_ids if x != r.id]))
         # Anywhere, or in a cell: further from the anchor than its regions' spots, which
@@ -214,7 +214,7 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
         s = posed.support_of(args[1])
         if s is None:
             return []
-        res = place_between(posed, item, args[1], args[2], cfg)
+        res = place(posed, Relation.BETWEEN, (item, args[1], args[2]), cfg)
         if not res.ok or res.pose is None:
             return []
         import shapely
@@ -236,24 +236,24 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
     if p == "in-room":
         here = env.world.agent_pose()
         found = []
-        for s in posed.surfaces():
-            owner = g.object(s.object_id)
+        for top in posed.surfaces():
+            owner = g.object(top.object_id)
             if owner.kind is Kind.MOVABLE or posed.room_of_object(owner.id) != args[1]:
                 continue
-            if s.container is not None and not s.is_open:
+            if top.container is not None and not top.is_open:
                 continue
-            d = math.hypot(s.origin[0] - here.x, s.origin[1] - here.y)
-            found.append((d, s.id))
+            d = math.hypot(top.origin[0] - here.x, top.origin[1] - here.y)
+            found.append((d, top.id))
         return [(sid, []) for _, sid in sorted(found)]
     if p == "on-furniture":  # any open furniture surface, the nearest first
         here = env.world.agent_pose()
         found = []
-        for s in posed.surfaces():
-            if g.object(s.object_id).kind is Kind.MOVABLE:
+        for top in posed.surfaces():
+            if g.object(top.object_id).kind is Kind.MOVABLE:
                 continue
-            if s.container is not None and not s.is_open:
+            if top.container is not None and not top.is_open:
                 continue
-            found.append((math.hypot(s.origin[0] - here.x, s.origin[1] - here.y), s.id))
+            found.append((math.hypot(top.origin[0] - here.x, top.origin[1] - here.y), top.id))
         return [(sid, []) for _, sid in sorted(found)]
     if p == "same-surface":  # where the other item rests (anywhere, else a cell)
         s = posed.support_of(args[1])

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fdc.sim_bridge.graph.placement import Placement, Relation, place_in_cell, place_on
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.visibility import SightIndex
 from fdc.sim_bridge.scene.schema import Kind
@@ -255,16 +255,16 @@ class _Oracle:
         cands = [s for s in self.targets if s != source and s not in exclude]
         self.rng.shuffle(cands)
         cfg = self.graph.config.placement
-        g: SceneGraph = posed  # type: ignore[assignment]  # the queries read its interface
+        at: Direction | None  # the cell aimed at (None: anywhere on the surface)
         for s in cands[: self.cfg.target_tries]:
             pts, _ = posed.standing_points_for(s)
             if not any(p.reachable for p in pts):
                 continue
             cell = self.rng.choice(_CELLS)
-            res = place_in_cell(g, item, s, cell, cfg)
+            res = place(posed, Relation.IN_CELL, (item, s, cell), cfg)
             relation, at = Relation.IN_CELL, cell
             if not res.ok:
-                res = place_on(g, item, s, cfg)
+                res = place(posed, Relation.ON, (item, s), cfg)
                 relation, at = Relation.ON, None
             if not res.ok or res.pose is None:
                 continue

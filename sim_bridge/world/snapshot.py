@@ -155,7 +155,7 @@ class SnapshotState:
         ang = (math.atan2(dy, dx) - pose.yaw_rad + math.pi) % (2 * math.pi) - math.pi
         if abs(ang) > fov / 2:
             return False
-        return line_of_sight(self.posed, (pose.x, pose.y, pose.z), object_id)  # type: ignore[arg-type]
+        return line_of_sight(self.posed, (pose.x, pose.y, pose.z), object_id)
 
     def visible_objects(self, pose: AgentPose | None = None, fov_rad: float | None = None,
                         max_range_m: float | None = None) -> list[str]:
@@ -164,7 +164,7 @@ class SnapshotState:
 
         pose = pose or self.snapshot.agent
         out = visible_objects(
-            self.posed, (pose.x, pose.y, pose.z), pose.yaw_rad,  # type: ignore[arg-type]
+            self.posed, (pose.x, pose.y, pose.z), pose.yaw_rad,
             DEFAULT_FOV_RAD if fov_rad is None else fov_rad,
             DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m)
         held = self.snapshot.held
