@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.core.hashing import scene_sha256
+from fdc.sim_bridge.graph.routes import GridRouter
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.graph.visibility import SightIndex, visible_objects
 from fdc.sim_bridge.scene.generate import generate_scene
@@ -288,8 +289,8 @@ def test_walks_survive_a_bad_shortcut_and_a_missing_route(
         apartment: SceneGraph, monkeypatch: pytest.MonkeyPatch) -> None:
     # A grid line of sight that sees through walls: the exact check puts the grid route
     # back under every leg it spoils.
-    monkeypatch.setattr(sim._Router, "_clear", lambda self, a, b: True)
-    router = sim._Router(apartment)
+    monkeypatch.setattr(GridRouter, "_clear", lambda self, a, b: True)
+    router = GridRouter(apartment.nav)
     start = (3.0, 3.0)  # the living room
     goal = apartment.standing_points("bathroom_cabinet|top", reachable_only=True)[0].position
     route = router.route(start, [goal])
@@ -302,7 +303,7 @@ def test_walks_survive_a_bad_shortcut_and_a_missing_route(
     _check_steps(apartment, run.experience)
     _check_interactions(apartment, run, 2)
     # No route at all: the world's own `navigate` walks.
-    monkeypatch.setattr(sim._Router, "route", lambda self, start, goals: None)
+    monkeypatch.setattr(GridRouter, "route", lambda self, start, goals: None)
     used: list[object] = []
     navigate = EmbeddedWorld.navigate
 
