@@ -32,7 +32,7 @@ from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M,
 from fdc.sim_bridge.world.state import AgentPose
 from tests.sim_bridge.helpers import graph, obj, on_top
 
-APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 runner = CliRunner()
 TURN = math.radians(10)
 

@@ -16,7 +16,7 @@ from fdc.sim_bridge.world.state import AgentPose, Clock, WorldState
 from fdc.sim_bridge.world.trajectory import read_trajectory
 from tests.sim_bridge.helpers import graph, obj, on_top, room
 
-APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 STEP_MIN = 0.24  # 16 h over 4,000 steps
 
 
