@@ -35,7 +35,12 @@ from fdc.interop.habitat.pddl_yaml import NotExpressible
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.habitat.dataset import Dataset, short_name
-from fdc.sim_bridge.habitat.importer import C, asset_alignment
+from fdc.sim_bridge.habitat.importer import (
+    C,
+    asset_alignment,
+    zup_to_yup_point,
+    zup_to_yup_quaternion,
+)
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
 if TYPE_CHECKING:
@@ -53,18 +58,6 @@ _RELATIONS = {"between": Relation.BETWEEN, "at-side": Relation.DIRECTION,
               "around": Relation.AROUND, "in-cell": Relation.IN_CELL, "inside": Relation.INSIDE,
               "on": Relation.ON}
 _ROBOT = {"holding", "hand-empty", "robot-at-object", "robot-at-receptacle", "robot-in-room"}
-
-
-def zup_to_yup_point(p: Any) -> Array:
-    """fdc (Z-up) to Habitat (Y-up): the inverse of `importer.yup_to_zup_point`."""
-    out: Array = np.asarray(p, dtype=np.float64) @ C
-    return out
-
-
-def zup_to_yup_quaternion(q: Sequence[float]) -> tuple[float, float, float, float]:
-    """[w, x, y, z] in fdc's frame to Habitat's: the inverse of `yup_to_zup_quaternion`."""
-    w, x, y, z = (float(v) for v in q)
-    return (w, x, z, -y)
 
 
 def start_rotation(yaw_rad: float) -> list[float]:

@@ -42,7 +42,12 @@ from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
-from fdc.sim_bridge.habitat.importer import C, yup_to_zup_point, yup_to_zup_quaternion
+from fdc.sim_bridge.habitat.importer import (
+    C,
+    yup_to_zup_point,
+    yup_to_zup_quaternion,
+    zup_to_yup_point,
+)
 from fdc.sim_bridge.scene.schema import Kind, Scene
 from fdc.sim_bridge.world.record import LiveRecord
 from fdc.sim_bridge.world.snapshot import SnapshotState
@@ -62,12 +67,6 @@ STAGE = "stage"
 class HabitatStateError(LookupError):
     """The simulator and the fdc scene disagree (an object of the scene is not in the
     simulator); the message names both ids."""
-
-
-def zup_to_yup_point(p: Any) -> Array:
-    """fdc (x, y, z) to Habitat (x, z, -y): the inverse of the importer's conversion."""
-    out: Array = np.asarray(p, dtype=np.float64) @ C
-    return out
 
 
 # ----- names -------------------------------------------------------------------------
@@ -446,4 +445,4 @@ class HabitatWorldState(LiveRecord):
 
 
 __all__ = ["OPEN_THRESHOLD", "HabitatNames", "HabitatStateError", "HabitatWorldState",
-           "link_open_states", "object_box", "zup_to_yup_point"]
+           "link_open_states", "object_box"]
