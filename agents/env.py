@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.graph.view import SceneView
     from fdc.sim_bridge.world.experience import Experience, Frame
     from fdc.sim_bridge.world.posed import PosedGraph
 
@@ -177,7 +178,7 @@ def side_of(surface: Surface, agent: AgentPose) -> Side:
     return Side.LEFT if rv >= 0 else Side.RIGHT
 
 
-def listed_regions(posed: PosedGraph, surface_id: str) -> list[Region]:
+def listed_regions(posed: SceneView, surface_id: str) -> list[Region]:
     """What `show_receptacle` lists for a surface now: the regions around each item on
     it, then its 3x3 cells (only the cells when it is empty)."""
     around = posed.anchor_regions(surface_id) if posed.items_on(surface_id) else []
@@ -185,7 +186,7 @@ def listed_regions(posed: PosedGraph, surface_id: str) -> list[Region]:
     return around + posed.cells(surface_id)
 
 
-def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequence[str]
+def preview_place(posed: SceneView, item: str, surface_id: str, labels: Sequence[str]
                   ) -> tuple[Placement | None, str, dict[str, Any]]:
     """Where `place(surface_id, labels)` would put `item`, without doing it: the
     placement (None and the reason when there is none) and the embedded world's `place`

@@ -329,8 +329,8 @@ def render_experience(g: SceneGraph, log: Experience, *, fmt: str = "png", dpi: 
         ax.set_ylim(y0, y1)
         cats = sorted({r.category for r in rooms})
         for r in rooms:
-            colour = ROOM_COLOURS[cats.index(r.category) % len(ROOM_COLOURS)]
-            _outline(ax, r.polygon, facecolor=colour, edgecolor="none", zorder=0)
+            fill = ROOM_COLOURS[cats.index(r.category) % len(ROOM_COLOURS)]
+            _outline(ax, r.polygon, facecolor=fill, edgecolor="none", zorder=0)
             c = r.polygon.representative_point()
             ax.text(c.x, c.y, r.name, ha="center", va="center", fontsize=8, color="#4a4a4a",
                     alpha=0.7, zorder=4)
