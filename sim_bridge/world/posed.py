@@ -35,10 +35,11 @@ _MAX_TILT_RAD = math.radians(5.0)
 class PosedGraph:
     """The static scene graph seen with the objects where they are now.
 
-    It offers the parts of the `SceneGraph` interface that support, rooms, visibility
-    and the placement queries read (`object`, `surface`, `parent_surface`, `carrier`,
-    `items_on`, `containers_of`, `obstacles_on`, `anchor_regions`, `cells`, `bodies`),
-    so those run unchanged on the current state. Built once per state, read-only."""
+    A `SceneView`: it offers the parts of the `SceneGraph` interface that support,
+    rooms, visibility and the placement queries read (`object`, `surface`,
+    `parent_surface`, `carrier`, `items_on`, `containers_of`, `obstacles_on`,
+    `anchor_regions`, `cells`, `bodies`), so those run unchanged on the current state.
+    Built once per state, read-only."""
 
     def __init__(self, graph: SceneGraph, poses: Mapping[str, ObjectPose], held: str | None,
                  open_state: Mapping[str, bool], agent: AgentPose) -> None:

@@ -1,6 +1,5 @@
-"""`LiveRecord`: the base of a live world (`EmbeddedWorld`, Habitat's live world): the
-queries it answers from its current state as a `SnapshotState`, and the record it
-keeps (clock steps, the distance walked, the snapshots)."""
+"""`LiveRecord`: the base of the live worlds (`EmbeddedWorld`, Habitat's
+`HabitatWorldState`)."""
 
 from __future__ import annotations
 
