@@ -20,14 +20,14 @@
   a sequence step by step; `call_end`. A disjunction takes the part with the fewest
   atoms still false, and the next one if that part cannot be achieved. When nothing
   fits, room is made (items the goal does not name moved away, or the anchor moved);
-  several items bound for one surface are packed (`_Oracle.pack`), stacked if need be.
+  several items bound for one surface are packed (`_TracePlanner.pack`), stacked if need be.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +45,7 @@ from fdc.agents.env import (
 from fdc.agents.predictions import Prediction
 from fdc.core.errors import FdcError
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
-from fdc.sim_bridge.graph.placement import Placement, place_beside, place_between
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
 
@@ -55,8 +55,8 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import Snapshot
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
 BASELINES = ("random", "oracle")
 #: Rounds of the oracle over a goal's literals (a later move may undo an earlier one).
@@ -109,8 +109,8 @@ def _hypothetical(env: ManipulationEnv, item: str, placement: Placement,
                   state: SnapshotState | None = None) -> SnapshotState:
     """The state just after `place` puts `item` where `placement` says, from `state`
     (default: the world now)."""
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import ObjectPose
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
     assert placement.pose is not None
     snap = state.snapshot if state is not None else env.world.snapshot()
@@ -148,7 +148,7 @@ def _without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] =
              ) -> SnapshotState:
     """The world now with `items` taken out of the scene (off the map, on no surface)
     and the containers `opened` open: would a placement fit once they are moved away?"""
-    from fdc.sim_bridge.world.trajectory import SnapshotState
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     snap = env.world.snapshot()
     objects = dict(snap.objects)
@@ -203,7 +203,7 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
         for r in listed_regions(posed, s):
             if r.anchor_id != anchor:
                 continue
-            res = place_beside(posed, item, anchor, r.direction, None, cfg)
+            res = place(posed, Relation.DIRECTION, (item, anchor, r.direction), cfg)
             if res.ok:
                 out.append((s, [r.id] + [x for x in res.region_ids if x != r.id]))
         # Anywhere, or in a cell: further from the anchor than its regions' spots, which
@@ -215,7 +215,7 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
         s = posed.support_of(args[1])
         if s is None:
             return []
-        res = place_between(posed, item, args[1], args[2], cfg)
+        res = place(posed, Relation.BETWEEN, (item, args[1], args[2]), cfg)
         if not res.ok or res.pose is None:
             return []
         import shapely
@@ -237,24 +237,24 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
     if p == "in-room":
         here = env.world.agent_pose()
         found = []
-        for s in posed.surfaces():
-            owner = g.object(s.object_id)
+        for top in posed.surfaces():
+            owner = g.object(top.object_id)
             if owner.kind is Kind.MOVABLE or posed.room_of_object(owner.id) != args[1]:
                 continue
-            if s.container is not None and not s.is_open:
+            if top.container is not None and not top.is_open:
                 continue
-            d = math.hypot(s.origin[0] - here.x, s.origin[1] - here.y)
-            found.append((d, s.id))
+            d = math.hypot(top.origin[0] - here.x, top.origin[1] - here.y)
+            found.append((d, top.id))
         return [(sid, []) for _, sid in sorted(found)]
     if p == "on-furniture":  # any open furniture surface, the nearest first
         here = env.world.agent_pose()
         found = []
-        for s in posed.surfaces():
-            if g.object(s.object_id).kind is Kind.MOVABLE:
+        for top in posed.surfaces():
+            if g.object(top.object_id).kind is Kind.MOVABLE:
                 continue
-            if s.container is not None and not s.is_open:
+            if top.container is not None and not top.is_open:
                 continue
-            found.append((math.hypot(s.origin[0] - here.x, s.origin[1] - here.y), s.id))
+            found.append((math.hypot(top.origin[0] - here.x, top.origin[1] - here.y), top.id))
         return [(sid, []) for _, sid in sorted(found)]
     if p == "same-surface":  # where the other item rests (anywhere, else a cell)
         s = posed.support_of(args[1])
@@ -325,9 +325,10 @@ def clear_destinations(env: ManipulationEnv, item: str, atoms: Sequence[GAtom],
 # --------------------------------------------------------------------------- the oracle
 
 
-class _Oracle:
-    """Plans a task's trace by acting in an agent environment. `banned`: choices (a
-    disjunct, a placement) that an earlier attempt took and failed after."""
+class _TracePlanner:
+    """The manipulation oracle: plans a task's trace by acting in an agent environment.
+    `banned`: choices (a disjunct, a placement) that an earlier attempt took and failed
+    after."""
 
     def __init__(self, env: ManipulationEnv, banned: set[str]) -> None:
         self.env = env
@@ -766,8 +767,8 @@ def _packed_surface(env: ManipulationEnv, a: GAtom) -> str | None:
 
 def _standing_at(state: SnapshotState, point: StandingPoint) -> SnapshotState:
     """`state` with the robot at a standing point, facing the furniture."""
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import AgentPose
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
     snap = state.snapshot
     agent = AgentPose(x=point.position[0], y=point.position[1], z=snap.agent.z,
@@ -790,20 +791,20 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
     for _ in range(ORACLE_RETRIES + 1):
         env = ManipulationEnv(graph, budget=PLANNING_BUDGET)
         env.reset(options={"task": task})
-        oracle = _Oracle(env, banned)
+        planner = _TracePlanner(env, banned)
         steps: Sequence[Goal] = task.goal.steps if isinstance(task.goal, GThen) else (task.goal,)
         try:
             for step in steps:
                 if isinstance(step, GTargets | GThen):
                     raise Unsolvable(f"a {type(step).__name__} step")
-                oracle.achieve(step)
-            oracle.do(ActionName.CALL_END)
+                planner.achieve(step)
+            planner.do(ActionName.CALL_END)
         except Unsolvable as e:
             first = first or str(e)
-            if isinstance(e, Refused) or not oracle.chosen:
+            if isinstance(e, Refused) or not planner.chosen:
                 raise Unsolvable(first) from None
-            last = oracle.chosen[-1]
-            parts = [c for c in oracle.chosen if PLACED not in c]  # the disjuncts taken
+            last = planner.chosen[-1]
+            parts = [c for c in planner.chosen if PLACED not in c]  # the disjuncts taken
             if PLACED in last and parts and placements_banned >= PLACEMENT_RETRIES:
                 banned.add(parts[-1])  # that part's placements keep failing: another part
                 placements_banned = 0
@@ -850,106 +851,17 @@ def _frame_nodes(walker: Walker, experience: Experience, frames: Sequence[int]
     return out
 
 
-def _nearest_source(walker: Walker, node: int, sources: Mapping[int, tuple[float, int]]
-                    ) -> tuple[int, int]:
-    """The source node (and the target it ended) whose cost plus the walk from it to
-    `node` is least: the leg of a shortest walk that arrives at `node` (the grid is
-    undirected: one search from `node` measures every leg)."""
-    back = walker.search({node: 0.0})
-    best = min(((c + back.get(m, math.inf), m, j) for m, (c, j) in sorted(sources.items())),
-               default=(math.inf, -1, -1))
-    return best[1], best[2]
-
-
-def _ordered_route(walker: Walker, start: int, targets: Sequence[Mapping[int, int]]
-                   ) -> list[int] | None:
-    """The node of each target, in order, on the shortest walk through them (a layered
-    search, as `Walker.walk` measures it, then back from the best end)."""
-    layers: list[dict[int, tuple[float, int]]] = []
-    costs: dict[int, float] = {start: 0.0}
-    for k, t in enumerate(targets):
-        reach = walker.search(costs)
-        layer = {n: (reach[n], k) for n in t if n in reach}
-        if not layer:
-            return None
-        layers.append(layer)
-        costs = {n: c for n, (c, _) in layer.items()}
-    end = min(sorted(layers[-1]), key=lambda n: layers[-1][n][0])
-    nodes = [end]
-    for layer in reversed(layers[:-1]):
-        prev, _ = _nearest_source(walker, nodes[-1], layer)
-        nodes.append(prev)
-    return nodes[::-1]
-
-
-def _tour_route(walker: Walker, start: int, targets: Sequence[Mapping[int, int]]
-                ) -> list[tuple[int, int]] | None:
-    """(target, node) in visiting order on the shortest open tour from `start` through
-    one node of each target: Held-Karp over subsets as `Walker` computes L* (the same
-    costs, so the tour's length is L*), each subset's end costs kept with the target
-    that came last, then walked back from the best end."""
-    k = len(targets)
-    # subset of targets visited -> {end node: (cost, the target visited last)}
-    table: dict[int, dict[int, tuple[float, int]]] = {0: {start: (0.0, -1)}}
-    frontier = [0]
-    for _ in range(k):
-        nxt: dict[int, dict[int, tuple[float, int]]] = {}
-        for prev in frontier:
-            reach = walker.search({n: c for n, (c, _) in table[prev].items()})
-            for j in range(k):
-                if prev & (1 << j):
-                    continue
-                merged = nxt.setdefault(prev | (1 << j), {})
-                for n in targets[j]:
-                    c = reach.get(n, math.inf)
-                    if c < merged.get(n, (math.inf, -1))[0]:
-                        merged[n] = (c, j)
-        table.update((b, m) for b, m in nxt.items() if m)
-        frontier = sorted(b for b, m in nxt.items() if m)
-    full = (1 << k) - 1
-    if full not in table:
-        return None
-    node = min(sorted(table[full]), key=lambda n: table[full][n][0])
-    route = [(table[full][node][1], node)]
-    bits = full & ~(1 << route[-1][0])
-    while bits:
-        node, j = _nearest_source(walker, route[-1][1], table[bits])
-        if j < 0:  # pragma: no cover - every entry of the table was reached
-            return None
-        route.append((j, node))
-        bits &= ~(1 << j)
-    return route[::-1]
-
-
-def _greedy_route(walker: Walker, start: int, targets: Sequence[Mapping[int, int]]
-                  ) -> list[tuple[int, int]] | None:
-    """(target, node) in visiting order: the nearest next target each time (past
-    `EXACT_TOUR_MAX` targets, as `Walker` approximates L*)."""
-    left = set(range(len(targets)))
-    at, route = start, []
-    while left:
-        reach = walker.search({at: 0.0})
-        d, j, n = min(((reach.get(n, math.inf), j, n) for j in sorted(left)
-                       for n in sorted(targets[j])), default=(math.inf, -1, -1))
-        if not math.isfinite(d):
-            return None
-        route.append((j, n))
-        at = n
-        left.discard(j)
-    return route
-
-
 def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
                   walker: Walker | None = None) -> list[int]:
-    """Valid frames on the shortest walk L* measures (`fdc.sim_bridge.graph.routes`): the closest
-    to the start for a single goal; for ordered targets, one per target on the shortest
+    """Valid frames on the shortest walk L* measures (`Walker.route`): the closest to the
+    start for a single goal; for ordered targets, one per target on the shortest
     walk through them in order; for unordered targets, in visiting order, one per target
     on the shortest open tour (exact up to `EXACT_TOUR_MAX` targets, the nearest next
     target beyond). Of the frames at the chosen grid node, the earliest. A target
     without a valid frame (or unreachable) gets the history's last frame, where the task
     starts: the task cannot be solved through frames; unordered targets then keep the
     order given."""
-    from fdc.sim_bridge.graph.routes import EXACT_TOUR_MAX, Walker
+    from fdc.sim_bridge.graph.routes import Walker
 
     walker = walker or Walker(graph.nav)
     lists = task.valid_frames or [[-1]]
@@ -961,16 +873,10 @@ def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
                             [f for f in fs if 0 <= f < len(experience.frames)]) for fs in lists]
     if start < 0 or not all(targets):
         return [min(t.values()) if t else last for t in targets]
-    if isinstance(task.goal, GTargets) and task.goal.ordered:
-        nodes = _ordered_route(walker, start, targets)
-        if nodes is None:
-            return [last] * len(targets)
-        return [t[n] for t, n in zip(targets, nodes, strict=True)]
-    tour = _tour_route(walker, start, targets) if len(targets) <= EXACT_TOUR_MAX else \
-        _greedy_route(walker, start, targets)
-    if tour is None:
+    stops = walker.route(start, targets, isinstance(task.goal, GTargets) and task.goal.ordered)
+    if stops is None:
         return [last] * len(targets)
-    return [targets[j][n] for j, n in tour]
+    return [targets[j][n] for j, n in stops]
 
 
 def random_frames(task: TaskRecord, experience: Experience, seed: int) -> list[int]:
@@ -1040,9 +946,10 @@ def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskR
     """Each task's prediction by baseline `name` (`random` or `oracle`), in order.
     `trajectories`: the folder the oracle's low-level runs are written to (one JSONL
     per memory task), referenced relative to `predictions_dir`."""
+    from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.world.state import TrajectoryHeader
-    from fdc.sim_bridge.world.trajectory import scene_sha256, write_trajectory
+    from fdc.sim_bridge.world.trajectory import write_trajectory
 
     if name not in BASELINES:
         raise ValueError(f"unknown baseline `{name}`; known: {', '.join(BASELINES)}")
@@ -1082,7 +989,7 @@ def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskR
                 trajectories.mkdir(parents=True, exist_ok=True)
                 path = trajectories / f"{task.id}.jsonl"
                 header = TrajectoryHeader(
-                    scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph),
+                    scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph.scene),
                     source="fdc-embedded", clock=LONG_DAY, seed=seed)
                 write_trajectory(path, header, snaps)
                 base = predictions_dir or trajectories.parent

@@ -46,28 +46,22 @@ from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.sim_bridge.geometry import to_frame
-from fdc.sim_bridge.graph.placement import (
-    Placement,
-    Relation,
-    place_beside,
-    place_between,
-    place_in_cell,
-    place_on,
-)
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
 from fdc.sim_bridge.world.state import AgentPose, Clock
-from fdc.sim_bridge.world.trajectory import open_keys
+from fdc.sim_bridge.world.statics import open_keys
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.graph.view import SceneView
     from fdc.sim_bridge.world.experience import Experience, Frame
-    from fdc.sim_bridge.world.trajectory import PosedGraph
+    from fdc.sim_bridge.world.posed import PosedGraph
 
 #: ManiTaskGen's budgets: 20 actions for a single task, 20 more per further step of a
 #: sequence (40 for a two-step THEN task).
@@ -184,7 +178,7 @@ def side_of(surface: Surface, agent: AgentPose) -> Side:
     return Side.LEFT if rv >= 0 else Side.RIGHT
 
 
-def listed_regions(posed: PosedGraph, surface_id: str) -> list[Region]:
+def listed_regions(posed: SceneView, surface_id: str) -> list[Region]:
     """What `show_receptacle` lists for a surface now: the regions around each item on
     it, then its 3x3 cells (only the cells when it is empty)."""
     around = posed.anchor_regions(surface_id) if posed.items_on(surface_id) else []
@@ -192,7 +186,7 @@ def listed_regions(posed: PosedGraph, surface_id: str) -> list[Region]:
     return around + posed.cells(surface_id)
 
 
-def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequence[str]
+def preview_place(posed: SceneView, item: str, surface_id: str, labels: Sequence[str]
                   ) -> tuple[Placement | None, str, dict[str, Any]]:
     """Where `place(surface_id, labels)` would put `item`, without doing it: the
     placement (None and the reason when there is none) and the embedded world's `place`
@@ -208,10 +202,9 @@ def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequenc
     import shapely
 
     cfg = posed.config.placement
-    g: Any = posed  # the placement queries read the graph's interface
     if not labels:
-        return place_on(g, item, surface_id, cfg), "", {"target": surface_id,
-                                                          "relation": Relation.ON}
+        return place(posed, Relation.ON, (item, surface_id), cfg), "", {
+            "target": surface_id, "relation": Relation.ON}
     regions = {r.id: r for r in listed_regions(posed, surface_id)}
     unknown = [x for x in labels if x not in regions]
     if unknown:
@@ -224,7 +217,7 @@ def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequenc
     last = ""
     if cells:
         for r in cells:
-            res = place_in_cell(g, item, surface_id, r.direction, cfg)
+            res = place(posed, Relation.IN_CELL, (item, surface_id, r.direction), cfg)
             if res.ok:
                 return res, "", {"target": surface_id, "relation": Relation.IN_CELL,
                                  "cell": r.direction}
@@ -236,7 +229,7 @@ def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequenc
     names = {r.id for r in chosen}
     if len(anchors) == 1:
         for r in chosen:
-            res = place_beside(g, item, anchors[0], r.direction, None, cfg)
+            res = place(posed, Relation.DIRECTION, (item, anchors[0], r.direction), cfg)
             if res.ok and set(res.region_ids) <= names:
                 return res, "", {"target": anchors[0], "relation": Relation.DIRECTION,
                                  "direction": r.direction}
@@ -245,7 +238,7 @@ def preview_place(posed: PosedGraph, item: str, surface_id: str, labels: Sequenc
                 + ", ".join(f"`{x}`" for x in res.region_ids) + ": choose those regions")
         return None, last, {}
     if len(anchors) == 2:
-        res = place_between(g, item, anchors[0], anchors[1], cfg)
+        res = place(posed, Relation.BETWEEN, (item, anchors[0], anchors[1]), cfg)
         if not res.ok or res.pose is None:
             return None, res.reason, {}
         union = shapely.union_all([r.polygon for r in chosen]).buffer(1e-6)

@@ -28,8 +28,8 @@ from fdc.sim_bridge.geometry import quaternion_to_matrix
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.generate import generate_scene
 from fdc.sim_bridge.world.experience import ExperienceRecorder
+from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Snapshot
-from fdc.sim_bridge.world.trajectory import SnapshotState
 
 Atom = tuple[str, ...]
 

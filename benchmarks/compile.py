@@ -895,12 +895,12 @@ def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
     """Build a generated scene, simulate its experience, compile the built-in library
     with `fdc compile`'s defaults; seconds of each stage (CPU time of this process)."""
     from fdc.cli.compile import DEFAULT_MAX_PER_TEMPLATE
-    from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries, sha256_text
+    from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
     from fdc.compiler.pipeline import compile_templates
+    from fdc.core.hashing import scene_sha256, sha256_text
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.generate import generate_scene
     from fdc.sim_bridge.world.simulate import simulate_experience
-    from fdc.sim_bridge.world.trajectory import scene_sha256
 
     entries, result = load_entries(None)
     assert not result.errors
@@ -908,7 +908,7 @@ def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
     t0 = time.process_time()
     graph = build_scene_graph(scene)
     t1 = time.process_time()
-    sha = scene_sha256(graph)
+    sha = scene_sha256(graph.scene)
     log = simulate_experience(graph, interactions=5, seed=seed, scene="bench", scene_sha256=sha)
     t2 = time.process_time()
     options = CompileOptions(seed=seed, max_per_template=DEFAULT_MAX_PER_TEMPLATE)

@@ -17,7 +17,6 @@ hash of the seed and a stable name (`seeded_rng`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 from collections import Counter
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fdc.core.hashing import sha256_text
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import Renderer
 from fdc.instructions.variants import variant_texts
@@ -46,7 +46,7 @@ from .timings import Timings
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
-    from fdc.sim_bridge.world.trajectory import SnapshotState
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     from .check import DomainInfo
 
@@ -127,11 +127,6 @@ class SuiteResult:
     timings: Timings = field(default_factory=Timings)  # summed over the scenes
 
 
-def sha256_text(text: str | bytes) -> str:
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()
-
-
 def seeded_rng(*parts: object) -> random.Random:
     """A random generator seeded by a hash of `parts` (the seed and stable names)."""
     digest = sha256_text("\0".join(str(p) for p in parts))
@@ -210,7 +205,7 @@ class SceneCompiler:
     def __init__(self, graph: SceneGraph, scene: str, scene_sha256: str,
                  experience: Experience | None = None, experience_sha256: str | None = None,
                  options: CompileOptions | None = None) -> None:
-        from fdc.sim_bridge.world.trajectory import SnapshotState
+        from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph
         self.scene = scene

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fdc.core.files import write_atomic
+from fdc.core.hashing import sha256_text
 
-from .compile import CompileOptions, SuiteResult, TemplateEntry, sha256_text
+from .compile import CompileOptions, SuiteResult, TemplateEntry
 from .manifest import ExperienceRef, Manifest, SceneEntry, TemplateCounts, TemplateFile
 from .suite import TaskRecord, suite_lines
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
-    from fdc.sim_bridge.world.trajectory import SnapshotState
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
 
 def add_frames(records: list[TaskRecord], frames: FrameIndex, walker: Walker

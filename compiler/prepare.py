@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.core.errors import InputError
+from fdc.core.hashing import scene_sha256, sha256_text
 from fdc.core.problems import render_text
 
-from .compile import CompileOptions, SceneCompiler, sha256_text
+from .compile import CompileOptions, SceneCompiler
 from .manifest import ExperienceRef
 from .timings import Pass, Timings
 
@@ -51,7 +52,6 @@ def load_graph(path: str) -> tuple[SceneGraph, str]:
     """The scene's graph and its sha256 (of the canonical JSON)."""
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.load import load_scene
-    from fdc.sim_bridge.world.trajectory import scene_sha256
 
     loaded = load_scene(path)
     errors = [f for f in loaded.findings if f.is_error]
@@ -59,7 +59,7 @@ def load_graph(path: str) -> tuple[SceneGraph, str]:
         detail = "; ".join(render_text(f) for f in errors) or "the scene does not load"
         raise InputError(f"{path}: {detail}")
     graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
-    return graph, scene_sha256(graph)
+    return graph, scene_sha256(graph.scene)
 
 
 def experience(job: SceneJob, graph: SceneGraph, sha: str, seed: int

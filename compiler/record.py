@@ -11,10 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from fdc.core.hashing import sha256_text
 from fdc.predicates.goal import Goal, to_pddl
 from fdc.sim_bridge.world.state import AgentPose
 
-from .compile import seeded_rng, sha256_text
+from .compile import seeded_rng
 from .suite import TaskRecord
 
 if TYPE_CHECKING:

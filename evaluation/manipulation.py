@@ -52,8 +52,8 @@ from fdc.predicates.verify import Verdict, evaluate, verify
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import Snapshot
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
 POINTS_PER_STAGE = 25.0
 #: The stages of a relocation, by number (0: none reached).
@@ -136,7 +136,7 @@ class _Trace:
         self._cache: dict[tuple[GAtom, int], bool] = {}
 
     def state(self, i: int) -> SnapshotState:
-        from fdc.sim_bridge.world.trajectory import SnapshotState
+        from fdc.sim_bridge.world.snapshot import SnapshotState
 
         found = self._states.get(i)
         if found is None:

@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import Snapshot
-    from fdc.sim_bridge.world.trajectory import SnapshotState
 
 #: The relaxation each high-level success rate judges with.
 MODES: dict[str, Mode] = {"hl_sr": Mode.STRICT, "dtg_sr": Mode.DTG_SR, "sc_sr": Mode.SC_SR}
@@ -151,7 +151,7 @@ class MemoryWorld:
     def __init__(self, graph: SceneGraph, log: Experience) -> None:
         from fdc.compiler.compile import start_snapshots
         from fdc.sim_bridge.graph.routes import Walker
-        from fdc.sim_bridge.world.trajectory import SnapshotState
+        from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph
         self.log = log

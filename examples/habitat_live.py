@@ -41,7 +41,8 @@ from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.habitat import import_habitat
 from fdc.sim_bridge.habitat.dataset import short_name
-from fdc.sim_bridge.habitat.live import HabitatWorldState, zup_to_yup_point
+from fdc.sim_bridge.habitat.importer import zup_to_yup_point
+from fdc.sim_bridge.habitat.live import HabitatWorldState
 
 TEMPLATE = "l1-to-surface"
 STEP_M = 0.25  # one clock step per 0.25 m walked, as fdc's embedded world counts

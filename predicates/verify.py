@@ -520,7 +520,7 @@ def verify_snapshots(
     """
     from fdc.predicates.builtin import default_registry
     from fdc.predicates.registry import Context, EvaluationError, Mode
-    from fdc.sim_bridge.world.trajectory import SnapshotState
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     registry = default_registry()
     base = Context(graph=graph, mode=mode if mode is not None else Mode.STRICT)

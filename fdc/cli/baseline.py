@@ -121,9 +121,9 @@ class _Scenes:
 
     def _load_log(self, named: str, graph: SceneGraph, path: Path, sha: str
                   ) -> Experience:
-        from fdc.compiler.compile import sha256_text
         from fdc.compiler.prepare import load_experience
         from fdc.core.errors import InputError
+        from fdc.core.hashing import sha256_text
         from fdc.sim_bridge.world.experience import Experience
 
         err = stderr()
@@ -151,12 +151,12 @@ class _Scenes:
             assert isinstance(raw, Experience)
             log = raw
         else:
+            from fdc.core.hashing import scene_sha256
             from fdc.sim_bridge.world.simulate import simulate_experience
-            from fdc.sim_bridge.world.trajectory import scene_sha256
 
             log = simulate_experience(graph, interactions=int(str(ref.get("interactions", 5))),
                                       seed=int(str(ref.get("seed") or 0)), scene=path.name,
-                                      scene_sha256=scene_sha256(graph))
+                                      scene_sha256=scene_sha256(graph.scene))
             found = sha256_text(log.to_json())
         if found != sha:
             err.print(f"error: the experience of `{named}` (sha256 {found[:12]}) is not the "

@@ -98,13 +98,13 @@ class _Sources:
         return next((s.sha256 for s in self.manifest.scenes if s.path == name), None)
 
     def _match_scenes(self, names: list[str]) -> None:
-        from fdc.sim_bridge.world.trajectory import scene_sha256
+        from fdc.core.hashing import scene_sha256
 
         given = self.given_scenes
         if given and len(given) == 1 and len(names) == 1:
             chosen = {names[0]: given[0]}
         elif given:
-            shas = {p: scene_sha256(self._load(p)) for p in given}
+            shas = {p: scene_sha256(self._load(p).scene) for p in given}
             chosen = {}
             for name in names:
                 want = self._scene_sha(name)
@@ -127,7 +127,7 @@ class _Sources:
         for name, path in chosen.items():
             graph = self._load(path)
             want = self._scene_sha(name)
-            if want is not None and scene_sha256(graph) != want:
+            if want is not None and scene_sha256(graph.scene) != want:
                 raise _fail(f"{path}: error: not the scene the suite was compiled on (the "
                             f"manifest gives `{name}` the sha256 {want[:12]}...)")
             self._scene_of[name] = path.resolve()
@@ -146,8 +146,7 @@ class _Sources:
         return str(sha)
 
     def _find_log(self, task: TaskRecord) -> None:
-        from fdc.compiler.compile import sha256_text
-        from fdc.sim_bridge.world.trajectory import scene_sha256
+        from fdc.core.hashing import scene_sha256, sha256_text
 
         sha = task.experience
         hint = "give the log with --history"
@@ -171,7 +170,7 @@ class _Sources:
                 try:
                     log = simulate_experience(
                         graph, interactions=ref.interactions, seed=ref.seed or 0,
-                        scene=Path(entry.path).name, scene_sha256=scene_sha256(graph))
+                        scene=Path(entry.path).name, scene_sha256=scene_sha256(graph.scene))
                 except SimulationError as e:
                     raise _fail(f"error: the simulated experience cannot be run again: "
                                 f"{e}; {hint}") from None
@@ -185,7 +184,7 @@ class _Sources:
             raise _fail(f"error: no experience log with sha256 {sha[:12]}... (task "
                         f"`{task.id}`); {hint}")
         graph = self.graph(task)
-        if log.scene_sha256 is not None and log.scene_sha256 != scene_sha256(graph):
+        if log.scene_sha256 is not None and log.scene_sha256 != scene_sha256(graph.scene):
             raise _fail(f"error: the experience log of task `{task.id}` was recorded in "
                         f"another scene than {self._scene_of[task.scene or '']}")
         if not log.frames:
@@ -196,8 +195,8 @@ def _manifest(suite: Path) -> Manifest | None:
     """The manifest beside the suite, when it describes this suite."""
     from pydantic import ValidationError
 
-    from fdc.compiler.compile import sha256_text
     from fdc.compiler.manifest import Manifest
+    from fdc.core.hashing import sha256_text
 
     path = suite.parent / "manifest.json"
     if not path.is_file():
@@ -265,7 +264,7 @@ def evaluate_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.agents.predictions import read_predictions
-    from fdc.compiler.compile import sha256_text
+    from fdc.core.hashing import sha256_text
     from fdc.evaluation.memory import frames_expected
     from fdc.evaluation.report import build_report, is_memory, tables
 

@@ -33,31 +33,31 @@ import numpy as np
 
 from fdc.interop.habitat.pddl_yaml import NotExpressible
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.habitat.dataset import Dataset, short_name
-from fdc.sim_bridge.habitat.importer import C, asset_alignment
+from fdc.sim_bridge.habitat.importer import (
+    C,
+    asset_alignment,
+    zup_to_yup_point,
+    zup_to_yup_quaternion,
+)
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
 if TYPE_CHECKING:
     from fdc.predicates.goal import GAtom, Goal
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.posed import PosedGraph
+    from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import AgentPose, Snapshot
 
 #: Placement relations, most specific first (an item with several atoms is placed by
 #: the first; the others are checked on the result).
 PLACEMENT_ORDER = ("between", "at-side", "around", "in-cell", "inside", "on")
+#: The placement relation each of those goal predicates names.
+_RELATIONS = {"between": Relation.BETWEEN, "at-side": Relation.DIRECTION,
+              "around": Relation.AROUND, "in-cell": Relation.IN_CELL, "inside": Relation.INSIDE,
+              "on": Relation.ON}
 _ROBOT = {"holding", "hand-empty", "robot-at-object", "robot-at-receptacle", "robot-in-room"}
-
-
-def zup_to_yup_point(p: Any) -> Array:
-    """fdc (Z-up) to Habitat (Y-up): the inverse of `importer.yup_to_zup_point`."""
-    out: Array = np.asarray(p, dtype=np.float64) @ C
-    return out
-
-
-def zup_to_yup_quaternion(q: Sequence[float]) -> tuple[float, float, float, float]:
-    """[w, x, y, z] in fdc's frame to Habitat's: the inverse of `yup_to_zup_quaternion`."""
-    w, x, y, z = (float(v) for v in q)
-    return (w, x, z, -y)
 
 
 def start_rotation(yaw_rad: float) -> list[float]:
@@ -269,39 +269,17 @@ class EpisodeBuilder:
             pending = [x for x in pending if x not in ready]
         return order
 
-    def _place(self, snap: Snapshot, a: GAtom) -> Any:
-        from fdc.sim_bridge.graph.placement import (
-            place_around,
-            place_beside,
-            place_between,
-            place_in_cell,
-            place_inside,
-            place_on,
-        )
-        from fdc.sim_bridge.graph.regions import Direction
-
-        g: Any = self._posed(snap)  # the placement queries read the graph's interface
-        cfg = self.graph.config.placement
-        args = a.args
-        if a.predicate == "on":
-            return place_on(g, args[0], args[1], cfg)
-        if a.predicate == "in-cell":
-            return place_in_cell(g, args[0], args[1], Direction(args[2]), cfg)
-        if a.predicate == "inside":
-            return place_inside(g, args[0], args[1], cfg)
-        if a.predicate == "around":
-            return place_around(g, args[0], args[1], cfg)
-        if a.predicate == "at-side":
-            return place_beside(g, args[0], args[1], Direction(args[2]), None, cfg)
-        return place_between(g, args[0], args[1], args[2], cfg)
+    def _place(self, snap: Snapshot, a: GAtom) -> Placement:
+        return place(self._posed(snap), _RELATIONS[a.predicate], a.args,
+                     self.graph.config.placement)
 
     # ----- helpers ---------------------------------------------------------------------
-    def _state(self, snap: Snapshot) -> Any:
-        from fdc.sim_bridge.world.trajectory import SnapshotState
+    def _state(self, snap: Snapshot) -> SnapshotState:
+        from fdc.sim_bridge.world.snapshot import SnapshotState
 
         return SnapshotState(self.graph, snap)
 
-    def _posed(self, snap: Snapshot) -> Any:
+    def _posed(self, snap: Snapshot) -> PosedGraph:
         return self._state(snap).posed
 
     def _is_surface(self, ident: str) -> bool:
@@ -317,7 +295,7 @@ class EpisodeBuilder:
             return surface_id
         return r.handle + surface_id[len(owner):]
 
-    def _receptacle_object(self, posed: Any, item: str) -> str | None:
+    def _receptacle_object(self, posed: PosedGraph, item: str) -> str | None:
         support = posed.support_of(item)
         if support is None:
             return None

@@ -1,6 +1,7 @@
 """Placement queries: where can an item go so that a relation holds?
 
-One function per relation, all built on `find_spot`: candidate centres on a grid over the
+`place(view, relation, args)` is the one dispatch from a relation to its query. One
+function per relation, all built on `find_spot`: candidate centres on a grid over the
 target region (in the surface frame), the item's box tested against the region and the
 obstacles in one vectorised pass, the best candidate chosen by a fixed score (nearest to
 the relation's preferred point, then smallest u, then smallest v). Deterministic; the
@@ -11,6 +12,7 @@ does the item go?).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,6 @@ from fdc.sim_bridge.geometry import from_frame, rects, to_frame, yaw_quaternion
 from fdc.sim_bridge.graph.regions import (
     RING,
     Direction,
-    Region,
     Side,
     grid_cells,
     surface_direction,
@@ -30,7 +31,7 @@ from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind, Pose
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.graph.view import SceneView
 
 
 class Relation(StrEnum):
@@ -78,7 +79,7 @@ def _fail(item: str, relation: Relation, reason: str, surface: str | None = None
     return Placement(item, relation, None, surface, (), reason)
 
 
-def headroom_m(g: SceneGraph, surface: Surface) -> float:
+def headroom_m(g: SceneView, surface: Surface) -> float:
     """The room above `surface` now: its clearance, and, for the top of an item (a tray,
     a book), no more than the room left above the surface under that item (its
     clearance was measured where the item first stood; moved under a shelf, the item
@@ -100,7 +101,7 @@ def headroom_m(g: SceneGraph, surface: Surface) -> float:
 
 
 def find_spot(
-    g: SceneGraph,
+    g: SceneView,
     item: str,
     surface: Surface,
     target: Any,
@@ -178,7 +179,7 @@ def find_spot(
                  f"in the target region on `{surface.id}`", surface.id)
 
 
-def place_on(g: SceneGraph, item: str, surface_id: str,
+def place_on(g: SceneView, item: str, surface_id: str,
              config: PlacementConfig | None = None) -> Placement:
     config = config or PlacementConfig()
     s = g.surface(surface_id)
@@ -186,7 +187,7 @@ def place_on(g: SceneGraph, item: str, surface_id: str,
     return find_spot(g, item, s, s.polygon, (c.x, c.y), Relation.ON, config, (s.id,))
 
 
-def place_in_cell(g: SceneGraph, item: str, surface_id: str, cell: Direction,
+def place_in_cell(g: SceneView, item: str, surface_id: str, cell: Direction,
                   config: PlacementConfig | None = None) -> Placement:
     config = config or PlacementConfig()
     s = g.surface(surface_id)
@@ -213,7 +214,7 @@ def _merges(direction: Direction) -> list[tuple[Direction, ...]]:
     return out
 
 
-def place_beside(g: SceneGraph, item: str, anchor: str, direction: Direction,
+def place_beside(g: SceneView, item: str, anchor: str, direction: Direction,
                  viewer_side: Side | None = None,
                  config: PlacementConfig | None = None) -> Placement:
     """Put `item` at `direction` of `anchor` (in the surface's words, or in the words of a
@@ -253,7 +254,7 @@ def place_beside(g: SceneGraph, item: str, anchor: str, direction: Direction,
                  "adjacent regions", s.id)
 
 
-def place_around(g: SceneGraph, item: str, anchor: str,
+def place_around(g: SceneView, item: str, anchor: str,
                  config: PlacementConfig | None = None) -> Placement:
     """Put `item` in any region around `anchor`: the spot nearest the anchor wins."""
     config = config or PlacementConfig()
@@ -275,7 +276,7 @@ def place_around(g: SceneGraph, item: str, anchor: str,
                      best.yaw_rad, best.footprint)
 
 
-def place_between(g: SceneGraph, item: str, first: str, second: str,
+def place_between(g: SceneView, item: str, first: str, second: str,
                   config: PlacementConfig | None = None) -> Placement:
     """Put `item` between two anchors on the same surface: inside the hull of both
     footprints, its centre in the band that joins them."""
@@ -315,7 +316,7 @@ def _width_across(poly: Any, axis: float) -> float:
     return float(b[3] - b[1])
 
 
-def place_inside(g: SceneGraph, item: str, container: str,
+def place_inside(g: SceneView, item: str, container: str,
                  config: PlacementConfig | None = None) -> Placement:
     """Put `item` in a container (`object|container` id, or an object with one)."""
     config = config or PlacementConfig()
@@ -333,5 +334,48 @@ def place_inside(g: SceneGraph, item: str, container: str,
     return last
 
 
-def regions_by_id(regions: list[Region]) -> dict[str, Region]:
-    return {r.id: r for r in regions}
+#: How many arguments each relation takes (the item first): least and most.
+_ARITY: dict[Relation, tuple[int, int]] = {
+    Relation.ON: (2, 2), Relation.IN_CELL: (3, 3), Relation.INSIDE: (2, 2),
+    Relation.DIRECTION: (3, 4), Relation.AROUND: (2, 2), Relation.BETWEEN: (3, 3),
+}
+
+
+def place(view: SceneView, relation: Relation | str, args: Sequence[str],
+          config: PlacementConfig | None = None) -> Placement:
+    """Where the item `args[0]` can go so that `relation` holds with the rest of `args`:
+    the one dispatch from a relation to its placement query.
+
+    - `on`: (item, surface);
+    - `in_cell`: (item, surface, cell);
+    - `inside`: (item, container: `object|container`, or an object with one);
+    - `direction`: (item, anchor, direction[, viewer side]): the direction in the
+      surface's words, or in those of a viewer at that side;
+    - `around`: (item, anchor);
+    - `between`: (item, first anchor, second anchor).
+
+    Raises ValueError for an unknown relation, a wrong number of arguments, or a word
+    that is not a direction, cell or side."""
+    try:
+        rel = Relation(relation)
+    except ValueError:
+        known = ", ".join(r.value for r in Relation)
+        raise ValueError(f"unknown relation `{relation}` (known: {known})") from None
+    low, high = _ARITY[rel]
+    if not low <= len(args) <= high:
+        count = str(low) if low == high else f"{low} or {high}"
+        raise ValueError(f"`{rel.value}` takes {count} arguments (the item first), "
+                         f"not {len(args)}")
+    item, target, *rest = args
+    if rel is Relation.ON:
+        return place_on(view, item, target, config)
+    if rel is Relation.IN_CELL:
+        return place_in_cell(view, item, target, Direction(rest[0]), config)
+    if rel is Relation.INSIDE:
+        return place_inside(view, item, target, config)
+    if rel is Relation.DIRECTION:
+        side = Side(rest[1]) if len(rest) > 1 else None
+        return place_beside(view, item, target, Direction(rest[0]), side, config)
+    if rel is Relation.AROUND:
+        return place_around(view, item, target, config)
+    return place_between(view, item, target, rest[0], config)

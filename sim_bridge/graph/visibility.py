@@ -9,7 +9,7 @@ lines are tested against an STRtree of occluders in one query.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -17,17 +17,17 @@ import numpy.typing as npt
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.graph.scene_graph import Point, SceneGraph
-    from fdc.sim_bridge.world.trajectory import PosedGraph
+    from fdc.sim_bridge.graph.scene_graph import Point
+    from fdc.sim_bridge.graph.view import SceneView
 
 
-def _eye(g: SceneGraph, position: Point, eye_z: float | None) -> tuple[float, float, float]:
+def _eye(g: SceneView, position: Point, eye_z: float | None) -> tuple[float, float, float]:
     if eye_z is None:
         eye_z = (position[2] if len(position) == 3 else 0.0) + g.scene.agent.eye_height_m  # type: ignore[misc]
     return float(position[0]), float(position[1]), float(eye_z)
 
 
-def _hidden_in_closed(g: SceneGraph, ident: str) -> bool:
+def _hidden_in_closed(g: SceneView, ident: str) -> bool:
     p = g.object(ident).parent_surface
     for _ in range(64):
         if p is None:
@@ -39,7 +39,7 @@ def _hidden_in_closed(g: SceneGraph, ident: str) -> bool:
     return False
 
 
-def _visible_mask(g: SceneGraph, eye: tuple[float, float, float], targets: list[str]
+def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[str]
                   ) -> np.ndarray:
     import shapely
 
@@ -82,7 +82,7 @@ def _visible_mask(g: SceneGraph, eye: tuple[float, float, float], targets: list[
     return ~blocked & ~hidden
 
 
-def _carrier_chain(g: SceneGraph, ident: str) -> set[str]:
+def _carrier_chain(g: SceneView, ident: str) -> set[str]:
     out: set[str] = set()
     c = g.carrier(ident)
     while c is not None and c.id not in out:
@@ -91,13 +91,13 @@ def _carrier_chain(g: SceneGraph, ident: str) -> set[str]:
     return out
 
 
-def line_of_sight(g: SceneGraph, position: Point, target: str, eye_z: float | None = None
+def line_of_sight(g: SceneView, position: Point, target: str, eye_z: float | None = None
                   ) -> bool:
     """Whether an eye at `position` sees the centre of object `target`."""
     return bool(_visible_mask(g, _eye(g, position, eye_z), [target])[0])
 
 
-def visible_objects(g: SceneGraph, position: Point, yaw_rad: float, fov_rad: float,
+def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float,
                     max_range_m: float, eye_z: float | None = None) -> list[str]:
     """Ids of objects within range and field of view with a clear line of sight."""
     eye = _eye(g, position, eye_z)
@@ -122,12 +122,12 @@ class SightIndex:
     centres for range culling, and, per object as it is first needed, its
     carrier chain and whether a closed container hides it. `visible_objects` then tests
     the sight lines of a whole batch of poses in one vectorised pass, with the rules and
-    answers of `visible_objects` above. `g` is a `SceneGraph` or a `PosedGraph`."""
+    answers of `visible_objects` above, on any `SceneView`."""
 
-    def __init__(self, g: SceneGraph | PosedGraph) -> None:
+    def __init__(self, g: SceneView) -> None:
         import shapely
 
-        self._g: Any = g  # the helpers above read either
+        self._g = g
         b = g.bodies
         n = len(b.ids)
         self._ids = list(b.ids)
@@ -138,7 +138,8 @@ class SightIndex:
         # Targets: the shell as declared is never one; occluders: the shell as resolved.
         self._declared_shell = np.array(
             [o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects], dtype=bool)
-        static = getattr(g, "graph", g)  # a PosedGraph's kinds are its scene graph's
+        # A PosedGraph's kinds are its scene graph's: read them there, unposed.
+        static: SceneView = getattr(g, "graph", g)
         resolved = [static.object(i) for i in self._ids]
         occ_shell = np.array([o.kind is Kind.STAGE and o.spec.obstacle is False
                               for o in resolved], dtype=bool)

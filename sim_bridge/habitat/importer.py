@@ -61,6 +61,18 @@ def yup_to_zup_quaternion(q: Any) -> tuple[float, float, float, float]:
     return (w, x, -z, y)
 
 
+def zup_to_yup_point(p: Any) -> Array:
+    """fdc (x, y, z) to Habitat (x, z, -y): the inverse of `yup_to_zup_point`."""
+    out: Array = np.asarray(p, dtype=np.float64) @ C
+    return out
+
+
+def zup_to_yup_quaternion(q: Any) -> tuple[float, float, float, float]:
+    """[w, x, y, z] in fdc's frame to Habitat's: the inverse of `yup_to_zup_quaternion`."""
+    w, x, y, z = (float(v) for v in q)
+    return (w, x, z, -y)
+
+
 def asset_alignment(up: Any, front: Any) -> Array:
     """The rotation taking an asset's `up` to +Y and its `front` to -Z (Habitat's frame)."""
     u = np.asarray(up, dtype=np.float64)

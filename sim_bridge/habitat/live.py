@@ -39,20 +39,22 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fdc.core.errors import FdcError
+from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
-from fdc.sim_bridge.habitat.importer import C, yup_to_zup_point, yup_to_zup_quaternion
-from fdc.sim_bridge.scene.schema import Kind, Scene
-from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
-from fdc.sim_bridge.world.trajectory import (
-    LiveRecord,
-    SnapshotState,
-    open_keys,
-    scene_sha256,
-    scene_statics,
-    write_trajectory,
+from fdc.sim_bridge.habitat.importer import (
+    C,
+    yup_to_zup_point,
+    yup_to_zup_quaternion,
+    zup_to_yup_point,
 )
+from fdc.sim_bridge.scene.schema import Kind, Scene
+from fdc.sim_bridge.world.record import LiveRecord
+from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
+from fdc.sim_bridge.world.statics import open_keys, scene_statics
+from fdc.sim_bridge.world.trajectory import write_trajectory
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -66,12 +68,6 @@ STAGE = "stage"
 class HabitatStateError(FdcError, LookupError):
     """The simulator and the fdc scene disagree (an object of the scene is not in the
     simulator); the message names both ids."""
-
-
-def zup_to_yup_point(p: Any) -> Array:
-    """fdc (x, y, z) to Habitat (x, z, -y): the inverse of the importer's conversion."""
-    out: Array = np.asarray(p, dtype=np.float64) @ C
-    return out
 
 
 # ----- names -------------------------------------------------------------------------
@@ -440,7 +436,7 @@ class HabitatWorldState(LiveRecord):
 
     def header(self, scene: str | None = None) -> TrajectoryHeader:
         return TrajectoryHeader(scene=scene or self._graph.scene.name,
-                                scene_sha256=scene_sha256(self._graph), source=self.source,
+                                scene_sha256=scene_sha256(self._graph.scene), source=self.source,
                                 clock=self.clock)
 
     def write(self, path: str | Path, scene: str | None = None) -> None:
@@ -450,4 +446,4 @@ class HabitatWorldState(LiveRecord):
 
 
 __all__ = ["OPEN_THRESHOLD", "HabitatNames", "HabitatStateError", "HabitatWorldState",
-           "link_open_states", "object_box", "zup_to_yup_point"]
+           "link_open_states", "object_box"]

@@ -24,30 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.graph.navigation import path_length
-from fdc.sim_bridge.graph.placement import (
-    Placement,
-    Relation,
-    place_around,
-    place_beside,
-    place_between,
-    place_in_cell,
-    place_inside,
-    place_on,
-)
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Direction, Side
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.posed import PosedGraph
+from fdc.sim_bridge.world.record import LiveRecord
+from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
-from fdc.sim_bridge.world.trajectory import (
-    LiveRecord,
-    PosedGraph,
-    SnapshotState,
-    open_keys,
-    scene_statics,
-    write_trajectory,
-)
+from fdc.sim_bridge.world.statics import open_keys, scene_statics
+from fdc.sim_bridge.world.trajectory import write_trajectory
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -184,10 +173,8 @@ class EmbeddedWorld(LiveRecord):
         return self._snapshots[-1]
 
     def header(self, scene: str | None = None) -> TrajectoryHeader:
-        from fdc.sim_bridge.world.trajectory import scene_sha256
-
         return TrajectoryHeader(scene=scene or self._graph.scene.name,
-                                scene_sha256=scene_sha256(self._graph), source="fdc-embedded",
+                                scene_sha256=scene_sha256(self._graph.scene), source="fdc-embedded",
                                 clock=self.clock, seed=self.seed)
 
     def record(self, path: str | Path, scene: str | None = None) -> None:
@@ -361,9 +348,13 @@ class EmbeddedWorld(LiveRecord):
         far = self._too_far(posed, surface_id)
         if far:
             return self._refuse(action, far)
+        # `on` and `in_cell` go on the surface found above; the others name their target.
+        where = surface_id if rel in (Relation.ON, Relation.IN_CELL) else target
+        extra = {Relation.IN_CELL: (cell,), Relation.DIRECTION: (direction, viewer_side),
+                 Relation.BETWEEN: (second,)}.get(rel, ())
         try:
-            res = self._query(posed, item, target, rel, cell, direction, viewer_side, second,
-                              surface_id)
+            res = place(posed, rel, (item, where, *(w for w in extra if w is not None)),
+                        g.config.placement)
         except ValueError as e:  # a bad direction, cell or side word
             return self._refuse(action, str(e))
         if not res.ok or res.pose is None:
@@ -434,7 +425,8 @@ class EmbeddedWorld(LiveRecord):
                 f"{self.config.arm_reach_m:g} m)")
 
     def _place_target(self, posed: PosedGraph, item: str, target: str, rel: Relation,
-                      cell: Any, direction: Any, second: str | None
+                      cell: Direction | str | None, direction: Direction | str | None,
+                      second: str | None
                       ) -> tuple[str, str | None]:
         """(problem, the surface the item would go on) before any geometry is tried."""
         g = self._graph
@@ -475,25 +467,6 @@ class EmbeddedWorld(LiveRecord):
         if s2 is None:
             return f"`{target}` rests on no surface", None
         return "", s2.id
-
-    def _query(self, posed: PosedGraph, item: str, target: str, rel: Relation, cell: Any,
-               direction: Any, viewer_side: Any, second: str | None, surface_id: str
-               ) -> Placement:
-        g: Any = posed  # the placement queries read the graph's interface
-        cfg = self._graph.config.placement
-        if rel is Relation.ON:
-            return place_on(g, item, surface_id, cfg)
-        if rel is Relation.IN_CELL:
-            return place_in_cell(g, item, surface_id, Direction(cell), cfg)
-        if rel is Relation.INSIDE:
-            return place_inside(g, item, target, cfg)
-        if rel is Relation.DIRECTION:
-            side = Side(viewer_side) if viewer_side is not None else None
-            return place_beside(g, item, target, Direction(direction), side, cfg)
-        if rel is Relation.AROUND:
-            return place_around(g, item, target, cfg)
-        assert second is not None
-        return place_between(g, item, target, second, cfg)
 
     def _free_point(self, xy: tuple[float, float]) -> tuple[float, float]:
         """The point itself when the robot fits there, else the nearest free cell."""

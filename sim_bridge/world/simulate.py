@@ -35,13 +35,11 @@ default; `Clock(steps_per_day=n - 1).time_at(i)`), so the first frame is at 06:0
 the last at 22:00 whatever the number of steps; an interaction starts at its pick
 frame's time and ends at its place frame's.
 
-Walks are planned here rather than by `SceneGraph.shortest_path`, whose taut-path search
-tests hundreds of sight lines against the whole free-floor polygon (seconds per walk in
-a 3,000-object scene): A* with a bucket queue over the navigation grid (8-connected, no
-corner cutting, diagonal steps weighing 1.5), the grid path pulled taut with a grid line
-of sight, every leg then checked exactly against the free floor (a leg that fails is
-replaced by the grid path under it) and walked by `EmbeddedWorld.follow`, which checks
-again; a walk it still refused would fall back to the world's own `navigate`.
+Walks are planned by `fdc.sim_bridge.graph.routes.GridRouter` rather than by
+`SceneGraph.shortest_path`, whose taut-path search tests hundreds of sight lines against
+the whole free-floor polygon (seconds per walk in a 3,000-object scene), and walked by
+`EmbeddedWorld.follow`, which checks every leg against the free floor again; a walk it
+still refused would fall back to the world's own `navigate`.
 """
 
 from __future__ import annotations
@@ -55,14 +53,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fdc.core.errors import FdcError
-from fdc.sim_bridge.graph.placement import Placement, Relation, place_in_cell, place_on
+from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Direction
+from fdc.sim_bridge.graph.routes import GridRouter
 from fdc.sim_bridge.graph.visibility import SightIndex
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
+from fdc.sim_bridge.world.posed import PosedGraph
+from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
-from fdc.sim_bridge.world.trajectory import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M, PosedGraph
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.navigation import StandingPoint
@@ -134,29 +134,29 @@ def simulate(graph: SceneGraph, *, interactions: int = 5, seed: int = 0, scene: 
     cfg = config or OracleConfig()
     if not 0 <= cfg.day_start_min < cfg.day_end_min <= 1440:
         raise ValueError("the day must end after it starts, both within 00:00-24:00")
-    oracle = _Oracle(graph, cfg, seed)
+    robot = _Collector(graph, cfg, seed)
     for k in range(interactions):
-        if not oracle.interact():
+        if not robot.interact():
             raise SimulationError(
                 f"only {k} of {interactions} interactions are feasible in scene "
                 f"`{graph.scene.name}`: no movable item left that the robot can pick and "
                 f"put on another reachable surface (tried up to {cfg.item_tries} items, "
                 f"{cfg.target_tries} surfaces each)")
     if interactions:
-        oracle.leave()
-    world = oracle.world
+        robot.leave()
+    world = robot.world
     name = scene or graph.scene.name
     clock = Clock(start_min=cfg.day_start_min, end_min=cfg.day_end_min,
-                  steps_per_day=max(len(oracle.rows) - 1, 1))
+                  steps_per_day=max(len(robot.rows) - 1, 1))
     header = world.header(name).model_copy(update={"clock": clock})
-    log = oracle.finish(name, scene_sha256 if scene_sha256 is not None else
+    log = robot.finish(name, scene_sha256 if scene_sha256 is not None else
                         header.scene_sha256, clock)
     snapshots = tuple(s.model_copy(update={"time_min": clock.time_at(s.step)})
                       for s in world.snapshots)
     return Simulation(experience=log, snapshots=snapshots, header=header, world=world)
 
 
-# ----------------------------------------------------------------------- the oracle
+# ----------------------------------------------------------------------- the robot
 
 
 @dataclass(frozen=True)
@@ -182,8 +182,9 @@ class _FrameRow:
     events: list[tuple[str, str, str | None, ObjectPose | None]] = field(default_factory=list)
 
 
-class _Oracle:
-    """The robot, its choices, and the frames it has recorded."""
+class _Collector:
+    """The data-collecting robot of FindingDory's first phase: its choices, its walks
+    and the frames it has recorded."""
 
     def __init__(self, graph: SceneGraph, cfg: OracleConfig, seed: int) -> None:
         self.graph = graph
@@ -193,7 +194,7 @@ class _Oracle:
         # One snapshot per action (the frames of a walk come from its moves): a snapshot
         # holds every tracked pose, too much to keep per step in a large scene.
         self.world = EmbeddedWorld(graph, clock=_WORLD_CLOCK, seed=seed, record_steps=False)
-        self.router = _Router(graph)
+        self.router = GridRouter(graph.nav)
         self.movable = sorted(o.id for o in graph.objects(kind=Kind.MOVABLE))
         self.moved: set[str] = set()
         # Furniture surfaces the robot may put things on (it opens nothing).
@@ -255,16 +256,16 @@ class _Oracle:
         cands = [s for s in self.targets if s != source and s not in exclude]
         self.rng.shuffle(cands)
         cfg = self.graph.config.placement
-        g: SceneGraph = posed  # type: ignore[assignment]  # the queries read its interface
+        at: Direction | None  # the cell aimed at (None: anywhere on the surface)
         for s in cands[: self.cfg.target_tries]:
             pts, _ = posed.standing_points_for(s)
             if not any(p.reachable for p in pts):
                 continue
             cell = self.rng.choice(_CELLS)
-            res = place_in_cell(g, item, s, cell, cfg)
+            res = place(posed, Relation.IN_CELL, (item, s, cell), cfg)
             relation, at = Relation.IN_CELL, cell
             if not res.ok:
-                res = place_on(g, item, s, cfg)
+                res = place(posed, Relation.ON, (item, s), cfg)
                 relation, at = Relation.ON, None
             if not res.ok or res.pose is None:
                 continue
@@ -402,203 +403,3 @@ class _Oracle:
 def _heading(start: tuple[float, float], face: tuple[float, float], default: float) -> float:
     dx, dy = face[0] - start[0], face[1] - start[1]
     return math.atan2(dy, dx) if math.hypot(dx, dy) > 1e-6 else default
-
-
-# ----------------------------------------------------------------------- walking
-
-
-#: The 8 grid steps (dy, dx) and their weights (orthogonal 2, diagonal 3: 1.5 per step).
-_STEPS = ((0, 1, 2), (0, -1, 2), (1, 0, 2), (-1, 0, 2),
-          (1, 1, 3), (1, -1, 3), (-1, 1, 3), (-1, -1, 3))
-#: A move is 1 to `_JUMP` steps in one direction (every step a grid edge), so a search
-#: round advances the frontier by up to `_JUMP` cells. `_WINDOW`: the f values one round
-#: takes (in weight units; 6 is 0.3 m): a walk is at most that much longer than the
-#: shortest on the grid.
-_JUMP = 3
-_WINDOW = 6
-
-
-class _Router:
-    """Shortest walks on the navigation grid (`graph.nav`), vectorised in numpy."""
-
-    def __init__(self, graph: SceneGraph) -> None:
-        nav = graph.nav
-        self.nav = nav
-        free = nav.index >= 0
-        self.shape = free.shape
-        ny, nx = free.shape
-        self.nx = nx
-        self.free = free.ravel()
-        n = ny * nx
-        pad = np.pad(free, 1)
-        edges, offsets, weights = [], [], []
-        for dy, dx, w in _STEPS:
-            there = pad[1 + dy: 1 + dy + ny, 1 + dx: 1 + dx + nx]
-            step = free & there
-            if dx and dy:  # no corner cutting: both orthogonal neighbours free
-                step &= pad[1: 1 + ny, 1 + dx: 1 + dx + nx] & pad[1 + dy: 1 + dy + ny, 1: 1 + nx]
-            one = step.ravel()
-            off = dy * nx + dx
-            ok = one
-            for length in range(1, _JUMP + 1):
-                if length > 1:  # one more step from where the shorter move ends
-                    nxt = np.zeros(n, dtype=bool)
-                    src = np.flatnonzero(ok)
-                    nxt[src] = one[src + (length - 1) * off]
-                    ok = nxt
-                edges.append(ok)
-                offsets.append(length * off)
-                weights.append(length * w)
-        self.edges = np.stack(edges, axis=1)
-        self.offsets = np.array(offsets, dtype=np.int64)
-        self.weights = np.array(weights, dtype=np.int64)
-        # Cells whose 8 neighbours are free too: a grid line of sight through them keeps
-        # clear of the floor's edge by half a cell at least.
-        inner = free.copy()
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                inner &= pad[1 + dy: 1 + dy + ny, 1 + dx: 1 + dx + nx]
-        self.inner = inner.ravel()
-        self.node_cell = np.flatnonzero(self.free)  # navigation node -> grid cell
-
-    def _cells(self, xy: Sequence[tuple[float, float]]) -> np.ndarray:
-        nodes = self.nav.nearest_nodes(np.asarray(xy, dtype=np.float64).reshape(-1, 2))
-        return np.where(nodes >= 0, self.node_cell[np.maximum(nodes, 0)], -1)
-
-    def _centre(self, cell: int) -> tuple[float, float]:
-        iy, ix = divmod(cell, self.nx)
-        ox, oy = self.nav.origin
-        r = self.nav.resolution_m
-        return (ox + (ix + 0.5) * r, oy + (iy + 0.5) * r)
-
-    def route(self, start: tuple[float, float], goals: Sequence[tuple[float, float]]
-              ) -> list[tuple[float, float]] | None:
-        """The grid walk from `start` to the nearest goal: cell centres, ending at the
-        goal itself (the start left out); [] when the robot stands on a goal; None when
-        no goal is reachable."""
-        for g in goals:
-            if math.hypot(g[0] - start[0], g[1] - start[1]) < 1e-9:
-                return []
-        (s,) = self._cells([start])
-        ends = self._cells(goals)
-        if s < 0 or not (ends >= 0).any():
-            return None
-        found = self._search(int(s), ends[ends >= 0])
-        if found is None:
-            return None
-        cells, goal_cell = found
-        k = min(i for i in range(len(goals)) if ends[i] == goal_cell)
-        return [self._centre(c) for c in cells] + [(float(goals[k][0]), float(goals[k][1]))]
-
-    def _search(self, start: int, goals: np.ndarray) -> tuple[list[int], int] | None:
-        """A* with a bucket queue (integer weights, the octile heuristic to the nearest
-        goal), in vectorised rounds, stopping at the first goal cell reached."""
-        n = len(self.free)
-        nx = self.nx
-        goal_y, goal_x = np.divmod(goals, nx)
-
-        def heuristic(cells: np.ndarray) -> np.ndarray:
-            iy, ix = np.divmod(cells, nx)
-            dy = np.abs(iy[:, None] - goal_y[None, :])
-            dx = np.abs(ix[:, None] - goal_x[None, :])
-            out: np.ndarray = (2 * np.maximum(dx, dy) + np.minimum(dx, dy)).min(axis=1)
-            return out
-
-        dist = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        parent = np.full(n, -1, dtype=np.int64)
-        is_goal = np.zeros(n, dtype=bool)
-        is_goal[goals] = True
-        first = np.array([start], dtype=np.int64)
-        dist[start] = 0
-        buckets: dict[int, list[np.ndarray]] = {int(heuristic(first)[0]) // _WINDOW: [first]}
-        stamp = np.full(n, -1, dtype=np.int64)
-
-        def distinct(cells: np.ndarray) -> np.ndarray:
-            """The cells without repeats (first occurrences, in order), in linear time."""
-            at = np.arange(len(cells))
-            stamp[cells[::-1]] = at[::-1]
-            out: np.ndarray = cells[stamp[cells] == at]
-            return out
-
-        goal = -1
-        while buckets:
-            # One round takes a window of f values: a cell improved after its round is
-            # expanded again (label correcting), stale entries are harmless.
-            nodes = distinct(np.concatenate(buckets.pop(min(buckets))))
-            hit = nodes[is_goal[nodes]]
-            if len(hit):
-                goal = int(hit[np.lexsort((hit, dist[hit]))[0]])
-                break
-            rows, cols = np.nonzero(self.edges[nodes])
-            par = nodes[rows]
-            nb = par + self.offsets[cols]
-            nd = dist[par] + self.weights[cols]
-            better = nd < dist[nb]
-            nb, nd, par = nb[better], nd[better], par[better]
-            if not len(nb):
-                continue
-            np.minimum.at(dist, nb, nd)
-            won = nd == dist[nb]
-            nb, nd, par = nb[won], nd[won], par[won]
-            parent[nb] = par  # among equal offers the last one written wins
-            nb = distinct(nb)
-            nd = dist[nb]
-            key = (nd + heuristic(nb)) // _WINDOW
-            for value in range(int(key.min()), int(key.max()) + 1):
-                sel = nb[key == value]
-                if len(sel):
-                    buckets.setdefault(value, []).append(sel)
-        if goal < 0:
-            return None
-        cells = [goal]
-        while cells[-1] != start:
-            cells.append(int(parent[cells[-1]]))
-        cells.reverse()
-        return cells, goal
-
-    def waypoints(self, start: tuple[float, float], route: list[tuple[float, float]]
-                  ) -> list[tuple[float, float]]:
-        """The route pulled taut: line-of-sight smoothing over its corners (a corner is
-        kept only when the last kept point cannot see the one after it), then every leg
-        checked exactly against the free floor; a leg that fails is replaced by the grid
-        route under it."""
-        import shapely
-
-        pts = np.asarray([start, *route], dtype=np.float64)
-        if len(pts) <= 2:
-            return route
-        step = np.diff(pts, axis=0)
-        step /= np.maximum(np.hypot(step[:, 0], step[:, 1]), 1e-12)[:, None]
-        turn = np.any(np.abs(np.diff(step, axis=0)) > 1e-6, axis=1)
-        corners = [0, *(np.flatnonzero(turn) + 1).tolist(), len(pts) - 1]
-        keep = [0]
-        for j in range(1, len(corners) - 1):
-            if not self._clear(pts[keep[-1]], pts[corners[j + 1]]):
-                keep.append(corners[j])
-        keep.append(len(pts) - 1)
-        legs = np.stack([pts[keep[:-1]], pts[keep[1:]]], axis=1)
-        ok = shapely.covered_by(shapely.linestrings(legs), self.nav.free)
-        out: list[int] = [0]
-        for i, good in enumerate(ok.tolist()):
-            if not good:
-                out += list(range(keep[i] + 1, keep[i + 1]))
-            out.append(keep[i + 1])
-        return [(float(pts[k, 0]), float(pts[k, 1])) for k in out[1:]]
-
-    def _clear(self, a: np.ndarray, b: np.ndarray) -> bool:
-        """A grid line of sight: points every quarter cell along a-b lie in cells whose
-        neighbourhood is free (near the ends, in free cells)."""
-        r = self.nav.resolution_m
-        length = float(math.hypot(b[0] - a[0], b[1] - a[1]))
-        t = np.linspace(0.0, 1.0, max(2, math.ceil(length / (r / 4)) + 1))
-        x = a[0] + t * (b[0] - a[0])
-        y = a[1] + t * (b[1] - a[1])
-        ox, oy = self.nav.origin
-        ix = np.floor((x - ox) / r).astype(np.int64)
-        iy = np.floor((y - oy) / r).astype(np.int64)
-        ny, nx = self.shape
-        if (ix < 0).any() or (iy < 0).any() or (ix >= nx).any() or (iy >= ny).any():
-            return False
-        cell = iy * nx + ix
-        near_end = (t * length <= r) | ((1 - t) * length <= r)
-        return bool(np.where(near_end, self.free[cell], self.inner[cell]).all())

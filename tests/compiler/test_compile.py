@@ -18,7 +18,7 @@ from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
 from fdc.predicates.goal import GAnd, GAtom, GOr, GTargets, atom
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
-from fdc.sim_bridge.world.trajectory import SnapshotState
+from fdc.sim_bridge.world.snapshot import SnapshotState
 from tests.compiler.kitchen import compiler, entries, experience, kitchen, template
 
 

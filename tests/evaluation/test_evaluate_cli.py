@@ -187,11 +187,12 @@ def test_malformed_predictions_are_located_and_exit_1(compiled: Path, tmp_path: 
 
 def test_a_low_level_run_scores_ll_sr(compiled: Path, tmp_path: Path) -> None:
     from fdc.compiler.compile import start_snapshots
+    from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.load import load_scene
     from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.state import TrajectoryHeader
-    from fdc.sim_bridge.world.trajectory import scene_sha256, write_trajectory
+    from fdc.sim_bridge.world.trajectory import write_trajectory
 
     tasks = memory_tasks(compiled)
     task = next(r for r in tasks if r.goal.kind != "targets" and r.valid_frames  # type: ignore[union-attr]
@@ -204,7 +205,7 @@ def test_a_low_level_run_scores_ll_sr(compiled: Path, tmp_path: Path) -> None:
     assert after is not None and task.valid_frames is not None
     goal_pose = log.frames[task.valid_frames[0][0]].agent
     stop = after.model_copy(update={"step": 1, "action": "stop", "agent": goal_pose})
-    header = TrajectoryHeader(scene="scene.json", scene_sha256=scene_sha256(graph))
+    header = TrajectoryHeader(scene="scene.json", scene_sha256=scene_sha256(graph.scene))
     write_trajectory(tmp_path / "run.jsonl", header, [after, stop])
     preds = write_lines(tmp_path / "preds.jsonl",
                         [{"task_id": task.id, "frames": [task.valid_frames[0][0]],

@@ -488,7 +488,7 @@ class Oracle:
     def _room_ahead(self, item: str) -> bool:
         """Whether every later `between` step that has `item` as an anchor still finds a
         spot between the two anchors (the placement query, nothing moved)."""
-        from fdc.sim_bridge.graph.placement import place_between
+        from fdc.sim_bridge.graph.placement import Relation, place
 
         posed = self.world.state.posed
         for b in self.ahead:
@@ -496,8 +496,7 @@ class Oracle:
                 other = b.args[2] if b.args[1] == item else b.args[1]
                 if posed.support_of(other) != posed.support_of(item):
                     continue  # the other anchor is not there yet: nothing to judge
-                res = place_between(posed, b.args[0], b.args[1], b.args[2],  # type: ignore[arg-type]
-                                    self.graph.config.placement)
+                res = place(posed, Relation.BETWEEN, b.args, self.graph.config.placement)
                 if not res.ok:
                     return False
         return True

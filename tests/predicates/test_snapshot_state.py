@@ -8,7 +8,7 @@ from fdc.predicates.builtin import evaluate
 from fdc.predicates.registry import Context
 from tests.predicates.scenes import home
 
-trajectory = pytest.importorskip("fdc.sim_bridge.world.trajectory")
+snapshot = pytest.importorskip("fdc.sim_bridge.world.snapshot")
 state_mod = pytest.importorskip("fdc.sim_bridge.world.state")
 
 
@@ -16,7 +16,7 @@ def snap(**kw: object) -> Context:
     s = state_mod.Snapshot(
         step=0, time_min=600.0, agent=state_mod.AgentPose(x=1.05, y=2.0, yaw_rad=0.0), **kw
     )
-    return Context(graph=home(), state=trajectory.SnapshotState(home(), s))
+    return Context(graph=home(), state=snapshot.SnapshotState(home(), s))
 
 
 def test_checkers_on_a_snapshot() -> None:

@@ -12,6 +12,8 @@ import shapely
 from typer.testing import CliRunner
 
 from fdc.cli import app
+from fdc.core.hashing import scene_sha256
+from fdc.sim_bridge.graph.routes import GridRouter
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.graph.visibility import SightIndex, visible_objects
 from fdc.sim_bridge.scene.generate import generate_scene
@@ -26,16 +28,11 @@ from fdc.sim_bridge.world.simulate import (
     simulate,
     simulate_experience,
 )
+from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M, SnapshotState
 from fdc.sim_bridge.world.state import AgentPose
-from fdc.sim_bridge.world.trajectory import (
-    DEFAULT_FOV_RAD,
-    DEFAULT_VIEW_RANGE_M,
-    SnapshotState,
-    scene_sha256,
-)
 from tests.sim_bridge.helpers import graph, obj, on_top
 
-APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 runner = CliRunner()
 TURN = math.radians(10)
 
@@ -186,7 +183,7 @@ def test_apartment_log(apartment: SceneGraph, apartment_run: Simulation) -> None
     _check_sight(apartment, apartment_run, every=3)
     assert len({i.object for i in xp.interactions}) == 5  # nothing moved twice
     assert (xp.scene, xp.seed, xp.source) == ("apartment.json", 0, "fdc-embedded")
-    assert xp.scene_sha256 == scene_sha256(apartment)
+    assert xp.scene_sha256 == scene_sha256(apartment.scene)
     assert xp.frames[0].agent == AgentPose(x=3.0, y=3.0, z=0.0, yaw_rad=0.0)
     # Nothing shut in the closed kitchen or office cabinets is ever picked.
     assert not {i.picked_from for i in xp.interactions} & {"kitchen_cabinet|inside",
@@ -292,8 +289,8 @@ def test_walks_survive_a_bad_shortcut_and_a_missing_route(
         apartment: SceneGraph, monkeypatch: pytest.MonkeyPatch) -> None:
     # A grid line of sight that sees through walls: the exact check puts the grid route
     # back under every leg it spoils.
-    monkeypatch.setattr(sim._Router, "_clear", lambda self, a, b: True)
-    router = sim._Router(apartment)
+    monkeypatch.setattr(GridRouter, "_clear", lambda self, a, b: True)
+    router = GridRouter(apartment.nav)
     start = (3.0, 3.0)  # the living room
     goal = apartment.standing_points("bathroom_cabinet|top", reachable_only=True)[0].position
     route = router.route(start, [goal])
@@ -306,7 +303,7 @@ def test_walks_survive_a_bad_shortcut_and_a_missing_route(
     _check_steps(apartment, run.experience)
     _check_interactions(apartment, run, 2)
     # No route at all: the world's own `navigate` walks.
-    monkeypatch.setattr(sim._Router, "route", lambda self, start, goals: None)
+    monkeypatch.setattr(GridRouter, "route", lambda self, start, goals: None)
     used: list[object] = []
     navigate = EmbeddedWorld.navigate
 

@@ -11,11 +11,12 @@ import shapely
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.world.embedded import EmbeddedWorld, WorldConfig
+from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, WorldState
-from fdc.sim_bridge.world.trajectory import SnapshotState, read_trajectory
+from fdc.sim_bridge.world.trajectory import read_trajectory
 from tests.sim_bridge.helpers import graph, obj, on_top, room
 
-APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 STEP_MIN = 0.24  # 16 h over 4,000 steps
 
 

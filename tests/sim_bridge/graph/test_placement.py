@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
+from fdc.sim_bridge.graph.placement import Placement
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from tests.sim_bridge.helpers import graph, obj, on_top
 
 TABLE = obj("table", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75))  # top z 0.75
@@ -192,3 +196,53 @@ def test_placements_avoid_items_and_are_deterministic() -> None:
 
     fp = first.footprint
     assert all(shapely.distance(fp, g.object(f"m{i}").footprint) >= 0.0099 for i in range(5))
+
+
+# ----- place: the one dispatch from a relation to its query ----------------------------------
+def _dispatch_scene() -> SceneGraph:
+    cabinet = obj("cabinet", "cabinet", (3.5, 1.0, 0.45), (0.5, 0.8, 0.9),
+                  containers=[{"name": "inside", "center": [0, 0, 0], "size": [0.44, 0.74, 0.8],
+                               "open": True}])
+    return graph([TABLE, cabinet, spare(), on_top("mug", "mug", (1.7, 2.0), 0.75, CUBE),
+                  on_top("glass", "glass", (2.3, 2.0), 0.75, CUBE)])
+
+
+@pytest.mark.parametrize(("relation", "args", "query"), [
+    ("on", ("cube", "table|top"), lambda g: g.place_on("cube", "table|top")),
+    ("in_cell", ("cube", "table|top", "front-left"),
+     lambda g: g.place_in_cell("cube", "table|top", "front-left")),
+    ("inside", ("cube", "cabinet"), lambda g: g.place_inside("cube", "cabinet")),
+    ("direction", ("cube", "mug", "left"), lambda g: g.place_beside("cube", "mug", "left")),
+    ("direction", ("cube", "mug", "left", "rear"),
+     lambda g: g.place_beside("cube", "mug", "left", viewer_side="rear")),
+    ("around", ("cube", "mug"), lambda g: g.place_around("cube", "mug")),
+    ("between", ("cube", "mug", "glass"), lambda g: g.place_between("cube", "mug", "glass")),
+])
+def test_place_dispatches_each_relation_to_its_query(
+        relation: str, args: tuple[str, ...], query: Callable[[SceneGraph], Placement]) -> None:
+    from fdc.sim_bridge.graph.placement import Relation, place
+
+    g = _dispatch_scene()
+    got = place(g, relation, args, g.config.placement)
+    want = query(g)
+    assert got.ok and got == want
+    assert got.relation is (Relation.AROUND if relation == "around" else Relation(relation))
+    assert place(g, Relation(relation), args) == want  # the enum, and the default config
+
+
+@pytest.mark.parametrize(("relation", "args", "message"), [
+    ("beside", ("cube", "mug", "left"), "unknown relation `beside`"),
+    ("at-side", ("cube", "mug", "left"), "unknown relation `at-side`"),
+    ("on", ("cube",), "`on` takes 2 arguments"),
+    ("between", ("cube", "mug"), "`between` takes 3 arguments"),
+    ("direction", ("cube", "mug", "left", "rear", "x"), "`direction` takes 3 or 4 arguments"),
+    ("in_cell", ("cube", "table|top", "upstairs"), "is not a valid Direction"),
+    ("direction", ("cube", "mug", "left", "above"), "is not a valid Side"),
+])
+def test_place_rejects_unknown_relations_and_bad_arguments(relation: str,
+                                                          args: tuple[str, ...],
+                                                          message: str) -> None:
+    from fdc.sim_bridge.graph.placement import place
+
+    with pytest.raises(ValueError, match=message):
+        place(_dispatch_scene(), relation, args)

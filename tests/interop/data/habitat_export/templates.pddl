@@ -1,4 +1,4 @@
-; Small process templates for the Habitat export tests (tests/sim_bridge/test_habitat_export.py):
+; Small process templates for the Habitat export tests (tests/interop/test_habitat_export.py):
 ; the dataset_0 fixture scene has two movable items with platforms derived from their
 ; meshes and no furniture, so the built-in library compiles no process task on it.
 (define (template export-on)

@@ -99,7 +99,7 @@ def test_quaternion_order_is_wxyz() -> None:
 def test_the_documented_example_is_a_valid_clean_scene() -> None:
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 
-    doc = Path(__file__).parents[2] / "docs" / "formats" / "scene.md"
+    doc = Path(__file__).parents[3] / "docs" / "formats" / "scene.md"
     block = doc.read_text().split("```json")[1].split("```")[0]
     result = parse_scene(block)
     assert result.ok, [render_text(f) for f in result.findings]

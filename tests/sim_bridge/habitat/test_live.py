@@ -28,7 +28,7 @@ from fdc.sim_bridge.habitat.live import HabitatNames, HabitatStateError, Habitat
 from fdc.sim_bridge.scene.schema import Scene
 from fdc.sim_bridge.world.state import WorldState
 from fdc.sim_bridge.world.trajectory import read_trajectory
-from tests.sim_bridge import habitat_stand_in as H
+from tests.sim_bridge.habitat import stand_in as H
 from tests.sim_bridge.helpers import TEST_ASSETS
 
 pytestmark = pytest.mark.skipif(

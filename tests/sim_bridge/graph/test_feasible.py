@@ -23,7 +23,7 @@ from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
 from tests.sim_bridge.helpers import graph, obj
 
-APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 #: A bookcase 0.35 m deep and 0.9 m wide: shelves at 0.4, 0.8 and 1.2 m (0.4 m of room
 #: on the lower two), its top at 1.8 m.
 SHELF = obj("shelf", "bookshelf", (1.0, 3.0, 0.9), (0.35, 0.9, 1.8), kind="furniture",
