@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.cli.partnr import task_record
+from fdc.interop.partnr.tasks import task_record
 from fdc.compiler.suite import suite_lines
 from fdc.interop.partnr.episodes import Episode, parse_episodes
 from fdc.predicates.goal import GChecklist
