@@ -8,10 +8,10 @@ exports, `fdc evaluate` and the baselines all find a suite's inputs this one way
   name); else the file the record names, from the working folder (a record names its
   files as `fdc compile` was given them), else beside the suite. Whether it is the scene
   the suite was compiled on (the manifest's sha256) is asked for: `check_scene`.
-- A memory task's experience: among the logs given, the one with the task's sha256;
-  without given logs, the one the manifest names for the task's scene: its log file
-  (found as a scene is) or its simulation run again (the manifest's seed and interaction
-  count). Either is checked against the task's sha256, its scene and its frames.
+- A memory task's experience: among the logs given, the one with the task's sha256, else
+  the one the manifest names for the task's scene: its log file (found as a scene is) or
+  its simulation run again (the manifest's seed and interaction count), checked against
+  the task's sha256. Either is checked against the task's scene and its frames.
 - A record's template: the built-in library, or the file the record names (from the
   working folder), each file checked once.
 - A record's compiler: a `SceneCompiler` on its scene, with the experience the manifest
@@ -260,7 +260,7 @@ class ReopenedSuite:
 
     # ----- experiences --------------------------------------------------------------
 
-    def _given_logs(self) -> dict[str, Experience]:
+    def given_experiences(self) -> dict[str, Experience]:
         """The experience logs given, by sha256."""
         if self._given is None:
             from fdc.sim_bridge.world.experience import Experience
@@ -322,31 +322,9 @@ class ReopenedSuite:
         if sha is None:
             raise ReopenError("no-experience", f"memory task `{record.id}` names no experience "
                               "log: it cannot be judged at history frames")
-        missing = f"no experience log with sha256 {sha[:12]}... (task `{record.id}`)"
-        if self.experiences:
-            given = self._given_logs()
-            log = given.get(sha)
-            if log is None:
-                raise ReopenError("not-given", missing, found=next(iter(given), ""), want=sha)
-        else:
-            entry = self._entry(record, sole=True)
-            ref = entry.experience if entry is not None else None
-            rebuilt = self._manifest_log(record) if ref is not None and ref.sha256 == sha \
-                else None
-            if entry is None or ref is None or rebuilt is None:
-                raise ReopenError("not-in-manifest", missing, want=sha,
-                                  found=ref.sha256 if ref is not None else "",
-                                  manifest="" if self.read_manifest() is None else "read")
-            log, found = rebuilt
-            if found != sha:
-                if ref.path is not None:
-                    raise ReopenError("experience-changed", f"the log {ref.path} the manifest "
-                                      "names has changed since the suite was compiled",
-                                      found=found, want=sha)
-                raise ReopenError("simulation-differs", "simulating the experience again "
-                                  f"(seed {ref.seed}, {ref.interactions} interactions) does "
-                                  f"not give the log of task `{record.id}`",
-                                  found=found, want=sha)
+        log = self.given_experiences().get(sha)
+        if log is None:
+            log = self._manifest_experience(record, sha)
         path = self.scene_path(record)
         if log.scene_sha256 is not None and log.scene_sha256 != self._sha(path):
             raise ReopenError("experience-scene", f"the experience log of task `{record.id}` "
@@ -356,13 +334,34 @@ class ReopenedSuite:
                               "has no frames")
         return log
 
+    def _manifest_experience(self, record: TaskRecord, sha: str) -> Experience:
+        """The experience the manifest names for the record's scene, when it is the
+        task's."""
+        entry = self._entry(record, sole=True)
+        ref = entry.experience if entry is not None else None
+        rebuilt = self._manifest_log(record) if ref is not None and ref.sha256 == sha else None
+        if ref is None or rebuilt is None:
+            raise ReopenError("not-in-manifest", f"no experience log with sha256 {sha[:12]}... "
+                              f"(task `{record.id}`)", want=sha,
+                              found=ref.sha256 if ref is not None else "",
+                              manifest="" if self.read_manifest() is None else "read")
+        log, found = rebuilt
+        if found == sha:
+            return log
+        if ref.path is not None:
+            raise ReopenError("experience-changed", f"the log {ref.path} the manifest names has "
+                              "changed since the suite was compiled", found=found, want=sha)
+        raise ReopenError("simulation-differs", "simulating the experience again (seed "
+                          f"{ref.seed}, {ref.interactions} interactions) does not give the log "
+                          f"of task `{record.id}`", found=found, want=sha)
+
     # ----- everything at once -------------------------------------------------------
 
     def load(self, graph_records: Sequence[TaskRecord],
              experience_records: Sequence[TaskRecord]) -> None:
         """Find, load and check what these records need (their scenes, the experiences of
         the second), so that every input error comes before any work."""
-        self._given_logs()
+        self.given_experiences()
         unnamed = next((r for r in graph_records if not r.scene), None)
         if unnamed is not None and len(self.scenes) != 1:
             raise ReopenError("no-scene", f"task `{unnamed.id}` names no scene")
@@ -389,12 +388,13 @@ class ReopenedSuite:
         path = self.scene_path(record)
         found = self._compilers.get(path)
         if found is None:
+            graph = self._graph(path)
             rebuilt = self._manifest_log(record) if path in self._memory_scenes() else None
             log, sha = rebuilt if rebuilt is not None else (None, None)
             manifest = self.read_manifest()
             seed = manifest.seed if manifest is not None else 0
             found = self._compilers[path] = SceneCompiler(
-                self._graph(path), str(path), self._sha(path), log, sha,
+                graph, str(path), self._sha(path), log, sha,
                 CompileOptions(seed=seed))
         return found
 

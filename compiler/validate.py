@@ -40,6 +40,7 @@ from fdc.predicates.goal import GAnd, Goal, GTargets, GThen, atoms, to_pddl
 from fdc.predicates.registry import EvaluationError
 
 from .compile import SceneCompiler, TemplateEntry, goal_targets
+from .planning import PlanningError, PlanningWorld, solve
 from .reopen import ReopenError, reopen_suite
 from .suite import TaskRecord
 
@@ -143,17 +144,15 @@ def _error(task: _Task, code: str, message: str, where: str = "", hint: str = ""
 # --------------------------------------------------------------------------- scenes
 
 
-class SceneView:
+class SceneWorlds:
     """One scene's compiler (and the experience its memory tasks are about), with the
     planning abstraction of each domain, built once."""
 
     def __init__(self, compiler: SceneCompiler) -> None:
         self.compiler = compiler
-        self._planning: dict[str, object] = {}
+        self._planning: dict[str, PlanningWorld] = {}
 
-    def planning(self, entry: TemplateEntry) -> object:
-        from .planning import PlanningWorld
-
+    def planning(self, entry: TemplateEntry) -> PlanningWorld:
         name = entry.domain.domain.name
         if name not in self._planning:
             c = self.compiler
@@ -175,7 +174,7 @@ def _flat(goal: Goal) -> Goal:
 
 
 def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry],
-                     view: SceneView) -> None:
+                     worlds: SceneWorlds) -> None:
     """Type-check every task's goal against its template's domain, all in one `check`
     run: one problem per task declaring each entity with its type in the scene."""
     from fdc.core.problems import SourceFile
@@ -192,7 +191,7 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
         entry = entries.get(t.record.id)
         if entry is None:
             continue
-        facts = view.compiler.facts(entry.domain)
+        facts = worlds.compiler.facts(entry.domain)
         constants = set(entry.domain.constants)
         names = sorted({x for a in atoms(t.record.goal) for x in a.args} - constants)
         objects = " ".join(f"{n} - {facts.type_of(n)}" for n in names
@@ -217,7 +216,7 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
                "goal", d.hint)
 
 
-def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None) -> None:
+def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | None) -> None:
     """The checks of one record that need no planner."""
     from fdc.instructions.lint import names_used
     from fdc.instructions.variants import jinja_name
@@ -247,21 +246,21 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
             else:
                 _error(task, "no-valid-frame", message + " and the task is not flagged",
                        "flags", "flag it `target-without-valid-frame`, as `fdc compile` does")
-    if view is None or entry is None or any(f.code == "goal-type" for f in task.findings):
+    if worlds is None or entry is None or any(f.code == "goal-type" for f in task.findings):
         return  # a goal that does not type-check cannot be judged on a state
     start = "after" if memory else "initial"
-    if start not in view.compiler.states:
+    if start not in worlds.compiler.states:
         task.add("unchecked-start", "warning", "the world after the experience is unknown "
                  "(no manifest beside the suite, or it names no experience): the start "
                  "state and the descriptions were not checked")
         return
-    if memory and view.compiler.experience_sha256 != r.experience:
+    if memory and worlds.compiler.experience_sha256 != r.experience:
         _error(task, "experience", "the experience rebuilt from the manifest is not the "
                "one the task is about (sha256 differs)", "experience",
                "validate the suite beside the manifest it was compiled with")
         return
     try:
-        if view.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
+        if worlds.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
             what = "the world after the experience" if memory else "the scene's initial state"
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
@@ -269,7 +268,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
         _error(task, "goal-type", f"the goal cannot be judged: {e}", "goal")
         return
     t = entry.template
-    describer = view.compiler.describer(entry.domain, start)
+    describer = worlds.compiler.describer(entry.domain, start)
     used = set().union(*(names_used(text) for text in entry.texts)) if entry.texts else set()
     goal_args = {x for a in atoms(r.goal) for x in a.args}
     for p in t.parameters:
@@ -299,13 +298,10 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
                    "the widened goal does not cover every entity the words fit")
 
 
-def certify(task: _Task, entry: TemplateEntry, view: SceneView, timeout_s: float,
+def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: float,
             planner: str | None) -> None:
     """Solve a task that starts in the scene's initial state; findings for no plan."""
-    from .planning import PlanningError, PlanningWorld, solve
-
-    world = view.planning(entry)
-    assert isinstance(world, PlanningWorld)
+    world = worlds.planning(entry)
     try:
         pp = world.build(task.record.id, task.record.goal)
     except PlanningError as e:
@@ -382,20 +378,20 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
         if not opened.scene_path(first).is_file():
             raise ReopenError("scene-not-found", "no such scene file (give it with --scene)",
                               scene)
-        view = SceneView(opened.compiler(first))
+        worlds = SceneWorlds(opened.compiler(first))
         compiled = opened.compiled_sha256(first)
-        if compiled is not None and compiled != view.compiler.scene_sha256:
+        if compiled is not None and compiled != worlds.compiler.scene_sha256:
             for t in group:
                 _error(t, "scene-changed", f"{scene} is not the scene the suite was compiled "
                        "on (its sha256 differs from the manifest's)", "scene",
                        "recompile the suite, or validate it with the scene it was made for")
-        check_goal_types(group, entries, view)
+        check_goal_types(group, entries, worlds)
         for t in group:
             entry = entries.get(t.record.id)
-            check_task(t, entry, view)
+            check_task(t, entry, worlds)
             if (options.solve and entry is not None and t.record.experience is None
                     and not any(f.code == "goal-type" for f in t.findings)):
-                certify(t, entry, view, options.timeout_s, options.planner)
+                certify(t, entry, worlds, options.timeout_s, options.planner)
             if on_task is not None:
                 on_task(t.record.id)
     reports = [TaskReport(id=t.record.id, line=t.line, template=t.record.template,

@@ -22,7 +22,7 @@ from fdc.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from fdc.compiler.reopen import ReopenError
+    from fdc.compiler.reopen import ReopenedSuite, ReopenError
     from fdc.compiler.suite import TaskRecord
 
 
@@ -67,7 +67,7 @@ def run_baseline_command(
             report_findings(e.findings, str(e.path))
             raise typer.Exit(EXIT_USAGE) from None
         except ReopenError as e:
-            err.print(_input_error(e, r, suite, experience))
+            err.print(_input_error(e, r, opened, experience))
             raise typer.Exit(EXIT_USAGE) from None
     trajectories = output.parent / f"{output.stem}.trajectories" if name == "oracle" else None
     lines: list[str] = []
@@ -90,24 +90,26 @@ def run_baseline_command(
     raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
 
 
-def _input_error(e: ReopenError, task: TaskRecord, suite: Path, experience: Path | None
-                 ) -> str:
+def _input_error(e: ReopenError, task: TaskRecord, suite: ReopenedSuite,
+                 experience: Path | None) -> str:
     """What a task's missing input is, and the option that gives it."""
     named = task.scene or ""
-    found, want = e.details.get("found", ""), e.details.get("want", "")
+    found, want = e.details.get("found", ""), task.experience or ""
     if e.code == "no-scene":
-        return f"{suite}: error: a task names no scene; hint: pass --scene"
+        return f"{suite.path}: error: a task names no scene; hint: pass --scene"
     if e.code == "scene-not-found":
-        return (f"{suite}: error: scene `{named}` not found from the working folder or "
+        return (f"{suite.path}: error: scene `{named}` not found from the working folder or "
                 "beside the suite; hint: pass --scene")
-    if e.code == "not-given":
-        return (f"{experience}: error: this log (sha256 {found[:12]}) is not the one the "
+    from_manifest = ("manifest", "not-in-manifest", "experience-changed", "simulation-differs")
+    if experience is not None and e.code in from_manifest:
+        given = next(iter(suite.given_experiences()), "")
+        return (f"{experience}: error: this log (sha256 {given[:12]}) is not the one the "
                 f"suite's memory tasks are about ({want[:12]})")
     if e.code == "manifest" or (e.code == "not-in-manifest" and not e.details["manifest"]):
-        return (f"error: no readable manifest beside {suite} to find the experience of its "
+        return (f"error: no readable manifest beside {suite.path} to find the experience of its "
                 "memory tasks; hint: pass --experience")
     if e.code == "not-in-manifest" and not found:
-        return (f"error: the manifest beside {suite} names no experience for scene "
+        return (f"error: the manifest beside {suite.path} names no experience for scene "
                 f"`{named}`; hint: pass --experience")
     if e.code in ("not-in-manifest", "experience-changed", "simulation-differs"):
         return (f"error: the experience of `{named}` (sha256 {found[:12]}) is not the one "

@@ -43,7 +43,6 @@ _SHOWN_PER_CODE = 5
 _HINTS = {
     "no-scene": "give it with --scene",
     "scene-not-found": "give it with --scene",
-    "not-given": "give the log with --history",
     "not-in-manifest": "give the log with --history",
     "experience-changed": "give the log with --history",
     "simulation": "give the log with --history",
