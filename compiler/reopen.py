@@ -80,7 +80,7 @@ def _manifest_beside(suite: Path) -> Manifest | None:
         raise ReopenError("manifest", f"not an fdc manifest: {e}", str(path)) from None
 
 
-def locate(suite: Path, named: str) -> Path:
+def _locate(suite: Path, named: str) -> Path:
     """A file a suite or its manifest names: from the working folder, else beside the
     suite (as named when neither exists)."""
     given = Path(named)
@@ -186,7 +186,7 @@ class ReopenedSuite:
             raise ReopenError("no-scene", f"task `{record.id}` names no scene")
         if self.scenes:
             return self._match(record.scene)
-        return locate(self.path, record.scene)
+        return _locate(self.path, record.scene)
 
     def scene_file(self, record: TaskRecord) -> Path:
         """`scene_path`, or `ReopenError` when the scene the record names is found nowhere
@@ -195,7 +195,7 @@ class ReopenedSuite:
         if not self.scenes and not path.is_file():
             raise ReopenError("scene-not-found", f"cannot find the scene `{record.scene}` the "
                               f"suite names (looked beside {self.path} and in the working "
-                              "folder)", scene=str(record.scene))
+                              "folder)")
         return path
 
     def _match(self, name: str) -> Path:
@@ -256,7 +256,7 @@ class ReopenedSuite:
         if entry is not None and entry.sha256 != self._sha(path):
             raise ReopenError("scene-changed", "not the scene the suite was compiled on (the "
                               f"manifest gives `{entry.path}` the sha256 "
-                              f"{entry.sha256[:12]}...)", str(path), scene=entry.path)
+                              f"{entry.sha256[:12]}...)", str(path))
 
     # ----- experiences --------------------------------------------------------------
 
@@ -297,7 +297,7 @@ class ReopenedSuite:
         if not ref.simulated:
             assert ref.path is not None
             try:
-                raw, sha = load_experience(str(locate(self.path, ref.path)))
+                raw, sha = load_experience(str(_locate(self.path, ref.path)))
             except InputError as e:
                 raise ReopenError("experience-unreadable", str(e), manifest=ref.path) from None
             assert isinstance(raw, Experience)
@@ -342,18 +342,17 @@ class ReopenedSuite:
         rebuilt = self._manifest_log(record) if ref is not None and ref.sha256 == sha else None
         if ref is None or rebuilt is None:
             raise ReopenError("not-in-manifest", f"no experience log with sha256 {sha[:12]}... "
-                              f"(task `{record.id}`)", want=sha,
-                              found=ref.sha256 if ref is not None else "",
+                              f"(task `{record.id}`)", found=ref.sha256 if ref is not None else "",
                               manifest="" if self.read_manifest() is None else "read")
         log, found = rebuilt
         if found == sha:
             return log
         if ref.path is not None:
             raise ReopenError("experience-changed", f"the log {ref.path} the manifest names has "
-                              "changed since the suite was compiled", found=found, want=sha)
+                              "changed since the suite was compiled", found=found)
         raise ReopenError("simulation-differs", "simulating the experience again (seed "
                           f"{ref.seed}, {ref.interactions} interactions) does not give the log "
-                          f"of task `{record.id}`", found=found, want=sha)
+                          f"of task `{record.id}`", found=found)
 
     # ----- everything at once -------------------------------------------------------
 

@@ -129,8 +129,8 @@ def test_a_changed_log_is_reported(folder: Path, tmp_path: Path) -> None:
     suite = reopen_suite(path)
     with pytest.raises(ReopenError) as e:
         suite.experience(memory(suite))
-    assert e.value.code == "experience-changed" and e.value.details["want"] == memory(
-        suite).experience
+    assert e.value.code == "experience-changed"
+    assert e.value.details["found"] != memory(suite).experience
     # the compiler holds the manifest's log: whether it is a task's is the caller's call
     assert suite.compiler(memory(suite)).experience_sha256 != memory(suite).experience
 
