@@ -50,6 +50,7 @@ from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
+    from fdc.compiler.reopen import ReopenedSuite
     from fdc.compiler.suite import TaskRecord
     from fdc.sim_bridge.graph.navigation import StandingPoint
     from fdc.sim_bridge.graph.routes import Walker
@@ -938,6 +939,14 @@ class SceneContext:
     graph: SceneGraph
     experience: Experience | None
     scene_name: str
+
+    @classmethod
+    def of(cls, suite: ReopenedSuite, task: TaskRecord) -> SceneContext:
+        """A task's context as its reopened suite finds it (`ReopenError`, `SceneLoadError`
+        when an input is missing or is not the suite's)."""
+        path = suite.scene_file(task)
+        return cls(graph=suite.graph(task), scene_name=path.name,
+                   experience=suite.experience(task) if task.experience is not None else None)
 
 
 def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecord],

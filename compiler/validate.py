@@ -22,8 +22,8 @@ code (`docs/formats/validation-report.md` lists them):
   `timeout`, `planner-error` (`compiler.planning`: a plan in the planning abstraction is
   the certificate, its length recorded).
 
-Scenes are rebuilt from the records' `scene` (or the one given); the experience a memory
-task is about is rebuilt from the manifest beside the suite (a given log, or the same
+The suite's templates, scenes and experiences are found as `reopen` finds them: a memory
+task's experience is rebuilt from the manifest beside the suite (a given log, or the same
 simulation) and checked against the record's hash.
 """
 
@@ -32,27 +32,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fdc.core.errors import InputError
 from fdc.core.problems import Diagnostic, Severity
-from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, Goal, GTargets, GThen, atoms, to_pddl
 from fdc.predicates.registry import EvaluationError
 
-from .compile import (
-    CompileOptions,
-    SceneCompiler,
-    TemplateEntry,
-    goal_targets,
-    load_entries,
-)
-from .suite import TaskRecord, parse_numbered_suite
-
-if TYPE_CHECKING:
-    from .manifest import Manifest
+from .compile import SceneCompiler, TemplateEntry, goal_targets
+from .planning import PlanningError, PlanningWorld, solve
+from .reopen import ReopenError, reopen_suite
+from .suite import TaskRecord
 
 VALIDATION_REPORT_VERSION = "1.0"
 
@@ -154,105 +145,24 @@ def _error(task: _Task, code: str, message: str, where: str = "", hint: str = ""
     task.add(code, Severity.ERROR, message, where, hint)
 
 
-# --------------------------------------------------------------------------- templates
-
-
-class Templates:
-    """Templates by (file as records name it, name): the built-in library and the files
-    records name, each checked once."""
-
-    def __init__(self) -> None:
-        self._files: dict[str, dict[str, TemplateEntry]] = {}
-
-    def find(self, record: TaskRecord) -> tuple[TemplateEntry | None, str]:
-        """The record's template, or None and why not."""
-        file = record.template_file
-        builtin = file is None or file.startswith("fdc:")
-        key = "fdc:" if builtin else str(file)
-        found = self._files.get(key)
-        if found is None:
-            if not builtin and not Path(key).is_file():
-                raise InputError(f"{key}: the template file of task `{record.id}` does not "
-                                 "exist (run from the folder the suite was compiled in)")
-            entries, result = load_entries(None if builtin else [key])
-            if result.errors or result.usage_error:
-                raise InputError(f"{key}: the templates do not check (`fdc check {key}`)")
-            found = self._files[key] = {e.name: e for e in entries}
-        entry = found.get(record.template)
-        if entry is None:
-            where = "the built-in library" if builtin else key
-            return None, f"no template `{record.template}` in {where}"
-        return entry, ""
-
-
 # --------------------------------------------------------------------------- scenes
 
 
-class SceneView:
-    """One scene (and the experience its memory tasks are about), built once."""
+class SceneWorlds:
+    """One scene's compiler (and the experience its memory tasks are about), with the
+    planning abstraction of each domain, built once."""
 
     def __init__(self, compiler: SceneCompiler) -> None:
         self.compiler = compiler
-        self.registry = default_registry()
-        self._planning: dict[str, object] = {}
+        self._planning: dict[str, PlanningWorld] = {}
 
-    def planning(self, entry: TemplateEntry) -> object:
-        from .planning import PlanningWorld
-
+    def planning(self, entry: TemplateEntry) -> PlanningWorld:
         name = entry.domain.domain.name
         if name not in self._planning:
             c = self.compiler
             self._planning[name] = PlanningWorld(c.facts(entry.domain), c.states["initial"],
-                                                 self.registry)
+                                                 c.registry)
         return self._planning[name]
-
-
-def read_manifest(suite: Path) -> Manifest | None:
-    """The manifest beside the suite, if there is one."""
-    from pydantic import ValidationError
-
-    from .manifest import Manifest
-
-    path = suite.parent / "manifest.json"
-    if not path.is_file():
-        return None
-    try:
-        return Manifest.model_validate_json(path.read_bytes())
-    except (ValidationError, OSError) as e:
-        raise InputError(f"{path}: not an fdc manifest: {e}") from None
-
-
-def scene_view(path: str, recorded: str | None, manifest: Manifest | None,
-                memory: bool) -> SceneView:
-    """Build the scene at `path`; with memory tasks, the experience the manifest names
-    for the scene as recorded (`recorded`)."""
-    from .prepare import SceneJob, prepare_scene
-
-    ref = None
-    if manifest is not None and memory:
-        entries = {s.path: s for s in manifest.scenes}
-        entry = entries.get(recorded or path) or (
-            manifest.scenes[0] if len(manifest.scenes) == 1 else None)
-        ref = entry.experience if entry is not None else None
-    seed = manifest.seed if manifest is not None else 0
-    job = SceneJob(path, ref.path if ref is not None and not ref.simulated else None,
-                   simulate=ref is not None and ref.simulated,
-                   interactions=ref.interactions if ref is not None else 5)
-    try:
-        compiler, _ = prepare_scene(job, CompileOptions(seed=seed))
-    except OSError as e:
-        raise InputError(f"{path}: cannot read the scene: {e.strerror}") from None
-    return SceneView(compiler)
-
-
-def _compiled_sha(manifest: Manifest | None, path: str, recorded: str | None) -> str | None:
-    """The sha256 the manifest records for the scene (None: not recorded)."""
-    if manifest is None:
-        return None
-    for s in manifest.scenes:
-        if s.path in (recorded, path):
-            return s.sha256
-    return None
 
 
 # --------------------------------------------------------------------------- checks
@@ -268,7 +178,7 @@ def _flat(goal: Goal) -> Goal:
 
 
 def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry],
-                     view: SceneView) -> None:
+                     worlds: SceneWorlds) -> None:
     """Type-check every task's goal against its template's domain, all in one `check`
     run: one problem per task declaring each entity with its type in the scene."""
     from fdc.core.problems import SourceFile
@@ -285,7 +195,7 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
         entry = entries.get(t.record.id)
         if entry is None:
             continue
-        facts = view.compiler.facts(entry.domain)
+        facts = worlds.compiler.facts(entry.domain)
         constants = set(entry.domain.constants)
         names = sorted({x for a in atoms(t.record.goal) for x in a.args} - constants)
         objects = " ".join(f"{n} - {facts.type_of(n)}" for n in names
@@ -310,7 +220,7 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
                "goal", d.hint)
 
 
-def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None) -> None:
+def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | None) -> None:
     """The checks of one record that need no planner."""
     from fdc.instructions.lint import names_used
     from fdc.instructions.variants import jinja_name
@@ -340,21 +250,21 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
             else:
                 _error(task, "no-valid-frame", message + " and the task is not flagged",
                        "flags", "flag it `target-without-valid-frame`, as `fdc compile` does")
-    if view is None or entry is None or any(f.code == "goal-type" for f in task.findings):
+    if worlds is None or entry is None or any(f.code == "goal-type" for f in task.findings):
         return  # a goal that does not type-check cannot be judged on a state
     start = "after" if memory else "initial"
-    if start not in view.compiler.states:
+    if start not in worlds.compiler.states:
         task.add("unchecked-start", Severity.WARNING, "the world after the experience is unknown "
                  "(no manifest beside the suite, or it names no experience): the start "
                  "state and the descriptions were not checked")
         return
-    if memory and view.compiler.experience_sha256 != r.experience:
+    if memory and worlds.compiler.experience_sha256 != r.experience:
         _error(task, "experience", "the experience rebuilt from the manifest is not the "
                "one the task is about (sha256 differs)", "experience",
                "validate the suite beside the manifest it was compiled with")
         return
     try:
-        if view.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
+        if worlds.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
             what = "the world after the experience" if memory else "the scene's initial state"
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
@@ -362,7 +272,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
         _error(task, "goal-type", f"the goal cannot be judged: {e}", "goal")
         return
     t = entry.template
-    describer = view.compiler.describer(entry.domain, start)
+    describer = worlds.compiler.describer(entry.domain, start)
     used = set().union(*(names_used(text) for text in entry.texts)) if entry.texts else set()
     goal_args = {x for a in atoms(r.goal) for x in a.args}
     for p in t.parameters:
@@ -392,13 +302,10 @@ def check_task(task: _Task, entry: TemplateEntry | None, view: SceneView | None)
                    "the widened goal does not cover every entity the words fit")
 
 
-def certify(task: _Task, entry: TemplateEntry, view: SceneView, timeout_s: float,
+def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: float,
             planner: str | None) -> None:
     """Solve a task that starts in the scene's initial state; findings for no plan."""
-    from .planning import PlanningError, PlanningWorld, solve
-
-    world = view.planning(entry)
-    assert isinstance(world, PlanningWorld)
+    world = worlds.planning(entry)
     try:
         pp = world.build(task.record.id, task.record.goal)
     except PlanningError as e:
@@ -425,30 +332,29 @@ def certify(task: _Task, entry: TemplateEntry, view: SceneView, timeout_s: float
 def validate_suite(suite: str | Path, options: ValidateOptions,
                    on_task: Callable[[str], None] | None = None,
                    on_start: Callable[[int], None] | None = None) -> ValidationReport:
-    """Validate every line of a suite file (`InputError` when it cannot be read)."""
+    """Validate every line of a suite file (`ReopenError`, or `SceneLoadError` for a scene,
+    when an input cannot be read)."""
     import time
 
     started = time.perf_counter()
     path = Path(suite)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot read the suite: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
-    numbered, problems = parse_numbered_suite(text)
+        opened = reopen_suite(path, scenes=[options.scene] if options.scene else [])
+    except ReopenError as e:
+        if e.code == "suite-encoding":
+            raise ReopenError(e.code, "not a UTF-8 text file", e.file) from None
+        raise
     bad: dict[int, list[Diagnostic]] = {}
-    for p in problems:
+    for p in opened.problems:
         assert p.line is not None  # a problem of a suite is one of its lines
         bad.setdefault(p.line, []).append(
             replace(p, hint="`fdc schema task` prints the record's JSON Schema"))
-    tasks = [_Task(r, line) for line, r in numbered]
+    tasks = [_Task(r, line) for line, r in opened.lines]
     if on_start is not None:
         on_start(len(tasks))
-    templates = Templates()
     entries: dict[str, TemplateEntry] = {}
     for t in tasks:
-        entry, why = templates.find(t.record)
+        entry, why = opened.template(t.record)
         if entry is None:
             _error(t, "unknown-template", why, "template",
                    "recompile the suite with the current templates")
@@ -459,7 +365,7 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
                    f"template `{entry.name}` is at version {entry.template.version}, the task "
                    f"was compiled from version {t.record.template_version}",
                    "template_version", "recompile the suite (`fdc compile`)")
-    manifest = read_manifest(path)
+    opened.read_manifest()  # one that does not read stops validation before any scene
     by_scene: dict[str, list[_Task]] = {}
     for t in tasks:
         scene = options.scene or t.record.scene
@@ -472,23 +378,24 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
             continue
         by_scene.setdefault(scene, []).append(t)
     for scene, group in by_scene.items():
-        if not Path(scene).is_file():
-            raise InputError(f"{scene}: no such scene file (give it with --scene)")
-        memory = any(t.record.experience is not None for t in group)
-        view = scene_view(scene, group[0].record.scene, manifest, memory)
-        compiled = _compiled_sha(manifest, scene, group[0].record.scene)
-        if compiled is not None and compiled != view.compiler.scene_sha256:
+        first = group[0].record
+        if not opened.scene_path(first).is_file():
+            raise ReopenError("scene-not-found", "no such scene file (give it with --scene)",
+                              scene)
+        worlds = SceneWorlds(opened.compiler(first))
+        compiled = opened.compiled_sha256(first)
+        if compiled is not None and compiled != worlds.compiler.scene_sha256:
             for t in group:
                 _error(t, "scene-changed", f"{scene} is not the scene the suite was compiled "
                        "on (its sha256 differs from the manifest's)", "scene",
                        "recompile the suite, or validate it with the scene it was made for")
-        check_goal_types(group, entries, view)
+        check_goal_types(group, entries, worlds)
         for t in group:
             entry = entries.get(t.record.id)
-            check_task(t, entry, view)
+            check_task(t, entry, worlds)
             if (options.solve and entry is not None and t.record.experience is None
                     and not any(f.code == "goal-type" for f in t.findings)):
-                certify(t, entry, view, options.timeout_s, options.planner)
+                certify(t, entry, worlds, options.timeout_s, options.planner)
             if on_task is not None:
                 on_task(t.record.id)
     reports = [TaskReport(id=t.record.id, line=t.line, template=t.record.template,

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.state import Snapshot
 
 #: Metric keys and their names in tables and plots, in column order.
@@ -151,12 +152,12 @@ class EvaluationReport(_Model):
 
 
 class Sources(Protocol):
-    """Where scoring finds a task's scene graph and memory world (resolved by the caller
-    from its files)."""
+    """Where scoring finds a task's scene graph and the experience a memory task is about
+    (a reopened suite: `fdc.compiler.reopen`)."""
 
     def graph(self, task: TaskRecord) -> SceneGraph: ...
 
-    def world(self, task: TaskRecord) -> MemoryWorld: ...
+    def experience(self, task: TaskRecord) -> Experience: ...
 
 
 @dataclass
@@ -177,6 +178,7 @@ class _Builder:
         self.findings: list[Diagnostic] = []
         self.feedback: list[Any] = []
         self._runs: dict[tuple[str, str], tuple[list[Snapshot], str | None]] = {}
+        self._worlds: dict[tuple[str, str], MemoryWorld] = {}
         self._scorer: Callable[..., Any] | None = None
 
     def find(self, severity: Literal["error", "warning"], code: str, message: str,
@@ -231,7 +233,7 @@ class _Builder:
         if frames_expected(task) == 0:
             problem = frame_problem(task, frames, 0)
         else:
-            world = self.sources.world(task)
+            world = self._world(task)
             problem = frame_problem(task, frames, world.frame_count)
             if problem is None:
                 return score_frames(task, frames, world)
@@ -242,6 +244,15 @@ class _Builder:
             if code == "wrong-frame-count" else ""
         self.find("error", code, message, task.id, line, "frames", hint)
         return failed_frames(frames, message)
+
+    def _world(self, task: TaskRecord) -> MemoryWorld:
+        """The world a memory task is judged in: one per scene and experience."""
+        key = (task.scene or "", task.experience or "")
+        found = self._worlds.get(key)
+        if found is None:
+            found = self._worlds[key] = MemoryWorld(self.sources.graph(task),
+                                                    self.sources.experience(task))
+        return found
 
     def _run(self, task: TaskRecord, run: str, line: int | None) -> LowLevelScore:
         graph = self.sources.graph(task)

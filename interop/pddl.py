@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fdc.compiler.compile import SceneCompiler, TemplateEntry
 from fdc.compiler.planning import PlanningError, PlanningWorld, pddl_name, write_pddl
-from fdc.compiler.suite import read_suite
-from fdc.compiler.validate import SceneView, Templates, read_manifest, scene_view
-from fdc.core.errors import FdcError, InputError
+from fdc.compiler.reopen import ReopenedSuite, ReopenError, reopen_suite
+from fdc.compiler.suite import TaskRecord
+from fdc.core.errors import FdcError
 from fdc.core.files import write_atomic
 from fdc.core.problems import render_line
+from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
 
 class ExportError(FdcError):
@@ -25,50 +27,35 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     leaves the world, rebuilt from the manifest beside the suite (without one, it is
     skipped). Returns (problems written, memory tasks skipped)."""
     try:
-        records, problems = read_suite(suite)
-    except OSError as e:
-        raise ExportError(f"{suite}: cannot read the suite: {e.strerror}") from None
-    if problems:
-        raise ExportError(f"{suite}: {render_line(problems[0])} (`fdc validate` lists every "
-                          "problem)")
+        opened = reopen_suite(suite, scenes=[scene] if scene else [])
+    except ReopenError as e:
+        raise ExportError(str(e)) from None
+    if opened.problems:
+        raise ExportError(f"{suite}: {render_line(opened.problems[0])} (`fdc validate` lists "
+                          "every problem)")
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    templates = Templates()
     try:
-        manifest = read_manifest(Path(suite))
-    except InputError as e:
+        opened.read_manifest()
+    except ReopenError as e:
         raise ExportError(str(e)) from None
-    memory_scenes = {scene or r.scene for r in records if r.experience is not None}
-    views: dict[str, SceneView] = {}
     worlds: dict[tuple[str, str, str], PlanningWorld] = {}
     shared: str | None = None
     written = skipped = 0
-    for r in records:
-        path = scene or r.scene
-        if path is None:
-            raise ExportError(f"task `{r.id}` names no scene; give one with --scene")
-        try:
-            entry, why = templates.find(r)
-            view = views.get(path)
-            if view is None:
-                view = views[path] = scene_view(path, r.scene, manifest,
-                                                path in memory_scenes)
-        except InputError as e:
-            raise ExportError(str(e)) from None
-        if entry is None:
-            raise ExportError(f"task `{r.id}`: {why}")
+    for r in opened.records:
+        entry, compiler = _inputs(opened, r)
         start = "initial" if r.experience is None else "after"
-        if start not in view.compiler.states:
+        if start not in compiler.states:
             skipped += 1
             continue
-        if r.experience is not None and r.experience != view.compiler.experience_sha256:
+        if r.experience is not None and r.experience != compiler.experience_sha256:
             raise ExportError(f"task `{r.id}`: the experience rebuilt from the manifest is "
                               "not the one the task is about (sha256 differs)")
-        key = (path, entry.domain.domain.name, start)
+        key = (compiler.scene, entry.domain.domain.name, start)
         world = worlds.get(key)
         if world is None:
-            world = worlds[key] = PlanningWorld(view.compiler.facts(entry.domain),
-                                                view.compiler.states[start], view.registry)
+            world = worlds[key] = PlanningWorld(compiler.facts(entry.domain),
+                                                compiler.states[start], compiler.registry)
         try:
             pp = world.build(r.id, r.goal, reduce=False)
         except PlanningError as e:
@@ -88,3 +75,19 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
         write_atomic(out / f"{r.id}.pddl", problem)
         written += 1
     return written, skipped
+
+
+def _inputs(opened: ReopenedSuite, record: TaskRecord) -> tuple[TemplateEntry, SceneCompiler]:
+    """The record's template and a compiler on its scene (`ExportError`: what is missing)."""
+    try:
+        opened.scene_path(record)
+        entry, why = opened.template(record)
+        compiler = opened.compiler(record)
+    except ReopenError as e:
+        hint = "; give one with --scene" if e.code == "no-scene" else ""
+        raise ExportError(f"{e}{hint}") from None
+    except SceneLoadError as e:
+        raise ExportError(str(e)) from None
+    if entry is None:
+        raise ExportError(f"task `{record.id}`: {why}")
+    return entry, compiler

@@ -12,14 +12,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, read_suite_or_exit, stderr
+from fdc.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    open_suite_or_exit,
+    report_findings,
+    stderr,
+)
 
 if TYPE_CHECKING:
-    from fdc.agents.baselines import SceneContext
+    from fdc.compiler.reopen import ReopenedSuite, ReopenError
     from fdc.compiler.suite import TaskRecord
-    from fdc.sim_bridge.graph.scene_graph import SceneGraph
-    from fdc.sim_bridge.world.experience import Experience
-
 
 
 def run_baseline_command(
@@ -43,25 +47,36 @@ def run_baseline_command(
     manipulation tasks."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from fdc.agents.baselines import BASELINES, run_baseline
+    from fdc.agents.baselines import BASELINES, SceneContext, run_baseline
+    from fdc.compiler.reopen import ReopenError
     from fdc.core.files import write_atomic
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
     if name not in BASELINES:
         err.print(f"error: unknown baseline `{name}`; known: {', '.join(BASELINES)}")
         raise typer.Exit(EXIT_USAGE)
-    records = read_suite_or_exit(suite, err)
-    scenes = _Scenes(suite, scene, experience)
-    for r in records:  # load everything first: input errors before any work
-        scenes(r)
+    opened = open_suite_or_exit(suite, err, scenes=[scene] if scene else [],
+                                experiences=[experience] if experience else [])
+    records = opened.records
+    contexts: dict[str, SceneContext] = {}
+    for r in records:  # everything first: input errors before any work
+        try:
+            contexts[r.id] = SceneContext.of(opened, r)
+        except SceneLoadError as e:
+            report_findings(e.findings, str(e.path))
+            raise typer.Exit(EXIT_USAGE) from None
+        except ReopenError as e:
+            err.print(_input_error(e, r, opened, experience))
+            raise typer.Exit(EXIT_USAGE) from None
     trajectories = output.parent / f"{output.stem}.trajectories" if name == "oracle" else None
     lines: list[str] = []
     failures: list[tuple[str, str]] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as progress:
         bar = progress.add_task(f"{name} baseline", total=len(records))
-        for result in run_baseline(name, records, scenes, seed=seed, trajectories=trajectories,
-                                   predictions_dir=output.parent):
+        for result in run_baseline(name, records, lambda r: contexts[r.id], seed=seed,
+                                   trajectories=trajectories, predictions_dir=output.parent):
             lines.append(json.dumps(result.prediction.model_dump(mode="json", exclude_none=True),
                                     sort_keys=True) + "\n")
             if result.failure:
@@ -75,111 +90,29 @@ def run_baseline_command(
     raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
 
 
-class _Scenes:
-    """Each task's scene graph and experience, loaded once per scene file."""
-
-    def __init__(self, suite: Path, scene: Path | None, experience: Path | None) -> None:
-        self.suite = suite
-        self.scene = scene
-        self.experience = experience
-        self._graphs: dict[str, tuple[SceneGraph, Path]] = {}
-        self._logs: dict[str, Experience | None] = {}
-        self._manifest: dict[str, object] | None = None
-
-    def __call__(self, task: TaskRecord) -> SceneContext:
-        from fdc.agents.baselines import SceneContext
-
-        key = task.scene or ""
-        if key not in self._graphs:
-            self._graphs[key] = self._load_graph(key)
-        graph, path = self._graphs[key]
-        log = None
-        if task.experience is not None:
-            if key not in self._logs:
-                self._logs[key] = self._load_log(key, graph, path, task.experience)
-            log = self._logs[key]
-        return SceneContext(graph=graph, experience=log, scene_name=path.name)
-
-    def _path(self, named: str) -> Path:
-        if self.scene is not None:
-            return self.scene
-        if not named:
-            stderr().print(f"{self.suite}: error: a task names no scene; hint: pass --scene")
-            raise typer.Exit(EXIT_USAGE)
-        for p in (Path(named), self.suite.parent / named):
-            if p.exists():
-                return p
-        stderr().print(f"{self.suite}: error: scene `{named}` not found from the working "
-                        "folder or beside the suite; hint: pass --scene")
-        raise typer.Exit(EXIT_USAGE)
-
-    def _load_graph(self, named: str) -> tuple[SceneGraph, Path]:
-        from fdc.cli.scene import _load_graph
-
-        path = self._path(named)
-        return _load_graph(path), path
-
-    def _load_log(self, named: str, graph: SceneGraph, path: Path, sha: str
-                  ) -> Experience:
-        from fdc.compiler.prepare import load_experience
-        from fdc.core.errors import InputError
-        from fdc.core.hashing import sha256_text
-        from fdc.sim_bridge.world.experience import Experience
-
-        err = stderr()
-        if self.experience is not None:
-            try:
-                raw, found = load_experience(str(self.experience))
-            except InputError as e:
-                err.print(f"error: {e}")
-                raise typer.Exit(EXIT_USAGE) from None
-            assert isinstance(raw, Experience)
-            if found != sha:
-                err.print(f"{self.experience}: error: this log (sha256 {found[:12]}) is not "
-                          f"the one the suite's memory tasks are about ({sha[:12]})")
-                raise typer.Exit(EXIT_USAGE)
-            return raw
-        ref = self._manifest_ref(named)
-        if ref.get("path"):
-            given = Path(str(ref["path"]))
-            beside = self.suite.parent / given
-            try:
-                raw, found = load_experience(str(beside if beside.exists() else given))
-            except InputError as e:
-                err.print(f"error: {e}; hint: pass --experience")
-                raise typer.Exit(EXIT_USAGE) from None
-            assert isinstance(raw, Experience)
-            log = raw
-        else:
-            from fdc.core.hashing import scene_sha256
-            from fdc.sim_bridge.world.simulate import simulate_experience
-
-            log = simulate_experience(graph, interactions=int(str(ref.get("interactions", 5))),
-                                      seed=int(str(ref.get("seed") or 0)), scene=path.name,
-                                      scene_sha256=scene_sha256(graph.scene))
-            found = sha256_text(log.to_json())
-        if found != sha:
-            err.print(f"error: the experience of `{named}` (sha256 {found[:12]}) is not the "
-                      f"one the suite's memory tasks are about ({sha[:12]}); hint: pass "
-                      "--experience")
-            raise typer.Exit(EXIT_USAGE)
-        return log
-
-    def _manifest_ref(self, named: str) -> dict[str, object]:
-        err = stderr()
-        if self._manifest is None:
-            path = self.suite.parent / "manifest.json"
-            try:
-                self._manifest = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                err.print(f"error: no readable manifest beside {self.suite} to find the "
-                          "experience of its memory tasks; hint: pass --experience")
-                raise typer.Exit(EXIT_USAGE) from None
-        scenes = self._manifest.get("scenes", []) if isinstance(self._manifest, dict) else []
-        for entry in scenes if isinstance(scenes, list) else []:
-            if isinstance(entry, dict) and entry.get("path") == named and \
-                    isinstance(entry.get("experience"), dict):
-                return dict(entry["experience"])
-        err.print(f"error: the manifest beside {self.suite} names no experience for scene "
-                  f"`{named}`; hint: pass --experience")
-        raise typer.Exit(EXIT_USAGE)
+def _input_error(e: ReopenError, task: TaskRecord, suite: ReopenedSuite,
+                 experience: Path | None) -> str:
+    """What a task's missing input is, and the option that gives it."""
+    named = task.scene or ""
+    found, want = e.details.get("found", ""), task.experience or ""
+    if e.code == "no-scene":
+        return f"{suite.path}: error: a task names no scene; hint: pass --scene"
+    if e.code == "scene-not-found":
+        return (f"{suite.path}: error: scene `{named}` not found from the working folder or "
+                "beside the suite; hint: pass --scene")
+    from_manifest = ("manifest", "not-in-manifest", "experience-changed", "simulation-differs")
+    if experience is not None and e.code in from_manifest:
+        given = next(iter(suite.given_experiences()), "")
+        return (f"{experience}: error: this log (sha256 {given[:12]}) is not the one the "
+                f"suite's memory tasks are about ({want[:12]})")
+    if e.code == "manifest" or (e.code == "not-in-manifest" and not e.details["manifest"]):
+        return (f"error: no readable manifest beside {suite.path} to find the experience of its "
+                "memory tasks; hint: pass --experience")
+    if e.code == "not-in-manifest" and not found:
+        return (f"error: the manifest beside {suite.path} names no experience for scene "
+                f"`{named}`; hint: pass --experience")
+    if e.code in ("not-in-manifest", "experience-changed", "simulation-differs"):
+        return (f"error: the experience of `{named}` (sha256 {found[:12]}) is not the one "
+                f"the suite's memory tasks are about ({want[:12]}); hint: pass --experience")
+    hint = "; hint: pass --experience" if "manifest" in e.details else ""
+    return f"error: {e}{hint}"

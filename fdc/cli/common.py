@@ -1,8 +1,11 @@
-"""What every `fdc` command shares: the error console, and reading a suite the way a
-command reports a bad one (exit 2 on a file it cannot read; each bad line located)."""
+"""What every `fdc` command shares: exit codes, the error console, the output formats,
+and reading a suite or a scene the way a command reports a bad one (exit 2, each problem
+located)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,9 +13,16 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from fdc.compiler.suite import TaskRecord
+    from fdc.compiler.reopen import ReopenedSuite
+    from fdc.core.problems import Diagnostic
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
 
 
 def stderr() -> Console:
@@ -20,26 +30,49 @@ def stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def report_suite(suite: Path, err: Console) -> tuple[list[TaskRecord], bool]:
-    """The suite's good records, and whether it had bad lines (each printed, located).
-    A file that cannot be read, or is not UTF-8 text, exits 2 here."""
-    from fdc.compiler.suite import read_suite
-    from fdc.core.problems import render_line
+def report_suite(suite: Path, err: Console, *, scenes: Sequence[Path] = (),
+                 experiences: Sequence[Path] = ()) -> tuple[ReopenedSuite, bool]:
+    """The suite reopened (`scenes`, `experiences`: files given for its own), and whether
+    it had bad lines (each printed, located). A file that cannot be read, or is not
+    UTF-8 text, exits 2 here."""
+    from fdc.compiler.reopen import ReopenError, reopen_suite
 
     try:
-        records, problems = read_suite(suite)
-    except (OSError, UnicodeDecodeError) as e:
-        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        err.print(f"{suite}: error: cannot read the suite: {why}", markup=False)
+        opened = reopen_suite(suite, scenes=scenes, experiences=experiences)
+    except ReopenError as e:
+        err.print(f"{e.file}: error: {e.message}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
-    for p in problems:
+    from fdc.core.problems import render_line
+
+    for p in opened.problems:
         err.print(f"{suite}: error: {render_line(p)}", markup=False)
-    return records, bool(problems)
+    return opened, bool(opened.problems)
 
 
-def read_suite_or_exit(suite: Path, err: Console) -> list[TaskRecord]:
+def open_suite_or_exit(suite: Path, err: Console, *, scenes: Sequence[Path] = (),
+                       experiences: Sequence[Path] = ()) -> ReopenedSuite:
     """`report_suite`, exiting 2 when the suite has bad lines."""
-    records, bad = report_suite(suite, err)
+    opened, bad = report_suite(suite, err, scenes=scenes, experiences=experiences)
     if bad:
         raise typer.Exit(EXIT_USAGE)
-    return records
+    return opened
+
+
+def report_findings(findings: Sequence[Diagnostic], file: str = "") -> None:
+    """Each finding on its own line, located in `file` when it names no file itself."""
+    from fdc.core.problems import render_text
+
+    err = stderr()
+    for f in findings:
+        err.print(render_text(f.in_file(file)), markup=False)
+
+
+def graph_or_exit(path: Path) -> SceneGraph:
+    """Load and build a scene, or exit 2 with every finding of the file reported."""
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError, load_scene_graph
+
+    try:
+        return load_scene_graph(path)
+    except SceneLoadError as e:
+        report_findings(e.findings, str(path))
+        raise typer.Exit(EXIT_USAGE) from None

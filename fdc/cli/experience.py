@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fdc.cli.common import EXIT_OK, EXIT_USAGE, stderr
-from fdc.cli.scene import _load_graph, _report
+from fdc.cli.common import EXIT_OK, EXIT_USAGE, graph_or_exit, report_findings, stderr
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.world.experience import Experience
@@ -40,16 +39,16 @@ def generate(
     (deterministic for a seed)."""
     from fdc.sim_bridge.world.simulate import SimulationError, simulate_experience
 
-    g = _load_graph(scene)
+    g = graph_or_exit(scene)
     try:
         log = simulate_experience(g, interactions=interactions, seed=seed,
                                   scene=_relative(scene, output))
     except SimulationError as e:
-        _report(g.findings, str(scene))
+        report_findings(g.findings, str(scene))
         stderr().print(f"{scene}: error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     _write(output, log.to_json())
-    _report(g.findings, str(scene))
+    report_findings(g.findings, str(scene))
     stderr().print(f"wrote {output}: {len(log.interactions)} interactions, "
                     f"{len(log.frames)} frames")
     raise typer.Exit(EXIT_OK)
@@ -76,7 +75,7 @@ def render(
         raise typer.Exit(EXIT_USAGE)
     xp = _read_log(log)
     scene_path = scene or _scene_of(log, xp.scene)
-    g = _load_graph(scene_path)
+    g = graph_or_exit(scene_path)
     if xp.scene_sha256 is not None and xp.scene_sha256 != scene_sha256(g.scene):
         stderr().print(f"{log}: scene_sha256: error: the log was recorded in another scene "
                         f"than {scene_path}")

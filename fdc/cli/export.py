@@ -1,13 +1,151 @@
-"""`fdc export ...`: write compiled suites in other systems' formats.
+"""`fdc export ...`: write compiled suites in other systems' formats (Habitat episodes
+and PDDL YAML, PARTNR episodes, PDDL problems).
 
-Each format's command lives beside the library code it wraps and is registered on
-`export_app` in `fdc.cli._register_subcommands`.
+Exit codes: 0 every task written; 1 some task a format cannot express (each named with
+why, the rest written); 2 usage or input error (the suite, a scene, a template, a dataset
+or the manifest cannot be read), 130 interrupted.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from fdc.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    OutputFormat,
+    open_suite_or_exit,
+    stderr,
+)
+
+if TYPE_CHECKING:
+    from fdc.interop.habitat.export import HabitatExport
 
 export_app = typer.Typer(
     help="Export task suites to other formats (PDDL, Habitat, PARTNR).", no_args_is_help=True
 )
+
+
+@export_app.command()
+def habitat(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write to.")],
+    dataset: Annotated[
+        Path | None,
+        typer.Option(help="The scene dataset config the scenes were imported from "
+                     "(default: found beside the scenes' assets)."),
+    ] = None,
+    data_root: Annotated[
+        Path,
+        typer.Option(help="The folder habitat-lab runs in: episodes name the dataset "
+                     "config and scene instance relative to it."),
+    ] = Path("."),
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="text for people, json for machines.")
+    ] = OutputFormat.text,
+) -> None:
+    """Write process tasks as RearrangeDataset-v0 episodes and every task's goal as
+    habitat-lab's PDDL (YAML domain and problems); name each task a format cannot express."""
+    from rich.progress import Progress
+
+    from fdc.compiler.reopen import ReopenError
+    from fdc.core.problems import render_text
+    from fdc.interop.habitat.export import HabitatExportError, export_suite
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+
+    err = stderr()
+    opened = open_suite_or_exit(suite, err)
+    with Progress(console=err, transient=True) as progress:
+        bar = progress.add_task("exporting", total=len(opened.records))
+        try:
+            result = export_suite(opened, output, dataset, data_root,
+                                  lambda: progress.advance(bar))
+        except SceneLoadError as e:
+            errors = [f for f in e.findings if f.is_error]
+            for f in errors:
+                err.print(f"{e.path}: {render_text(f)}")
+            if not errors:
+                err.print(f"{e.path}: error: the scene does not load")
+            raise typer.Exit(EXIT_USAGE) from None
+        except (HabitatExportError, ReopenError) as e:
+            if str(e):
+                err.print(str(e))
+            raise typer.Exit(EXIT_USAGE) from None
+    _report_habitat(output, result, output_format)
+    raise typer.Exit(EXIT_FINDINGS if result.unwritten else EXIT_OK)
+
+
+def _report_habitat(output: Path, result: HabitatExport, output_format: OutputFormat) -> None:
+    if output_format is OutputFormat.json:
+        sys.stdout.write(json.dumps({
+            "output": str(output), "tasks": result.tasks, "episodes": result.episodes,
+            "problems": result.problems,
+            "not_expressible": [u.__dict__ for u in result.unwritten]}, indent=2) + "\n")
+        return
+    for u in result.unwritten:
+        sys.stdout.write(f"{u.task}: {u.format}: not expressible: {u.reason}\n")
+    stderr().print(f"wrote {result.episodes} episode(s) to {output / 'episodes.json.gz'} and "
+                   f"{result.problems} PDDL problem(s) to {output / 'pddl'} for {result.tasks} "
+                   f"task(s); {len(result.unwritten)} not expressible")
+
+
+@export_app.command()
+def partnr(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The episodes to write "
+                                         "(.json.gz).")] = Path("episodes.json.gz"),
+) -> None:
+    """Write the tasks whose goals PARTNR can express as PARTNR episodes (instruction and
+    evaluation); name each task it cannot express, and why (on stdout)."""
+    from fdc.core.files import write_atomic
+    from fdc.interop.partnr.episodes import episodes_bytes
+    from fdc.interop.partnr.tasks import export_records
+
+    err = stderr()
+    records = open_suite_or_exit(suite, err).records
+    dataset, refused = export_records(records)
+    for task_id, why in refused:
+        sys.stdout.write(f"{task_id}: not expressible: {why}\n")
+    write_atomic(output, episodes_bytes(dataset))
+    err.print(f"wrote {output}: {len(dataset.episodes)} episode(s) from {len(records)} task(s)"
+              + (f", {len(refused)} not expressible" if refused else ""))
+    raise typer.Exit(EXIT_FINDINGS if refused else EXIT_OK)
+
+
+@export_app.command()
+def pddl(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write.")],
+    scene: Annotated[
+        Path | None,
+        typer.Option(help="The scene file for every task (default: the one each names)."),
+    ] = None,
+) -> None:
+    """Write each task as a PDDL problem, with the planning domain (domain.pddl; a
+    sequence or multi-goal task gets its own); a memory task starts where the experience
+    the manifest names leaves the world."""
+    from fdc.interop.pddl import ExportError, export_suite
+
+    err = stderr()
+    if not suite.is_file():
+        err.print(f"{suite}: error: no such file")
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        written, skipped = export_suite(suite, output, str(scene) if scene else None)
+    except ExportError as e:
+        err.print(f"error: {e}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    err.print(f"wrote {written} problem(s) to {output}" +
+              (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
+               "the experience they start after" if skipped else ""))
+    raise typer.Exit(EXIT_OK)

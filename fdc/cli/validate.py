@@ -1,7 +1,7 @@
-"""`fdc validate` and `fdc export pddl`: check a task suite, and write it for planners.
+"""`fdc validate`: check every task of a suite, for people or for CI.
 
-Exit codes: 0 no error (validate: `--strict` counts warnings), 1 findings, 2 usage or
-input error (the suite, a scene, a template file or the manifest cannot be read), 130
+Exit codes: 0 no error (`--strict`: no warning either), 1 findings, 2 usage or input
+error (the suite, a scene, a template file or the manifest cannot be read), 130
 interrupted.
 """
 
@@ -57,8 +57,9 @@ def validate_command(
     true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from fdc.compiler.reopen import ReopenError
     from fdc.compiler.validate import ValidateOptions, validate_suite
-    from fdc.core.errors import InputError
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
     if not suite.is_file():
@@ -79,7 +80,7 @@ def validate_command(
                 on_start=lambda n: progress.update(bar, total=n),
                 on_task=lambda ident: progress.update(bar, advance=1,
                                                       description=f"validating {ident}"))
-        except InputError as e:
+        except (ReopenError, SceneLoadError) as e:
             err.print(f"error: {e}")
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
@@ -119,34 +120,3 @@ def _summary(report: ValidationReport) -> None:
     if report.solve:
         text += f"; {report.certified} of {report.planned} certified by a plan"
     stderr().print(text)
-
-
-def export_pddl_command(
-    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write.")],
-    scene: Annotated[
-        Path | None,
-        typer.Option(help="The scene file for every task (default: the one each names)."),
-    ] = None,
-) -> None:
-    """Write each task as a PDDL problem, with the planning domain (domain.pddl; a
-    sequence or multi-goal task gets its own); a memory task starts where the experience
-    the manifest names leaves the world."""
-    from fdc.interop.pddl import ExportError, export_suite
-
-    err = stderr()
-    if not suite.is_file():
-        err.print(f"{suite}: error: no such file")
-        raise typer.Exit(EXIT_USAGE)
-    try:
-        written, skipped = export_suite(suite, output, str(scene) if scene else None)
-    except ExportError as e:
-        err.print(f"error: {e}")
-        raise typer.Exit(EXIT_USAGE) from None
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    err.print(f"wrote {written} problem(s) to {output}" +
-              (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
-               "the experience they start after" if skipped else ""))
-    raise typer.Exit(EXIT_OK)

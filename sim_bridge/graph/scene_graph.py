@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from fdc.core.problems import Diagnostic
+from fdc.core.errors import InputError
+from fdc.core.problems import Diagnostic, render_text
 from fdc.sim_bridge.graph.bodies import Bodies, compute_bodies
 from fdc.sim_bridge.graph.navigation import (
     NavConfig,
@@ -50,6 +51,7 @@ from fdc.sim_bridge.graph.regions import (
 from fdc.sim_bridge.graph.rooms import Layout, build_layout
 from fdc.sim_bridge.graph.support import Support, SupportConfig, build_support
 from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, derive_surfaces
+from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
 Point = tuple[float, float] | tuple[float, float, float]
@@ -570,6 +572,27 @@ def build_scene_graph(scene: Scene, base_dir: Path | None = None,
     del fixed_idx
     graph = SceneGraph(scene, config, layout, bodies, surfaces, support, nav, cells, anchor_map,
                        standing, f_surf + support.findings, layer, t)
+    return graph
+
+
+class SceneLoadError(InputError):
+    """A scene file that cannot be read or does not validate; every finding, located."""
+
+    def __init__(self, path: str | Path, findings: list[Diagnostic]) -> None:
+        errors = "; ".join(render_text(f) for f in findings if f.is_error)
+        super().__init__(f"{path}: {errors or 'the scene does not load'}")
+        self.path = path
+        self.findings = findings
+
+
+def load_scene_graph(path: str | Path) -> SceneGraph:
+    """Read, validate and build a scene file. The graph's findings begin with the file's
+    (its warnings); a file with errors raises `SceneLoadError`."""
+    loaded = load_scene(path)
+    if loaded.scene is None or any(f.is_error for f in loaded.findings):
+        raise SceneLoadError(path, loaded.findings)
+    graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
+    graph.findings[:0] = loaded.findings
     return graph
 
 

@@ -211,7 +211,7 @@ def test_bad_input_exits_2(tmp_path: Path) -> None:
 
 
 def test_each_domain_is_planned_with_its_own_world(tmp_path: Path) -> None:
-    from fdc.compiler.validate import SceneView
+    from fdc.compiler.validate import SceneWorlds
 
     home = (REPO / "domain" / "fdc-home.pddl").read_text()
     copy = tmp_path / "copy.pddl"
@@ -223,7 +223,7 @@ def test_each_domain_is_planned_with_its_own_world(tmp_path: Path) -> None:
     assert theirs, result
     ours, _ = load_entries([LEVEL_1])
     compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
-    view = SceneView(compiler)
-    worlds = [view.planning(e) for e in (ours[0], theirs[0], ours[1])]
+    scene = SceneWorlds(compiler)
+    worlds = [scene.planning(e) for e in (ours[0], theirs[0], ours[1])]
     assert [w.info.domain.name for w in worlds] == ["fdc-home", "fdc-copy", "fdc-home"]
     assert worlds[0] is worlds[2]

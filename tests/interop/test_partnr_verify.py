@@ -24,9 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.cli.partnr import task_record
 from fdc.compiler.suite import suite_lines
 from fdc.interop.partnr.episodes import Episode, parse_episodes
+from fdc.interop.partnr.tasks import task_record
 from fdc.predicates.goal import GChecklist
 from fdc.predicates.verify import Verdict, verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph

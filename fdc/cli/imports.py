@@ -1,0 +1,83 @@
+"""`fdc import ...`: scenes and tasks from other formats (Habitat scenes, PARTNR
+episodes).
+
+Exit codes: 0 ok; 1 findings (warnings about an imported scene; an episode skipped, the
+rest written); 2 usage or input error (a file that cannot be read or does not validate:
+nothing written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, report_findings, stderr
+
+import_app = typer.Typer(help="Import scenes and tasks from other formats.", no_args_is_help=True)
+
+
+@import_app.command()
+def habitat(
+    dataset_config: Annotated[Path, typer.Argument(help="A *.scene_dataset_config.json.")],
+    scene: Annotated[str, typer.Option("--scene", help="The scene instance to import.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write scene.json.")],
+    allow_missing: Annotated[
+        bool, typer.Option("--allow-missing", help="Skip missing assets with a warning.")
+    ] = False,
+) -> None:
+    """Import a Habitat scene (no habitat-sim needed): objects, articulated objects,
+    receptacles, rooms; Y-up to Z-up."""
+    from fdc.core.files import write_atomic
+    from fdc.sim_bridge.habitat import import_habitat
+
+    if not dataset_config.is_file():
+        stderr().print(f"{dataset_config}: error: no such file")
+        raise typer.Exit(EXIT_USAGE)
+    result = import_habitat(dataset_config, scene, output.parent, allow_missing)
+    report_findings(result.findings, str(dataset_config))
+    if result.scene is None or any(f.is_error for f in result.findings):
+        raise typer.Exit(EXIT_USAGE)
+    write_atomic(output, result.scene.to_json())
+    stderr().print(
+        f"wrote {output}: {len(result.scene.rooms)} rooms, {len(result.scene.objects)} objects"
+    )
+    raise typer.Exit(EXIT_FINDINGS if result.findings else EXIT_OK)
+
+
+@import_app.command()
+def partnr(
+    episodes: Annotated[Path, typer.Argument(help="PARTNR episodes (.json.gz or .json).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The suite to write.")] = Path(
+        "suite.jsonl"),
+) -> None:
+    """Import PARTNR episodes as a task suite: each episode's instruction and evaluation
+    (propositions, dependencies, constraints) become a task whose goal means the same."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from fdc.compiler.suite import suite_lines
+    from fdc.core.files import write_atomic
+    from fdc.core.problems import render_text
+    from fdc.interop.partnr.episodes import read_episodes
+    from fdc.interop.partnr.tasks import import_episodes
+
+    err = stderr()
+    dataset, findings = read_episodes(episodes)
+    for f in findings:
+        err.print(render_text(f), markup=False)
+    if dataset is None:
+        raise typer.Exit(EXIT_USAGE)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        bar = progress.add_task("importing", total=len(dataset.episodes))
+        records, skipped = import_episodes(dataset, str(episodes),
+                                           lambda: progress.update(bar, advance=1))
+    for s in skipped:
+        err.print(f"{episodes}: episodes[{s.index}]: warning[PN004]: episode "
+                  f"`{s.episode_id}` names the agent ({', '.join(s.agents)}), which "
+                  "is no entity of an fdc scene; skipped", markup=False)
+    write_atomic(output, "".join(suite_lines(records)))
+    err.print(f"wrote {output}: {len(records)} task(s) from {len(dataset.episodes)} "
+              f"episode(s)" + (f", {len(skipped)} skipped" if skipped else ""))
+    raise typer.Exit(EXIT_FINDINGS if skipped else EXIT_OK)

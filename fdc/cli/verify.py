@@ -1,0 +1,181 @@
+"""`fdc verify`: judge a suite's goals on a recorded trajectory.
+
+Exit codes: 0 every task succeeded, 1 some task failed, 2 usage or input error (a suite,
+trajectory or scene that cannot be read, an unknown task or threshold).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from fdc.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    OutputFormat,
+    graph_or_exit,
+    report_suite,
+    stderr,
+)
+
+if TYPE_CHECKING:
+    from fdc.predicates.registry import Mode
+    from fdc.predicates.verify import Verdict
+
+
+class Relax(StrEnum):
+    visibility = "visibility"
+    distance = "distance"
+
+
+def verify_command(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    trajectory: Annotated[
+        Path, typer.Option("--trajectory", "-t", help="Recorded snapshots (JSONL).")
+    ],
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
+    scene: Annotated[
+        Path | None,
+        typer.Option(help="The scene file (default: the one the trajectory names)."),
+    ] = None,
+    threshold: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--threshold", help="Override a checker threshold for every task: NAME=VALUE."
+        ),
+    ] = None,
+    relax: Annotated[
+        list[Relax] | None,
+        typer.Option(help="Drop a check (FindingDory's DTG-SR: visibility; SC-SR: distance)."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="text for people, json for machines.")
+    ] = OutputFormat.text,
+) -> None:
+    """Judge each task's goal on a recorded trajectory: success, and when each target counted
+    (a PARTNR checklist: percent complete, and when each proposition was first satisfied)."""
+    from fdc.predicates.registry import EvaluationError
+    from fdc.predicates.verify import verify_snapshots
+    from fdc.sim_bridge.world.trajectory import TrajectoryError, read_trajectory
+
+    err = stderr()
+    opened, bad_suite = report_suite(suite, err)
+    records = opened.records
+    try:
+        header, snapshots = read_trajectory(trajectory)
+    except TrajectoryError as e:
+        err.print(f"{trajectory}: error: {e}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except OSError as e:
+        err.print(f"{trajectory}: error: cannot read the trajectory: {e.strerror}")
+        raise typer.Exit(EXIT_USAGE) from None
+    if bad_suite:
+        raise typer.Exit(EXIT_USAGE)
+    if task:
+        unknown = sorted(set(task) - {r.id for r in records})
+        if unknown:
+            err.print(f"error: no task {', '.join(unknown)} in {suite}")
+            raise typer.Exit(EXIT_USAGE)
+        records = [r for r in records if r.id in set(task)]
+    overrides = _thresholds(threshold or [])
+    graph = graph_or_exit(scene or _scene_of(trajectory, header.scene))
+    try:
+        verdicts = verify_snapshots(
+            {r.id: r.goal for r in records},
+            graph,
+            snapshots,
+            thresholds={r.id: {**r.thresholds, **overrides} for r in records},
+            mode=_mode(relax or []),
+        )
+    except KeyError as e:  # an unknown threshold name, with a suggestion
+        err.print(f"error: {e.args[0]}")
+        raise typer.Exit(EXIT_USAGE) from None
+    except EvaluationError as e:  # an entity the scene does not have, a wrong arity
+        err.print(f"{suite}: error: {e}; hint: is the trajectory's scene the one the task is "
+                  "for?", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    failed = sum(not v.success for v in verdicts.values())
+    if output_format is OutputFormat.json:
+        report = {
+            "suite": str(suite),
+            "trajectory": str(trajectory),
+            "tasks": [
+                {
+                    "id": task_id,
+                    "success": v.success,
+                    "end_step": v.end_step,
+                    "reason": v.reason,
+                    "percent_complete": v.percent_complete,
+                    "targets": [
+                        {"target": t.target, "step": t.step, "note": t.note, "counts": t.counts}
+                        for t in v.records
+                    ],
+                }
+                for task_id, v in verdicts.items()
+            ],
+            "succeeded": len(verdicts) - failed,
+            "failed": failed,
+        }
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        _print_verdicts(verdicts, failed)
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _thresholds(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not sep or not name or number != number:
+            stderr().print(f"error: --threshold wants NAME=NUMBER, not `{item}`")
+            raise typer.Exit(EXIT_USAGE)
+        out[name.strip()] = number
+    return out
+
+
+def _mode(relax: list[Relax]) -> Mode:
+    from fdc.predicates.registry import Mode
+
+    mode = Mode.STRICT
+    for r in relax:
+        mode |= Mode.NO_VISIBILITY if r is Relax.visibility else Mode.NO_DISTANCE
+    return mode
+
+
+def _scene_of(trajectory: Path, named: str) -> Path:
+    """A trajectory names its scene relative to itself, or to the working folder."""
+    beside = trajectory.parent / named
+    return beside if beside.exists() else Path(named)
+
+
+def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
+    from rich.table import Table
+
+    table = Table(title="verification", show_lines=False)
+    for column in ("task", "result", "end step", "why", "targets (step)"):
+        table.add_column(column)
+    for task_id, v in verdicts.items():
+        targets = ", ".join(
+            f"{t.target} ({'-' if t.step is None else t.step}"
+            + ("" if t.counts is not False else ", does not count") + ")"
+            for t in v.records
+        )
+        result = "[green]success[/]" if v.success else "[red]failure[/]"
+        if v.percent_complete is not None:
+            result += f" {100 * v.percent_complete:.1f}%"
+        table.add_row(task_id, result, str(v.end_step), v.reason, targets)
+    Console(highlight=False).print(table)
+    stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")

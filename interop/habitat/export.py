@@ -1,0 +1,185 @@
+"""A compiled suite as habitat-lab files: process tasks as RearrangeDataset-v0 episodes,
+every task's goal as multi-task PDDL (a YAML domain and one problem per task), for scenes
+imported with `fdc import habitat`.
+
+`export_suite` reads each scene of the reopened suite once, gives the writers
+(`episodes`, `pddl_yaml`) fdc's domain as plain data, writes every file atomically, and
+names each task a format cannot express.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fdc.core.errors import FdcError
+from fdc.core.files import write_atomic
+from fdc.core.problems import render_text
+from fdc.interop.habitat.episodes import (
+    EpisodeBuilder,
+    EpisodeTask,
+    dataset_document,
+    find_dataset,
+    gzip_json,
+)
+from fdc.interop.habitat.pddl_yaml import (
+    NotExpressible,
+    PddlDomainSpec,
+    domain_document,
+    dump_yaml,
+    problem_document,
+)
+
+if TYPE_CHECKING:
+    from fdc.compiler.check import DomainInfo
+    from fdc.compiler.reopen import ReopenedSuite
+    from fdc.compiler.suite import TaskRecord
+
+DOMAIN = "fdc-home"
+
+
+class HabitatExportError(FdcError):
+    """A scene's dataset config that cannot be found or read (the CLI's exit 2)."""
+
+
+@dataclass(frozen=True)
+class Unwritten:
+    """A task one format cannot express, and why."""
+
+    task: str
+    format: str  # "episode" or "pddl"
+    reason: str
+
+
+@dataclass(frozen=True)
+class HabitatExport:
+    """What `export_suite` wrote."""
+
+    tasks: int
+    episodes: int
+    problems: int
+    unwritten: list[Unwritten]
+
+
+@dataclass
+class _Scene:
+    """One scene's writers (None, with the reason, when it is not a Habitat scene)."""
+
+    builder: EpisodeBuilder | None
+    types: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+
+
+def export_suite(suite: ReopenedSuite, output: Path, dataset: Path | None, data_root: Path,
+                 on_task: Callable[[], None] | None = None) -> HabitatExport:
+    """Write `episodes.json.gz` and `pddl/` (domain and problems) under `output`.
+    `dataset`: the scene dataset config the scenes were imported from (default: found
+    beside the scenes' assets); `data_root`: the folder habitat-lab runs in. A scene that
+    does not load raises `SceneLoadError`, a dataset that cannot be read
+    `HabitatExportError`."""
+    info = fdc_domain()
+    spec = domain_spec(info)
+    scenes: dict[str, _Scene] = {}
+    episodes: list[dict[str, Any]] = []
+    files: dict[Path, str] = {}
+    unwritten: list[Unwritten] = []
+    for r in suite.records:
+        key = r.scene or ""
+        if key not in scenes:
+            scenes[key] = _scene(suite, r, dataset, data_root, info)
+        sc = scenes[key]
+        if sc.builder is None:
+            unwritten.append(Unwritten(r.id, "episode", sc.reason))
+        else:
+            try:
+                episodes.append(sc.builder.episode(EpisodeTask(
+                    id=r.id, goal=r.goal, tags=r.tags, start=r.start,
+                    instruction=r.instructions[0] if r.instructions else "",
+                    thresholds=r.thresholds)))
+            except NotExpressible as e:
+                unwritten.append(Unwritten(r.id, "episode", str(e)))
+        try:
+            doc = problem_document(r.goal, sc.types, spec)
+            header = f"fdc task {r.id} ({r.template})"
+            if r.instructions:
+                header += f": {r.instructions[0]}"
+            files[output / "pddl" / "problems" / f"{r.id}.yaml"] = dump_yaml(doc, header)
+        except NotExpressible as e:
+            unwritten.append(Unwritten(r.id, "pddl", str(e)))
+        if on_task is not None:
+            on_task()
+    write_atomic(output / "pddl" / "domain.yaml",
+                 dump_yaml(domain_document(spec), f"fdc's `{DOMAIN}` domain for habitat-lab"))
+    for path, text in files.items():
+        write_atomic(path, text)
+    write_atomic(output / "episodes.json.gz", gzip_json(dataset_document(episodes)))
+    return HabitatExport(len(suite.records), len(episodes), len(files), unwritten)
+
+
+def fdc_domain() -> DomainInfo:
+    """fdc's built-in domain, checked."""
+    from fdc.compiler.check import check_paths
+
+    return check_paths([], builtin=True).domains[DOMAIN]
+
+
+def domain_spec(info: DomainInfo) -> PddlDomainSpec:
+    """fdc's domain as the YAML domain declares it: types with one parent, constants,
+    and the fluent predicates (an `either` argument takes the types' closest common
+    ancestor, habitat-lab having no union types)."""
+    from fdc.predicates.builtin import default_registry
+    from fdc.predicates.registry import Kind
+
+    registry = default_registry()
+    parents = {t: ps[0] for t, ps in sorted(info.parents.items()) if ps}
+
+    def common(types: tuple[str, ...]) -> str:
+        if not types:
+            return "object"
+        chains = [PddlDomainSpec("", parents, {}, {}).ancestors(t) for t in types]
+        found: str = next(t for t in chains[0] if all(t in c for c in chains[1:]))
+        return found
+
+    predicates = {
+        name: tuple((p.name.lstrip("?"), common(p.types)) for p in d.parameters)
+        for name, d in sorted(info.predicates.items())
+        if name in registry and registry.checker(name).kind is Kind.FLUENT
+    }
+    constants = {c.name: (c.types[0] if c.types else "object")
+                 for c in info.constants.values()}
+    return PddlDomainSpec(DOMAIN, parents, constants, predicates)
+
+
+def _scene(suite: ReopenedSuite, record: TaskRecord, dataset: Path | None, data_root: Path,
+           info: DomainInfo) -> _Scene:
+    """The writers of the record's scene."""
+    from fdc.compiler.scene_facts import SceneFacts
+    from fdc.sim_bridge.habitat.dataset import load_dataset
+
+    if not record.scene:
+        return _Scene(None, reason="the task names no scene")
+    path = suite.scene_path(record)
+    graph = suite.graph(record)
+    scene = graph.scene
+    types = {e: ts[0] for e, ts in SceneFacts(graph, info).types.items()}
+    if scene.source.get("importer") != "habitat":
+        return _Scene(None, types, f"scene `{path}` was not imported from Habitat "
+                      "(`fdc import habitat`)")
+    config = dataset or find_dataset(scene, path.parent)
+    if config is None:
+        raise HabitatExportError(
+            f"{path}: error: cannot find the dataset config "
+            f"`{scene.source.get('dataset', '?')}` the scene was imported from; "
+            "hint: pass --dataset")
+    ds, findings = load_dataset(config)
+    if ds is None:
+        raise HabitatExportError("\n".join(f"{config}: {render_text(f)}" for f in findings))
+    handle = scene.source.get("scene_instance", "")
+    instance = ds.lookup("scene_instances", handle)
+    if instance is None or instance.source is None:
+        raise HabitatExportError(f"{config}: error: no scene instance `{handle}` (the one "
+                                 f"{path} was imported from); hint: pass the --dataset it "
+                                 "came from")
+    return _Scene(EpisodeBuilder(graph, ds, instance.source, data_root), types)
