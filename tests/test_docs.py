@@ -196,6 +196,7 @@ def main(paths: list[str]) -> int:
 UPDATE = False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", DOCS)
 def test_doc_examples(doc: str) -> None:
     assert main([str(REPO / doc)]) == 0

@@ -50,11 +50,13 @@ def compiled() -> tuple[SceneCompiler, list[TaskRecord]]:
     return comp, records
 
 
+@pytest.mark.slow
 def test_the_suite_has_the_templates(compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     _, records = compiled
     assert {r.template for r in records} >= set(MANIPULATION)
 
 
+@pytest.mark.slow
 def test_the_oracle_solves_every_manipulation_task(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, records = compiled
@@ -68,6 +70,7 @@ def test_the_oracle_solves_every_manipulation_task(
         assert (r.template, result.success, result.points) == (r.template, True, 100.0)
 
 
+@pytest.mark.slow
 def test_the_oracles_frames_are_valid_and_its_walk_reaches_the_goal(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, records = compiled
@@ -90,6 +93,7 @@ def test_the_oracles_frames_are_valid_and_its_walk_reaches_the_goal(
         assert verdict.success, (r.template, verdict.reason)
 
 
+@pytest.mark.slow
 def test_the_oracle_opens_and_closes_furniture(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, records = compiled
@@ -129,6 +133,7 @@ def _solved(r: TaskRecord, graph: SceneGraph) -> list[tuple[str, str | None, lis
     return [(x.action.value, x.target, list(x.regions)) for x in actions]
 
 
+@pytest.mark.slow
 def test_the_oracle_opens_a_closed_destination_before_it_picks(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, _ = compiled
@@ -145,6 +150,7 @@ def test_the_oracle_opens_a_closed_destination_before_it_picks(
         assert env.records[-1].ok
 
 
+@pytest.mark.slow
 def test_the_oracle_moves_an_anchor_with_no_room_around_it(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, _ = compiled
@@ -155,6 +161,7 @@ def test_the_oracle_moves_an_anchor_with_no_room_around_it(
     assert trace[3][0] == "place" and trace[3][2][0].startswith("fridge|upper#cell:")
 
 
+@pytest.mark.slow
 def test_the_oracle_makes_room_at_a_side_seen_from_another_side(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, _ = compiled
@@ -164,6 +171,7 @@ def test_the_oracle_makes_room_at_a_side_seen_from_another_side(
     assert ("pick", "tray_0", []) in trace
 
 
+@pytest.mark.slow
 def test_the_oracle_packs_several_items_on_one_surface(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, _ = compiled
@@ -176,6 +184,7 @@ def test_the_oracle_packs_several_items_on_one_surface(
     assert cells and all("#cell:" in c for c in cells)
 
 
+@pytest.mark.slow
 def test_the_oracle_stacks_what_does_not_fit_side_by_side(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, _ = compiled
@@ -186,6 +195,7 @@ def test_the_oracle_stacks_what_does_not_fit_side_by_side(
     assert any(a == "place" and t in ("tray_0|top", "tray_1|top") for a, t, _ in trace)
 
 
+@pytest.mark.slow
 def test_the_oracle_gathers_items_where_most_of_them_stand(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, _ = compiled
@@ -199,6 +209,7 @@ def test_the_oracle_gathers_items_where_most_of_them_stand(
     assert sorted(picked) == ["plate_0", "plate_1"]
 
 
+@pytest.mark.slow
 def test_the_memory_oracle_walks_the_shortest_tour(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, records = compiled
@@ -244,6 +255,7 @@ def _near_and_far_frames(walker: Walker, log: Experience, start: tuple[float, fl
     return finite[0][1], finite[-1][1]
 
 
+@pytest.mark.slow
 def test_random_is_seeded_and_deterministic(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, records = compiled
@@ -264,6 +276,7 @@ def test_random_is_seeded_and_deterministic(
     assert all(0 <= f < len(log.frames) for f in frames)
 
 
+@pytest.mark.slow
 def test_run_baseline_predicts_every_task(compiled: tuple[SceneCompiler, list[TaskRecord]],
                                           tmp_path: Path) -> None:
     comp, records = compiled

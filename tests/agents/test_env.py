@@ -153,6 +153,7 @@ def test_budgets(graph: SceneGraph) -> None:
     assert step_budget(outcome, graph) == 30
 
 
+@pytest.mark.slow
 def test_reset_draws_tasks_with_the_seed(graph: SceneGraph) -> None:
     tasks = [task(ident=f"t{k}") for k in range(5)]
     env = ManipulationEnv(graph, tasks)

@@ -73,12 +73,14 @@ def overall(report: EvaluationReport, kind: str = "memory") -> dict[str, float]:
     return next(r.metrics for r in report.summary if r.kind == kind and r.by == "overall")
 
 
+@pytest.mark.slow
 def test_the_suite_has_single_and_multi_goal_memory_tasks(compiled: Path) -> None:
     kinds = {r.goal.kind for r in memory_tasks(compiled)}  # type: ignore[union-attr]
     assert "targets" in kinds and kinds - {"targets"}
     assert any(r.valid_frames is None for r in records(compiled))  # a manipulation task
 
 
+@pytest.mark.slow
 def test_valid_frames_score_full_marks(compiled: Path, tmp_path: Path) -> None:
     tasks = memory_tasks(compiled)
     solvable = [r for r in tasks if all(r.valid_frames or [[]])]
@@ -118,6 +120,7 @@ def test_valid_frames_score_full_marks(compiled: Path, tmp_path: Path) -> None:
     assert all((tmp_path / "plots" / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
 
 
+@pytest.mark.slow
 def test_solvable_tasks_alone_score_hl_sr_1(compiled: Path, tmp_path: Path) -> None:
     # A suite of the solvable tasks (no manifest describes it: the log comes by --history).
     tasks = [r for r in memory_tasks(compiled) if all(r.valid_frames or [[]])]
@@ -137,6 +140,7 @@ def test_solvable_tasks_alone_score_hl_sr_1(compiled: Path, tmp_path: Path) -> N
     assert code == 2 and "no experience log with sha256" in out and "--history" in out
 
 
+@pytest.mark.slow
 def test_random_frames_score_less(compiled: Path, tmp_path: Path) -> None:
     tasks = memory_tasks(compiled)
     rng = random.Random(7)
@@ -185,6 +189,7 @@ def test_malformed_predictions_are_located_and_exit_1(compiled: Path, tmp_path: 
     assert len(missing) == len(records(compiled)) - 2 and report.predicted == 2
 
 
+@pytest.mark.slow
 def test_a_low_level_run_scores_ll_sr(compiled: Path, tmp_path: Path) -> None:
     from fdc.compiler.compile import start_snapshots
     from fdc.core.hashing import scene_sha256
@@ -223,6 +228,7 @@ def test_a_low_level_run_scores_ll_sr(compiled: Path, tmp_path: Path) -> None:
     assert all(s.low is not None and not s.low.ll_sr for s in others)
 
 
+@pytest.mark.slow
 def test_manipulation_traces_are_replayed_with_feedback(compiled: Path, tmp_path: Path) -> None:
     task = next(r for r in records(compiled) if r.valid_frames is None)
     preds = write_lines(tmp_path / "preds.jsonl",
@@ -240,6 +246,7 @@ def test_manipulation_traces_are_replayed_with_feedback(compiled: Path, tmp_path
     assert code == 1 and "wrong-kind" in out
 
 
+@pytest.mark.slow
 def test_the_simulated_log_is_found_through_the_manifest(tmp_path: Path) -> None:
     code, out = run("scene", "generate", "--rooms", "3", "--objects", "60", "--seed", "2",
                     "-o", tmp_path / "scene.json")
@@ -272,6 +279,7 @@ def test_bad_input_exits_2(compiled: Path, tmp_path: Path) -> None:
     assert code == 2 and "not an fdc experience log" in out
 
 
+@pytest.mark.slow
 def test_unusable_runs_are_located_failures(compiled: Path, tmp_path: Path) -> None:
     from fdc.sim_bridge.world.state import AgentPose, Snapshot, TrajectoryHeader
     from fdc.sim_bridge.world.trajectory import write_trajectory

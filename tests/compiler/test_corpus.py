@@ -20,6 +20,7 @@ def test_corpus_has_441_pairs(corpus: Path) -> None:
     assert len(PAIRS) == 441
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pair", PAIRS, ids=[p["problem"] for p in PAIRS])
 def test_pair_checks(corpus: Path, pair: dict[str, str]) -> None:
     sources = [SourceFile.read(str(corpus / pair[k])) for k in ("domain", "problem")]
@@ -43,6 +44,7 @@ def _files() -> list[str]:
     return sorted({p[k] for p in PAIRS for k in ("domain", "problem")})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _files())
 def test_round_trip(corpus: Path, name: str) -> None:
     source = SourceFile.read(str(corpus / name))

@@ -91,6 +91,7 @@ def test_the_drop_reasons() -> None:
     assert len({reason(r) for r in Infeasible}) == len(Infeasible)
 
 
+@pytest.mark.slow
 def test_compile_drops_and_counts_them(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

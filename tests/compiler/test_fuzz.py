@@ -354,6 +354,7 @@ def mutants(draw: DrawFn) -> Mutant:
     return Mutant(domain, problem, mutated, tuple(steps), text)
 
 
+@pytest.mark.slow
 @needs_corpus
 @fuzz(300)
 @given(mutants())
@@ -397,6 +398,7 @@ def test_any_text_lexes_and_parses_without_raising(text: str) -> None:
     assert_parse_result(parse_text(text, "fuzz.pddl"), text)
 
 
+@pytest.mark.slow
 @fuzz(300)
 @given(st.one_of(st.text(alphabet=PDDL_ALPHABET, max_size=200), token_soup))
 def test_pddl_like_text_checks_without_raising(text: str) -> None:
@@ -826,6 +828,7 @@ def shout(text: str, draw: DrawFn) -> str:
     return "".join(out) + text[last:]
 
 
+@pytest.mark.slow
 @fuzz(200)
 @given(template_files(), st.data())
 def test_generated_templates_check_and_round_trip(
@@ -957,6 +960,7 @@ CORRUPTIONS: dict[str, Callable[[DrawFn, TemplateSpec], Corruption]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
 @fuzz(40)
 @given(data=st.data())
@@ -977,6 +981,7 @@ def test_corrupted_templates_get_the_located_diagnostic(kind: str, data: st.Data
 # ---------------------------------------------------------------------------- instruction files
 
 
+@pytest.mark.slow
 @fuzz(60)
 @given(template_specs(), st.booleans(), st.data())
 def test_instruction_files_check_and_locate_their_diagnostics(
@@ -1003,6 +1008,7 @@ def test_instruction_files_check_and_locate_their_diagnostics(
     assert "zz_nothing" in under, (under, content)
 
 
+@pytest.mark.slow
 @fuzz(100)
 @given(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00/")))
 def test_any_instruction_file_name_is_diagnosed(name: str) -> None:

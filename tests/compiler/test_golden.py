@@ -44,6 +44,7 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, bytes]:
         os.chdir(old)
 
 
+@pytest.mark.slow
 def test_the_suite_and_manifest_match_the_checked_in_ones(serial: tuple[bytes, bytes]) -> None:
     suite, manifest = serial
     if os.environ.get("FDC_UPDATE_GOLDEN"):
@@ -53,12 +54,14 @@ def test_the_suite_and_manifest_match_the_checked_in_ones(serial: tuple[bytes, b
     assert manifest == (GOLDEN / "manifest.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_four_workers_write_the_same_bytes(serial: tuple[bytes, bytes], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     assert compile_golden(tmp_path, 4) == serial
 
 
+@pytest.mark.slow
 def test_a_second_run_writes_the_same_bytes(serial: tuple[bytes, bytes], tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)

@@ -716,6 +716,7 @@ def _canonical(goal: Goal) -> None:
     k=st.dictionaries(st.sampled_from(ENTITIES), st.integers(0, 2)),
     states=st.lists(st.frozensets(st.sampled_from(FLUENT_ATOMS)), min_size=1, max_size=6),
 )
+@pytest.mark.slow
 def test_ground_agrees_with_brute_force(
     formula: A.Node,
     o: str,
@@ -792,6 +793,7 @@ def _guard_forms(x: str) -> list[A.Node]:
     k=st.dictionaries(st.sampled_from(ENTITIES), st.integers(0, 2)),
     states=st.lists(st.frozensets(st.sampled_from(FLUENT_ATOMS)), min_size=1, max_size=4),
 )
+@pytest.mark.slow
 def test_exists_and_or_guards_agree_with_brute_force(
     guard: int, quantifier: str, body: A.Node, o: str, s: frozenset[str],
     r: frozenset[tuple[str, str]], k: dict[str, int],

@@ -37,6 +37,7 @@ def support(compiler: SceneCompiler, item: str) -> str:
     return s
 
 
+@pytest.mark.slow
 def test_the_planning_domain_reads_in_unified_planning(world: PlanningWorld) -> None:
     from unified_planning.io import PDDLReader
 
@@ -50,6 +51,7 @@ def test_the_planning_domain_reads_in_unified_planning(world: PlanningWorld) -> 
     assert str(problem.fluent("inside").signature[1].type) == "object"
 
 
+@pytest.mark.slow
 def test_a_sequence_is_planned_step_by_step(world: PlanningWorld,
                                             compiler: SceneCompiler) -> None:
     a, b = "mug_2", "book_0"
@@ -65,6 +67,7 @@ def test_a_sequence_is_planned_step_by_step(world: PlanningWorld,
     assert res.length == len(res.plan) and not any(CHECKPOINT in s for s in res.plan)
 
 
+@pytest.mark.slow
 def test_goals_the_abstraction_cannot_satisfy_are_unsolvable(world: PlanningWorld,
                                                              compiler: SceneCompiler) -> None:
     a = "mug_2"
@@ -85,6 +88,7 @@ def test_goals_the_abstraction_cannot_satisfy_are_unsolvable(world: PlanningWorl
     assert solve(world.build("around", around), 60).status == "unsolvable"
 
 
+@pytest.mark.slow
 def test_a_conjunction_of_disjunctions_is_checked_part_by_part(
         world: PlanningWorld, compiler: SceneCompiler) -> None:
     surfaces = [s for s, _ in world.facts.true_atoms("surface-of")][:12]
@@ -99,6 +103,7 @@ def test_a_conjunction_of_disjunctions_is_checked_part_by_part(
     assert sorted(s.split()[1] for s in res.plan if s.startswith("pick")) == sorted(items)
 
 
+@pytest.mark.slow
 def test_items_named_only_in_literals_that_stay_false_are_left_out(
         world: PlanningWorld, compiler: SceneCompiler) -> None:
     s = support(compiler, "book_0")
@@ -113,6 +118,7 @@ def test_items_named_only_in_literals_that_stay_false_are_left_out(
     assert solve(pp, 60).status == "solved"
 
 
+@pytest.mark.slow
 def test_pyperplan_solves_the_compiled_problem(world: PlanningWorld,
                                                compiler: SceneCompiler) -> None:
     pp = world.build("py", atom("on", "mug_2", support(compiler, "book_0")))
@@ -121,6 +127,7 @@ def test_pyperplan_solves_the_compiled_problem(world: PlanningWorld,
     assert res.planner == "pyperplan" and res.plan[-1].startswith("place mug_2 ")
 
 
+@pytest.mark.slow
 def test_export_pddl_files_read_back(tmp_path: Path, compiler: SceneCompiler) -> None:
     from unified_planning.io import PDDLReader
 
@@ -151,6 +158,7 @@ def test_export_pddl_files_read_back(tmp_path: Path, compiler: SceneCompiler) ->
         assert with_checkpoints == (name == "t-2")
 
 
+@pytest.mark.slow
 def test_same_surface_goals_are_planned_over_on(world: PlanningWorld,
                                                 compiler: SceneCompiler) -> None:
     """No action sets `same-surface`: the planner reads it as "some surface both are
@@ -201,6 +209,7 @@ def test_picking_an_item_clears_its_on_for_the_surface_under_its_surface(
     assert res.plan[-1].startswith("place cup_0 ")
 
 
+@pytest.mark.slow
 def test_memory_tasks_export_from_where_the_experience_ends(tmp_path: Path) -> None:
     from unified_planning.io import PDDLReader
 
@@ -229,6 +238,7 @@ def test_memory_tasks_export_from_where_the_experience_ends(tmp_path: Path) -> N
     assert result.exit_code == 0 and f"skipped {len(records)} memory task(s)" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_memory_goal_is_reached_from_where_the_experience_ends() -> None:
     found, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=True), CompileOptions())
     entries, _ = load_entries(None)

@@ -74,6 +74,7 @@ def findings(stdout: str) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_a_compiled_suite_validates_and_every_task_is_certified(suite: Path) -> None:
     code, out, err = run("validate", str(suite), "--solve", "--format", "json")
     assert code == 0, out + err
@@ -91,6 +92,7 @@ def test_a_compiled_suite_validates_and_every_task_is_certified(suite: Path) -> 
     assert f"{n} of {n} certified by a plan" in err
 
 
+@pytest.mark.slow
 def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path) -> None:
     first = records(suite)[0]
     o = first.bindings["?o"]
@@ -104,6 +106,7 @@ def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path) -> None:
     assert ("already-true", "error") in findings(out)[first.id]
 
 
+@pytest.mark.slow
 def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path) -> None:
     first = next(r for r in records(suite) if r.template == "l1-to-surface")
     compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
@@ -121,6 +124,7 @@ def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path) -> No
     assert findings(out)[first.id] == [("ambiguous", "error")]
 
 
+@pytest.mark.slow
 def test_a_corrupted_record_is_located(suite: Path, tmp_path: Path) -> None:
     good = records(suite)[:2]
     broken = json.loads(line(good[1]))
@@ -137,6 +141,7 @@ def test_a_corrupted_record_is_located(suite: Path, tmp_path: Path) -> None:
     assert f"{path}:3: error[schema] at goal: Field required" in out
 
 
+@pytest.mark.slow
 def test_an_unreachable_goal_is_found_unsolvable(suite: Path, tmp_path: Path) -> None:
     first = records(suite)[0]
     o = first.bindings["?o"]
@@ -152,6 +157,7 @@ def test_an_unreachable_goal_is_found_unsolvable(suite: Path, tmp_path: Path) ->
     assert cert is not None and cert.status == "unsolvable" and cert.length is None
 
 
+@pytest.mark.slow
 def test_a_stale_template_version_is_an_error(suite: Path, tmp_path: Path) -> None:
     first = records(suite)[0]
     path = write(tmp_path, [line(first, template_version=first.template_version + 1),
@@ -172,6 +178,7 @@ def test_a_goal_that_does_not_type_check_is_an_error(suite: Path, tmp_path: Path
     assert ("goal-type", "error") in findings(out)[first.id]
 
 
+@pytest.mark.slow
 def test_memory_task_without_frames_warns_and_strict_fails(suite: Path, tmp_path: Path) -> None:
     first = records(suite)[0]
     flagged = line(first, experience="0" * 64, valid_frames=[[]],

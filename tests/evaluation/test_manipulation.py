@@ -42,6 +42,7 @@ FULL = [a("go_to", "sink_cabinet|top"), a("pick", "soap_0"), a("go_to", "side_ta
 
 @pytest.mark.parametrize(("n", "stage", "points"), [
     (0, 0, 0.0), (1, 1, 25.0), (2, 2, 50.0), (3, 3, 75.0), (5, 4, 100.0)])
+@pytest.mark.slow
 def test_each_stage_scores_25(graph: SceneGraph, n: int, stage: int, points: float) -> None:
     r = score_manipulation(task(ON), FULL[:n], graph)
     assert (r.stage, r.points, r.success, r.steps) == (stage, points, stage == 4, n)
@@ -52,6 +53,7 @@ def test_each_stage_scores_25(graph: SceneGraph, n: int, stage: int, points: flo
         assert r.note.failed_stage is None
 
 
+@pytest.mark.slow
 def test_the_note_says_what_the_oracle_would_do_next(graph: SceneGraph) -> None:
     nxt = [score_manipulation(task(ON), FULL[:n], graph).note.oracle_next for n in range(4)]
     assert [x.action if x else None for x in nxt] == [
@@ -80,6 +82,7 @@ def test_a_refused_action_costs_a_step_and_changes_nothing(graph: SceneGraph) ->
     assert r.note.actions[0].startswith("1. pick soap_0: refused: `soap_0` is out of reach")
 
 
+@pytest.mark.slow
 def test_the_wrong_region_reaches_the_destination_only(graph: SceneGraph) -> None:
     # at-side is judged from where the robot stands: at the front of the sink cabinet
     # the surface's own words are the viewer's.
@@ -103,6 +106,7 @@ def test_the_wrong_region_reaches_the_destination_only(graph: SceneGraph) -> Non
     assert right.success and right.points == 100.0 and right.steps == 6
 
 
+@pytest.mark.slow
 def test_then_with_one_step_done_scores_half_plus_the_second_steps_points(
         graph: SceneGraph) -> None:
     first = atom("on", "soap_0", "side_table|top")
@@ -143,6 +147,7 @@ def test_the_budget_cuts_a_long_trace(graph: SceneGraph) -> None:
     assert (r.steps, r.ignored, r.success, r.stage) == (20, 15, False, 1)
 
 
+@pytest.mark.slow
 def test_outcome_points_count_the_conjuncts_done(graph: SceneGraph) -> None:
     goal = GAnd(parts=(atom("on", "soap_0", "side_table|top"),
                        atom("on", "cup_4", "side_table|top")))

@@ -98,6 +98,7 @@ def _fixture_episodes() -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow
 def test_episodes_have_the_fields_and_shapes_of_habitat_labs_files(exported: Exported) -> None:
     episodes = exported.episodes()
     # Only object1 fits on object2's platforms; object2 (1.03 x 0.88 m) fits on no
@@ -181,6 +182,7 @@ def _quaternion(matrix: list[list[float]]) -> list[float]:
     return list(matrix_to_quaternion(np.asarray(matrix)[:3, :3]))
 
 
+@pytest.mark.slow
 def test_targets_make_the_goal_true_by_fdcs_checkers(exported: Exported) -> None:
     loaded = load_scene(exported.scene)
     assert loaded.scene is not None
@@ -253,6 +255,7 @@ def test_tasks_an_episode_cannot_express_are_named(exported: Exported) -> None:
                        if r.template != "export-on-then-cell"}
 
 
+@pytest.mark.slow
 def test_export_is_deterministic(exported: Exported, tmp_path: Path) -> None:
     code, _ = _run("export", "habitat", str(exported.suite), "-o", str(tmp_path),
                    "--data-root", str(exported.suite.parent))
@@ -262,6 +265,7 @@ def test_export_is_deterministic(exported: Exported, tmp_path: Path) -> None:
             assert (tmp_path / path.relative_to(exported.out)).read_bytes() == path.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_scene_not_from_habitat_is_named_and_a_bad_suite_is_a_usage_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = Path(__file__).resolve().parents[2]
@@ -359,6 +363,7 @@ def _flat(op: str, parts: list[Any]) -> Any:
     return (op, frozenset(flat))
 
 
+@pytest.mark.slow
 def test_habitat_lab_loads_the_domain_and_every_problem(exported: Exported, habitat_pddl: Any
                                                         ) -> None:
     domain = exported.out / "pddl" / "domain.yaml"

@@ -168,6 +168,7 @@ def expected_share(ep: dict[str, Any], first: dict[int, int]) -> float:
     return len(ok) / len(ep["evaluation_propositions"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", range(20))
 def test_every_sample_episode_in_order(k: int) -> None:
     ep = sample_episode(k)
@@ -286,6 +287,7 @@ def test_number_of_n_on_the_same_receptacle() -> None:
     assert [r.step for r in paired.records] == [1, 2, 3, 4]
 
 
+@pytest.mark.slow
 def test_fdc_verify_reports_percent_complete(tmp_path: Path) -> None:
     ep = sample_episode(9)
     food, bee, cushion = "Squirt_Strain_Fruit_Basket_:0000", \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
@@ -19,6 +20,7 @@ APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_generation_is_deterministic_and_clean() -> None:
     a = generate_scene(4, 120, seed=7)
     assert a.to_json() == generate_scene(4, 120, seed=7).to_json()
@@ -47,6 +49,7 @@ def test_the_example_apartment_is_big_enough_and_clean() -> None:
     assert max(o.depth for o in movable) == 3  # cups on a tray on the coffee table
 
 
+@pytest.mark.slow
 def test_pictures_are_deterministic() -> None:
     g = build_scene_graph(generate_scene(2, 40, seed=1))
     png = render_map(g, dpi=60)
@@ -56,6 +59,7 @@ def test_pictures_are_deterministic() -> None:
     assert all(o.id in svg for o in g.objects())
 
 
+@pytest.mark.slow
 def test_cli_generate_inspect_render(tmp_path: Path) -> None:
     out = tmp_path / "g.json"
     r = runner.invoke(

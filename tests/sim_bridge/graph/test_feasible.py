@@ -140,6 +140,7 @@ def test_the_apartment() -> None:
 @settings(max_examples=40, deadline=None)
 @given(su=st.floats(0.02, 1.0), sv=st.floats(0.02, 1.0), h=st.floats(0.01, 0.6),
        cell=st.sampled_from([*Direction]))
+@pytest.mark.slow
 def test_never_rules_out_what_the_world_places(su: float, sv: float, h: float,
                                               cell: Direction) -> None:
     g = graph([SHELF, item("x", (su, sv, h), 0)], agent=(3.5, 3.5))

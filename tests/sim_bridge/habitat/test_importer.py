@@ -27,6 +27,7 @@ def _bounds(poly) -> list[float]:
     return [round(v, 6) for v in poly.bounds]
 
 
+@pytest.mark.slow
 def test_dataset_0_imports_with_its_rooms(tmp_path: Path) -> None:
     r = import_habitat(DATASET_0, "dataset_test_scene", tmp_path)
     assert r.ok, [render_text(f) for f in r.findings]
@@ -74,6 +75,7 @@ def _write_dataset(tmp_path: Path, sections: dict, instance: dict) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_chair_and_simple_room_receptacles_where_their_configs_put_them(tmp_path: Path) -> None:
     cfg = _write_dataset(
         tmp_path,

@@ -64,6 +64,7 @@ def _live(graph: SceneGraph, sim: H.RearrangeSimStandIn | None = None) -> Habita
     return HabitatWorldState(sim or _stand_in(), graph, shortest_path=H.ShortestPath)
 
 
+@pytest.mark.slow
 def test_the_live_module_imports_no_habitat() -> None:
     code = ("import sys, fdc.sim_bridge.habitat.live; "
             "print(sorted(m for m in sys.modules if m.startswith(('habitat', 'magnum'))))")
@@ -71,6 +72,7 @@ def test_the_live_module_imports_no_habitat() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_object_pose_is_the_importers_pose_and_follows_the_simulator(imported) -> None:
     _, g = imported
     sim = _stand_in()
@@ -134,6 +136,7 @@ def test_agent_pose_from_base_pos_and_base_rot(imported) -> None:
     assert live.agent_pose().yaw_rad == pytest.approx(-math.pi / 2)
 
 
+@pytest.mark.slow
 def test_held_object_is_the_grasp_managers_snapped_object(imported) -> None:
     path, g = imported
     sim = _stand_in()
@@ -280,6 +283,7 @@ def test_room_of_a_point_is_the_semantic_region_that_contains_it(imported) -> No
         assert live.room_of((x, y, 0.0)) == (room.id if room is not None else None), (x, y)
 
 
+@pytest.mark.slow
 def test_names_map_both_ways(imported, kitchen) -> None:
     path, g = imported
     names = HabitatNames.of_scene(_renamed(g.scene))
@@ -326,6 +330,7 @@ TEMPLATE = """(define (template put-on-surface)
 """
 
 
+@pytest.mark.slow
 def test_recorded_run_is_verified_by_fdc_verify(imported, tmp_path: Path) -> None:
     scene_path, g = imported
     runner = CliRunner()

@@ -371,6 +371,7 @@ def test_rooms_follow_items(tmp_path: Path) -> None:
 
 
 # ----- the example apartment --------------------------------------------------------------
+@pytest.mark.slow
 def test_apartment_pick_and_place_recorded_and_read_back(
     apartment: SceneGraph, tmp_path: Path
 ) -> None:

@@ -175,6 +175,7 @@ def _check_sight(g: SceneGraph, run: Simulation, every: int) -> None:
 
 
 # ----- the apartment and a generated scene -------------------------------------------------
+@pytest.mark.slow
 def test_apartment_log(apartment: SceneGraph, apartment_run: Simulation) -> None:
     xp = apartment_run.experience
     _check_interactions(apartment, apartment_run, 5)
@@ -191,6 +192,7 @@ def test_apartment_log(apartment: SceneGraph, apartment_run: Simulation) -> None
     assert len({f.room for f in xp.frames}) >= 3
 
 
+@pytest.mark.slow
 def test_generated_scene_log(generated: SceneGraph, generated_run: Simulation) -> None:
     _check_interactions(generated, generated_run, 4)
     _check_steps(generated, generated_run.experience)
@@ -239,6 +241,7 @@ def test_robot_sees_what_it_moves(apartment: SceneGraph, apartment_run: Simulati
     assert behind
 
 
+@pytest.mark.slow
 def test_categories_repeat(generated: SceneGraph) -> None:
     def categories(repeat: float) -> list[str]:
         xp = simulate_experience(generated, interactions=5, seed=7,
@@ -252,6 +255,7 @@ def test_categories_repeat(generated: SceneGraph) -> None:
     assert len(set(never)) > len(set(always)) == 1
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes(apartment: SceneGraph) -> None:
     a = simulate_experience(apartment, interactions=2, seed=11).to_json()
     assert a == simulate_experience(apartment, interactions=2, seed=11).to_json()
@@ -262,6 +266,7 @@ def test_same_seed_same_bytes(apartment: SceneGraph) -> None:
     assert Experience.model_validate_json(a).to_json() == a  # a valid log, as written
 
 
+@pytest.mark.slow
 def test_only_pickable_items_and_no_repeats_until_needed(kitchen: SceneGraph) -> None:
     xp = simulate_experience(kitchen, interactions=6, seed=2)
     objects = [i.object for i in xp.interactions]
@@ -285,6 +290,7 @@ def test_no_interaction_and_too_few(kitchen: SceneGraph) -> None:
         simulate_experience(kitchen, interactions=-1)
 
 
+@pytest.mark.slow
 def test_walks_survive_a_bad_shortcut_and_a_missing_route(
         apartment: SceneGraph, monkeypatch: pytest.MonkeyPatch) -> None:
     # A grid line of sight that sees through walls: the exact check puts the grid route
@@ -375,6 +381,7 @@ def _scene_file(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_cli_generate(tmp_path: Path) -> None:
     scene = _scene_file(tmp_path)
     out = tmp_path / "log.json"
@@ -404,6 +411,7 @@ def test_cli_generate(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "cannot write the file" in r.output
 
 
+@pytest.mark.slow
 def test_cli_render(tmp_path: Path) -> None:
     scene = _scene_file(tmp_path)
     log = tmp_path / "log.json"

@@ -623,6 +623,7 @@ def check_manipulation(comp: SceneCompiler, rec: TaskRecord) -> None:
 # --------------------------------------------------------------------------- the tests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BY_NAME))
 def test_template_oracle(name: str, compilers: _Compilers) -> None:
     entry = BY_NAME[name]

@@ -55,6 +55,7 @@ def task(task_id: str, goal: object) -> TaskRecord:
     return TaskRecord.model_validate({"id": task_id, "template": "test", "goal": goal})
 
 
+@pytest.mark.slow
 def test_verify_a_pick_and_place(run: tuple[Path, str, str, str], tmp_path: Path) -> None:
     trajectory, item, source, dest = run
     records = [
@@ -90,6 +91,7 @@ def test_verify_a_pick_and_place(run: tuple[Path, str, str, str], tmp_path: Path
     assert only.exit_code == 0, only.output
 
 
+@pytest.mark.slow
 def test_bad_inputs_exit_2(run: tuple[Path, str, str, str], tmp_path: Path) -> None:
     trajectory = run[0]
     bad = tmp_path / "bad.jsonl"
@@ -105,6 +107,7 @@ def test_bad_inputs_exit_2(run: tuple[Path, str, str, str], tmp_path: Path) -> N
     assert unknown.exit_code == 2
 
 
+@pytest.mark.slow
 def test_threshold_overrides_and_relaxed_modes(
     run: tuple[Path, str, str, str], tmp_path: Path
 ) -> None:
