@@ -221,7 +221,7 @@ _TEMPLATE_ONLY = (A.Count, A.Pairs, A.Extreme, A.Targets, A.Then)
 _PDDL_ONLY = (A.Preference, A.Timed, A.TimedLiteral, A.Modal, A.NumericEffect, A.When)
 
 
-class Checker:
+class TypeChecker:
     """Checks the definitions of a set of files against each other."""
 
     def __init__(self, sources: dict[str, SourceFile]) -> None:
@@ -1100,7 +1100,7 @@ def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] =
             diagnostics.extend(result.diagnostics)
         if result.unit is not None:
             bucket.append(result.unit)
-    checker = Checker(all_sources)
+    checker = TypeChecker(all_sources)
     lib_paths = {u.path for u in lib_units}
     domains: dict[str, DomainInfo] = {}
     # Built-in domains first; a user's domain of the same name replaces the built-in one.

@@ -50,7 +50,7 @@ from fdc.sim_bridge.habitat.importer import (
     zup_to_yup_point,
 )
 from fdc.sim_bridge.scene.schema import Kind, Scene
-from fdc.sim_bridge.world.record import LiveRecord
+from fdc.sim_bridge.world.live_record import LiveRecord
 from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
 from fdc.sim_bridge.world.statics import open_keys, scene_statics

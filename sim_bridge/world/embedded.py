@@ -31,8 +31,8 @@ from fdc.sim_bridge.graph.regions import Direction, Side
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.live_record import LiveRecord
 from fdc.sim_bridge.world.posed import PosedGraph
-from fdc.sim_bridge.world.record import LiveRecord
 from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
 from fdc.sim_bridge.world.statics import open_keys, scene_statics

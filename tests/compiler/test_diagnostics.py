@@ -640,10 +640,10 @@ def test_domains_without_templates_are_not_held_to_the_registry() -> None:
 
 
 def test_the_builtin_domain_agrees_with_the_registry() -> None:
-    from fdc.compiler.check import Checker
+    from fdc.compiler.check import TypeChecker
 
     [home] = LIBRARY
-    checker = Checker({home.path: home})
+    checker = TypeChecker({home.path: home})
     result = check_sources([home])
     [unit] = result.units
     [domain] = unit.definitions
