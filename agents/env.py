@@ -57,6 +57,7 @@ from fdc.sim_bridge.world.statics import open_keys
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.goal import Goal
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.graph.view import SceneView
@@ -120,7 +121,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph) -> int:
     if task.thresholds:
         ctx = ctx.with_thresholds(task.thresholds, registry)
 
-    def movers(g: Any) -> frozenset[str]:
+    def movers(g: Goal) -> frozenset[str]:
         if isinstance(g, GAtom | GNot):
             a = g if isinstance(g, GAtom) else g.body
             if not isinstance(a, GAtom) or a.predicate not in RELOCATING or not a.args:

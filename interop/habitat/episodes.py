@@ -341,7 +341,7 @@ def _moved(before: Snapshot, after: Snapshot, ident: str) -> bool:
     return before.objects.get(ident) != after.objects.get(ident)
 
 
-def _text(g: Any) -> str:
+def _text(g: Goal) -> str:
     from fdc.predicates.goal import to_pddl
 
     return str(to_pddl(g))
