@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -44,6 +45,7 @@ from fdc.agents.env import (
 )
 from fdc.agents.predictions import Prediction
 from fdc.core.errors import FdcError
+from fdc.core.files import FileNames, Outputs
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP
@@ -951,17 +953,28 @@ class SceneContext:
 
 def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecord],
                  SceneContext], *, seed: int = 0, trajectories: Path | None = None,
-                 predictions_dir: Path | None = None) -> Iterator[BaselineResult]:
+                 predictions_dir: Path | None = None, outputs: Outputs | None = None
+                 ) -> Iterator[BaselineResult]:
     """Each task's prediction by baseline `name` (`random` or `oracle`), in order.
     `trajectories`: the folder the oracle's low-level runs are written to (one JSONL
-    per memory task), referenced relative to `predictions_dir`."""
+    per memory task, named by `FileNames`), referenced relative to `predictions_dir`.
+    They are staged in `outputs` for the caller to commit with the predictions (without
+    one: put in place when the last task is done, removed if the run stops before)."""
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline `{name}`; known: {', '.join(BASELINES)}")
+    with contextlib.nullcontext(outputs) if outputs is not None else Outputs() as out:
+        yield from _predict(name, tasks, scenes, seed, trajectories, predictions_dir, out)
+
+
+def _predict(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecord],
+             SceneContext], seed: int, trajectories: Path | None,
+             predictions_dir: Path | None, out: Outputs) -> Iterator[BaselineResult]:
     from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.world.state import TrajectoryHeader
-    from fdc.sim_bridge.world.trajectory import write_trajectory
+    from fdc.sim_bridge.world.trajectory import trajectory_text
 
-    if name not in BASELINES:
-        raise ValueError(f"unknown baseline `{name}`; known: {', '.join(BASELINES)}")
+    names = FileNames(trajectories) if trajectories is not None else None
     walkers: dict[int, Walker] = {}  # per scene graph: its searches are memoised
     for task in tasks:
         ctx = scenes(task)
@@ -989,20 +1002,18 @@ def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskR
         lists = task.valid_frames or [[]]
         failure = "a target has no valid frame" if not all(lists) else ""
         rel = None
-        if trajectories is not None:
+        if names is not None:
             try:
                 snaps = oracle_run(task, ctx.graph, ctx.experience, frames)
             except Unsolvable as e:
                 failure = failure or str(e)
             else:
-                trajectories.mkdir(parents=True, exist_ok=True)
-                path = trajectories / f"{task.id}.jsonl"
+                path = names.path(task.id, ".jsonl")
                 header = TrajectoryHeader(
                     scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph.scene),
                     source="fdc-embedded", clock=LONG_DAY, seed=seed)
-                write_trajectory(path, header, snaps)
-                base = predictions_dir or trajectories.parent
+                out.write(path, trajectory_text(header, snaps))
+                base = predictions_dir or names.folder.parent
                 rel = path.relative_to(base).as_posix() if path.is_relative_to(base) \
                     else str(path)
         yield BaselineResult(Prediction(task_id=task.id, frames=frames, trajectory=rel), failure)
-

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import AgentAction
+from fdc.compiler.suite import TaskId
 from fdc.core.jsonl import parse_jsonl
 from fdc.core.problems import Diagnostic, error
 
@@ -30,7 +31,7 @@ class Prediction(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format_version: str = PREDICTIONS_FORMAT_VERSION
-    task_id: str = Field(min_length=1, description="The `id` of the task record.")
+    task_id: TaskId = Field(description="The `id` of the task record.")
     frames: list[int] | None = Field(
         default=None, description="Memory tasks: the chosen history frame indices."
     )

@@ -1,5 +1,5 @@
 """Emit: the suite's last stage. Builds the `Manifest` of a compiled suite and writes
-`suite.jsonl` and `manifest.json` beside it, atomically.
+`suite.jsonl` and `manifest.json` beside it, both or neither.
 
 The manifest says what went in (fdc's version, the hashes of every scene, experience and
 template file, the seed and options), what came out (tasks per template, category and
@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fdc.core.files import write_atomic
+from fdc.core.errors import OutputError
+from fdc.core.files import Outputs
 from fdc.core.hashing import sha256_text
 
 from .compile import CompileOptions, SuiteResult, TemplateEntry
@@ -92,8 +93,13 @@ def suite_text(records: Sequence[TaskRecord]) -> str:
 
 
 def write_suite(path: Path, text: str, manifest: Manifest) -> Path:
-    """Write the suite and `manifest.json` beside it (atomically); return the latter."""
-    write_atomic(path, text)
+    """Write the suite and `manifest.json` beside it, both or neither (`OutputError`:
+    they cannot be written); return the manifest's path."""
     manifest_path = path.parent / "manifest.json"
-    write_atomic(manifest_path, manifest.to_json())
+    if path.name == manifest_path.name:
+        raise OutputError(f"cannot write {path}: the manifest goes beside the suite under "
+                          "this name; hint: name the suite otherwise (suite.jsonl)")
+    with Outputs() as out:
+        out.write(path, text)
+        out.write(manifest_path, manifest.to_json())
     return manifest_path

@@ -16,7 +16,7 @@ from fdc.predicates.goal import Goal, to_pddl
 from fdc.sim_bridge.world.state import AgentPose
 
 from .compile import seeded_rng
-from .suite import TaskRecord
+from .suite import TaskRecord, id_prefix
 
 if TYPE_CHECKING:
     from .compile import SceneCompiler, TemplateEntry
@@ -50,4 +50,4 @@ def task_id(compiler: SceneCompiler, entry: TemplateEntry, bindings: Mapping[str
             memory: bool) -> str:
     key = json.dumps([entry.name, entry.template.version, bindings, compiler.scene_sha256,
                       compiler.experience_sha256 if memory else None], sort_keys=True)
-    return f"{entry.name}-{sha256_text(key)[:12]}"
+    return f"{id_prefix(entry.name)}-{sha256_text(key)[:12]}"

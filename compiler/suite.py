@@ -4,15 +4,22 @@ A task record carries everything needed to run and judge one task without the te
 or the compiler: its ground goal (structured, and as PDDL), its instruction variants, the
 entities the goal targets, and its provenance. `read_suite` reads a file and reports
 every bad line with its number and JSON path; it never raises on bad input.
+
+A task id names files (`fdc export pddl` writes `<id>.pddl`, `fdc run-baseline` a
+trajectory `<id>.jsonl`), so every reader holds it to one rule, `TaskId`: 1 to 128
+letters, digits, `.`, `_` or `-`, the first a letter or digit.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from fdc.core.jsonl import parse_jsonl
 from fdc.core.problems import Diagnostic, error
@@ -21,6 +28,32 @@ from fdc.sim_bridge.world.state import AgentPose
 
 SUITE_FORMAT_VERSION = "1.0"
 
+TASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+_TASK_ID = re.compile(TASK_ID_PATTERN)
+
+
+def check_task_id(value: str) -> str:
+    """`value` when it is a task id; a validation error saying the rule otherwise."""
+    if _TASK_ID.fullmatch(value):
+        return value
+    shown = json.dumps(value[:60] + ("..." if len(value) > 60 else ""), ensure_ascii=True)
+    raise PydanticCustomError(
+        "task_id", "{shown} is not a task id: use 1 to 128 letters, digits, `.`, `_` or "
+        "`-`, the first a letter or digit (ids name files: no `/`, no leading `.`)",
+        {"shown": shown})
+
+
+def id_prefix(name: str) -> str:
+    """`name` made fit to begin a task id: characters the rule refuses become `_`, those
+    that may not start an id are dropped, and it is cut to 100 characters ("task" when
+    nothing is left)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._-")[:100]
+    return safe or "task"
+
+
+TaskId = Annotated[str, AfterValidator(check_task_id),
+                   Field(json_schema_extra={"pattern": TASK_ID_PATTERN})]
+
 
 class TaskRecord(BaseModel):
     """One compiled task: a line of `suite.jsonl`."""
@@ -28,7 +61,7 @@ class TaskRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format_version: str = SUITE_FORMAT_VERSION
-    id: str = Field(min_length=1, description="Stable: a hash of template, bindings, scene.")
+    id: TaskId = Field(description="Stable: a hash of template, bindings, scene.")
     template: str
     template_file: str | None = None
     template_version: int = 1

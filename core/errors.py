@@ -17,3 +17,9 @@ class FdcError(Exception):
 class InputError(FdcError):
     """An input file (a suite, a scene, an experience log, a template file, a manifest)
     cannot be read; the message names it. The CLI exits 2."""
+
+
+class OutputError(InputError):
+    """An output the user named cannot be written: a path that is not a regular file or
+    a new one, a folder without write permission, names that would collide. The message
+    names the path and why; the CLI exits 2, and nothing was half-written."""

@@ -10,7 +10,7 @@ from fdc.compiler.planning import PlanningError, PlanningWorld, pddl_name, write
 from fdc.compiler.reopen import ReopenedSuite, ReopenError, reopen_suite
 from fdc.compiler.suite import TaskRecord
 from fdc.core.errors import FdcError
-from fdc.core.files import write_atomic
+from fdc.core.files import FileNames, Outputs
 from fdc.core.problems import render_line
 from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
@@ -25,7 +25,9 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     split goal adds checkpoint actions: its domain is `<task id>.domain.pddl`). A task
     starts in its scene's initial state; a memory task where the experience it is about
     leaves the world, rebuilt from the manifest beside the suite (without one, it is
-    skipped). Returns (problems written, memory tasks skipped)."""
+    skipped). Every file is written at the end, or none (`OutputError`: the folder cannot
+    be written, or two ids name the same file). Returns (problems written, memory tasks
+    skipped)."""
     try:
         opened = reopen_suite(suite, scenes=[scene] if scene else [])
     except ReopenError as e:
@@ -33,12 +35,17 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     if opened.problems:
         raise ExportError(f"{suite}: {render_line(opened.problems[0])} (`fdc validate` lists "
                           "every problem)")
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
     try:
         opened.read_manifest()
     except ReopenError as e:
         raise ExportError(str(e)) from None
+    with Outputs() as out:
+        out.folder(Path(folder))
+        return _write_problems(opened, out, FileNames(Path(folder), "domain.pddl"))
+
+
+def _write_problems(opened: ReopenedSuite, out: Outputs, names: FileNames
+                    ) -> tuple[int, int]:
     worlds: dict[tuple[str, str, str], PlanningWorld] = {}
     shared: str | None = None
     written = skipped = 0
@@ -63,16 +70,16 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
         if pp.checkpoints:
             pp.problem.name = pddl_name(r.id)
             domain, problem = write_pddl(pp)
-            write_atomic(out / f"{r.id}.domain.pddl", domain)
+            out.write(names.path(r.id, ".domain.pddl"), domain)
         else:
             pp.problem.name = entry.domain.domain.name
             domain, problem = write_pddl(pp)
             if shared is None:
                 shared = domain
-                write_atomic(out / "domain.pddl", domain)
+                out.write(names.folder / "domain.pddl", domain)
             elif domain != shared:
                 raise ExportError(f"task `{r.id}` needs a domain other than domain.pddl")
-        write_atomic(out / f"{r.id}.pddl", problem)
+        out.write(names.path(r.id, ".pddl"), problem)
         written += 1
     return written, skipped
 

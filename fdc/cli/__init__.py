@@ -1,15 +1,24 @@
 """The `fdc` command line: a thin layer over the library, one module per command group.
 
-This module builds the app and registers each command and group, in the order `fdc
---help` lists them. Exit codes everywhere: 0 ok, 1 findings, 2 usage or input error.
+This module builds the app, registers each command and group in the order `fdc --help`
+lists them, and holds the one top-level guard (`GuardedGroup`). Exit codes everywhere: 0
+ok, 1 findings, 2 usage or input error, 3 internal error, 130 interrupted.
 """
 
 from __future__ import annotations
 
+import shlex
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Annotated, Any
+
 import typer
+from typer.core import TyperGroup
 
 from fdc.cli.baseline import run_baseline_command
 from fdc.cli.check import check_command
+from fdc.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 from fdc.cli.compile import compile_command, explain_command
 from fdc.cli.evaluate import evaluate_command
 from fdc.cli.experience import experience_app
@@ -21,13 +30,79 @@ from fdc.cli.schema import schema_command
 from fdc.cli.validate import validate_command
 from fdc.cli.verify import verify_command
 
+
+class GuardedGroup(TyperGroup):
+    """The `fdc` group: whatever a command lets escape ends as an exit code and a short
+    message, never a traceback (unless `fdc --debug`). An `InputError` (a bad input or
+    output the user named) exits 2 with its message; an interrupt exits 130; any other
+    exception is an internal error, exit 3. Typer's own exits and usage errors pass."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: Any = None, **extra: Any) -> Any:
+        argv = list(args)
+        ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta["fdc.argv"] = argv
+        return ctx
+
+    def invoke(self, ctx: Any) -> Any:
+        from typer._click.exceptions import ClickException
+
+        from fdc.core.errors import InputError
+
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, ClickException):
+            raise
+        except KeyboardInterrupt:
+            _echo("fdc: interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except InputError as e:
+            _echo(f"error: {e}")
+            raise typer.Exit(EXIT_USAGE) from None
+        except Exception as e:
+            _internal_error(e, ctx.meta.get("fdc.argv", []), bool(ctx.params.get("debug")))
+            raise typer.Exit(EXIT_INTERNAL) from None
+
+
+def _echo(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def _internal_error(e: Exception, argv: Sequence[str], debug: bool) -> None:
+    """Say what went wrong, in which command and fdc version, and how to report it."""
+    from fdc.core.version import __version__
+
+    message = " ".join(str(e).split())
+    if len(message) > 300:
+        message = message[:300] + "..."
+    if debug:
+        traceback.print_exception(e)
+    _echo(f"fdc: internal error: {type(e).__name__}: {message}")
+    _echo(f"  command: {shlex.join(['fdc', *argv])}")
+    _echo(f"  fdc version: {__version__}")
+    if not debug:
+        _echo("  hint: this is a bug in fdc; please report it with the output of the same "
+              "command run as `fdc --debug ...` (it shows the traceback)")
+
+
 app = typer.Typer(
+    cls=GuardedGroup,
     name="fdc",
     help="Compile PDDL task templates into verifiable task suites for embodied agents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+
+@app.callback()
+def fdc_options(
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="On an internal error (exit 3), print the full traceback.")] = False,
+) -> None:
+    """Compile PDDL task templates into verifiable task suites for embodied agents."""
+
 
 app.command("validate")(validate_command)
 app.command("compile")(compile_command)

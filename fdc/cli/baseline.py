@@ -16,6 +16,7 @@ from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    file_option,
     open_suite_or_exit,
     report_findings,
     stderr,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 def run_baseline_command(
     name: Annotated[str, typer.Argument(help="The baseline: random or oracle.")],
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The predictions file.")],
+    output: Annotated[Path, file_option("--output", "-o", help="The predictions file.")],
     seed: Annotated[int, typer.Option(help="Seed of the random baseline.")] = 0,
     scene: Annotated[
         Path | None,
@@ -49,7 +50,7 @@ def run_baseline_command(
 
     from fdc.agents.baselines import BASELINES, SceneContext, run_baseline
     from fdc.compiler.reopen import ReopenError
-    from fdc.core.files import write_atomic
+    from fdc.core.files import Outputs
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
@@ -72,17 +73,20 @@ def run_baseline_command(
     trajectories = output.parent / f"{output.stem}.trajectories" if name == "oracle" else None
     lines: list[str] = []
     failures: list[tuple[str, str]] = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+    # trajectories and predictions go in place together at the end, or not at all
+    with Outputs() as out, Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err,
+            transient=True, disable=not err.is_terminal) as progress:
         bar = progress.add_task(f"{name} baseline", total=len(records))
         for result in run_baseline(name, records, lambda r: contexts[r.id], seed=seed,
-                                   trajectories=trajectories, predictions_dir=output.parent):
+                                   trajectories=trajectories, predictions_dir=output.parent,
+                                   outputs=out):
             lines.append(json.dumps(result.prediction.model_dump(mode="json", exclude_none=True),
                                     sort_keys=True) + "\n")
             if result.failure:
                 failures.append((result.prediction.task_id, result.failure))
             progress.update(bar, advance=1)
-    write_atomic(output, "".join(lines))
+        out.write(output, "".join(lines))
     for task_id, why in failures:
         err.print(f"{task_id}: not solved: {why}", markup=False)
     err.print(f"wrote {len(lines)} prediction(s) to {output}"

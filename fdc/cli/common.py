@@ -1,13 +1,13 @@
 """What every `fdc` command shares: exit codes, the error console, the output formats,
-and reading a suite or a scene the way a command reports a bad one (exit 2, each problem
-located)."""
+the checks of output options, and reading a suite or a scene the way a command reports a
+bad one (exit 2, each problem located)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from fdc.core.problems import Diagnostic
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 class OutputFormat(StrEnum):
@@ -28,6 +28,37 @@ class OutputFormat(StrEnum):
 def stderr() -> Console:
     """The console for messages: standard error, no markup highlighting, lines kept."""
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def output_file(value: Path | None) -> Path | None:
+    """The callback of an option naming a file to write: a path that exists and is not
+    a regular file (a folder, a device, a fifo, a symlink to one) is a usage error (exit
+    2, naming the option and the path) before any work is done."""
+    from fdc.core.files import not_writable
+
+    if value is not None and (why := not_writable(value)):
+        raise typer.BadParameter(f"{value} {why}")
+    return value
+
+
+def output_folder(value: Path | None) -> Path | None:
+    """The callback of an option naming a folder to write into: one that exists and is
+    not a folder is a usage error (exit 2, naming the option and the path)."""
+    from fdc.core.files import not_writable
+
+    if value is not None and (why := not_writable(value, folder=True)):
+        raise typer.BadParameter(f"{value} {why}")
+    return value
+
+
+def file_option(*names: str, help: str) -> Any:
+    """A `typer.Option` naming a file to write, checked by `output_file`."""
+    return typer.Option(*names, help=help, callback=output_file)
+
+
+def folder_option(*names: str, help: str) -> Any:
+    """A `typer.Option` naming a folder to write into, checked by `output_folder`."""
+    return typer.Option(*names, help=help, callback=output_folder)
 
 
 def report_suite(suite: Path, err: Console, *, scenes: Sequence[Path] = (),

@@ -15,7 +15,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fdc.cli.common import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, stderr
+from fdc.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    file_option,
+    stderr,
+)
 
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
@@ -81,7 +88,7 @@ def compile_command(
     ] = 100_000,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="The suite; manifest.json goes beside it.")
+        Path, file_option("--output", "-o", help="The suite; manifest.json goes beside it.")
     ] = Path("suite.jsonl"),
     timings: Annotated[
         bool, typer.Option("--timings", help="Print the time each pass took (on stderr).")

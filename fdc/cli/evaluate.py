@@ -26,6 +26,8 @@ from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    file_option,
+    folder_option,
     open_suite_or_exit,
     report_findings,
     stderr,
@@ -74,15 +76,6 @@ def _print_finding(f: Finding, predictions: Path) -> None:
         err.print(f"  = hint: {f.hint}", markup=False)
 
 
-def _write(path: Path, data: str | bytes) -> None:
-    from fdc.core.files import write_atomic
-
-    try:
-        write_atomic(path, data)
-    except OSError as e:
-        raise _fail(f"{path}: error: cannot write the file: {e.strerror or e}") from None
-
-
 def evaluate_command(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
     predictions: Annotated[
@@ -99,14 +92,14 @@ def evaluate_command(
                      "suite names)."),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the JSON report here.")
+        Path | None, file_option("--output", "-o", help="Write the JSON report here.")
     ] = None,
     plots: Annotated[
-        Path | None, typer.Option("--plots", help="Write PNG bar charts into this folder.")
+        Path | None, folder_option("--plots", help="Write PNG bar charts into this folder.")
     ] = None,
     feedback: Annotated[
         Path | None,
-        typer.Option("--feedback", help="Write each manipulation task's stage and reflection "
+        file_option("--feedback", help="Write each manipulation task's stage and reflection "
                      "note here (JSONL)."),
     ] = None,
 ) -> None:
@@ -116,6 +109,7 @@ def evaluate_command(
 
     from fdc.agents.predictions import read_predictions
     from fdc.compiler.reopen import ReopenError
+    from fdc.core.files import Outputs
     from fdc.core.hashing import sha256_text
     from fdc.evaluation.memory import frames_expected
     from fdc.evaluation.report import build_report, is_memory, tables
@@ -169,15 +163,17 @@ def evaluate_command(
             err.print(f"... {n - _SHOWN_PER_CODE} more `{code}` finding(s)"
                       + ("; the report (-o) lists them all" if output is None else
                          f"; {output} lists them all"), markup=False)
-    if output is not None:
-        _write(output, report.model_dump_json(indent=2) + "\n")
-    if plots is not None:
-        from fdc.evaluation.plots import plot_reports
+    with Outputs() as out:  # the report, plots and feedback together, or none
+        if output is not None:
+            out.write(output, report.model_dump_json(indent=2) + "\n")
+        if plots is not None:
+            from fdc.evaluation.plots import plot_reports
 
-        for name, data in plot_reports(report).items():
-            _write(plots / name, data)
-    if feedback is not None:
-        _write(feedback, "".join(r.model_dump_json() + "\n" for r in evaluation.feedback))
+            for name, data in plot_reports(report).items():
+                out.write(plots / name, data)
+        if feedback is not None:
+            out.write(feedback, "".join(r.model_dump_json() + "\n"
+                                        for r in evaluation.feedback))
     err.print(f"scored {report.tasks} task(s), {report.predicted} predicted: "
               f"{report.errors} error(s), {report.warnings} warning(s)")
     raise typer.Exit(EXIT_FINDINGS if report.errors else EXIT_OK)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fdc.cli.common import EXIT_OK, EXIT_USAGE, graph_or_exit, report_findings, stderr
+from fdc.cli.common import EXIT_OK, EXIT_USAGE, file_option, graph_or_exit, report_findings, stderr
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.world.experience import Experience
@@ -27,7 +27,7 @@ _MAX_PROBLEMS = 20
 @experience_app.command()
 def generate(
     scene: Annotated[Path, typer.Argument(help="A scene.json file.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the log.")],
+    output: Annotated[Path, file_option("-o", "--output", help="Where to write the log.")],
     interactions: Annotated[
         int, typer.Option("--interactions", "-n", min=0, max=1000,
                           help="Pick-and-place interactions to perform.")
@@ -37,6 +37,7 @@ def generate(
 ) -> None:
     """Simulate an oracle robot's day: N pick-and-place interactions, one frame per step
     (deterministic for a seed)."""
+    from fdc.core.files import write_atomic
     from fdc.sim_bridge.world.simulate import SimulationError, simulate_experience
 
     g = graph_or_exit(scene)
@@ -47,7 +48,7 @@ def generate(
         report_findings(g.findings, str(scene))
         stderr().print(f"{scene}: error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
-    _write(output, log.to_json())
+    write_atomic(output, log.to_json())
     report_findings(g.findings, str(scene))
     stderr().print(f"wrote {output}: {len(log.interactions)} interactions, "
                     f"{len(log.frames)} frames")
@@ -57,7 +58,7 @@ def generate(
 @experience_app.command()
 def render(
     log: Annotated[Path, typer.Argument(help="An experience log (JSON).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The picture (.png or .svg).")],
+    output: Annotated[Path, file_option("-o", "--output", help="The picture (.png or .svg).")],
     scene: Annotated[
         Path | None, typer.Option("--scene", help="The scene file (default: the one the log "
                                   "names, relative to the log, else to the working folder).")
@@ -66,6 +67,7 @@ def render(
 ) -> None:
     """Draw the robot's walk on the scene map, its picks and places numbered, and the
     timeline of its interactions."""
+    from fdc.core.files import write_atomic
     from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.pictures import render_experience
 
@@ -85,21 +87,9 @@ def render(
         stderr().print(f"{log}: interactions: error: no object {', '.join(unknown)} in "
                         f"{scene_path}")
         raise typer.Exit(EXIT_USAGE)
-    _write(output, render_experience(g, xp, fmt=fmt, dpi=dpi))
+    write_atomic(output, render_experience(g, xp, fmt=fmt, dpi=dpi))
     stderr().print(f"wrote {output}")
     raise typer.Exit(EXIT_OK)
-
-
-def _write(path: Path, data: str | bytes) -> None:
-    """Write atomically, or exit 2 saying why not."""
-    from fdc.core.files import write_atomic
-
-    try:
-        write_atomic(path, data)
-    except OSError as e:
-        stderr().print(f"{path}: error: cannot write the file: {e.strerror or e}",
-                        markup=False)
-        raise typer.Exit(EXIT_USAGE) from None
 
 
 def _relative(scene: Path, output: Path) -> str:

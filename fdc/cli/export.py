@@ -21,6 +21,8 @@ from fdc.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     OutputFormat,
+    file_option,
+    folder_option,
     open_suite_or_exit,
     stderr,
 )
@@ -36,7 +38,7 @@ export_app = typer.Typer(
 @export_app.command()
 def habitat(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write to.")],
+    output: Annotated[Path, folder_option("--output", "-o", help="The folder to write to.")],
     dataset: Annotated[
         Path | None,
         typer.Option(help="The scene dataset config the scenes were imported from "
@@ -99,7 +101,7 @@ def _report_habitat(output: Path, result: HabitatExport, output_format: OutputFo
 @export_app.command()
 def partnr(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The episodes to write "
+    output: Annotated[Path, file_option("-o", "--output", help="The episodes to write "
                                          "(.json.gz).")] = Path("episodes.json.gz"),
 ) -> None:
     """Write the tasks whose goals PARTNR can express as PARTNR episodes (instruction and
@@ -122,7 +124,7 @@ def partnr(
 @export_app.command()
 def pddl(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write.")],
+    output: Annotated[Path, folder_option("--output", "-o", help="The folder to write.")],
     scene: Annotated[
         Path | None,
         typer.Option(help="The scene file for every task (default: the one each names)."),

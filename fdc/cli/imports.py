@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, report_findings, stderr
+from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, file_option, report_findings, stderr
 
 import_app = typer.Typer(help="Import scenes and tasks from other formats.", no_args_is_help=True)
 
@@ -22,7 +22,7 @@ import_app = typer.Typer(help="Import scenes and tasks from other formats.", no_
 def habitat(
     dataset_config: Annotated[Path, typer.Argument(help="A *.scene_dataset_config.json.")],
     scene: Annotated[str, typer.Option("--scene", help="The scene instance to import.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write scene.json.")],
+    output: Annotated[Path, file_option("-o", "--output", help="Where to write scene.json.")],
     allow_missing: Annotated[
         bool, typer.Option("--allow-missing", help="Skip missing assets with a warning.")
     ] = False,
@@ -49,7 +49,7 @@ def habitat(
 @import_app.command()
 def partnr(
     episodes: Annotated[Path, typer.Argument(help="PARTNR episodes (.json.gz or .json).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The suite to write.")] = Path(
+    output: Annotated[Path, file_option("-o", "--output", help="The suite to write.")] = Path(
         "suite.jsonl"),
 ) -> None:
     """Import PARTNR episodes as a task suite: each episode's instruction and evaluation

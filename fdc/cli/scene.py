@@ -19,6 +19,7 @@ from fdc.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     OutputFormat,
+    file_option,
     graph_or_exit,
     report_findings,
     stderr,
@@ -78,9 +79,9 @@ def inspect(
 @scene_app.command()
 def render(
     scene: Annotated[Path, typer.Argument(help="A scene.json file.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The map (.png or .svg).")],
+    output: Annotated[Path, file_option("-o", "--output", help="The map (.png or .svg).")],
     graph: Annotated[
-        Path | None, typer.Option("--graph", help="Also write the support tree (.svg).")
+        Path | None, file_option("--graph", help="Also write the support tree (.svg).")
     ] = None,
     dpi: Annotated[int, typer.Option(help="Resolution of a PNG map.")] = 150,
     no_regions: Annotated[bool, typer.Option("--no-regions", help="Leave regions out.")] = False,
@@ -103,7 +104,7 @@ def render(
 
 @scene_app.command()
 def generate(
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write scene.json.")],
+    output: Annotated[Path, file_option("-o", "--output", help="Where to write scene.json.")],
     rooms: Annotated[int, typer.Option("--rooms", min=1, max=500)] = 6,
     objects: Annotated[int, typer.Option("--objects", min=1, max=5000)] = 150,
     seed: Annotated[int, typer.Option("--seed")] = 0,

@@ -3,8 +3,9 @@ every task's goal as multi-task PDDL (a YAML domain and one problem per task), f
 imported with `fdc import habitat`.
 
 `export_suite` reads each scene of the reopened suite once, gives the writers
-(`episodes`, `pddl_yaml`) fdc's domain as plain data, writes every file atomically, and
-names each task a format cannot express.
+(`episodes`, `pddl_yaml`) fdc's domain as plain data, writes every file at the end or
+none (`fdc.core.files.Outputs`; problem files named by `FileNames`), and names each task a
+format cannot express.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fdc.core.errors import FdcError
-from fdc.core.files import write_atomic
+from fdc.core.files import FileNames, Outputs
 from fdc.core.problems import render_text
 from fdc.interop.habitat.episodes import (
     EpisodeBuilder,
@@ -84,6 +85,7 @@ def export_suite(suite: ReopenedSuite, output: Path, dataset: Path | None, data_
     scenes: dict[str, _Scene] = {}
     episodes: list[dict[str, Any]] = []
     files: dict[Path, str] = {}
+    names = FileNames(output / "pddl" / "problems")
     unwritten: list[Unwritten] = []
     for r in suite.records:
         key = r.scene or ""
@@ -105,16 +107,17 @@ def export_suite(suite: ReopenedSuite, output: Path, dataset: Path | None, data_
             header = f"fdc task {r.id} ({r.template})"
             if r.instructions:
                 header += f": {r.instructions[0]}"
-            files[output / "pddl" / "problems" / f"{r.id}.yaml"] = dump_yaml(doc, header)
+            files[names.path(r.id, ".yaml")] = dump_yaml(doc, header)
         except NotExpressible as e:
             unwritten.append(Unwritten(r.id, "pddl", str(e)))
         if on_task is not None:
             on_task()
-    write_atomic(output / "pddl" / "domain.yaml",
-                 dump_yaml(domain_document(spec), f"fdc's `{DOMAIN}` domain for habitat-lab"))
-    for path, text in files.items():
-        write_atomic(path, text)
-    write_atomic(output / "episodes.json.gz", gzip_json(dataset_document(episodes)))
+    with Outputs() as out:
+        out.write(output / "pddl" / "domain.yaml", dump_yaml(
+            domain_document(spec), f"fdc's `{DOMAIN}` domain for habitat-lab"))
+        for path, text in files.items():
+            out.write(path, text)
+        out.write(output / "episodes.json.gz", gzip_json(dataset_document(episodes)))
     return HabitatExport(len(suite.records), len(episodes), len(files), unwritten)
 
 

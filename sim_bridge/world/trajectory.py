@@ -42,8 +42,13 @@ class TrajectoryError(FdcError, ValueError):
 def write_trajectory(path: str | Path, header: TrajectoryHeader,
                      snapshots: Iterable[Snapshot]) -> None:
     """Write a trajectory file atomically (`fdc.core.files.write_atomic`)."""
+    write_atomic(Path(path), trajectory_text(header, snapshots))
+
+
+def trajectory_text(header: TrajectoryHeader, snapshots: Iterable[Snapshot]) -> str:
+    """A trajectory file's text: the header line, then one line per snapshot."""
     lines = [header.model_dump_json()] + [s.model_dump_json() for s in snapshots]
-    write_atomic(Path(path), "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def read_trajectory(path: str | Path) -> tuple[TrajectoryHeader, list[Snapshot]]:
