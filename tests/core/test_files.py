@@ -41,7 +41,8 @@ def test_an_error_or_an_interrupt_leaves_nothing(tmp_path: Path, stop: BaseExcep
 
 def test_a_second_output_that_cannot_be_written_stops_the_first(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").mkdir()
-    with pytest.raises(OutputError, match=re.escape("manifest.json: is a folder")), Outputs() as out:
+    with pytest.raises(OutputError, match=re.escape("manifest.json: is a folder")), \
+            Outputs() as out:
         out.write(tmp_path / "suite.jsonl", "x")
         out.write(tmp_path / "manifest.json", "{}")
     assert files_under(tmp_path) == {"manifest.json"}
