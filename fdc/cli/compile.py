@@ -103,6 +103,7 @@ def compile_command(
     from fdc.compiler.prepare import SceneJob
     from fdc.compiler.timings import Pass
     from fdc.core.errors import InputError
+    from fdc.core.files import cannot_write, not_writable
 
     err = stderr()
     if history and len(history) != len(scenes):
@@ -113,6 +114,9 @@ def compile_command(
         if not p.is_file():
             err.print(f"{p}: error: no such file")
             raise typer.Exit(EXIT_USAGE)
+    manifest_path = output.parent / "manifest.json"
+    if why := not_writable(manifest_path):  # before minutes of compiling, not after
+        raise cannot_write(manifest_path, why)
     entries = _entries(templates)
     options = CompileOptions(seed=seed, max_per_template=max_per_template or None,
                              max_atoms=max_atoms)

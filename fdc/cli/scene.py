@@ -87,7 +87,7 @@ def render(
     no_regions: Annotated[bool, typer.Option("--no-regions", help="Leave regions out.")] = False,
 ) -> None:
     """Draw a top-down map of the scene (and its support tree)."""
-    from fdc.core.files import write_atomic
+    from fdc.core.files import Outputs
     from fdc.sim_bridge.pictures import render_map, render_support_tree
 
     fmt = output.suffix.lower().lstrip(".")
@@ -95,9 +95,10 @@ def render(
         stderr().print(f"error: the map must be .png or .svg, not `{output.name}`")
         raise typer.Exit(EXIT_USAGE)
     g = graph_or_exit(scene)
-    write_atomic(output, render_map(g, dpi=dpi, fmt=fmt, show_regions=not no_regions))
-    if graph is not None:
-        write_atomic(graph, render_support_tree(g))
+    with Outputs() as out:  # the map and the support tree together, or neither
+        out.write(output, render_map(g, dpi=dpi, fmt=fmt, show_regions=not no_regions))
+        if graph is not None:
+            out.write(graph, render_support_tree(g))
     report_findings(g.findings, str(scene))
     raise typer.Exit(EXIT_OK)
 

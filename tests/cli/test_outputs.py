@@ -167,9 +167,8 @@ def test_compile_makes_ids_of_hostile_template_names(tmp_path: Path, at_repo: No
     assert "is not a task id" not in output
 
 
-@pytest.mark.slow
-def test_compile_writes_the_suite_and_the_manifest_or_neither(tmp_path: Path,
-                                                              at_repo: None) -> None:
+def test_compile_refuses_a_manifest_path_it_cannot_write_before_compiling(
+        tmp_path: Path, at_repo: None) -> None:
     (tmp_path / "manifest.json").mkdir()
     code, output = run("compile", GOLDEN / "scenes" / "kitchen.json", "-T",
                        GOLDEN / "templates", "--no-history", "--max-per-template", "1",
@@ -177,6 +176,23 @@ def test_compile_writes_the_suite_and_the_manifest_or_neither(tmp_path: Path,
     assert code == 2, output
     assert f"error: cannot write {tmp_path / 'manifest.json'}: is a folder" in output
     assert files_under(tmp_path) == {"manifest.json"}
+
+
+def test_emit_writes_the_suite_and_the_manifest_or_neither(tmp_path: Path) -> None:
+    from fdc.compiler.emit import write_suite
+    from fdc.core.errors import OutputError
+
+    class Manifest:
+        def to_json(self) -> str:
+            return "{}"
+
+    (tmp_path / "manifest.json").mkdir()
+    with pytest.raises(OutputError, match="is a folder"):
+        write_suite(tmp_path / "suite.jsonl", "x", Manifest())  # type: ignore[arg-type]
+    assert files_under(tmp_path) == {"manifest.json"}
+    (tmp_path / "manifest.json").rmdir()
+    assert write_suite(tmp_path / "suite.jsonl", "x", Manifest()) == tmp_path / "manifest.json"  # type: ignore[arg-type]
+    assert files_under(tmp_path) == {"manifest.json", "suite.jsonl"}
 
 
 def test_compile_refuses_a_suite_named_like_its_manifest(tmp_path: Path) -> None:
