@@ -14,12 +14,13 @@ import pytest
 
 from fdc.cli import app
 from tests.cli.helpers import REPO, runner
-from tests.sim_bridge.helpers import FIXTURES
+from tests.sim_bridge.helpers import FIXTURES, TEST_ASSETS
 
 GOLDEN = REPO / "tests" / "golden"
 LINES = (GOLDEN / "suite.jsonl").read_text().splitlines()
 MEMORY, PROCESS = LINES[0:2], LINES[7:9]  # the kitchen's: memory tasks, process tasks
 PARTNR = FIXTURES / "habitat" / "partnr" / "collaboration_episodes_sample.json.gz"
+DATASET_0 = TEST_ASSETS / "dataset_tests/dataset_0/test_dataset_0.scene_dataset_config.json"
 
 
 def run(*args: str | Path) -> tuple[int, str]:
@@ -220,6 +221,21 @@ def test_import_partnr_writes_only_its_output(tmp_path: Path) -> None:
     _, output = run("import", "partnr", episodes, "-o", tmp_path / "out" / "suite.jsonl")
     assert "Traceback" not in output
     assert files_under(tmp_path) <= {"in.json.gz", "out", "out/suite.jsonl"}, output
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DATASET_0.is_file(), reason=f"Habitat fixtures not found at {DATASET_0}")
+@pytest.mark.parametrize("scene", ["../../escaped", "ABS"])
+def test_import_habitat_writes_only_its_output(tmp_path: Path, scene: str) -> None:
+    scene = str(tmp_path / "abs") if scene == "ABS" else scene
+    code, output = run("import", "habitat", DATASET_0, "--scene", scene, "-o",
+                       tmp_path / "out" / "scene.json")
+    assert code == 2 and "Traceback" not in output, output
+    assert files_under(tmp_path) == set()
+    code, output = run("import", "habitat", DATASET_0, "--scene", "dataset_test_scene", "-o",
+                       tmp_path / "out" / "scene.json")
+    assert code == 0, output
+    assert files_under(tmp_path) == {"out", "out/scene.json"}
 
 
 # --------------------------------------------------------------------------- special files
