@@ -95,13 +95,12 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def fdc_options(
     debug: Annotated[bool, typer.Option(
         "--debug", help="On an internal error (exit 3), print the full traceback.")] = False,
 ) -> None:
-    """Compile PDDL task templates into verifiable task suites for embodied agents."""
+    """fdc's global options, given before the command (`fdc --debug compile ...`)."""
 
 
 app.command("validate")(validate_command)
