@@ -6,12 +6,8 @@ own `PddlDomain` / `PddlProblem` (from the PyPI wheel, simulator-side modules st
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import math
-import sys
-import types
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -289,50 +285,6 @@ def test_a_scene_not_from_habitat_is_named_and_a_bad_suite_is_a_usage_error(
 
 
 # --------------------------------------------------------------------------- PDDL
-
-
-def _missing_habitat_lab() -> str:
-    needed = ("habitat", "yaml", "hydra", "omegaconf")
-    missing = [m for m in needed if importlib.util.find_spec(m) is None]
-    if missing:
-        return ("habitat-lab's PDDL classes need " + ", ".join(missing)
-                + " (pip install --no-deps habitat-lab; pip install hydra-core omegaconf "
-                "pyyaml)")
-    return ""
-
-
-@pytest.fixture
-def habitat_pddl() -> Iterator[Any]:
-    """habitat-lab's real `pddl_domain` module from the installed wheel. Its package
-    `__init__`s (which import the simulator stack) are skipped, and the modules that need
-    habitat-sim (`rearrange_sim`, `rearrange_task`, `marker_info`, the receptacle sampler)
-    are stand-ins holding only the names the PDDL modules import; sys.modules is restored
-    afterwards."""
-    reason = _missing_habitat_lab()
-    if reason:
-        pytest.skip(reason)
-    spec = importlib.util.find_spec("habitat")
-    assert spec is not None and spec.submodule_search_locations
-    root = Path(next(iter(spec.submodule_search_locations)))
-    saved = dict(sys.modules)
-    try:
-        for name in ("habitat", "habitat.tasks", "habitat.tasks.rearrange",
-                     "habitat.tasks.rearrange.multi_task", "habitat.datasets",
-                     "habitat.datasets.rearrange", "habitat.datasets.rearrange.samplers"):
-            package = types.ModuleType(name)
-            package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-            sys.modules[name] = package
-        for name, cls in (("habitat.tasks.rearrange.rearrange_sim", "RearrangeSim"),
-                          ("habitat.tasks.rearrange.rearrange_task", "RearrangeTask"),
-                          ("habitat.tasks.rearrange.marker_info", "MarkerInfo"),
-                          ("habitat.datasets.rearrange.samplers.receptacle", "Receptacle")):
-            module = types.ModuleType(name)
-            setattr(module, cls, type(cls, (), {"__doc__": "simulator-side stand-in"}))
-            sys.modules[name] = module
-        yield importlib.import_module("habitat.tasks.rearrange.multi_task.pddl_domain")
-    finally:
-        sys.modules.clear()
-        sys.modules.update(saved)
 
 
 def _fdc_shape(g: Goal) -> Any:
