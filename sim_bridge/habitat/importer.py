@@ -615,7 +615,7 @@ def articulated_spec(t: Template, inst: ArticulatedInstance, handle: str, out: P
         "size": _fmt(np.maximum(hi - lo, 1e-3)),
         "parts": parts,
         "source": {"template": t.handle, "handle": handle, "urdf": _relpath(urdf_path, out),
-                   "links": ",".join(robot.links)},
+                   "links": ",".join(robot.links), "root_link": robot.root},
     }
     if inst.fixed_base:
         spec["source"]["fixed_base"] = "true"
