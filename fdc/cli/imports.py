@@ -24,7 +24,9 @@ def habitat(
     scene: Annotated[str, typer.Option("--scene", help="The scene instance to import.")],
     output: Annotated[Path, file_option("-o", "--output", help="Where to write scene.json.")],
     allow_missing: Annotated[
-        bool, typer.Option("--allow-missing", help="Skip missing assets with a warning.")
+        bool, typer.Option("--allow-missing", help=(
+            "Skip unknown templates (object, stage, articulated) and missing assets, each "
+            "with a warning naming it (a partial download)."))
     ] = False,
 ) -> None:
     """Import a Habitat scene (no habitat-sim needed): objects, articulated objects,
@@ -40,9 +42,9 @@ def habitat(
     if result.scene is None or any(f.is_error for f in result.findings):
         raise typer.Exit(EXIT_USAGE)
     write_atomic(output, result.scene.to_json())
-    stderr().print(
-        f"wrote {output}: {len(result.scene.rooms)} rooms, {len(result.scene.objects)} objects"
-    )
+    skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
+    stderr().print(f"wrote {output}: {len(result.scene.rooms)} rooms, "
+                   f"{len(result.scene.objects)} objects{skipped}", markup=False)
     raise typer.Exit(EXIT_FINDINGS if result.findings else EXIT_OK)
 
 

@@ -4,7 +4,9 @@ An episode names the scene (`scene_id`, `scene_dataset_config`), the rigid objec
 adds (`rigid_objs`: object config and 4x4 row-major transformation, Habitat's Y-up
 frame), the pose each target object must reach (`targets`, labelled `any_targets|i` in
 `info.object_labels`), the receptacles the targets start on and go to
-(`target_receptacles`, `goal_receptacles`: `[object handle, link index]`), every rigid
+(`target_receptacles`, `goal_receptacles`: `[parent object handle, link index]`, as
+habitat-lab's generator records a receptacle: None for the stage, the link of an
+articulated object's receptacle by its ao_config's `parent_link`), every rigid
 object's starting receptacle (`name_to_receptacle`) and the robot's start pose.
 
 Frames. The importer turned Habitat's Y-up poses into fdc's Z-up ones (`importer.C`);
@@ -152,6 +154,7 @@ class EpisodeBuilder:
         from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
         self.graph = graph
+        self.dataset = dataset
         self.objects = rigid_objects(graph, dataset)
         self.by_id = {r.fdc_id: r for r in self.objects}
         self.initial = EmbeddedWorld(graph).snapshot()
@@ -170,14 +173,14 @@ class EpisodeBuilder:
         posed_after = self._posed(final)
         targets: dict[str, list[list[float]]] = {}
         labels: dict[str, str] = {}
-        start_receptacles: list[list[str | None]] = []
-        goal_receptacles: list[list[str | None]] = []
+        start_receptacles: list[list[str | int | None]] = []
+        goal_receptacles: list[list[str | int | None]] = []
         for i, r in enumerate(moved):
             p = final.objects[r.fdc_id]
             targets[r.handle] = r.matrix(p.position, p.orientation)
             labels[r.handle] = f"any_targets|{i}"
-            start_receptacles.append([self._receptacle_object(posed_before, r.fdc_id), None])
-            goal_receptacles.append([self._receptacle_object(posed_after, r.fdc_id), None])
+            start_receptacles.append(self._receptacle(posed_before, r.fdc_id))
+            goal_receptacles.append(self._receptacle(posed_after, r.fdc_id))
         rigid = []
         name_to_receptacle: dict[str, str] = {}
         for r in self.objects:
@@ -295,13 +298,40 @@ class EpisodeBuilder:
             return surface_id
         return r.handle + surface_id[len(owner):]
 
-    def _receptacle_object(self, posed: PosedGraph, item: str) -> str | None:
+    def _receptacle(self, posed: PosedGraph, item: str) -> list[str | int | None]:
+        """What the item rests on as habitat-lab records a receptacle: its parent object's
+        handle (None: the stage, or nothing) and link (an articulated object's link
+        index, None otherwise)."""
         support = posed.support_of(item)
         if support is None:
-            return None
+            return [None, None]
         owner: str = self.graph.surface(support).object_id
+        info = self.graph.object(owner)
+        spec = info.spec
+        if info.kind is Kind.STAGE:
+            return [None, None]
         r = self.by_id.get(owner)
-        return r.handle if r is not None else owner
+        handle = r.handle if r is not None else spec.source.get("handle", owner)
+        link = None
+        if info.kind is Kind.ARTICULATED:
+            link = self._link_index(spec, support[len(owner) + 1:])
+        return [handle, link]
+
+    def _link_index(self, spec: ObjectSpec, receptacle: str) -> int | None:
+        """habitat-sim's index of the link an articulated object's receptacle is on (its
+        ao_config's `parent_link`; links numbered in URDF order, the root not counted);
+        None: on the object's root."""
+        t = self.dataset.lookup("articulated_objects", spec.source.get("template", ""))
+        user_defined = (t.attributes.get("user_defined") if t is not None else None) or {}
+        if not isinstance(user_defined, dict):
+            return None
+        for key, entry in user_defined.items():
+            if isinstance(entry, dict) and str(entry.get("name", key)) == receptacle:
+                links = [x for x in spec.source.get("links", "").split(",")
+                         if x and x != spec.source.get("root_link")]
+                link = entry.get("parent_link")
+                return links.index(link) if link in links else None
+        return None
 
 
 def _placement_atoms(goal: Goal) -> list[GAtom]:

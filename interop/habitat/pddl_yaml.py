@@ -65,17 +65,24 @@ class PddlDomainSpec:
 def domain_document(spec: PddlDomainSpec) -> dict[str, Any]:
     """The YAML domain as data: fdc's types, constants and fluent predicates.
 
-    The predicates carry no `is_valid_fn` (their checkers are fdc's) and the domain no
-    actions: habitat-lab's actions name skills (`task_info`) and add-only
-    postconditions, which fdc's domain does not have."""
-    children: dict[str, list[str]] = {}
+    fdc's root type `object` is declared under habitat-lab's `ENTITY_TYPE`, where
+    `fdc.interop.habitat.judge.bind` resolves fdc's entities. Each predicate's
+    `is_valid_fn` is fdc's checker, through habitat-lab's `_target_` mechanism
+    (`fdc.interop.habitat.judge.holds`). The domain has no actions: habitat-lab's
+    actions name skills (`task_info`) and add-only postconditions, which fdc's domain
+    does not have."""
+    from fdc.interop.habitat.judge import ENTITY_TYPE, is_valid_fn
+
+    children: dict[str, list[str]] = {ENTITY_TYPE: ["object"]}
     for t in sorted(spec.parents):
         children.setdefault(spec.parents[t], []).append(t)
     return {
-        "types": {parent: kids for parent, kids in sorted(children.items())},
+        "types": {ENTITY_TYPE: children.pop(ENTITY_TYPE),
+                  **{parent: kids for parent, kids in sorted(children.items())}},
         "constants": [{"name": c, "expr_type": t} for c, t in sorted(spec.constants.items())],
         "predicates": [
-            {"name": name, "args": [{"name": a, "expr_type": t} for a, t in args]}
+            {"name": name, "args": [{"name": a, "expr_type": t} for a, t in args],
+             "is_valid_fn": is_valid_fn(name, [a for a, _ in args])}
             for name, args in sorted(spec.predicates.items())
         ],
         "actions": [],

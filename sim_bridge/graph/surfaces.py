@@ -208,9 +208,13 @@ def load_mesh_world(obj: ObjectSpec, i: int, bodies: Bodies, base_dir: Path) -> 
 
     assert obj.mesh is not None
     loaded = trimesh.load(str(base_dir / obj.mesh.path), force="mesh", process=False)
-    v = np.asarray(loaded.vertices, dtype=np.float64) * np.asarray(obj.mesh.scale)
+    scale = np.asarray(obj.mesh.scale, dtype=np.float64)
+    v = np.asarray(loaded.vertices, dtype=np.float64) * scale
     v = v @ quaternion_to_matrix(obj.mesh.rotation).T + np.asarray(obj.mesh.offset)
-    return trimesh.Trimesh(_to_world(v, bodies, i), np.asarray(loaded.faces), process=True)
+    faces = np.asarray(loaded.faces)
+    if np.prod(np.sign(scale)) < 0:  # a mirror turns the faces inside out: rewind them
+        faces = faces[:, ::-1]
+    return trimesh.Trimesh(_to_world(v, bodies, i), faces, process=True)
 
 
 def _from_mesh(

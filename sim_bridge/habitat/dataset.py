@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fdc.core.errors import InputError
 from fdc.core.problems import Diagnostic, error
 
 SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -56,26 +57,62 @@ class Dataset:
     sections: dict[str, dict[str, Template]] = field(default_factory=dict)
     named_semantics: dict[str, str] = field(default_factory=dict)
     scene_defaults: dict[str, Any] = field(default_factory=dict)
+    #: Per section, config files that could not be read, by handle: why.
+    unreadable: dict[str, dict[str, Diagnostic]] = field(default_factory=dict)
 
     def lookup(self, section: str, name: str) -> Template | None:
         table = self.sections.get(section, {})
-        if name in table:
-            return table[name]
-        for handle in sorted(table):
-            if table[handle].short_name == name:
-                return table[handle]
-        for handle in sorted(table):
-            if name in handle:
-                return table[handle]
-        return None
+        return table[found] if (found := _resolve(table, name)) is not None else None
+
+    def unreadable_config(self, section: str, name: str) -> Diagnostic | None:
+        """Why the config a name would resolve to could not be read (None: no such)."""
+        table = self.unreadable.get(section, {})
+        return table[found] if (found := _resolve(table, name)) is not None else None
 
     def handles(self, section: str) -> list[str]:
         return sorted(self.sections.get(section, {}))
 
 
-def read_json(path: Path) -> Any:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+class ConfigError(InputError):
+    """A config file that cannot be read as JSON; `diagnostic` locates it."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(f"{diagnostic.file}: {diagnostic.message}")
+        self.diagnostic = diagnostic
+
+
+def _resolve(table: dict[str, Any], name: str) -> str | None:
+    """The handle a name resolves to: exact, by short name, else by substring."""
+    if name in table:
+        return name
+    for handle in sorted(table):
+        if short_name(handle) == name:
+            return handle
+    for handle in sorted(table):
+        if name in handle:
+            return handle
+    return None
+
+
+def read_json(path: Path, code: str = "H003") -> Any:
+    """A JSON config file; `ConfigError` (located) when it cannot be read, is not UTF-8
+    text or not JSON."""
+    hint = "a Habitat config is a UTF-8 JSON file"
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(error(code, f"cannot read the file: {e.strerror or e}",
+                                file=str(path))) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(error(code, f"not a text file: byte {e.start} is not UTF-8",
+                                file=str(path), hint=hint)) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(error(code, f"not JSON: {e.msg} (column {e.colno})", file=str(path),
+                                line=e.lineno, hint=hint)) from None
 
 
 def _expand(root: Path, patterns: list[str], suffixes: tuple[str, ...]) -> list[Path]:
@@ -101,56 +138,80 @@ def _handle(root: Path, path: Path) -> str:
 
 
 def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Diagnostic]]:
-    """Read a scene dataset config and every config file it points at."""
+    """Read a scene dataset config and every config file it points at. A config file
+    that cannot be read is kept aside (`Dataset.unreadable`): it is an error where a
+    scene uses it, not where nobody does."""
     findings: list[Diagnostic] = []
     try:
-        cfg = read_json(config_path)
-    except (OSError, json.JSONDecodeError) as e:
-        return None, [error("H000", f"cannot read the dataset config: {e}")]
+        cfg = read_json(config_path, "H000")
+    except ConfigError as e:
+        return None, [e.diagnostic]
     if not isinstance(cfg, dict):
-        return None, [error("H000", "a dataset config is a JSON object")]
+        return None, [error("H000", "a dataset config is a JSON object", file=str(config_path))]
     root = config_path.parent
     ds = Dataset(path=config_path, root=root)
     for section, suffixes in SUFFIXES.items():
         sec = cfg.get(section, {}) or {}
+        if not isinstance(sec, dict):
+            findings.append(error("H000", "a section is a JSON object", section,
+                                  file=str(config_path)))
+            continue
         table: dict[str, Template] = {}
         defaults = sec.get("default_attributes", {}) or {}
+        if not isinstance(defaults, dict):
+            findings.append(error("H000", "`default_attributes` is a JSON object",
+                                  f"{section}.default_attributes", file=str(config_path)))
+            defaults = {}
         if section == "scene_instances":
             ds.scene_defaults = dict(defaults)
-        for ext, patterns in (sec.get("paths", {}) or {}).items():
+        paths = sec.get("paths", {}) or {}
+        for ext, patterns in (paths.items() if isinstance(paths, dict) else ()):
+            if not isinstance(patterns, list) or not all(isinstance(x, str) for x in patterns):
+                findings.append(error("H000", "paths are a list of strings",
+                                      f"{section}.paths.{ext}", file=str(config_path)))
+                continue
             allowed = tuple(x for x in suffixes if x.endswith(ext)) or (ext,)
             for p in _expand(root, list(patterns), allowed):
                 attrs: dict[str, Any] = dict(defaults)
                 if p.name.endswith(".json"):
                     try:
                         loaded = read_json(p)
-                    except (OSError, json.JSONDecodeError) as e:
-                        findings.append(error("H003", f"cannot read `{p}`: {e}", section))
+                    except ConfigError as e:
+                        ds.unreadable.setdefault(section, {})[_handle(root, p)] = e.diagnostic
                         continue
-                    if isinstance(loaded, dict):
-                        attrs.update(loaded)
+                    if not isinstance(loaded, dict):
+                        ds.unreadable.setdefault(section, {})[_handle(root, p)] = error(
+                            "H003", "a config is a JSON object", file=str(p))
+                        continue
+                    attrs.update(loaded)
                 else:
                     attrs.setdefault("render_asset", p.name)
                 h = _handle(root, p)
                 table[h] = Template(h, section, attrs, p.parent, p)
-        for k, c in enumerate(sec.get("configs", []) or []):
+        configs = sec.get("configs", []) or []
+        for k, c in enumerate(configs if isinstance(configs, list) else []):
             if not isinstance(c, dict):
                 continue
             attrs = dict(defaults)
             base, src = root, None
             if "original_file" in c:
-                orig = root / c["original_file"]
+                orig = root / str(c["original_file"])
                 try:
-                    attrs.update(read_json(orig))
-                except (OSError, json.JSONDecodeError) as e:
+                    loaded = read_json(orig)
+                except ConfigError as e:
                     handle = c.get("template_handle", "?")
                     findings.append(error("H001", f"missing asset `{orig}` needed by template "
-                                          f"`{handle}`: {e.__class__.__name__}",
-                                          f"{section}.configs[{k}].original_file"))
+                                          f"`{handle}`: {e.diagnostic.message}",
+                                          f"{section}.configs[{k}].original_file",
+                                          file=str(config_path)))
                     continue
+                if isinstance(loaded, dict):
+                    attrs.update(loaded)
                 base, src = orig.parent, orig
-            attrs.update(c.get("attributes", {}) or {})
-            h = c.get("template_handle") or (_handle(root, src) if src else f"{section}_{k}")
+            extra = c.get("attributes", {}) or {}
+            attrs.update(extra if isinstance(extra, dict) else {})
+            h = str(c.get("template_handle") or (_handle(root, src) if src
+                                                 else f"{section}_{k}"))
             table[h] = Template(h, section, attrs, base, src)
         if section == "semantic_scene_descriptor_instances":
             for key, value in sec.items():

@@ -13,7 +13,6 @@ habitat-lab reads them. Rooms come from the semantic config's region annotations
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
@@ -23,16 +22,44 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from fdc.core.errors import FdcError
+from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.geometry import Array, matrix_to_quaternion, quaternion_to_matrix
-from fdc.sim_bridge.habitat.dataset import Dataset, Template, load_dataset, read_json, short_name
+from fdc.sim_bridge.habitat.configs import (
+    AabbReceptacle,
+    ArticulatedInstance,
+    AssetConfig,
+    MeshReceptacle,
+    ObjectInstance,
+    Region,
+    SceneInstance,
+    StageInstance,
+    validate,
+)
+from fdc.sim_bridge.habitat.dataset import (
+    ConfigError,
+    Dataset,
+    Template,
+    load_dataset,
+    read_json,
+    short_name,
+)
 from fdc.sim_bridge.habitat.urdf import read_urdf
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 
 #: Habitat (Y-up) to fdc (Z-up).
 C = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+
+class ImportedSceneError(FdcError):
+    """The scene built from valid configs does not validate (the findings say where)."""
+
+    def __init__(self, findings: list[Diagnostic]) -> None:
+        super().__init__("; ".join(f.message for f in findings))
+        self.findings = findings
 
 
 class MissingAsset(FdcError):
@@ -46,6 +73,8 @@ class MissingAsset(FdcError):
 class ImportResult:
     scene: Scene | None
     findings: list[Diagnostic] = field(default_factory=list)
+    #: What `allow_missing` left out: each unknown template or missing asset, by name.
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -164,18 +193,30 @@ def import_habitat(
     if ds is None:
         return ImportResult(None, findings)
     t = ds.lookup("scene_instances", scene_name)
+    broken = ds.unreadable_config("scene_instances", scene_name)
+    if t is None and broken is not None:
+        return ImportResult(None, [*findings, broken])
     if t is None:
         known = ", ".join(short_name(h) for h in ds.handles("scene_instances")) or "none"
         return ImportResult(None, [*findings, error(
             "H002", f"no scene instance `{scene_name}` in the dataset (known: {known})")])
-    inst = t.attributes
+    inst, problems = validate(SceneInstance, t.attributes, _file(ds, t))
+    if inst is None:
+        return ImportResult(None, [*findings, *problems])
     importer = _Importer(ds, out, allow_missing, findings)
     try:
         scene = importer.run(t, inst)
     except MissingAsset as e:
         missing = error("H001", str(e), entities=[e.needed_by])
-        return ImportResult(None, [*importer.findings, missing])
-    return ImportResult(scene, importer.findings)
+        return ImportResult(None, [*importer.findings, missing], importer.skipped)
+    except ImportedSceneError as e:
+        return ImportResult(None, [*importer.findings, *e.findings], importer.skipped)
+    return ImportResult(scene, importer.findings, importer.skipped)
+
+
+def _file(ds: Dataset, t: Template) -> str:
+    """The file a template's attributes come from (the dataset config for inline ones)."""
+    return str(t.source if t.source is not None else ds.path)
 
 
 class _Importer:
@@ -185,33 +226,58 @@ class _Importer:
         self.allow_missing = allow_missing
         self.findings = findings
         self.counts: Counter[str] = Counter()
+        self.skipped: list[str] = []
 
     def _missing(self, e: MissingAsset) -> None:
         if not self.allow_missing:
             raise e
+        self.skipped.append(e.needed_by)
         self.findings.append(warning("H001", f"{e}; skipped", entities=[e.needed_by]))
 
-    def run(self, t: Template, inst: dict[str, Any]) -> Scene:
-        default_origin = str(inst.get("translation_origin", "asset_local")).lower()
+    def _unknown(self, kind: str, name: str, where: str) -> None:
+        """A template the dataset does not have: an error, or (allow_missing) a warning
+        and the instance skipped, as a partial download needs. A template whose config
+        cannot be read is an error."""
+        section = {"stage": "stages", "object": "objects"}.get(kind, "articulated_objects")
+        broken = self.ds.unreadable_config(section, name)
+        if broken is not None:
+            self.findings.append(broken)
+        elif self.allow_missing:
+            self.skipped.append(name)
+            self.findings.append(warning("H002", f"unknown {kind} template `{name}`; skipped",
+                                         where, [name]))
+        else:
+            self.findings.append(error(
+                "H002", f"unknown {kind} template `{name}`", where, [name],
+                hint="is the dataset complete? `--allow-missing` skips what it lacks"))
+
+    def _asset_config(self, t: Template) -> AssetConfig | None:
+        cfg, problems = validate(AssetConfig, t.attributes, _file(self.ds, t))
+        self.findings.extend(problems)
+        return cfg
+
+    def run(self, t: Template, inst: SceneInstance) -> Scene:
+        self.instance_file = _file(self.ds, t)
+        default_origin = inst.translation_origin.lower()
         objects: list[dict[str, Any]] = []
-        stage = inst.get("stage_instance") or {}
-        if stage.get("template_name"):
+        stage = inst.stage_instance
+        if stage is not None and stage.template_name:
             try:
                 s = self._stage(stage)
                 if s is not None:
                     objects.append(s)
             except MissingAsset as e:
                 self._missing(e)
-        for k, o in enumerate(inst.get("object_instances", []) or []):
+        for k, o in enumerate(inst.object_instances or []):
             try:
                 spec = self._object(o, default_origin, k)
                 if spec is not None:
                     objects.append(spec)
             except MissingAsset as e:
                 self._missing(e)
-        for k, o in enumerate(inst.get("articulated_object_instances", []) or []):
+        for k, a in enumerate(inst.articulated_object_instances or []):
             try:
-                spec = self._articulated(o, k)
+                spec = self._articulated(a, k)
                 if spec is not None:
                     objects.append(spec)
             except MissingAsset as e:
@@ -228,25 +294,32 @@ class _Importer:
             "source": {"importer": "habitat", "dataset": self.ds.path.name,
                        "scene_instance": t.handle},
         }
-        return Scene.model_validate(data)
+        try:
+            return Scene.model_validate(data)
+        except ValidationError as e:
+            raise ImportedSceneError([
+                error("H006", f"the imported scene is not a valid fdc scene: {err['msg']}",
+                      json_path(err.get("loc", ())), file=self.instance_file,
+                      hint="a value of the Habitat configs fdc cannot represent")
+                for err in e.errors()]) from None
 
     # -- stage -------------------------------------------------------------------------
-    def _stage(self, inst: dict[str, Any]) -> dict[str, Any] | None:
-        name = str(inst["template_name"])
+    def _stage(self, inst: StageInstance) -> dict[str, Any] | None:
+        name = inst.template_name
         t = self.ds.lookup("stages", name)
         if t is None:
-            self.findings.append(
-                error("H002", f"unknown stage template `{name}`", "stage_instance"))
+            self._unknown("stage", name, "stage_instance.template_name")
             return None
-        a = t.attributes
+        a = self._asset_config(t)
+        if a is None:
+            return None
         mesh_path = _asset(t, "render_asset", "stage")
         if mesh_path is None:
             return None
-        align = asset_alignment(a.get("up", [0, 1, 0]), a.get("front", [0, 0, -1]))
-        scale = np.asarray(a.get("scale", [1, 1, 1]), dtype=np.float64) * float(
-            a.get("units_to_meters", 1.0))
-        rot = quaternion_to_matrix(inst.get("rotation", [1, 0, 0, 0]))
-        trans = np.asarray(inst.get("translation", [0, 0, 0]), dtype=np.float64)
+        align = asset_alignment(a.up, a.front)
+        scale = np.asarray(a.scale, dtype=np.float64) * a.units_to_meters
+        rot = quaternion_to_matrix(inst.rotation)
+        trans = np.asarray(inst.translation, dtype=np.float64)
         v, _, _ = _mesh_data(str(mesh_path))
         world = yup_to_zup_point((v * scale) @ align.T @ rot.T + trans)
         lo, hi = world.min(axis=0), world.max(axis=0)
@@ -269,46 +342,45 @@ class _Importer:
         return spec
 
     # -- rigid objects -----------------------------------------------------------------
-    def _object(self, inst: dict[str, Any], default_origin: str, k: int
+    def _object(self, inst: ObjectInstance, default_origin: str, k: int
                 ) -> dict[str, Any] | None:
-        name = str(inst.get("template_name", ""))
+        name = inst.template_name
         t = self.ds.lookup("objects", name)
         if t is None:
-            self.findings.append(error("H002", f"unknown object template `{name}`",
-                                       f"object_instances[{k}].template_name"))
+            self._unknown("object", name, f"object_instances[{k}].template_name")
+            return None
+        a = self._asset_config(t)
+        if a is None:
             return None
         handle = self._handle(t)
-        a = t.attributes
         mesh_path = _asset(t, "render_asset", handle)
         if mesh_path is None:
             self.findings.append(error("H004", f"template `{t.handle}` has no render_asset",
                                        entities=[handle]))
             return None
         v, _, _ = _mesh_data(str(mesh_path))
-        align = asset_alignment(a.get("up", [0, 1, 0]), a.get("front", [0, 0, -1]))
-        scale = np.asarray(a.get("scale", [1, 1, 1]), dtype=np.float64) * float(
-            a.get("units_to_meters", 1.0))
-        scale = scale * float(inst.get("uniform_scale", 1.0))
-        scale = scale * np.asarray(inst.get("non_uniform_scale", [1, 1, 1]), dtype=np.float64)
+        align = asset_alignment(a.up, a.front)
+        scale = np.asarray(a.scale, dtype=np.float64) * a.units_to_meters
+        scale = scale * inst.uniform_scale * np.asarray(inst.non_uniform_scale, dtype=np.float64)
         aligned = (v * scale) @ align.T
-        origin = str(inst.get("translation_origin", default_origin)).lower()
+        origin = (inst.translation_origin or default_origin).lower()
         com = np.zeros(3)
         if origin == "com":
-            if "COM" in a:
-                com = align @ (np.asarray(a["COM"], dtype=np.float64) * scale)
+            if a.com is not None:
+                com = align @ (np.asarray(a.com, dtype=np.float64) * scale)
             else:
                 com = (aligned.min(axis=0) + aligned.max(axis=0)) / 2
         local_y = aligned - com
         local = local_y @ C.T  # Z-up, not yet centred
         lo, hi = local.min(axis=0), local.max(axis=0)
         centre_local = (lo + hi) / 2
-        rot_h = quaternion_to_matrix(inst.get("rotation", [1, 0, 0, 0]))
+        rot_h = quaternion_to_matrix(inst.rotation)
         rz = C @ rot_h @ C.T
-        trans = yup_to_zup_point(inst.get("translation", [0, 0, 0]))
+        trans = yup_to_zup_point(inst.translation)
         position = trans + rz @ centre_local
         frame = _Frame(C @ align, scale, -(C @ com) - centre_local)
         surfaces = self._receptacles(t, handle, frame, None)
-        motion = str(inst.get("motion_type", "")).upper()
+        motion = inst.motion_type.upper()
         spec: dict[str, Any] = {
             "id": handle,
             "category": _category(t.handle),
@@ -341,19 +413,26 @@ class _Importer:
 
         ud = t.attributes.get("user_defined", {}) or {}
         out: list[dict[str, Any]] = []
+        if not isinstance(ud, dict):
+            return out
         for key in sorted(ud):
             sub = ud[key]
             if not isinstance(sub, dict) or not key.startswith(("receptacle_aabb_",
                                                                 "receptacle_mesh_")):
                 continue
-            name = str(sub.get("name", key))
+            model = AabbReceptacle if key.startswith("receptacle_aabb_") else MeshReceptacle
+            r, problems = validate(model, sub, _file(self.ds, t), f"user_defined.{key}")
+            self.findings.extend(problems)
+            if r is None:
+                continue
+            name = r.name or key
             f = frame
-            if link_frames is not None and sub.get("parent_link") in link_frames:
-                f = link_frames[str(sub["parent_link"])]
-            if key.startswith("receptacle_aabb_"):
-                centre = np.asarray(sub.get("position", [0, 0, 0]), dtype=np.float64)
-                half = np.asarray(sub.get("scale", [0, 0, 0]), dtype=np.float64)
-                rot = quaternion_to_matrix(sub.get("rotation", [1, 0, 0, 0]))
+            if link_frames is not None and r.parent_link in link_frames:
+                f = link_frames[str(r.parent_link)]
+            if isinstance(r, AabbReceptacle):
+                centre = np.asarray(r.position, dtype=np.float64)
+                half = np.asarray(r.scale, dtype=np.float64)
+                rot = quaternion_to_matrix(r.rotation)
                 unit = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)],
                                 dtype=np.float64)
                 corners = f.apply((unit * half) @ rot.T + centre)
@@ -365,7 +444,7 @@ class _Importer:
                             "polygon": [_fmt(p) for p in
                                         np.asarray(hull.exterior.coords)[:-1]]})
             else:
-                mesh_file = t.base_dir / str(sub.get("mesh_filepath", ""))
+                mesh_file = t.base_dir / r.mesh_filepath
                 if not mesh_file.is_file():
                     raise MissingAsset(mesh_file, f"{parent}|{name}")
                 for i, (v, faces) in enumerate(_submeshes(str(mesh_file))):
@@ -383,18 +462,23 @@ class _Importer:
         return out
 
     # -- articulated objects -----------------------------------------------------------
-    def _articulated(self, inst: dict[str, Any], k: int) -> dict[str, Any] | None:
-        name = str(inst.get("template_name", ""))
+    def _articulated(self, inst: ArticulatedInstance, k: int) -> dict[str, Any] | None:
+        name = inst.template_name
         t = self.ds.lookup("articulated_objects", name)
         if t is None:
-            self.findings.append(error("H002", f"unknown articulated object template `{name}`",
-                                       f"articulated_object_instances[{k}].template_name"))
+            self._unknown("articulated object", name,
+                          f"articulated_object_instances[{k}].template_name")
             return None
-        return articulated_spec(t, inst, self._handle(t), self.out)
+        handle = self._handle(t)
+        spec, frames = articulated_spec(t, inst, handle, self.out)
+        surfaces = self._receptacles(t, handle, frames[""], frames)
+        if surfaces:
+            spec["surfaces"] = surfaces
+        return spec
 
     # -- rooms and agent ---------------------------------------------------------------
-    def _rooms(self, t: Template, inst: dict[str, Any]) -> list[dict[str, Any]]:
-        ref = inst.get("semantic_scene_instance") or self.ds.scene_defaults.get(
+    def _rooms(self, t: Template, inst: SceneInstance) -> list[dict[str, Any]]:
+        ref = inst.semantic_scene_instance or self.ds.scene_defaults.get(
             "semantic_scene_instance")
         if not ref:
             return []
@@ -412,26 +496,34 @@ class _Importer:
             return []
         try:
             data = read_json(path)
-        except (OSError, json.JSONDecodeError) as ex:
-            self.findings.append(error("H003", f"cannot read `{path}`: {ex}"))
+        except ConfigError as ex:
+            self.findings.append(ex.diagnostic)
+            return []
+        regions = data.get("region_annotations", []) if isinstance(data, dict) else None
+        if not isinstance(regions, list):
+            self.findings.append(error("H005", "a semantic config's `region_annotations` is a "
+                                       "list", "region_annotations", file=str(path)))
             return []
         rooms = []
         used: Counter[str] = Counter()
-        for r in data.get("region_annotations", []) or []:
-            loop = np.asarray(r.get("poly_loop", []), dtype=np.float64).reshape(-1, 3)
-            if len(loop) < 3:
+        for k, raw in enumerate(regions):
+            r, problems = validate(Region, raw, str(path), f"region_annotations[{k}]")
+            self.findings.extend(problems)
+            if r is None or len(r.poly_loop) < 3:
                 continue
-            ident = re.sub(r"[^A-Za-z0-9_.:\-]", "_", str(r.get("name", "region"))) or "region"
+            loop = np.asarray(r.poly_loop, dtype=np.float64)
+            ident = re.sub(r"[^A-Za-z0-9_.:\-]", "_", r.name) or "region"
             if used[ident]:
                 ident = f"{ident}_{used[ident]}"
             used[ident] += 1
+            floor = r.floor_height if r.floor_height is not None else float(loop[0, 1])
             rooms.append({
                 "id": ident,
-                "category": str(r.get("label", "room")) or "room",
-                "name": str(r.get("name", ident)),
+                "category": r.label or "room",
+                "name": r.name,
                 "polygon": [[round(float(x), 6), round(float(-z), 6)] for x, _, z in loop],
-                "floor_z": round(float(r.get("floor_height", loop[0, 1])), 6),
-                "height_m": round(float(r.get("extrusion_height", 2.5)), 6),
+                "floor_z": round(floor, 6),
+                "height_m": round(r.extrusion_height, 6),
             })
         return rooms
 
@@ -449,10 +541,11 @@ class _Importer:
         return {"position": [0.0, 0.0, 0.0]}
 
 
-def articulated_spec(t: Template, inst: dict[str, Any], handle: str, out: Path
-                     ) -> dict[str, Any]:
+def articulated_spec(t: Template, inst: ArticulatedInstance, handle: str, out: Path
+                     ) -> tuple[dict[str, Any], dict[str, _Frame]]:
     """An articulated object from its URDF: one part per link with geometry (mesh
-    bounds, else collision boxes), joints, and receptacles of its ao_config."""
+    bounds, else collision boxes) and joints; and each link's frame in the object's
+    (fdc local, centred), `""` the root's, where its ao_config's receptacles sit."""
     urdf_path = t.source if t.source is not None and t.source.suffix == ".urdf" else None
     if urdf_path is None and "urdf_filepath" in t.attributes:
         urdf_path = t.base_dir / str(t.attributes["urdf_filepath"])
@@ -462,11 +555,11 @@ def articulated_spec(t: Template, inst: dict[str, Any], handle: str, out: Path
         robot = read_urdf(urdf_path)
     except (ValueError, OSError) as e:
         raise MissingAsset(urdf_path, f"{handle} ({e})") from e
-    pose = inst.get("initial_joint_pose") or {}
+    pose = inst.initial_joint_pose or {}
     positions = ({j.name: float(pose[i]) for i, j in enumerate(robot.joints) if i < len(pose)}
-                 if isinstance(pose, list) else {str(k): float(v) for k, v in pose.items()})
+                 if isinstance(pose, list) else dict(pose))
     fk = robot.link_transforms(positions)
-    scale = float(inst.get("uniform_scale", 1.0))
+    scale = inst.uniform_scale
     link_pts: dict[str, Array] = {}
     for link in robot.links:
         pts: list[Array] = []
@@ -492,9 +585,9 @@ def articulated_spec(t: Template, inst: dict[str, Any], handle: str, out: Path
     allp = np.concatenate(list(link_pts.values()))
     lo, hi = allp.min(axis=0), allp.max(axis=0)
     centre = (lo + hi) / 2
-    rot_h = quaternion_to_matrix(inst.get("rotation", [1, 0, 0, 0]))
+    rot_h = quaternion_to_matrix(inst.rotation)
     rz = C @ rot_h @ C.T
-    position = yup_to_zup_point(inst.get("translation", [0, 0, 0])) + rz @ centre
+    position = yup_to_zup_point(inst.translation) + rz @ centre
     joints = {j.child: j for j in robot.joints}
     parts = []
     for link in robot.links:
@@ -522,8 +615,11 @@ def articulated_spec(t: Template, inst: dict[str, Any], handle: str, out: Path
         "size": _fmt(np.maximum(hi - lo, 1e-3)),
         "parts": parts,
         "source": {"template": t.handle, "handle": handle, "urdf": _relpath(urdf_path, out),
-                   "links": ",".join(robot.links)},
+                   "links": ",".join(robot.links), "root_link": robot.root},
     }
-    if bool(inst.get("fixed_base", False)):
+    if inst.fixed_base:
         spec["source"]["fixed_base"] = "true"
-    return spec
+    frames = {link: _Frame(C @ m[:3, :3], np.full(3, scale), scale * (C @ m[:3, 3]) - centre)
+              for link, m in fk.items()}
+    frames[""] = frames.get(robot.root, _Frame(C, np.full(3, scale), -centre))
+    return spec, frames

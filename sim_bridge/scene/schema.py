@@ -40,6 +40,12 @@ def _check_unit_quaternion(q: tuple[float, float, float, float]) -> tuple[float,
     return q
 
 
+def _check_non_zero(v: float) -> float:
+    if v == 0:
+        raise ValueError("a scale factor must not be 0 (negative mirrors)")
+    return v
+
+
 def _check_attributes(attrs: dict[str, str]) -> dict[str, str]:
     for key in attrs:
         if not _KEY_RE.match(key):
@@ -64,6 +70,8 @@ NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Vec2 = tuple[Finite, Finite]
 Vec3 = tuple[Finite, Finite, Finite]
 Size3 = tuple[Positive, Positive, Positive]
+NonZero = Annotated[float, Field(allow_inf_nan=False), AfterValidator(_check_non_zero)]
+Scale3 = tuple[NonZero, NonZero, NonZero]
 Quaternion = Annotated[
     tuple[Finite, Finite, Finite, Finite], AfterValidator(_check_unit_quaternion)
 ]
@@ -97,7 +105,8 @@ class MeshRef(_Model):
     by `local = offset + rotate(rotation, scale * v)`."""
 
     path: str = Field(min_length=1, description="Relative to the scene file's folder.")
-    scale: Size3 = (1.0, 1.0, 1.0)
+    scale: Scale3 = Field(default=(1.0, 1.0, 1.0), description=(
+        "Per axis, not zero; a negative factor mirrors the mesh along that axis."))
     rotation: Quaternion = (1.0, 0.0, 0.0, 0.0)
     offset: Vec3 = (0.0, 0.0, 0.0)
 

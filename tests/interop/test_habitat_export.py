@@ -6,12 +6,8 @@ own `PddlDomain` / `PddlProblem` (from the PyPI wheel, simulator-side modules st
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import math
-import sys
-import types
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -291,50 +287,6 @@ def test_a_scene_not_from_habitat_is_named_and_a_bad_suite_is_a_usage_error(
 # --------------------------------------------------------------------------- PDDL
 
 
-def _missing_habitat_lab() -> str:
-    needed = ("habitat", "yaml", "hydra", "omegaconf")
-    missing = [m for m in needed if importlib.util.find_spec(m) is None]
-    if missing:
-        return ("habitat-lab's PDDL classes need " + ", ".join(missing)
-                + " (pip install --no-deps habitat-lab; pip install hydra-core omegaconf "
-                "pyyaml)")
-    return ""
-
-
-@pytest.fixture
-def habitat_pddl() -> Iterator[Any]:
-    """habitat-lab's real `pddl_domain` module from the installed wheel. Its package
-    `__init__`s (which import the simulator stack) are skipped, and the modules that need
-    habitat-sim (`rearrange_sim`, `rearrange_task`, `marker_info`, the receptacle sampler)
-    are stand-ins holding only the names the PDDL modules import; sys.modules is restored
-    afterwards."""
-    reason = _missing_habitat_lab()
-    if reason:
-        pytest.skip(reason)
-    spec = importlib.util.find_spec("habitat")
-    assert spec is not None and spec.submodule_search_locations
-    root = Path(next(iter(spec.submodule_search_locations)))
-    saved = dict(sys.modules)
-    try:
-        for name in ("habitat", "habitat.tasks", "habitat.tasks.rearrange",
-                     "habitat.tasks.rearrange.multi_task", "habitat.datasets",
-                     "habitat.datasets.rearrange", "habitat.datasets.rearrange.samplers"):
-            package = types.ModuleType(name)
-            package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-            sys.modules[name] = package
-        for name, cls in (("habitat.tasks.rearrange.rearrange_sim", "RearrangeSim"),
-                          ("habitat.tasks.rearrange.rearrange_task", "RearrangeTask"),
-                          ("habitat.tasks.rearrange.marker_info", "MarkerInfo"),
-                          ("habitat.datasets.rearrange.samplers.receptacle", "Receptacle")):
-            module = types.ModuleType(name)
-            setattr(module, cls, type(cls, (), {"__doc__": "simulator-side stand-in"}))
-            sys.modules[name] = module
-        yield importlib.import_module("habitat.tasks.rearrange.multi_task.pddl_domain")
-    finally:
-        sys.modules.clear()
-        sys.modules.update(saved)
-
-
 def _fdc_shape(g: Goal) -> Any:
     if isinstance(g, GAtom):
         return ("atom", g.predicate, g.args)
@@ -407,3 +359,57 @@ def test_quantifiers_survive_in_habitat_labs_own_form(exported: Exported, habita
     assert (forall.quantifier.name, forall.expr_type.name) == ("FORALL", "NAND")
     assert [(i.name, i.expr_type.name) for i in forall.inputs] == [("?x1", "movable")]
     assert [s.name for s in forall.sub_exprs] == ["holding"]
+
+
+# --------------------------------------------------------------------------- receptacles
+
+
+def test_goal_receptacles_name_the_parent_and_the_link_of_an_articulated_receptacle(
+        tmp_path: Path) -> None:
+    """An item put on a receptacle of the fridge's ao_config: `goal_receptacles` holds the
+    fridge's handle and the receptacle's `parent_link` as habitat-sim numbers links (URDF
+    order, the root not counted: body 0, top_door 1, bottom_door 2), None on the root;
+    where it starts, on the floor, it rests on no receptacle."""
+    from fdc.interop.habitat.episodes import EpisodeBuilder, EpisodeTask
+
+    (tmp_path / "urdf").mkdir()
+    (tmp_path / "objects").mkdir()
+    for ext in (".object_config.json", ".glb"):
+        name = f"dataset_test_object1{ext}"
+        (tmp_path / "objects" / name).write_bytes(
+            (TEST_ASSETS / "dataset_tests/dataset_0/objects" / name).read_bytes())
+    # Two boxes on the fridge's top (Habitat y 1.9 above its origin): one on the root,
+    # one on the top door's link, each 0.5 m wide.
+    (tmp_path / "urdf" / "fridge.ao_config.json").write_text(json.dumps({
+        "urdf_filepath": str(TEST_ASSETS / "urdf/fridge/fridge.urdf"),
+        "user_defined": {
+            "receptacle_aabb_top": {"position": [0.0, 1.95, 0.0], "scale": [0.25, 0.01, 0.25]},
+            "receptacle_aabb_door": {"name": "door", "parent_link": "top_door",
+                                     "position": [0.0, 0.0, 0.0], "scale": [0.25, 0.25, 0.01]},
+        }}))
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "scenes" / "s.scene_instance.json").write_text(json.dumps({
+        "object_instances": [{"template_name": "dataset_test_object1", "motion_type": "DYNAMIC",
+                              "translation": [0.0, 0.036, 1.5]}],
+        "articulated_object_instances": [{"template_name": "fridge", "fixed_base": True,
+                                          "translation": [0.0, 0.0, -1.0]}]}))
+    config = tmp_path / "s.scene_dataset_config.json"
+    config.write_text(json.dumps({
+        "objects": {"paths": {".json": ["objects"]}},
+        "articulated_objects": {"paths": {".json": ["urdf"]}},
+        "scene_instances": {"paths": {".json": ["scenes"]}}}))
+    r = import_habitat(config, "s", tmp_path)
+    assert r.ok and r.scene is not None, [render_text(f) for f in r.findings]
+    graph = build_scene_graph(r.scene, base_dir=tmp_path)
+    ds, _ = load_dataset(config)
+    assert ds is not None
+    builder = EpisodeBuilder(graph, ds, tmp_path / "scenes" / "s.scene_instance.json", tmp_path)
+    donut = "dataset_test_object1_:0000"
+    surfaces = {s.id for s in graph.surfaces("fridge_:0000")}
+    assert {"fridge_:0000|receptacle_aabb_top", "fridge_:0000|door"} <= surfaces
+    e = builder.episode(EpisodeTask(
+        id="t", goal=GAtom(predicate="on", args=(donut, "fridge_:0000|receptacle_aabb_top")),
+        tags=("process",), start=None, instruction="", thresholds={}))
+    assert e["target_receptacles"] == [[None, None]]
+    assert e["goal_receptacles"] == [["fridge_:0000", None]]
+    assert builder._link_index(graph.object("fridge_:0000").spec, "door") == 1

@@ -14,7 +14,10 @@ front -Z) and conventions, and holds the state a test puts in it:
   within reach) and `find_path` on a `ShortestPath` (exact shortest paths in the polygon,
   through its corners);
 - a semantic scene whose regions are read from a real `*.semantic_config.json`
-  (`region_annotations`: poly loop, floor height, extrusion height; `contains`).
+  (`region_annotations`: poly loop, floor height, extrusion height; `contains`);
+- what habitat-lab's `PddlDomain.bind_to_instance` reads (`handle_to_object_id`,
+  `get_targets`, `art_objs`, `get_all_markers`, `num_articulated_agents`,
+  `receptacles`).
 
 `rearrange_sim_from_dataset` instances a real fixture scene the way habitat-sim does
 (handles `<template short name>_:NNNN` numbered per template, in instance order).
@@ -250,6 +253,31 @@ class RearrangeSimStandIn:
         self.agent_data = AgentData(ArticulatedAgent(base_pos, base_rot), GraspManager())
         self._ids = itertools.count()
         self._counts: Counter[str] = Counter()
+
+    # ----- what habitat-lab's `PddlDomain.bind_to_instance` reads ----------------------
+    num_articulated_agents = 1
+
+    @property
+    def handle_to_object_id(self) -> dict[str, int]:
+        """The rigid objects' handles and their index in the episode's objects."""
+        return {h: i for i, h in enumerate(self.rigid.get_object_handles())}
+
+    def get_targets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The episode's target objects and positions (none: fdc's goals are its own)."""
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+
+    @property
+    def art_objs(self) -> list[Any]:
+        return [self.articulated.get_object_by_handle(h)
+                for h in self.articulated.get_object_handles()]
+
+    def get_all_markers(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def receptacles(self) -> dict[str, Any]:
+        """Habitat's receptacles by unique name (the stand-in parses none)."""
+        return {}
 
     def get_rigid_object_manager(self) -> ObjectManager:
         return self.rigid
