@@ -204,7 +204,7 @@ class SceneCompiler:
 
     def __init__(self, graph: SceneGraph, scene: str, scene_sha256: str,
                  experience: Experience | None = None, experience_sha256: str | None = None,
-                 options: CompileOptions | None = None) -> None:
+                 options: CompileOptions | None = None, id_scope: str | None = None) -> None:
         from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph
@@ -213,6 +213,9 @@ class SceneCompiler:
         self.experience = experience
         self.experience_sha256 = experience_sha256
         self.options = options or CompileOptions()
+        #: Set for a scene file whose content an earlier scene of the compile has too:
+        #: it joins the task ids' key, so twins' ids differ (`compiler.record.task_id`).
+        self.id_scope = id_scope
         self.registry = default_registry()
         self.renderer = Renderer()
         initial, after = start_snapshots(graph, experience)
