@@ -30,8 +30,8 @@ only what is visited is paid for. Every binding visited and dropped is counted b
 
 Scenes compile independently (in worker processes with `workers > 1`) and merge in the
 order given (a scene file whose content an earlier one has is compiled again with an id
-scope, `twin_scopes`, so task ids stay unique), and records are sorted by template and binding, so the output is the same
-for any number of workers.
+scope, `twin_scopes`, so task ids stay unique), and records are sorted by template and
+binding, so the output is the same for any number of workers.
 """
 
 from __future__ import annotations

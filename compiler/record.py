@@ -2,7 +2,8 @@
 
 The task's id is a hash of what makes the task (template and version, bindings, scene
 content, and for a memory task the experience), so it is stable across runs and distinct
-across scenes; two scene files of equal content are told apart by the second's scope. The instruction variant listed first is drawn with the seed and the id.
+across scenes; two scene files of equal content are told apart by the second's scope.
+The instruction variant listed first is drawn with the seed and the id.
 """
 
 from __future__ import annotations
