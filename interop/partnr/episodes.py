@@ -24,7 +24,16 @@ import zlib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import re
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error
@@ -36,7 +45,23 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-Handles = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+#: What a Habitat handle (and so an fdc entity id, and a PDDL name) may be made of.
+SAFE_NAME = re.compile(r"[A-Za-z0-9_.:\-]+")
+
+
+def _handle(value: str) -> str:
+    if not SAFE_NAME.fullmatch(value):
+        raise ValueError(f"{value!r} is not a Habitat handle: a handle is letters, digits "
+                         "and `_ . : -` (as `chair_:0000`)")
+    return value
+
+
+#: Object and receptacle handles: checked, since they become entity ids in fdc's goals.
+Handles = Annotated[list[Annotated[str, Field(min_length=1), AfterValidator(_handle)]],
+                    Field(min_length=1)]
+#: Room names, as PARTNR writes them (`living room`): fdc maps them to room ids
+#: (`fdc.interop.partnr.goals.room_id`).
+RoomNames = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 Count = Annotated[int, Field(ge=1)]
 
 
@@ -50,7 +75,7 @@ class ReceptacleArgs(_Strict):
 
 class RoomArgs(_Strict):
     object_handles: Handles
-    room_ids: Handles
+    room_ids: RoomNames
     number: Count = 1
     is_same_room: bool = False
 
