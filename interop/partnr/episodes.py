@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import zlib
 from pathlib import Path
 from typing import Annotated, Any, Literal
-
-import re
 
 from pydantic import (
     AfterValidator,
