@@ -6,6 +6,7 @@ back."""
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import re
@@ -85,3 +86,17 @@ def test_the_real_sample_keeps_its_ids() -> None:
     for ep in dataset.episodes:
         if ep.evaluation_propositions:
             assert task_record(ep, "sample").id == f"partnr-{ep.episode_id}"
+
+
+def test_an_episode_naming_living_room_is_verified_in_the_imported_scene() -> None:
+    """PARTNR's `living room` is the room `fdc import habitat` names `living_room`."""
+    from tests.interop.test_partnr_verify import World, judge, sample_episode
+
+    raw = sample_episode(1)  # FIRE_ENGINE_:0000 in the bedroom
+    named = copy.deepcopy(raw)
+    named["evaluation_propositions"][0]["args"]["room_ids"] = ["living room"]
+    imported = copy.deepcopy(raw)
+    imported["evaluation_propositions"][0]["args"]["room_ids"] = ["living_room"]
+    world = World(imported)  # a scene whose room is `living_room`
+    verdict = judge(world, [("FIRE_ENGINE_:0000", "living_room")], raw=named)
+    assert verdict.success, verdict.reason
