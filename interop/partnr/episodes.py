@@ -337,7 +337,8 @@ def parse_episodes(data: Any, file: str = "") -> tuple[Dataset | None, list[Diag
         findings = []
         for err in e.errors():
             msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-            findings.append(error("PN003", msg, json_path(err.get("loc", ())), file=file))
+            findings.append(error("PN003", msg, json_path(_in_document(data, err["loc"])),
+                                  file=file))
         return None, findings
     ids: dict[str, int] = {}
     repeats = []
@@ -350,6 +351,23 @@ def parse_episodes(data: Any, file: str = "") -> tuple[Dataset | None, list[Diag
     if repeats:
         return None, repeats
     return dataset, []
+
+
+def _in_document(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """A pydantic error location as a path into the document: a tagged union's tag
+    (`is_on_top`, `TemporalConstraint`) names no value there and is left out."""
+    out: list[int | str] = []
+    for part in loc:
+        if isinstance(data, dict) and part in (data.get("function_name"), data.get("type")):
+            continue
+        out.append(part)
+        if isinstance(data, dict):
+            data = data.get(str(part))
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            data = None
+    return tuple(out)
 
 
 def episodes_bytes(dataset: Dataset) -> bytes:

@@ -44,7 +44,7 @@ def test_a_handle_that_is_pddl_text_is_a_located_error() -> None:
     dataset, findings = parse(raw)
     assert dataset is None
     assert [f.where for f in findings] == [
-        "episodes[0].evaluation_propositions[1].is_on_top.args.receptacle_handles[0]"]
+        "episodes[0].evaluation_propositions[1].args.receptacle_handles[0]"]
     assert "is not a Habitat handle" in findings[0].message
 
 
