@@ -347,16 +347,8 @@ def goal_entities(goal: Goal) -> list[str]:
 
 def check_imported(task: _Task, source: str, opened: ReopenedSuite | None) -> None:
     """The checks of an imported record (the module's docstring): `opened` is None when
-    no scene was given. The answer set of an imported checklist is the items of its
-    counts and the members of its clusters, as the importer writes it."""
-    from fdc.predicates.goal import GChecklist
-
-    goal = task.record.goal
-    props = goal.propositions if isinstance(goal, GChecklist) else (goal,)
-    answer = [e for p in props for e in (p.items if isinstance(p, GCount) else
-                                         p.entities if isinstance(p, GCluster) else
-                                         goal_targets(p))]
-    check_text_and_targets(task, list(dict.fromkeys(answer)))
+    no scene was given."""
+    check_text_and_targets(task, goal_targets(task.record.goal))
     if opened is None:
         task.add("unchecked-start", Severity.WARNING,
                  f"imported from {source}: the task's scene `{task.record.scene}` is not an "

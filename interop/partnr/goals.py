@@ -79,7 +79,6 @@ from fdc.predicates.goal import (
     OrderConstraint,
     SameConstraint,
     TerminalConstraint,
-    _Goal,
 )
 
 #: PARTNR's default `l2_threshold`, and the fdc threshold it sets.
@@ -208,19 +207,6 @@ def unsupported_entities(episode: Episode) -> list[str]:
         found.extend(h for hs in lists for h in hs if isinstance(h, str)
                      and re.fullmatch(r"agent_\d+", h))
     return sorted(set(found))
-
-
-def targets(goal: _Goal | GAtom) -> list[str]:
-    """The entities a checklist asks about: every count's items and every cluster's
-    members, in order, once."""
-    out: list[str] = []
-    props = goal.propositions if isinstance(goal, GChecklist) else (goal,)
-    for p in props:
-        if isinstance(p, GCount):
-            out.extend(p.items)
-        elif isinstance(p, GCluster):
-            out.extend(p.entities)
-    return list(dict.fromkeys(out))
 
 
 # ----------------------------------------------------------------------------- export
@@ -503,4 +489,4 @@ def restore_rooms(fields: dict[str, Any], kept: Mapping[str, str]) -> dict[str, 
 __all__ = ["EPISODE_ID", "FUNCTIONS", "HANDLE", "RELATIONS", "ROOM", "SAFE_ID", "Evaluation",
            "NotExpressible", "episode_id", "export_evaluation", "import_evaluation",
            "kept_names", "normalised", "proposition_goal", "renamed_rooms", "restore_rooms",
-           "role_of", "room_id", "targets", "task_id", "unsupported_entities"]
+           "role_of", "room_id", "task_id", "unsupported_entities"]

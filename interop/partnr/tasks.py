@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from fdc.compiler.compile import goal_targets
 from fdc.compiler.suite import TaskRecord
 from fdc.interop.partnr.episodes import Dataset, Episode
 from fdc.interop.partnr.goals import (
@@ -20,7 +21,6 @@ from fdc.interop.partnr.goals import (
     import_evaluation,
     kept_names,
     restore_rooms,
-    targets,
     task_id,
     unsupported_entities,
 )
@@ -46,7 +46,7 @@ def task_record(episode: Episode, source: str) -> TaskRecord:
         scene=episode.scene_id or None, bindings=kept_names(episode), goal=goal,
         goal_pddl=to_pddl(goal),
         instructions=[episode.instruction] if episode.instruction else [],
-        targets=targets(goal), tags=["partnr"],
+        targets=goal_targets(goal), tags=["partnr"],
     )
 
 
