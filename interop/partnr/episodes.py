@@ -59,7 +59,7 @@ def _handle(value: str) -> str:
 Handles = Annotated[list[Annotated[str, Field(min_length=1), AfterValidator(_handle)]],
                     Field(min_length=1)]
 #: Room names, as PARTNR writes them (`living room`): fdc maps them to room ids
-#: (`fdc.interop.partnr.goals.room_id`).
+#: (`fdc.sim_bridge.habitat.importer.region_id`).
 RoomNames = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 Count = Annotated[int, Field(ge=1)]
 

@@ -80,6 +80,7 @@ from fdc.predicates.goal import (
     SameConstraint,
     TerminalConstraint,
 )
+from fdc.sim_bridge.habitat.importer import region_id
 
 #: PARTNR's default `l2_threshold`, and the fdc threshold it sets.
 L2_THRESHOLD = 0.5
@@ -149,7 +150,7 @@ def proposition_goal(p: Proposition) -> GCount | GCluster:
     if isinstance(p, IsInRoom):
         m = p.args
         return GCount(relation=rel, items=tuple(m.object_handles),
-                      others=tuple(room_id(r) for r in m.room_ids),
+                      others=tuple(region_id(r) for r in m.room_ids),
                       number=m.number, same_other=m.is_same_room)
     if isinstance(p, IsNextTo):
         n = p.args
@@ -159,17 +160,11 @@ def proposition_goal(p: Proposition) -> GCount | GCluster:
     return GCount(relation=rel, items=tuple(p.args.object_handles), number=p.args.number)
 
 
-def room_id(name: str) -> str:
-    """The fdc room id of a PARTNR room name: the id `fdc import habitat` gives the
-    semantic region of that name (each character outside letters, digits and `_ . : -`
-    becomes `_`: `living room` -> `living_room`)."""
-    return re.sub(r"[^A-Za-z0-9_.:\-]", "_", name) or "region"
-
-
 def renamed_rooms(episode: Episode) -> dict[str, str]:
-    """The room names of an episode that `room_id` changes: fdc id -> PARTNR name."""
-    return {room_id(r): r for p in episode.evaluation_propositions
-            if isinstance(p, IsInRoom) for r in p.args.room_ids if room_id(r) != r}
+    """The room names of an episode that `region_id` changes (the id `fdc import
+    habitat` gives the region of that name): fdc id -> PARTNR name."""
+    return {region_id(r): r for p in episode.evaluation_propositions
+            if isinstance(p, IsInRoom) for r in p.args.room_ids if region_id(r) != r}
 
 
 def _l2(value: float) -> dict[str, float]:
@@ -489,4 +484,4 @@ def restore_rooms(fields: dict[str, Any], kept: Mapping[str, str]) -> dict[str, 
 __all__ = ["EPISODE_ID", "FUNCTIONS", "HANDLE", "RELATIONS", "ROOM", "SAFE_ID", "Evaluation",
            "NotExpressible", "episode_id", "export_evaluation", "import_evaluation",
            "kept_names", "normalised", "proposition_goal", "renamed_rooms", "restore_rooms",
-           "role_of", "room_id", "task_id", "unsupported_entities"]
+           "role_of", "task_id", "unsupported_entities"]

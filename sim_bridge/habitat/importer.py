@@ -35,6 +35,13 @@ from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 C = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 
+def region_id(name: str) -> str:
+    """The room id of a semantic region's name: each character outside letters, digits
+    and `_ . : -` becomes `_` (`living room` -> `living_room`). PARTNR's room names map
+    to room ids by the same rule (`fdc.interop.partnr.goals`)."""
+    return re.sub(r"[^A-Za-z0-9_.:\-]", "_", name) or "region"
+
+
 class MissingAsset(FdcError):
     def __init__(self, path: Path, needed_by: str) -> None:
         super().__init__(f"missing asset `{path}` needed by `{needed_by}`")
@@ -421,7 +428,7 @@ class _Importer:
             loop = np.asarray(r.get("poly_loop", []), dtype=np.float64).reshape(-1, 3)
             if len(loop) < 3:
                 continue
-            ident = re.sub(r"[^A-Za-z0-9_.:\-]", "_", str(r.get("name", "region"))) or "region"
+            ident = region_id(str(r.get("name", "region")))
             if used[ident]:
                 ident = f"{ident}_{used[ident]}"
             used[ident] += 1
