@@ -221,6 +221,15 @@ _TEMPLATE_ONLY = (A.Count, A.Pairs, A.Extreme, A.Targets, A.Then)
 _PDDL_ONLY = (A.Preference, A.Timed, A.TimedLiteral, A.Modal, A.NumericEffect, A.When)
 
 
+def _compares_functions(info: DomainInfo, f: A.Atom, ctx: _Context) -> bool:
+    """`(= ?duration boarding-time)`, `(= total-fuel-used limit)`: an `=` of two terms is
+    a numeric comparison when a side is a bare name of a function that no object or
+    constant is called (PDDL 2.1's `<f-head>` may be a bare 0-ary symbol)."""
+    return f.predicate == "=" and len(f.args) == 2 and any(
+        isinstance(a, A.Constant) and a.name in info.functions
+        and a.name not in ctx.objects and a.name not in info.constants for a in f.args)
+
+
 class TypeChecker:
     """Checks the definitions of a set of files against each other."""
 
@@ -478,6 +487,8 @@ class TypeChecker:
     def formula(
         self, info: DomainInfo, f: A.Node, scope: dict[str, _Var], ctx: _Context, top: bool = True
     ) -> None:
+        if isinstance(f, A.Atom) and not ctx.template and _compares_functions(info, f, ctx):
+            f = A.Comparison.make(op="=", left=f.args[0], right=f.args[1], span=f.span)
         kind = type(f)
         if kind not in _ALLOWED[ctx.kind]:
             self._misplaced(f, ctx)
@@ -517,7 +528,10 @@ class TypeChecker:
             self.numeric(info, f.left, scope, ctx)
             self.numeric(info, f.right, scope, ctx)
         elif isinstance(f, A.NumericEffect):
-            if not isinstance(f.target, A.FunctionTerm):
+            # PDDL 2.1's <f-head> is `(f t*)` or a bare 0-ary function symbol:
+            # `(increase total-fuel-used 3)`.
+            bare = isinstance(f.target, A.Constant) and f.target.name in info.functions
+            if not isinstance(f.target, A.FunctionTerm) and not bare:
                 self.report(
                     ERROR,
                     "T305",
@@ -852,8 +866,18 @@ class TypeChecker:
         elif isinstance(e, A.Constant):
             if e.name == "#t":
                 return
-            if e.name in info.functions:
-                # `(= total-cost 0)`: a nullary function written without parentheses.
+            fn = info.functions.get(e.name)
+            if fn is not None:
+                # `(= total-cost 0)`: a 0-ary function written without parentheses.
+                if fn.parameters:
+                    self.report(
+                        ERROR,
+                        "T301",
+                        f"`{e.name}` takes {len(fn.parameters)} argument(s), not 0",
+                        e.span,
+                        f"declared as {_signature(fn.name, fn.parameters)}; only a 0-ary "
+                        "function may be written without parentheses",
+                    )
                 return
             self.term(info, e, (), scope, ctx, "")
 

@@ -30,7 +30,18 @@ from fdc.instructions.describe import Describer
 from fdc.instructions.render import Renderer
 from fdc.instructions.variants import variant_texts
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import GAnd, GAtom, Goal, GOr, GTargets, GThen, atoms
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    atoms,
+)
 from fdc.predicates.registry import Context
 from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.graph.routes import Walker
@@ -138,7 +149,9 @@ def seeded_rng(*parts: object) -> random.Random:
 
 def goal_targets(goal: Goal) -> list[str]:
     """The answer set: a multi-goal form's target entities, else the first argument of
-    every positive fluent atom, in order, without repeats."""
+    every positive fluent atom, a count's items and a cluster's members (a checklist
+    imported from PARTNR: every object its propositions ask about), in order, without
+    repeats."""
     if isinstance(goal, GTargets):
         return list(dict.fromkeys(t.entity for t in goal.targets))
     out: dict[str, None] = {}
@@ -154,6 +167,10 @@ def goal_targets(goal: Goal) -> list[str]:
             stack.extend(reversed(g.steps))
         elif isinstance(g, GTargets):
             stack.extend(reversed([t.goal for t in g.targets]))
+        elif isinstance(g, GCount | GCluster):
+            out.update(dict.fromkeys(g.items if isinstance(g, GCount) else g.entities))
+        elif isinstance(g, GChecklist):
+            stack.extend(reversed(g.propositions))
     return list(out)
 
 
@@ -204,7 +221,7 @@ class SceneCompiler:
 
     def __init__(self, graph: SceneGraph, scene: str, scene_sha256: str,
                  experience: Experience | None = None, experience_sha256: str | None = None,
-                 options: CompileOptions | None = None) -> None:
+                 options: CompileOptions | None = None, id_scope: str | None = None) -> None:
         from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph
@@ -213,6 +230,9 @@ class SceneCompiler:
         self.experience = experience
         self.experience_sha256 = experience_sha256
         self.options = options or CompileOptions()
+        #: Set for a scene file whose content an earlier scene of the compile has too:
+        #: it joins the task ids' key, so twins' ids differ (`compiler.record.task_id`).
+        self.id_scope = id_scope
         self.registry = default_registry()
         self.renderer = Renderer()
         initial, after = start_snapshots(graph, experience)

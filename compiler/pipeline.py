@@ -29,14 +29,16 @@ have become tasks, so the K are a uniform sample of the bindings that make tasks
 only what is visited is paid for. Every binding visited and dropped is counted by reason.
 
 Scenes compile independently (in worker processes with `workers > 1`) and merge in the
-order given, and records are sorted by template and binding, so the output is the same
-for any number of workers.
+order given (a scene file whose content an earlier one has is compiled again with an id
+scope, `twin_scopes`, so task ids stay unique), and records are sorted by template and
+binding, so the output is the same for any number of workers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import replace
 
 from fdc.predicates.goal import Goal
 from fdc.predicates.registry import EvaluationError
@@ -85,11 +87,27 @@ def compile_suite(
                 on_scene(job)
     else:
         done = _in_workers(jobs, entries, options, workers, on_scene)
+    for k, scope in twin_scopes(jobs, [s.scene_sha256 for s, _ in done]).items():
+        done[k] = compile_scene(replace(jobs[k], id_scope=scope), entries, options)
     timings = Timings()
     for scene, _ in done:
         timings.merge(scene.timings)
     records = [rec for scene, _ in done for rec in scene.records]
     return SuiteResult(records, [s for s, _ in done], timings), [e for _, e in done]
+
+
+def twin_scopes(jobs: Sequence[SceneJob], shas: Sequence[str]) -> dict[int, str]:
+    """The jobs whose scene content an earlier job has too (by index), each with its id
+    scope: `PATH#N`, its path as given and N, its rank among the files of that content
+    (2, 3, ...). The first file of a content keeps no scope, so the ids of a compile
+    without twins are what they always were."""
+    seen: dict[str, int] = {}
+    out: dict[int, str] = {}
+    for k, (job, sha) in enumerate(zip(jobs, shas, strict=True)):
+        seen[sha] = seen.get(sha, 0) + 1
+        if seen[sha] > 1:
+            out[k] = f"{job.path}#{seen[sha]}"
+    return out
 
 
 def compile_scene(job: SceneJob, entries: Sequence[TemplateEntry], options: CompileOptions,

@@ -35,6 +35,8 @@ class SceneJob:
     history: str | None = None  # an experience log; None: simulate one (or none)
     simulate: bool = True
     interactions: int = 5
+    #: A scene whose content an earlier job has too (`compiler.pipeline.twin_scopes`).
+    id_scope: str | None = None
 
 
 def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | None = None
@@ -44,7 +46,7 @@ def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | Non
     graph, sha = timings.run(Pass.SCENE, load_graph, job.path)
     log, ref = timings.run(Pass.EXPERIENCE, experience, job, graph, sha, options.seed)
     compiler = timings.run(Pass.START_STATES, SceneCompiler, graph, job.path, sha, log,
-                           ref.sha256 if ref else None, options)
+                           ref.sha256 if ref else None, options, job.id_scope)
     return compiler, ref
 
 

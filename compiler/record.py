@@ -1,8 +1,9 @@
 """The record pass: a binding that made it through every pass becomes a `TaskRecord`.
 
-The task's id is a hash of what makes the task (template and version, bindings, scene,
-and for a memory task the experience), so it is stable across runs and distinct across
-scenes. The instruction variant listed first is drawn with the seed and the id.
+The task's id is a hash of what makes the task (template and version, bindings, scene
+content, and for a memory task the experience), so it is stable across runs and distinct
+across scenes; two scene files of equal content are told apart by the second's scope.
+The instruction variant listed first is drawn with the seed and the id.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[
 
 def task_id(compiler: SceneCompiler, entry: TemplateEntry, bindings: Mapping[str, str],
             memory: bool) -> str:
-    key = json.dumps([entry.name, entry.template.version, bindings, compiler.scene_sha256,
-                      compiler.experience_sha256 if memory else None], sort_keys=True)
+    """`TEMPLATE-HASH`, the hash over template, version, bindings, the scene's content and
+    the experience; a scene whose content an earlier scene file of the compile has too
+    adds its scope (`compiler.pipeline.twin_scopes`), so twins' ids differ while every
+    other id stays what it was."""
+    parts: list[object] = [entry.name, entry.template.version, bindings,
+                           compiler.scene_sha256, compiler.experience_sha256 if memory else None]
+    if compiler.id_scope is not None:
+        parts.append(compiler.id_scope)
+    key = json.dumps(parts, sort_keys=True)
     return f"{id_prefix(entry.name)}-{sha256_text(key)[:12]}"

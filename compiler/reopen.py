@@ -13,7 +13,9 @@ exports, `fdc evaluate` and the baselines all find a suite's inputs this one way
   its simulation run again (the manifest's seed and interaction count), checked against
   the task's sha256. Either is checked against the task's scene and its frames.
 - A record's template: the built-in library, or the file the record names (from the
-  working folder), each file checked once.
+  working folder), each file checked once. A record an importer wrote (`imported`:
+  `fdc import partnr` writes template `partnr`) has none: its `template_file` names the
+  file it was imported from, which is not read.
 - A record's compiler: a `SceneCompiler` on its scene, with the experience the manifest
   names for the scene when the suite has memory tasks there.
 
@@ -39,6 +41,17 @@ from .suite import TaskRecord, parse_numbered_suite
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+
+
+#: The template names importers give their records (with the same category), and the
+#: format each was imported from: such a record has no template.
+IMPORTED = {"partnr": "PARTNR"}
+
+
+def imported(record: TaskRecord) -> str | None:
+    """The format a record was imported from (`PARTNR`), or None: compiled by fdc."""
+    found = IMPORTED.get(record.template)
+    return found if found is not None and record.category == record.template else None
 
 
 class ReopenError(InputError):
@@ -160,7 +173,10 @@ class ReopenedSuite:
     # ----- templates ----------------------------------------------------------------
 
     def template(self, record: TaskRecord) -> tuple[TemplateEntry | None, str]:
-        """The record's template, or None and why not."""
+        """The record's template, or None and why not (an imported record has none)."""
+        source = imported(record)
+        if source is not None:
+            return None, f"task `{record.id}` was imported from {source}: it has no template"
         file = record.template_file
         builtin = file is None or file.startswith("fdc:")
         key = "fdc:" if builtin else str(file)

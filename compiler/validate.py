@@ -25,6 +25,14 @@ code (`docs/formats/validation-report.md` lists them):
 The suite's templates, scenes and experiences are found as `reopen` finds them: a memory
 task's experience is rebuilt from the manifest beside the suite (a given log, or the same
 simulation) and checked against the record's hash.
+
+A record an importer wrote (`fdc import partnr`: `reopen.imported`) has no template and
+names a Habitat scene id, not a scene file: `check_imported` runs the checks of the
+record itself (`goal-text`, `no-targets`) and, given the imported scene (`--scene`),
+`unknown-entity`: every object, receptacle and room the goal names is in the scene;
+without one, an `unchecked-start` warning says so. Whether the goal already holds, and
+the descriptions, are not checked: there is no template domain or instruction template
+to judge them by (`fdc verify` judges the goal on a run).
 """
 
 from __future__ import annotations
@@ -37,12 +45,21 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.core.problems import Diagnostic, Severity
-from fdc.predicates.goal import GAnd, Goal, GTargets, GThen, atoms, to_pddl
+from fdc.predicates.goal import (
+    GAnd,
+    GCluster,
+    GCount,
+    Goal,
+    GTargets,
+    GThen,
+    atoms,
+    to_pddl,
+)
 from fdc.predicates.registry import EvaluationError
 
 from .compile import SceneCompiler, TemplateEntry, goal_targets
 from .planning import PlanningError, PlanningWorld, solve
-from .reopen import ReopenError, reopen_suite
+from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from .suite import TaskRecord
 
 VALIDATION_REPORT_VERSION = "1.0"
@@ -220,11 +237,8 @@ def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry
                "goal", d.hint)
 
 
-def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | None) -> None:
-    """The checks of one record that need no planner."""
-    from fdc.instructions.lint import names_used
-    from fdc.instructions.variants import jinja_name
-
+def check_text_and_targets(task: _Task, answer: Sequence[str]) -> None:
+    """`goal_pddl` is the goal's text, and `targets` the goal's answer set `answer`."""
     r = task.record
     if r.goal_pddl and r.goal_pddl != to_pddl(r.goal):
         _error(task, "goal-text", "`goal_pddl` is not the goal's PDDL text", "goal_pddl",
@@ -232,9 +246,18 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
     if not r.targets:
         _error(task, "no-targets", "the answer set is empty", "targets",
                "a task needs at least one target entity")
-    elif set(r.targets) != set(goal_targets(r.goal)):
+    elif set(r.targets) != set(answer):
         _error(task, "no-targets", "`targets` is not the goal's answer set "
-               f"({', '.join(goal_targets(r.goal)) or 'empty'})", "targets")
+               f"({', '.join(answer) or 'empty'})", "targets")
+
+
+def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | None) -> None:
+    """The checks of one record that need no planner."""
+    from fdc.instructions.lint import names_used
+    from fdc.instructions.variants import jinja_name
+
+    r = task.record
+    check_text_and_targets(task, goal_targets(r.goal))
     memory = r.experience is not None
     if memory:
         if r.valid_frames is None:
@@ -302,6 +325,45 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
                    "the widened goal does not cover every entity the words fit")
 
 
+def goal_entities(goal: Goal) -> list[str]:
+    """Every entity a goal names, once, in order (a count's items and others, a
+    cluster's members: not every pair of them)."""
+    from fdc.predicates.goal import GChecklist
+
+    out: dict[str, None] = {}
+    stack: list[Goal] = [goal]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, GCount):
+            out.update(dict.fromkeys((*g.items, *g.others)))
+        elif isinstance(g, GCluster):
+            out.update(dict.fromkeys(g.entities))
+        elif isinstance(g, GChecklist):
+            stack.extend(reversed(g.propositions))
+        else:
+            out.update(dict.fromkeys(x for a in atoms(g) for x in a.args))
+    return list(out)
+
+
+def check_imported(task: _Task, source: str, opened: ReopenedSuite | None) -> None:
+    """The checks of an imported record (the module's docstring): `opened` is None when
+    no scene was given."""
+    check_text_and_targets(task, goal_targets(task.record.goal))
+    if opened is None:
+        task.add("unchecked-start", Severity.WARNING,
+                 f"imported from {source}: the task's scene `{task.record.scene}` is not an "
+                 "fdc scene file, so the goal's entities were not checked",
+                 "scene", "give the scene imported with `fdc import habitat` (--scene)")
+        return
+    graph = opened.graph(task.record)
+    missing = [e for e in goal_entities(task.record.goal) if not graph.has(e)]
+    if missing:
+        shown = ", ".join(f"`{e}`" for e in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        _error(task, "unknown-entity", f"the goal names {shown}{more}, not in the scene",
+               "goal", "is the scene the one the episodes were made for?")
+
+
 def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: float,
             planner: str | None) -> None:
     """Solve a task that starts in the scene's initial state; findings for no plan."""
@@ -354,6 +416,8 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
         on_start(len(tasks))
     entries: dict[str, TemplateEntry] = {}
     for t in tasks:
+        if imported(t.record) is not None:
+            continue
         entry, why = opened.template(t.record)
         if entry is None:
             _error(t, "unknown-template", why, "template",
@@ -368,6 +432,12 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
     opened.read_manifest()  # one that does not read stops validation before any scene
     by_scene: dict[str, list[_Task]] = {}
     for t in tasks:
+        source = imported(t.record)
+        if source is not None:
+            check_imported(t, source, opened if options.scene else None)
+            if on_task is not None:
+                on_task(t.record.id)
+            continue
         scene = options.scene or t.record.scene
         if scene is None:
             t.add("unchecked-start", Severity.WARNING, "the record names no scene and none was "

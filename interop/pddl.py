@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fdc.compiler.compile import SceneCompiler, TemplateEntry
 from fdc.compiler.planning import PlanningError, PlanningWorld, pddl_name, write_pddl
-from fdc.compiler.reopen import ReopenedSuite, ReopenError, reopen_suite
+from fdc.compiler.reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from fdc.compiler.suite import TaskRecord
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
@@ -20,14 +20,15 @@ class ExportError(FdcError):
 
 
 def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
-                 ) -> tuple[int, int]:
+                 ) -> tuple[int, int, list[tuple[str, str]]]:
     """Write `domain.pddl` and one `<task id>.pddl` per task (a sequence, multi-goal or
     split goal adds checkpoint actions: its domain is `<task id>.domain.pddl`). A task
     starts in its scene's initial state; a memory task where the experience it is about
     leaves the world, rebuilt from the manifest beside the suite (without one, it is
-    skipped). Every file is written at the end, or none (`OutputError`: the folder cannot
-    be written, or two ids name the same file). Returns (problems written, memory tasks
-    skipped)."""
+    skipped). A task imported from another format (`fdc import partnr`) has no template
+    domain to plan in: it is not written, and named with why. Returns (problems written,
+    memory tasks skipped, (task id, why) of the tasks not written). Every file is written at the
+    end, or none (`OutputError`: the folder cannot be written, or two ids name the same file)."""
     try:
         opened = reopen_suite(suite, scenes=[scene] if scene else [])
     except ReopenError as e:
@@ -49,7 +50,13 @@ def _write_problems(opened: ReopenedSuite, out: Outputs, names: FileNames
     worlds: dict[tuple[str, str, str], PlanningWorld] = {}
     shared: str | None = None
     written = skipped = 0
+    refused: list[tuple[str, str]] = []
     for r in opened.records:
+        source = imported(r)
+        if source is not None:
+            refused.append((r.id, f"imported from {source}: no template domain to plan in "
+                            f"(`fdc export {source.lower()}` writes it back)"))
+            continue
         entry, compiler = _inputs(opened, r)
         start = "initial" if r.experience is None else "after"
         if start not in compiler.states:
@@ -81,7 +88,7 @@ def _write_problems(opened: ReopenedSuite, out: Outputs, names: FileNames
                 raise ExportError(f"task `{r.id}` needs a domain other than domain.pddl")
         out.write(names.path(r.id, ".pddl"), problem)
         written += 1
-    return written, skipped
+    return written, skipped, refused
 
 
 def _inputs(opened: ReopenedSuite, record: TaskRecord) -> tuple[TemplateEntry, SceneCompiler]:

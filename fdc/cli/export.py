@@ -140,14 +140,17 @@ def pddl(
         err.print(f"{suite}: error: no such file")
         raise typer.Exit(EXIT_USAGE)
     try:
-        written, skipped = export_suite(suite, output, str(scene) if scene else None)
+        written, skipped, refused = export_suite(suite, output, str(scene) if scene else None)
     except ExportError as e:
         err.print(f"error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    for task_id, why in refused:
+        sys.stdout.write(f"{task_id}: not expressible: {why}\n")
     err.print(f"wrote {written} problem(s) to {output}" +
               (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
-               "the experience they start after" if skipped else ""))
-    raise typer.Exit(EXIT_OK)
+               "the experience they start after" if skipped else "") +
+              (f"; {len(refused)} task(s) not expressible" if refused else ""))
+    raise typer.Exit(EXIT_FINDINGS if refused else EXIT_OK)

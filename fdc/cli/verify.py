@@ -1,7 +1,9 @@
 """`fdc verify`: judge a suite's goals on a recorded trajectory.
 
 Exit codes: 0 every task succeeded, 1 some task failed, 2 usage or input error (a suite,
-trajectory or scene that cannot be read, an unknown task or threshold).
+trajectory or scene that cannot be read, a trajectory that does not fit the scene: another
+scene's sha256, objects, a held object or states the scene does not have; an unknown task
+or threshold).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from fdc.cli.common import (
     EXIT_USAGE,
     OutputFormat,
     graph_or_exit,
+    report_findings,
     report_suite,
     stderr,
 )
@@ -65,7 +68,11 @@ def verify_command(
     (a PARTNR checklist: percent complete, and when each proposition was first satisfied)."""
     from fdc.predicates.registry import EvaluationError
     from fdc.predicates.verify import verify_snapshots
-    from fdc.sim_bridge.world.trajectory import TrajectoryError, read_trajectory
+    from fdc.sim_bridge.world.trajectory import (
+        TrajectoryError,
+        read_trajectory,
+        scene_problems,
+    )
 
     err = stderr()
     opened, bad_suite = report_suite(suite, err)
@@ -88,6 +95,10 @@ def verify_command(
         records = [r for r in records if r.id in set(task)]
     overrides = _thresholds(threshold or [])
     graph = graph_or_exit(scene or _scene_of(trajectory, header.scene))
+    mismatches = scene_problems(graph, header, snapshots)
+    if mismatches:  # a run of another scene, objects the scene does not have
+        report_findings(mismatches, str(trajectory))
+        raise typer.Exit(EXIT_USAGE)
     try:
         verdicts = verify_snapshots(
             {r.id: r.goal for r in records},

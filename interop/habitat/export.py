@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fdc.compiler.reopen import imported
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.problems import render_text
@@ -164,6 +165,10 @@ def _scene(suite: ReopenedSuite, record: TaskRecord, dataset: Path | None, data_
     if not record.scene:
         return _Scene(None, reason="the task names no scene")
     path = suite.scene_path(record)
+    source = imported(record)
+    if source is not None and not path.is_file():
+        return _Scene(None, reason=f"imported from {source}: its scene `{record.scene}` is a "
+                      "Habitat scene id, not an fdc scene file")
     graph = suite.graph(record)
     scene = graph.scene
     types = {e: ts[0] for e, ts in SceneFacts(graph, info).types.items()}

@@ -20,11 +20,19 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import zlib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error
@@ -36,7 +44,23 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-Handles = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+#: What a Habitat handle (and so an fdc entity id, and a PDDL name) may be made of.
+SAFE_NAME = re.compile(r"[A-Za-z0-9_.:\-]+")
+
+
+def _handle(value: str) -> str:
+    if not SAFE_NAME.fullmatch(value):
+        raise ValueError(f"{value!r} is not a Habitat handle: a handle is letters, digits "
+                         "and `_ . : -` (as `chair_:0000`)")
+    return value
+
+
+#: Object and receptacle handles: checked, since they become entity ids in fdc's goals.
+Handles = Annotated[list[Annotated[str, Field(min_length=1), AfterValidator(_handle)]],
+                    Field(min_length=1)]
+#: Room names, as PARTNR writes them (`living room`): fdc maps them to room ids
+#: (`fdc.sim_bridge.habitat.importer.region_id`).
+RoomNames = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 Count = Annotated[int, Field(ge=1)]
 
 
@@ -50,7 +74,7 @@ class ReceptacleArgs(_Strict):
 
 class RoomArgs(_Strict):
     object_handles: Handles
-    room_ids: Handles
+    room_ids: RoomNames
     number: Count = 1
     is_same_room: bool = False
 
@@ -313,7 +337,8 @@ def parse_episodes(data: Any, file: str = "") -> tuple[Dataset | None, list[Diag
         findings = []
         for err in e.errors():
             msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-            findings.append(error("PN003", msg, json_path(err.get("loc", ())), file=file))
+            findings.append(error("PN003", msg, json_path(_in_document(data, err["loc"])),
+                                  file=file))
         return None, findings
     ids: dict[str, int] = {}
     repeats = []
@@ -326,6 +351,23 @@ def parse_episodes(data: Any, file: str = "") -> tuple[Dataset | None, list[Diag
     if repeats:
         return None, repeats
     return dataset, []
+
+
+def _in_document(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """A pydantic error location as a path into the document: a tagged union's tag
+    (`is_on_top`, `TemporalConstraint`) names no value there and is left out."""
+    out: list[int | str] = []
+    for part in loc:
+        if isinstance(data, dict) and part in (data.get("function_name"), data.get("type")):
+            continue
+        out.append(part)
+        if isinstance(data, dict):
+            data = data.get(str(part))
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            data = None
+    return tuple(out)
 
 
 def episodes_bytes(dataset: Dataset) -> bytes:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fdc.core.errors import FdcError
+from fdc.core.hashing import sha256_text
 from fdc.interop.partnr.episodes import (
     ArgMatchArgs,
     ClusterArgs,
@@ -78,8 +79,8 @@ from fdc.predicates.goal import (
     OrderConstraint,
     SameConstraint,
     TerminalConstraint,
-    _Goal,
 )
+from fdc.sim_bridge.habitat.importer import region_id
 
 #: PARTNR's default `l2_threshold`, and the fdc threshold it sets.
 L2_THRESHOLD = 0.5
@@ -148,7 +149,8 @@ def proposition_goal(p: Proposition) -> GCount | GCluster:
                       same_other=r.is_same_receptacle)
     if isinstance(p, IsInRoom):
         m = p.args
-        return GCount(relation=rel, items=tuple(m.object_handles), others=tuple(m.room_ids),
+        return GCount(relation=rel, items=tuple(m.object_handles),
+                      others=tuple(region_id(r) for r in m.room_ids),
                       number=m.number, same_other=m.is_same_room)
     if isinstance(p, IsNextTo):
         n = p.args
@@ -156,6 +158,13 @@ def proposition_goal(p: Proposition) -> GCount | GCluster:
                       others=tuple(n.entity_handles_b), number=n.number,
                       same_other=n.is_same_b, thresholds=_l2(n.l2_threshold))
     return GCount(relation=rel, items=tuple(p.args.object_handles), number=p.args.number)
+
+
+def renamed_rooms(episode: Episode) -> dict[str, str]:
+    """The room names of an episode that `region_id` changes (the id `fdc import
+    habitat` gives the region of that name): fdc id -> PARTNR name."""
+    return {region_id(r): r for p in episode.evaluation_propositions
+            if isinstance(p, IsInRoom) for r in p.args.room_ids if region_id(r) != r}
 
 
 def _l2(value: float) -> dict[str, float]:
@@ -193,19 +202,6 @@ def unsupported_entities(episode: Episode) -> list[str]:
         found.extend(h for hs in lists for h in hs if isinstance(h, str)
                      and re.fullmatch(r"agent_\d+", h))
     return sorted(set(found))
-
-
-def targets(goal: _Goal | GAtom) -> list[str]:
-    """The entities a checklist asks about: every count's items and every cluster's
-    members, in order, once."""
-    out: list[str] = []
-    props = goal.propositions if isinstance(goal, GChecklist) else (goal,)
-    for p in props:
-        if isinstance(p, GCount):
-            out.extend(p.items)
-        elif isinstance(p, GCluster):
-            out.extend(p.entities)
-    return list(dict.fromkeys(out))
 
 
 # ----------------------------------------------------------------------------- export
@@ -439,15 +435,53 @@ def normalised(fields: Mapping[str, Any]) -> dict[str, Any]:
             "evaluation_constraints": sorted(cons, key=repr)}
 
 
-def episode_id(task_id: str, template: str) -> str:
-    """The episode id a task is exported under: an imported task's own, else the task id."""
-    return task_id.removeprefix("partnr-") if template == "partnr" else task_id
+def episode_id(task_id: str, template: str, kept: Mapping[str, str] | None = None) -> str:
+    """The episode id a task is exported under: an imported task's own (`kept`, the
+    names the import renamed, holds it when the task id could not), else the task id."""
+    if template != "partnr":
+        return task_id
+    return (kept or {}).get(EPISODE_ID, task_id.removeprefix("partnr-"))
+
+
+#: Task ids fdc writes and reads (letters, digits, `. _ -`; at most 128 characters).
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+#: The key of `TaskRecord.bindings` that keeps an episode id the task id could not carry.
+EPISODE_ID = "episode_id"
+#: The prefix of the keys of `TaskRecord.bindings` that keep renamed rooms.
+ROOM = "room:"
 
 
 def task_id(episode: Episode) -> str:
-    return f"partnr-{episode.episode_id}"
+    """`partnr-EPISODE_ID`; an episode id that would make an unsafe task id (`../../x`,
+    spaces, over 128 characters) becomes its safe characters and a hash of the whole id,
+    `partnr-x-1a2b3c4d5e6f`: deterministic, and distinct for distinct episode ids."""
+    plain = f"partnr-{episode.episode_id}"
+    if SAFE_ID.fullmatch(plain):
+        return plain
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", episode.episode_id).strip("._-")[:80]
+    digest = sha256_text(episode.episode_id)[:12]
+    return f"partnr-{safe}-{digest}" if safe else f"partnr-{digest}"
 
 
-__all__ = ["FUNCTIONS", "HANDLE", "RELATIONS", "Evaluation", "NotExpressible", "episode_id",
-           "export_evaluation", "import_evaluation", "normalised", "proposition_goal",
-           "role_of", "targets", "task_id", "unsupported_entities"]
+def kept_names(episode: Episode) -> dict[str, str]:
+    """The PARTNR names the import changes, for the task record's `bindings`, so the
+    export writes them back: the episode id (when the task id cannot carry it) and each
+    renamed room (`room:living_room` -> `living room`)."""
+    kept = {f"{ROOM}{k}": v for k, v in renamed_rooms(episode).items()}
+    if task_id(episode) != f"partnr-{episode.episode_id}":
+        kept[EPISODE_ID] = episode.episode_id
+    return kept
+
+
+def restore_rooms(fields: dict[str, Any], kept: Mapping[str, str]) -> dict[str, Any]:
+    """Evaluation fields with each renamed room under its PARTNR name again."""
+    for p in fields["evaluation_propositions"]:
+        if p["function_name"] == "is_in_room":
+            p["args"]["room_ids"] = [kept.get(f"{ROOM}{r}", r) for r in p["args"]["room_ids"]]
+    return fields
+
+
+__all__ = ["EPISODE_ID", "FUNCTIONS", "HANDLE", "RELATIONS", "ROOM", "SAFE_ID", "Evaluation",
+           "NotExpressible", "episode_id", "export_evaluation", "import_evaluation",
+           "kept_names", "normalised", "proposition_goal", "renamed_rooms", "restore_rooms",
+           "role_of", "task_id", "unsupported_entities"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from fdc.compiler.compile import goal_targets
 from fdc.compiler.suite import TaskRecord
 from fdc.interop.partnr.episodes import Dataset, Episode
 from fdc.interop.partnr.goals import (
@@ -18,7 +19,8 @@ from fdc.interop.partnr.goals import (
     episode_id,
     export_evaluation,
     import_evaluation,
-    targets,
+    kept_names,
+    restore_rooms,
     task_id,
     unsupported_entities,
 )
@@ -36,13 +38,15 @@ class Skipped:
 
 def task_record(episode: Episode, source: str) -> TaskRecord:
     """The task record of one PARTNR episode: its instruction, and its evaluation as one
-    checklist goal over the episode's Habitat handles."""
+    checklist goal over the episode's Habitat handles (rooms as fdc room ids). The names
+    the import changed are kept in `bindings` (`kept_names`), for the export."""
     goal = import_evaluation(episode)
     return TaskRecord(
         id=task_id(episode), template="partnr", template_file=source, category="partnr",
-        scene=episode.scene_id or None, goal=goal, goal_pddl=to_pddl(goal),
+        scene=episode.scene_id or None, bindings=kept_names(episode), goal=goal,
+        goal_pddl=to_pddl(goal),
         instructions=[episode.instruction] if episode.instruction else [],
-        targets=targets(goal), tags=["partnr"],
+        targets=goal_targets(goal), tags=["partnr"],
     )
 
 
@@ -74,8 +78,9 @@ def export_records(records: Sequence[TaskRecord]) -> tuple[Dataset, list[tuple[s
         except NotExpressible as e:
             refused.append((r.id, str(e)))
             continue
+        kept = r.bindings if r.template == "partnr" else {}
         episodes.append(Episode.model_validate({
-            "episode_id": episode_id(r.id, r.template), "scene_id": r.scene or "",
+            "episode_id": episode_id(r.id, r.template, kept), "scene_id": r.scene or "",
             "instruction": r.instructions[0] if r.instructions else "",
-            **evaluation.fields()}))
+            **restore_rooms(evaluation.fields(), kept)}))
     return Dataset(config=None, episodes=episodes), refused

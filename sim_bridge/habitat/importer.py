@@ -62,6 +62,13 @@ class ImportedSceneError(FdcError):
         self.findings = findings
 
 
+def region_id(name: str) -> str:
+    """The room id of a semantic region's name: each character outside letters, digits
+    and `_ . : -` becomes `_` (`living room` -> `living_room`). PARTNR's room names map
+    to room ids by the same rule (`fdc.interop.partnr.goals`)."""
+    return re.sub(r"[^A-Za-z0-9_.:\-]", "_", name) or "region"
+
+
 class MissingAsset(FdcError):
     def __init__(self, path: Path, needed_by: str) -> None:
         super().__init__(f"missing asset `{path}` needed by `{needed_by}`")
@@ -512,7 +519,7 @@ class _Importer:
             if r is None or len(r.poly_loop) < 3:
                 continue
             loop = np.asarray(r.poly_loop, dtype=np.float64)
-            ident = re.sub(r"[^A-Za-z0-9_.:\-]", "_", r.name) or "region"
+            ident = region_id(r.name)
             if used[ident]:
                 ident = f"{ident}_{used[ident]}"
             used[ident] += 1

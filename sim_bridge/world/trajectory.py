@@ -154,27 +154,38 @@ def _validate(model: type[BaseModel], raw: Any, n: int, problems: list[Diagnosti
 def scene_problems(graph: SceneGraph, header: TrajectoryHeader, snapshots: Sequence[Snapshot]
                    ) -> list[Diagnostic]:
     """Faults of a (valid) trajectory against the scene it claims: another scene's hash,
-    unknown or fixed objects, unknown containers. Lines count the header as line 1."""
+    unknown or fixed objects, a `held` that is no movable object, unknown containers,
+    states of objects the scene does not have. Lines count the header as line 1."""
     st = scene_statics(graph)
     out: list[Diagnostic] = []
     if header.scene_sha256 is not None and header.scene_sha256 != st.scene_sha256:
-        out.append(error("T020", "the trajectory was recorded in another scene (its sha256 "
-                         f"is {st.scene_sha256})", "scene_sha256", line=1))
+        out.append(error(
+            "T020", f"the trajectory was recorded in another scene (its scene_sha256 is "
+            f"{header.scene_sha256}, the scene's sha256 is {st.scene_sha256})",
+            "scene_sha256", line=1,
+            hint="give the scene the trajectory was recorded in (`--scene`)"))
+    hint = "is the trajectory's scene the one given?"
     for k, s in enumerate(snapshots):
         line = k + 2
         for ident in s.objects:
             if ident not in st.tracked_index:
                 what = "is fixed" if graph.has(ident) else "is not in the scene"
                 out.append(error("T020", f"object `{ident}` {what}",
-                                 json_path(("objects", ident)), [ident], line=line))
+                                 json_path(("objects", ident)), [ident], line=line,
+                                 hint=hint if not graph.has(ident) else
+                                 "only movable and articulated objects have poses"))
         if s.held is not None and (s.held not in st.tracked_index or
                                    graph.object(s.held).kind is not Kind.MOVABLE):
             out.append(error("T020", f"`{s.held}` is not a movable object of the scene", "held",
-                             [s.held], line=line))
+                             [s.held], line=line, hint=hint))
         for key in s.open:
             if key not in st.containers:
                 out.append(error("T020", f"`{key}` is not a container of the scene",
-                                 json_path(("open", key)), [key], line=line))
+                                 json_path(("open", key)), [key], line=line, hint=hint))
+        for ident in s.states:
+            if not graph.has(ident):
+                out.append(error("T020", f"object `{ident}` is not in the scene",
+                                 json_path(("states", ident)), [ident], line=line, hint=hint))
         if len(out) >= _MAX_PROBLEMS:
             break
     return out

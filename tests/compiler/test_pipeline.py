@@ -186,3 +186,36 @@ def test_timings_print_a_table_and_change_no_file(tmp_path: Path) -> None:
     assert calls["scene"] == "2"  # one per scene, each compiled in a worker process
     manifest = json.loads(timed[1])
     assert int(calls["record"]) == manifest["tasks"]
+
+
+def test_twin_scenes_get_distinct_ids_and_the_suite_validates(tmp_path: Path) -> None:
+    """Two scene files of equal content: the second's ids carry its scope, the first's
+    are those of a compile of it alone, and validate accepts compile's own output."""
+    kitchen = Path(KITCHEN)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_bytes(kitchen.read_bytes())
+    b.write_bytes(kitchen.read_bytes())
+    runner = CliRunner()
+
+    def ids(*scenes: Path, out: str) -> list[str]:
+        args = ["compile", *map(str, scenes), "--templates", TEMPLATES, "--seed", "7",
+                "--max-per-template", "2", "--no-history", "-o",
+                str(tmp_path / out / "suite.jsonl")]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        lines = (tmp_path / out / "suite.jsonl").read_text().splitlines()
+        return [json.loads(line)["id"] for line in lines]
+
+    alone = ids(a, out="alone")
+    both = ids(a, b, out="both")
+    assert alone and len(both) == 2 * len(alone) == len(set(both))
+    assert both[:len(alone)] == alone
+    check = runner.invoke(app, ["validate", str(tmp_path / "both" / "suite.jsonl")])
+    assert check.exit_code == 0, check.output
+
+
+def test_twin_scopes_name_the_later_files_of_one_content() -> None:
+    from fdc.compiler.pipeline import twin_scopes
+
+    jobs = [SceneJob(p) for p in ("a.json", "b.json", "a.json", "c.json")]
+    assert twin_scopes(jobs, ["x", "y", "x", "x"]) == {2: "a.json#2", 3: "c.json#3"}

@@ -140,7 +140,7 @@ def test_format_errors_name_the_file_and_json_path(tmp_path: Path) -> None:
     dataset, findings = read_episodes(path)
     assert dataset is None
     text = [render_text(f) for f in findings]
-    assert text[0] == (f"{path}: episodes[3].evaluation_propositions[1].is_on_top.args.number:"
+    assert text[0] == (f"{path}: episodes[3].evaluation_propositions[1].args.number:"
                        " error[PN003]: Input should be greater than or equal to 1")
     assert text[1] == (f"{path}: episodes[5]: error[PN003]: evaluation_constraints[0] "
                        "(TemporalConstraint) names proposition 7, but there are 2")
