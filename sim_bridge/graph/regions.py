@@ -164,6 +164,9 @@ def _map_boxes(boxes: Array, m: Array) -> Array:
     return np.concatenate([np.minimum(lo, hi), np.maximum(lo, hi)], axis=-1)
 
 
+_ROWS = 512  # anchors per block of the anchor x obstacle comparison
+
+
 def anchor_regions(
     surface: Surface,
     anchor_ids: list[str],
@@ -192,8 +195,7 @@ def anchor_regions(
     hu, hv = surface.half_extents
     s_box = np.array([-hu, -hv, hu, hv])
     all_obs = np.concatenate([a_box, o_box], axis=0)
-    self_mask = np.zeros((k, len(all_obs)), dtype=bool)
-    self_mask[np.arange(k), np.arange(k)] = True
+    others = np.ones(len(all_obs), dtype=bool)  # the obstacles besides anchor i (reused)
     boxes: list[Array] = []
     meta: list[tuple[int, Direction]] = []
     eps = config.eps_m
@@ -204,18 +206,26 @@ def anchor_regions(
         s = _map_boxes(s_box, m)
         if d in (Direction.FRONT, Direction.REAR, Direction.LEFT, Direction.RIGHT):
             region = np.stack([a[:, 2], a[:, 1], np.full(k, s[2]), a[:, 3]], axis=1)
-            over = (
-                (o[None, :, 1] < a[:, None, 3] - eps)
-                & (o[None, :, 3] > a[:, None, 1] + eps)
-                & (o[None, :, 2] > a[:, None, 2] + eps)
-                & ~self_mask
-            )
-            cut = np.where(over, np.maximum(o[None, :, 0], a[:, None, 2]), np.inf).min(axis=1)
-            region[:, 2] = np.minimum(region[:, 2], cut)
+            # Anchors by chunks: the anchor x obstacle matrices stay small on a surface
+            # crowded with items.
+            for c0 in range(0, k, _ROWS):
+                ac = a[c0: c0 + _ROWS]
+                over = (
+                    (o[None, :, 1] < ac[:, None, 3] - eps)
+                    & (o[None, :, 3] > ac[:, None, 1] + eps)
+                    & (o[None, :, 2] > ac[:, None, 2] + eps)
+                )
+                rows = np.arange(len(ac))
+                over[rows, c0 + rows] = False  # an anchor does not cut its own regions
+                cut = np.where(over, np.maximum(o[None, :, 0], ac[:, None, 2]),
+                               np.inf).min(axis=1)
+                region[c0: c0 + _ROWS, 2] = np.minimum(region[c0: c0 + _ROWS, 2], cut)
         else:
             region = np.stack([a[:, 2], a[:, 3], np.full(k, s[2]), np.full(k, s[3])], axis=1)
             for i in range(k):
-                region[i] = _cut_corner(region[i], o[~self_mask[i]], eps)
+                others[i] = False
+                region[i] = _cut_corner(region[i], o[others], eps)
+                others[i] = True
         back = _map_boxes(region, m.T)
         for i in range(k):
             boxes.append(back[i])
@@ -251,11 +261,19 @@ def _cut_corner(region: Array, obs: Array, eps: float) -> Array:
     u0, v0, u1, v1 = region
     if u1 - u0 <= eps or v1 - v0 <= eps or len(obs) == 0:
         return region
+    # The box only shrinks (u0, v0 stay), so an obstacle that misses it now misses it
+    # for good: each step takes the nearest obstacle still overlapping the box, found
+    # with one vectorised test over those after the last one taken (not a Python pass
+    # over every obstacle: a surface may carry thousands of items).
+    obs = obs[(obs[:, 2] > u0 + eps) & (obs[:, 3] > v0 + eps)]
     near = np.hypot(np.maximum(obs[:, 0] - u0, 0), np.maximum(obs[:, 1] - v0, 0))
-    for j in np.argsort(near, kind="stable"):
-        ou0, ov0, ou1, ov1 = obs[j]
-        if not (ou1 > u0 + eps and ov1 > v0 + eps and ou0 < u1 - eps and ov0 < v1 - eps):
-            continue
+    obs = obs[np.argsort(near, kind="stable")]
+    while len(obs):
+        hit = np.nonzero((obs[:, 0] < u1 - eps) & (obs[:, 1] < v1 - eps))[0]
+        if not len(hit):
+            break
+        ou0, ov0 = obs[hit[0], 0], obs[hit[0], 1]
+        obs = obs[hit[0] + 1:]
         cut_u = max(ou0, u0)
         cut_v = max(ov0, v0)
         if (cut_u - u0) * (v1 - v0) >= (u1 - u0) * (cut_v - v0):
