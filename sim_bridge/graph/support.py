@@ -46,20 +46,21 @@ def footprint_overlaps(scene: Scene, bodies: Bodies
     for start in range(0, n, _CHUNK):
         a, b = tree.query(bodies.footprints[start: start + _CHUNK], predicate="intersects")
         a = a + start
-        keep = (a < b) & ~shell[a] & ~shell[b]
-        a, b = a[keep], b[keep]
-        total += len(a)
+        real = (a != b) & ~shell[a] & ~shell[b]
+        keep = real & (a < b)
+        total += int(keep.sum())
         if total > MAX_FOOTPRINT_OVERLAPS:
-            worst = int(np.bincount(a).argmax())
+            crowd = np.bincount(a[real])
+            worst = int(crowd.argmax())
             o = scene.objects[worst]
             return empty, error(
                 "G041", f"more than {MAX_FOOTPRINT_OVERLAPS:,} pairs of objects overlap "
-                f"(`{o.id}` alone overlaps {int((a == worst).sum()):,} others)",
+                f"(`{o.id}` alone overlaps {int(crowd[worst]):,} others)",
                 f"objects[{worst}].pose.position", [o.id],
                 hint="objects are piled on one spot; spread them out, or raise the limit "
                 "`MAX_FOOTPRINT_OVERLAPS` (docs/limits.md)")
-        parts_a.append(a)
-        parts_b.append(b)
+        parts_a.append(a[keep])
+        parts_b.append(b[keep])
     return (np.concatenate(parts_a), np.concatenate(parts_b)), None
 
 
