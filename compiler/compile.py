@@ -42,7 +42,8 @@ from fdc.predicates.goal import (
     GThen,
     atoms,
 )
-from fdc.predicates.registry import Context
+from fdc.predicates.registry import Context, Registry
+from fdc.predicates.registry import Kind as CheckerKind
 from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.graph.routes import Walker
 from fdc.sim_bridge.world.state import ObjectPose, Snapshot
@@ -174,15 +175,19 @@ def goal_targets(goal: Goal) -> list[str]:
     return list(out)
 
 
-def _uses_history(t: A.Template, facts: SceneFacts) -> bool:
-    """Whether a template reads a history predicate or function (a memory template)."""
+def is_memory_template(t: A.Template, registry: Registry) -> bool:
+    """Whether a template is about the experience: tagged `memory`, or reading a history
+    predicate or function."""
+    if "memory" in t.tags:
+        return True
     for part in (t.constraints, t.goal):
         if part is None:
             continue
         for n in part.walk():
             name = n.predicate if isinstance(n, A.Atom) else n.name \
                 if isinstance(n, A.FunctionTerm) else None
-            if name is not None and facts.kind(name) == "history":
+            if name is not None and name in registry and \
+                    registry.checker(name).kind is CheckerKind.HISTORY:
                 return True
     return False
 
@@ -221,7 +226,8 @@ class SceneCompiler:
 
     def __init__(self, graph: SceneGraph, scene: str, scene_sha256: str,
                  experience: Experience | None = None, experience_sha256: str | None = None,
-                 options: CompileOptions | None = None, id_scope: str | None = None) -> None:
+                 options: CompileOptions | None = None, id_scope: str | None = None,
+                 no_experience: str | None = None) -> None:
         from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph
@@ -229,6 +235,8 @@ class SceneCompiler:
         self.scene_sha256 = scene_sha256
         self.experience = experience
         self.experience_sha256 = experience_sha256
+        #: Why no experience could be simulated (its memory templates are skipped).
+        self.no_experience = no_experience
         self.options = options or CompileOptions()
         #: Set for a scene file whose content an earlier scene of the compile has too:
         #: it joins the task ids' key, so twins' ids differ (`compiler.record.task_id`).
@@ -274,8 +282,7 @@ class SceneCompiler:
     def start(self, entry: TemplateEntry) -> tuple[str, bool]:
         """The state `entry`'s tasks start in, and whether it is a memory template (with
         no experience, a memory template's tasks start where process tasks do)."""
-        t = entry.template
-        memory = "memory" in t.tags or _uses_history(t, self.facts(entry.domain))
+        memory = is_memory_template(entry.template, self.registry)
         return ("after" if memory and "after" in self.states else "initial"), memory
 
     def already_true(self, goal: Goal, domain: DomainInfo, start: str,

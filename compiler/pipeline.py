@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import Goal
 from fdc.predicates.registry import EvaluationError
 
@@ -53,6 +54,7 @@ from .compile import (
     TemplateEntry,
     TemplateReport,
     goal_targets,
+    is_memory_template,
     seeded_rng,
 )
 from .drops import Drop
@@ -114,7 +116,9 @@ def compile_scene(job: SceneJob, entries: Sequence[TemplateEntry], options: Comp
                   on_template: Callable[[TemplateEntry], None] | None = None) -> SceneOutput:
     """Prepare one scene and compile every template on it (in this process)."""
     timings = Timings()
-    compiler, ref = prepare_scene(job, options, timings)
+    registry = default_registry()
+    needs = any(is_memory_template(e.template, registry) for e in entries)
+    compiler, ref = prepare_scene(job, options, timings, needs_experience=needs)
     return compile_templates(compiler, entries, on_template, timings), ref
 
 
@@ -144,6 +148,9 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
     report = TemplateReport(entry.name, entry.path, entry.category, entry.level)
     try:
         start, memory = compiler.start(entry)
+        if memory and compiler.no_experience is not None:
+            report.error = f"skipped: {compiler.no_experience}"
+            return report
         seed = seeded_rng(compiler.options.seed, entry.name, compiler.scene_sha256)
         draw = timings.run(Pass.BIND, random_order, entry.template,
                            compiler.state_facts(entry.domain, start),

@@ -3,7 +3,10 @@ none) becomes a `SceneCompiler`.
 
 Three steps, each timed: **scene** loads `scene.json` and builds its graph; **experience**
 reads the given log, or simulates one (seeded with the compile seed, so the same inputs
-give the same log), or takes none; **start states** computes the states tasks start in.
+give the same log) when some template is a memory template, or takes none; **start
+states** computes the states tasks start in. A scene where no experience can be
+simulated (nothing the robot can move) compiles without one: its memory templates are
+skipped, with the reason (`SceneCompiler.no_experience`).
 The experience's manifest entry (`ExperienceRef`) is made here too, where it is known
 whether the log was given or simulated.
 """
@@ -39,20 +42,29 @@ class SceneJob:
     id_scope: str | None = None
 
 
-def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | None = None
-                  ) -> tuple[SceneCompiler, ExperienceRef | None]:
-    """Load and build one scene and its experience (given or simulated): its compiler."""
+def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | None = None,
+                  needs_experience: bool = True) -> tuple[SceneCompiler, ExperienceRef | None]:
+    """Load and build one scene and its experience (given, or simulated when
+    `needs_experience`): its compiler."""
+    from fdc.sim_bridge.world.simulate import SimulationError
+
     timings = Timings() if timings is None else timings
     graph, sha = timings.run(Pass.SCENE, load_graph, job.path)
-    log, ref = timings.run(Pass.EXPERIENCE, experience, job, graph, sha, options.seed)
+    no_experience = None
+    try:
+        log, ref = timings.run(Pass.EXPERIENCE, experience, job, graph, sha, options.seed,
+                               needs_experience)
+    except SimulationError as e:
+        log, ref, no_experience = None, None, f"no experience could be simulated: {e}"
     compiler = timings.run(Pass.START_STATES, SceneCompiler, graph, job.path, sha, log,
-                           ref.sha256 if ref else None, options, job.id_scope)
+                           ref.sha256 if ref else None, options, job.id_scope,
+                           no_experience)
     return compiler, ref
 
 
 def load_graph(path: str) -> tuple[SceneGraph, str]:
     """The scene's graph and its sha256 (of the canonical JSON)."""
-    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError, build_scene_graph
     from fdc.sim_bridge.scene.load import load_scene
 
     loaded = load_scene(path)
@@ -60,19 +72,23 @@ def load_graph(path: str) -> tuple[SceneGraph, str]:
     if loaded.scene is None or errors:
         detail = "; ".join(render_text(f) for f in errors) or "the scene does not load"
         raise InputError(f"{path}: {detail}")
-    graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
+    try:
+        graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
+    except SceneLoadError as e:  # a limit, an unreadable mesh: now with the file's name
+        raise SceneLoadError(path, e.findings) from None
     return graph, scene_sha256(graph.scene)
 
 
-def experience(job: SceneJob, graph: SceneGraph, sha: str, seed: int
+def experience(job: SceneJob, graph: SceneGraph, sha: str, seed: int, needed: bool = True
                ) -> tuple[Experience | None, ExperienceRef | None]:
-    """The job's experience log (given, simulated or none) and its manifest entry."""
+    """The job's experience log (given, simulated when `needed`, or none) and its manifest
+    entry. Raises `SimulationError` when one is needed and the scene cannot give it."""
     if job.history is not None:
         log, log_sha = load_experience(job.history)
         return log, ExperienceRef(sha256=log_sha, source=log.source, simulated=False,
                                   path=job.history, seed=log.seed, frames=len(log.frames),
                                   interactions=len(log.interactions))
-    if not job.simulate:
+    if not job.simulate or not needed:
         return None, None
     from fdc.sim_bridge.world.simulate import simulate_experience
 

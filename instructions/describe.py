@@ -80,6 +80,9 @@ class Describer:
         self._heads: dict[str, str] = {}
         self._by_head: dict[tuple[str, str], list[str]] | None = None
         self._done: dict[tuple[str, tuple[str, ...]], Description] = {}
+        # (kind, head, features) -> the features chosen and every entity they fit
+        self._classes: dict[tuple[str | None, str, tuple[tuple[str, str], ...]],
+                            tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     # ------------------------------------------------------------------ classes and heads
 
@@ -182,7 +185,22 @@ class Describer:
         return found
 
     def _minimal(self, entity: str) -> Description:
+        """The description of `entity`. Entities of one description class (the same
+        kind, head noun and features) have the same distractors but themselves, so the
+        choice of features, and the entities it fits, are made once per class: a scene
+        of ten thousand identical cups costs one pass over them, not one per cup."""
         mine = self.features(entity)
+        key = (self.kind(entity), self.head(entity), tuple(sorted(mine.items())))
+        found = self._classes.get(key)
+        if found is None:
+            found = self._classes[key] = self._choose(entity, mine)
+        chosen, fits = found
+        return Description(entity, self._phrase(entity, chosen, mine), fits, features=chosen)
+
+    def _choose(self, entity: str, mine: Mapping[str, str]
+                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The smallest subset of the entity's features that leaves the fewest
+        distractors (the preference order breaks ties), and every entity it fits."""
         others = {d: self.features(d) for d in self.distractors(entity)}
         names = [n for n in (*ADJECTIVES, "on", "in") if n in mine]
         best: tuple[int, tuple[str, ...], list[str]] | None = None
@@ -197,8 +215,7 @@ class Describer:
                 break
         assert best is not None
         _, chosen, left = best
-        return Description(entity, self._phrase(entity, chosen, mine),
-                           tuple(sorted([entity, *left])), features=chosen)
+        return chosen, tuple(sorted([entity, *left]))
 
     def _phrase(self, entity: str, chosen: Sequence[str], feats: Mapping[str, str]) -> str:
         adjectives = [feats[n] for n in ADJECTIVES if n in chosen]

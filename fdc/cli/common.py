@@ -98,12 +98,13 @@ def report_findings(findings: Sequence[Diagnostic], file: str = "") -> None:
         err.print(render_text(f.in_file(file)), markup=False)
 
 
-def graph_or_exit(path: Path) -> SceneGraph:
-    """Load and build a scene, or exit 2 with every finding of the file reported."""
+def graph_or_exit(path: Path, mesh_roots: Sequence[Path] = ()) -> SceneGraph:
+    """Load and build a scene (meshes may also lie in `mesh_roots`), or exit 2 with every
+    finding of the file reported."""
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError, load_scene_graph
 
     try:
-        return load_scene_graph(path)
+        return load_scene_graph(path, mesh_roots)
     except SceneLoadError as e:
         report_findings(e.findings, str(path))
         raise typer.Exit(EXIT_USAGE) from None

@@ -27,6 +27,12 @@ from fdc.cli.common import (
 
 scene_app = typer.Typer(help="Generate, inspect and render scenes.", no_args_is_help=True)
 
+MeshRoots = Annotated[
+    list[Path] | None,
+    typer.Option("--mesh-root", help="A folder meshes may also be read from (repeatable); "
+                 "by default only the scene's folder and its Habitat dataset's."),
+]
+
 
 @scene_app.command()
 def inspect(
@@ -34,15 +40,18 @@ def inspect(
     output_format: Annotated[
         OutputFormat, typer.Option("--format", help="text for people, json for machines.")
     ] = OutputFormat.text,
+    mesh_root: MeshRoots = None,
 ) -> None:
     """Summarise a scene: rooms, furniture, surfaces, regions, standing points, warnings."""
-    g = graph_or_exit(scene)
+    from fdc.core.problems import to_finding_json
+
+    g = graph_or_exit(scene, mesh_root or ())
     summary = g.summary()
     if output_format is OutputFormat.json:
         report = {
             "summary": summary,
             "timings_s": {k: round(v, 4) for k, v in g.timings.items()},
-            "findings": [f.model_dump(mode="json") for f in g.findings],
+            "findings": [to_finding_json(f.in_file(str(scene))) for f in g.findings],
         }
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
@@ -85,6 +94,7 @@ def render(
     ] = None,
     dpi: Annotated[int, typer.Option(help="Resolution of a PNG map.")] = 150,
     no_regions: Annotated[bool, typer.Option("--no-regions", help="Leave regions out.")] = False,
+    mesh_root: MeshRoots = None,
 ) -> None:
     """Draw a top-down map of the scene (and its support tree)."""
     from fdc.core.files import Outputs
@@ -94,7 +104,7 @@ def render(
     if fmt not in ("png", "svg"):
         stderr().print(f"error: the map must be .png or .svg, not `{output.name}`")
         raise typer.Exit(EXIT_USAGE)
-    g = graph_or_exit(scene)
+    g = graph_or_exit(scene, mesh_root or ())
     with Outputs() as out:  # the map and the support tree together, or neither
         out.write(output, render_map(g, dpi=dpi, fmt=fmt, show_regions=not no_regions))
         if graph is not None:

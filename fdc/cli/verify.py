@@ -33,6 +33,13 @@ if TYPE_CHECKING:
     from fdc.predicates.verify import Verdict
 
 
+#: The most tasks one `fdc verify` run judges. Each task read costs a few kilobytes (its
+#: record, its verdict, its report line) and all are held until the report is printed;
+#: 50,000 keeps a run well under 1 GB. A trajectory is of one scene, so a larger suite is
+#: best verified split by scene (or with `--task`).
+MAX_VERIFY_TASKS = 50_000
+
+
 class Relax(StrEnum):
     visibility = "visibility"
     distance = "distance"
@@ -75,6 +82,13 @@ def verify_command(
     )
 
     err = stderr()
+    lines = _count_lines(suite, MAX_VERIFY_TASKS)
+    if lines > MAX_VERIFY_TASKS:
+        err.print(f"{suite}: error: more than {MAX_VERIFY_TASKS:,} tasks, the most one run "
+                  "verifies; hint: split the suite (a trajectory is of one scene: one suite "
+                  "per scene), or raise the limit `MAX_VERIFY_TASKS` (docs/limits.md)",
+                  markup=False)
+        raise typer.Exit(EXIT_USAGE)
     opened, bad_suite = report_suite(suite, err)
     records = opened.records
     try:
@@ -140,6 +154,21 @@ def verify_command(
     else:
         _print_verdicts(verdicts, failed)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _count_lines(path: Path, stop: int) -> int:
+    """The lines of a regular file, counted a block at a time up to just past `stop`
+    (0 for anything else: reading it reports the problem)."""
+    if not path.is_file():
+        return 0
+    n = 0
+    try:
+        with path.open("rb") as f:
+            while n <= stop and (block := f.read(1 << 20)):
+                n += block.count(b"\n")
+    except OSError:
+        return 0
+    return n
 
 
 def _thresholds(items: list[str]) -> dict[str, float]:

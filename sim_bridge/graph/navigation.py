@@ -21,6 +21,22 @@ from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame
 from fdc.sim_bridge.graph.regions import Side
 from fdc.sim_bridge.graph.surfaces import Surface
 
+#: The most cells the navigation grid may have. The grid (and the navigation graph on it,
+#: about 2.4 kB a free cell) is the largest thing a scene build allocates: 500,000 cells
+#: are a 70 m x 70 m floor at the default 0.1 m cell, about 1.2 GB at most; HSSD's
+#: largest houses (about 50 m across) need half that. A larger floor is an error, not a
+#: coarser grid: the cell size sets every walk length fdc reports (L*, LL-SPL), and a
+#: grid coarsened for one scene would make its numbers incomparable with the others'.
+MAX_NAV_CELLS = 500_000
+
+
+def grid_shape(bounds: tuple[float, float, float, float], resolution_m: float
+               ) -> tuple[int, int]:
+    """(columns, rows) of the navigation grid over `bounds` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = bounds
+    return (max(1, math.ceil((x1 - x0) / resolution_m)),
+            max(1, math.ceil((y1 - y0) / resolution_m)))
+
 
 @dataclass(frozen=True)
 class NavConfig:
@@ -56,10 +72,9 @@ class Navigation:
         self.blocked = blocked  # walls and obstacle footprints (not grown)
         shapely.prepare(self.free)
         self.resolution_m = resolution_m
-        x0, y0, x1, y1 = bounds
+        x0, y0 = bounds[0], bounds[1]
         self.origin = (x0, y0)
-        nx_, ny_ = max(1, math.ceil((x1 - x0) / resolution_m)), max(
-            1, math.ceil((y1 - y0) / resolution_m))
+        nx_, ny_ = grid_shape(bounds, resolution_m)
         xs = x0 + (np.arange(nx_) + 0.5) * resolution_m
         ys = y0 + (np.arange(ny_) + 0.5) * resolution_m
         gx, gy = np.meshgrid(xs, ys, indexing="xy")  # (ny, nx)

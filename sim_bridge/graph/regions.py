@@ -11,6 +11,7 @@ of the surface (at the front they are unchanged).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -164,6 +165,11 @@ def _map_boxes(boxes: Array, m: Array) -> Array:
     return np.concatenate([np.minimum(lo, hi), np.maximum(lo, hi)], axis=-1)
 
 
+_INDEX_FROM = 64  # more obstacles than this on a surface: corners cut through an STRtree
+_RING_M = 0.25  # the first ring's radius around a corner (doubling after) ...
+_RING_ABOVE = 256  # ... while the region holds more boxes than this
+
+
 def anchor_regions(
     surface: Surface,
     anchor_ids: list[str],
@@ -192,8 +198,7 @@ def anchor_regions(
     hu, hv = surface.half_extents
     s_box = np.array([-hu, -hv, hu, hv])
     all_obs = np.concatenate([a_box, o_box], axis=0)
-    self_mask = np.zeros((k, len(all_obs)), dtype=bool)
-    self_mask[np.arange(k), np.arange(k)] = True
+    others = np.ones(len(all_obs), dtype=bool)  # the obstacles besides anchor i (reused)
     boxes: list[Array] = []
     meta: list[tuple[int, Direction]] = []
     eps = config.eps_m
@@ -202,20 +207,27 @@ def anchor_regions(
         a = _map_boxes(a_box, m)
         o = _map_boxes(all_obs, m)
         s = _map_boxes(s_box, m)
+        tree = shapely.STRtree(shapely.box(o[:, 0], o[:, 1], o[:, 2], o[:, 3]))
         if d in (Direction.FRONT, Direction.REAR, Direction.LEFT, Direction.RIGHT):
             region = np.stack([a[:, 2], a[:, 1], np.full(k, s[2]), a[:, 3]], axis=1)
-            over = (
-                (o[None, :, 1] < a[:, None, 3] - eps)
-                & (o[None, :, 3] > a[:, None, 1] + eps)
-                & (o[None, :, 2] > a[:, None, 2] + eps)
-                & ~self_mask
-            )
-            cut = np.where(over, np.maximum(o[None, :, 0], a[:, None, 2]), np.inf).min(axis=1)
-            region[:, 2] = np.minimum(region[:, 2], cut)
+            # Only a box meeting the side region can shorten it: the tree finds those
+            # pairs (not an anchor x obstacle matrix on a surface crowded with items).
+            ai, oi = tree.query(shapely.box(region[:, 0] - eps, region[:, 1] - eps,
+                                            region[:, 2] + eps, region[:, 3] + eps))
+            over = ((o[oi, 1] < a[ai, 3] - eps) & (o[oi, 3] > a[ai, 1] + eps)
+                    & (o[oi, 2] > a[ai, 2] + eps) & (ai != oi))
+            ai, oi = ai[over], oi[over]
+            np.minimum.at(region[:, 2], ai, np.maximum(o[oi, 0], a[ai, 2]))
         else:
             region = np.stack([a[:, 2], a[:, 3], np.full(k, s[2]), np.full(k, s[3])], axis=1)
-            for i in range(k):
-                region[i] = _cut_corner(region[i], o[~self_mask[i]], eps)
+            if len(o) > _INDEX_FROM:
+                for i in range(k):
+                    region[i] = _cut_corner_indexed(region[i], o, tree, i, eps)
+            else:
+                for i in range(k):
+                    others[i] = False
+                    region[i] = _cut_corner(region[i], o[others], eps)
+                    others[i] = True
         back = _map_boxes(region, m.T)
         for i in range(k):
             boxes.append(back[i])
@@ -251,11 +263,55 @@ def _cut_corner(region: Array, obs: Array, eps: float) -> Array:
     u0, v0, u1, v1 = region
     if u1 - u0 <= eps or v1 - v0 <= eps or len(obs) == 0:
         return region
+    obs = obs[(obs[:, 2] > u0 + eps) & (obs[:, 3] > v0 + eps)]
     near = np.hypot(np.maximum(obs[:, 0] - u0, 0), np.maximum(obs[:, 1] - v0, 0))
-    for j in np.argsort(near, kind="stable"):
-        ou0, ov0, ou1, ov1 = obs[j]
-        if not (ou1 > u0 + eps and ov1 > v0 + eps and ou0 < u1 - eps and ov0 < v1 - eps):
-            continue
+    u1, v1, _ = _cut(u0, v0, u1, v1, obs[np.argsort(near, kind="stable")], eps)
+    return np.array([u0, v0, u1, v1])
+
+
+def _cut_corner_indexed(region: Array, obs: Array, tree: Any, skip: int, eps: float
+                        ) -> Array:
+    """`_cut_corner` against every box of `obs` but the `skip`-th, found through `tree`
+    (an STRtree of the boxes) in rings of doubling distance from the corner: the same
+    boxes in the same order (by distance, then index), without a pass over all of them
+    (a surface may carry thousands of items)."""
+    import shapely
+
+    u0, v0, u1, v1 = region
+    done, r = -1.0, _RING_M
+    while u1 - u0 > eps and v1 - v0 > eps:
+        # After the first ring (the region cut once, mostly to a strip), the boxes left in
+        # it are few more often than not.
+        idx = tree.query(shapely.box(u0 - eps, v0 - eps, u1 + eps, v1 + eps)) \
+            if done >= 0 else None
+        if idx is not None and len(idx) <= _RING_ABOVE:
+            r = math.inf  # few boxes left in the region: the last ring holds them all
+        else:
+            # A box within r of the corner that overlaps the region meets this window.
+            idx = tree.query(shapely.box(u0 - eps, v0 - eps, min(u1, u0 + r) + eps,
+                                         min(v1, v0 + r) + eps))
+        idx = idx[idx != skip]
+        c = obs[idx]
+        near = np.hypot(np.maximum(c[:, 0] - u0, 0), np.maximum(c[:, 1] - v0, 0))
+        ring = (near > done) & (near <= r) & (c[:, 2] > u0 + eps) & (c[:, 3] > v0 + eps)
+        idx, c, near = idx[ring], c[ring], near[ring]
+        u1, v1, stopped = _cut(u0, v0, u1, v1, c[np.lexsort((idx, near))], eps)
+        if stopped or r >= math.hypot(u1 - u0, v1 - v0):
+            break  # every box still overlapping the region lies within r
+        done, r = r, 2 * r
+    return np.array([u0, v0, u1, v1])
+
+
+def _cut(u0: float, v0: float, u1: float, v1: float, obs: Array, eps: float
+         ) -> tuple[float, float, bool]:
+    """The corner box cut by `obs` in their order (the box only shrinks, u0 and v0 stay:
+    a box that misses it now misses it for good); whether it became degenerate."""
+    while len(obs):
+        hit = np.nonzero((obs[:, 0] < u1 - eps) & (obs[:, 1] < v1 - eps))[0]
+        if not len(hit):
+            break
+        ou0, ov0 = obs[hit[0], 0], obs[hit[0], 1]
+        obs = obs[hit[0] + 1:]
         cut_u = max(ou0, u0)
         cut_v = max(ov0, v0)
         if (cut_u - u0) * (v1 - v0) >= (u1 - u0) * (cut_v - v0):
@@ -263,5 +319,5 @@ def _cut_corner(region: Array, obs: Array, eps: float) -> Array:
         else:
             v1 = cut_v
         if u1 - u0 <= eps or v1 - v0 <= eps:
-            break
-    return np.array([u0, v0, u1, v1])
+            return u1, v1, True
+    return u1, v1, False

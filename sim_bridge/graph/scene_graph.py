@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 
 from fdc.core.errors import InputError
-from fdc.core.problems import Diagnostic, render_text
+from fdc.core.problems import Diagnostic, error, render_text
 from fdc.sim_bridge.graph.bodies import Bodies, compute_bodies
 from fdc.sim_bridge.graph.navigation import (
+    MAX_NAV_CELLS,
     NavConfig,
     Navigation,
     StandingPoint,
+    grid_shape,
     path_length,
     standing_points,
 )
@@ -49,7 +51,12 @@ from fdc.sim_bridge.graph.regions import (
     grid_cells,
 )
 from fdc.sim_bridge.graph.rooms import Layout, build_layout
-from fdc.sim_bridge.graph.support import Support, SupportConfig, build_support
+from fdc.sim_bridge.graph.support import (
+    Support,
+    SupportConfig,
+    build_support,
+    footprint_overlaps,
+)
 from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, derive_surfaces
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
@@ -539,7 +546,10 @@ def _timed(timings: dict[str, float], name: str) -> Iterator[None]:
 
 def build_scene_graph(scene: Scene, base_dir: Path | None = None,
                       config: BuildConfig | None = None) -> SceneGraph:
-    """Build the graph of a validated scene. `base_dir` is where mesh paths start."""
+    """Build the graph of a validated scene. `base_dir` is where mesh paths start.
+    Raises `SceneLoadError` (located findings, no file named) for a scene past a limit
+    (objects piled on one spot, a floor too large for the navigation grid) or with a mesh
+    that cannot be read."""
     import shapely
 
     config = config or BuildConfig()
@@ -550,11 +560,17 @@ def build_scene_graph(scene: Scene, base_dir: Path | None = None,
         bodies = compute_bodies(scene)
         centres = shapely.get_coordinates(shapely.centroid(bodies.footprints)).reshape(-1, 2)
         floor_levels = layout.floor_levels(centres)
+        overlaps, crowded = footprint_overlaps(scene, bodies)
+        if crowded is not None:
+            raise SceneLoadError("", [crowded])
     with _timed(t, "surfaces"):
         surfaces, f_surf = derive_surfaces(scene, bodies, floor_levels, base_dir,
                                            config.surfaces)
+        if any(f.is_error for f in f_surf):
+            raise SceneLoadError("", f_surf)
     with _timed(t, "support"):
-        support = build_support(scene, bodies, surfaces, layout, floor_levels, config.support)
+        support = build_support(scene, bodies, surfaces, layout, floor_levels, config.support,
+                                overlaps)
     with _timed(t, "navigation"):
         nav, blocked, fixed_idx = _navigation(scene, layout, bodies, support, config.navigation)
     with _timed(t, "regions"):
@@ -585,13 +601,17 @@ class SceneLoadError(InputError):
         self.findings = findings
 
 
-def load_scene_graph(path: str | Path) -> SceneGraph:
-    """Read, validate and build a scene file. The graph's findings begin with the file's
-    (its warnings); a file with errors raises `SceneLoadError`."""
-    loaded = load_scene(path)
+def load_scene_graph(path: str | Path, mesh_roots: Sequence[Path] = ()) -> SceneGraph:
+    """Read, validate and build a scene file (meshes may also lie in `mesh_roots`). The
+    graph's findings begin with the file's (its warnings); a file with errors raises
+    `SceneLoadError`."""
+    loaded = load_scene(path, mesh_roots)
     if loaded.scene is None or any(f.is_error for f in loaded.findings):
         raise SceneLoadError(path, loaded.findings)
-    graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
+    try:
+        graph = build_scene_graph(loaded.scene, base_dir=Path(path).parent)
+    except SceneLoadError as e:
+        raise SceneLoadError(path, [*loaded.findings, *e.findings]) from None
     graph.findings[:0] = loaded.findings
     return graph
 
@@ -621,11 +641,37 @@ def _navigation(scene: Scene, layout: Layout, bodies: Bodies, support: Support,
         floor = shapely.envelope(shapely.union_all(list(bodies.footprints) + extra)).buffer(1.0)
     blocked_union = shapely.union_all(blocked) if len(blocked) else shapely.GeometryCollection()
     free = shapely.difference(floor, blocked_union)
-    robot_free = shapely.buffer(free, -scene.agent.radius_m)
     b = floor.bounds
+    cols, rows = grid_shape(b, config.resolution_m)
+    if cols * rows > MAX_NAV_CELLS:
+        raise SceneLoadError("", [error(
+            "G040", f"the floor spans {b[2] - b[0]:,.0f} m x {b[3] - b[1]:,.0f} m: "
+            f"{cols * rows:,} navigation cells of {config.resolution_m} m, more than the "
+            f"limit of {MAX_NAV_CELLS:,}", _widest(scene, layout),
+            hint="a house is tens of metres across: check the units and the agent's "
+            "position, or raise the limit `MAX_NAV_CELLS` (docs/limits.md)")])
+    robot_free = shapely.buffer(free, -scene.agent.radius_m)
     nav = Navigation(robot_free, blocked_union, (b[0], b[1], b[2], b[3]), config.resolution_m,
                      (scene.agent.position[0], scene.agent.position[1]))
     return nav, blocked, fixed_idx
+
+
+def _widest(scene: Scene, layout: Layout) -> str:
+    """The JSON path of what stretches the floor most: the largest room, else the agent
+    (a floor without rooms is the objects' box grown to take in the agent) when it lies
+    outside the objects' box, else the objects."""
+    if layout.floor is not None:
+        def area(r: Any) -> float:
+            xs, ys = [p[0] for p in r.polygon], [p[1] for p in r.polygon]
+            return (max(xs) - min(xs)) * (max(ys) - min(ys))
+        k = max(range(len(scene.rooms)), key=lambda i: area(scene.rooms[i]))
+        return f"rooms[{k}].polygon"
+    a = scene.agent.position
+    pos = [o.pose.position for o in scene.objects]
+    if not pos or not (min(p[0] for p in pos) <= a[0] <= max(p[0] for p in pos)
+                       and min(p[1] for p in pos) <= a[1] <= max(p[1] for p in pos)):
+        return "agent.position"
+    return "objects"
 
 
 def _layer_obstacles(scene: Scene, layout: Layout, bodies: Bodies, support: Support

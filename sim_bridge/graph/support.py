@@ -9,11 +9,59 @@ from typing import Any
 
 import numpy as np
 
-from fdc.core.problems import Diagnostic, warning
+from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.graph.rooms import Layout
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind, Scene
+
+#: The most pairs of objects whose footprints may overlap (the building shell aside).
+#: A real scene has about one per object (an item and what it stands on) and a few more
+#: where things touch; 100,000 is thousands of objects stacked on one spot, where every
+#: pass that compares objects (support, interpenetration, regions) turns quadratic.
+MAX_FOOTPRINT_OVERLAPS = 100_000
+#: Interpenetration warnings listed one by one; the rest are counted in one more warning.
+MAX_INTERPENETRATION_WARNINGS = 1_000
+_CHUNK = 256  # objects per tree query while counting overlaps (bounds its memory)
+
+
+def footprint_overlaps(scene: Scene, bodies: Bodies
+                       ) -> tuple[tuple[np.ndarray, np.ndarray], Diagnostic | None]:
+    """The pairs (a < b) of objects whose footprints intersect, the building shell left
+    out, counted a chunk at a time so that a scene of objects piled on one spot costs at
+    most `MAX_FOOTPRINT_OVERLAPS` pairs; past it, an error naming the most crowded
+    object instead of the pairs."""
+    import shapely
+
+    n = bodies.count
+    shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in scene.objects],
+                     dtype=bool)
+    empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    if n < 2:
+        return empty, None
+    tree = shapely.STRtree(bodies.footprints)
+    parts_a: list[np.ndarray] = []
+    parts_b: list[np.ndarray] = []
+    total = 0
+    for start in range(0, n, _CHUNK):
+        a, b = tree.query(bodies.footprints[start: start + _CHUNK], predicate="intersects")
+        a = a + start
+        real = (a != b) & ~shell[a] & ~shell[b]
+        keep = real & (a < b)
+        total += int(keep.sum())
+        if total > MAX_FOOTPRINT_OVERLAPS:
+            crowd = np.bincount(a[real])
+            worst = int(crowd.argmax())
+            o = scene.objects[worst]
+            return empty, error(
+                "G041", f"more than {MAX_FOOTPRINT_OVERLAPS:,} pairs of objects overlap "
+                f"(`{o.id}` alone overlaps {int(crowd[worst]):,} others)",
+                f"objects[{worst}].pose.position", [o.id],
+                hint="objects are piled on one spot; spread them out, or raise the limit "
+                "`MAX_FOOTPRINT_OVERLAPS` (docs/limits.md)")
+        parts_a.append(a[keep])
+        parts_b.append(b[keep])
+    return (np.concatenate(parts_a), np.concatenate(parts_b)), None
 
 
 @dataclass(frozen=True)
@@ -40,7 +88,10 @@ def build_support(
     layout: Layout,
     floor_levels: np.ndarray,
     config: SupportConfig,
+    overlaps: tuple[np.ndarray, np.ndarray],
 ) -> Support:
+    """The support tree; `overlaps` are the object pairs whose footprints intersect
+    (`footprint_overlaps`)."""
     import shapely
 
     n = bodies.count
@@ -112,7 +163,8 @@ def build_support(
                 warning("W104", f"`{o.id}` is declared in room `{o.room}` but stands in "
                         f"`{layout.room_ids[rooms[i]]}`", f"objects[{i}].room", [o.id])
             )
-    findings.extend(_interpenetrations(scene, bodies, surfaces, parent, kinds, shell, config))
+    findings.extend(_interpenetrations(scene, bodies, surfaces, parent, kinds, overlaps,
+                                       config))
     return Support(parent.tolist(), depth.tolist(), kinds, rooms.tolist(), findings)
 
 
@@ -164,21 +216,17 @@ def _interpenetrations(
     surfaces: list[Surface],
     parent: np.ndarray,
     kinds: list[Kind],
-    shell: np.ndarray,
+    overlaps: tuple[np.ndarray, np.ndarray],
     config: SupportConfig,
 ) -> list[Diagnostic]:
     import shapely
 
-    n = bodies.count
-    if n < 2:
+    a, b = overlaps
+    if not len(a):
         return []
     idx = bodies.index()
     owner = np.array([idx[s.object_id] for s in surfaces] + [-1])
     carrier = owner[parent]  # the object under each object, -1: none
-    tree = shapely.STRtree(bodies.footprints)
-    a, b = tree.query(bodies.footprints, predicate="intersects")
-    keep = (a < b) & ~shell[a] & ~shell[b]
-    a, b = a[keep], b[keep]
     zover = np.minimum(bodies.tops[a], bodies.tops[b]) - np.maximum(bodies.bottoms[a],
                                                                      bodies.bottoms[b])
     keep = zover > config.penetration_height_m
@@ -199,6 +247,11 @@ def _interpenetrations(
             warning(code, f"{what} `{oi}` and `{oj}` interpenetrate ({ar:.3f} m² of footprint)",
                     f"objects[{i}]", [oi, oj])
         )
+    if len(out) > MAX_INTERPENETRATION_WARNINGS:
+        more = len(out) - MAX_INTERPENETRATION_WARNINGS
+        out = out[:MAX_INTERPENETRATION_WARNINGS]
+        out.append(warning("W106", f"{more:,} more pairs of objects interpenetrate (not listed)",
+                           "objects"))
     return out
 
 

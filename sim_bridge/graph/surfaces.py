@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from fdc.core.problems import Diagnostic, warning
+from fdc.core.errors import FdcError
+from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame, quaternion_to_matrix, to_frame
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
@@ -105,12 +106,13 @@ def derive_surfaces(
         elif obj.mesh is not None and base_dir is not None and (base_dir / obj.mesh.path).is_file():
             try:
                 raws.extend(_from_mesh(obj, i, bodies, base_dir, config))
-            except (ValueError, OSError, IndexError, KeyError) as e:
+            except (MeshError, ValueError, OSError, IndexError, KeyError) as e:
                 findings.append(
-                    warning("G030", f"cannot read mesh `{obj.mesh.path}`: {e}; using the box",
-                            f"objects[{i}].mesh.path", [obj.id])
+                    error("G030", f"cannot read the mesh `{obj.mesh.path}` of `{obj.id}`: {e}",
+                          f"objects[{i}].mesh.path", [obj.id],
+                          hint="give a readable mesh (.glb, .obj, .ply ...) or remove "
+                          "`mesh` to use the box")
                 )
-                box_top_candidates.append(i)
         elif kind is not Kind.STAGE or obj.obstacle is not False:
             if not flat:
                 if kind is not Kind.MOVABLE:
@@ -202,16 +204,30 @@ def _containers(obj: ObjectSpec, i: int, bodies: Bodies) -> list[_Raw]:
     return out
 
 
+class MeshError(FdcError, ValueError):
+    """A mesh file that cannot be read as triangles (the message says why)."""
+
+
 def load_mesh_world(obj: ObjectSpec, i: int, bodies: Bodies, base_dir: Path) -> Any:
     """The object's mesh as one trimesh in world coordinates."""
     import trimesh
 
     assert obj.mesh is not None
-    loaded = trimesh.load(str(base_dir / obj.mesh.path), force="mesh", process=False)
+    try:
+        loaded = trimesh.load(str(base_dir / obj.mesh.path), force="mesh", process=False)
+        vertices = np.asarray(loaded.vertices, dtype=np.float64).reshape(-1, 3)
+        faces = np.asarray(loaded.faces, dtype=np.int64).reshape(-1, 3)
+    except Exception as e:  # a hostile file makes the loader raise anything
+        raise MeshError(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__) from None
+    if not len(vertices) or not len(faces):
+        raise MeshError("it holds no triangle")
+    if not np.isfinite(vertices).all():
+        raise MeshError("it has NaN or infinite vertex coordinates")
+    if faces.min() < 0 or faces.max() >= len(vertices):
+        raise MeshError("a face names a vertex the mesh does not have")
     scale = np.asarray(obj.mesh.scale, dtype=np.float64)
-    v = np.asarray(loaded.vertices, dtype=np.float64) * scale
+    v = vertices * scale
     v = v @ quaternion_to_matrix(obj.mesh.rotation).T + np.asarray(obj.mesh.offset)
-    faces = np.asarray(loaded.faces)
     if np.prod(np.sign(scale)) < 0:  # a mirror turns the faces inside out: rewind them
         faces = faces[:, ::-1]
     return trimesh.Trimesh(_to_world(v, bodies, i), faces, process=True)

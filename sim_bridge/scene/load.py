@@ -2,20 +2,37 @@
 
 Every problem becomes a `Diagnostic` with its JSON path; nothing raises on bad input.
 NaN and infinities are rejected (JSON allows neither; Python's parser would accept them).
+
+Limits (docs/limits.md, "Scenes"), checked before anything is built: at most
+`MAX_SCENE_OBJECTS` objects (counted before the objects are validated), every coordinate
+and size within `MAX_COORDINATE_M` of the origin, and mesh paths inside the scene's
+folder, the folder of the Habitat dataset it was imported from (`source.dataset`), or a
+folder the caller allows (`mesh_roots`).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error, has_errors, warning
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
+
+#: The most objects a scene may hold. Real scenes hold hundreds to a few thousand (an HSSD
+#: house has a few hundred object instances; ReplicaCAD's apartments about a hundred), so
+#: this leaves room for the densest real scene while bounding what a build may cost.
+MAX_SCENE_OBJECTS = 20_000
+#: The largest absolute value of a coordinate or size (metres). A house is tens of metres
+#: across (HSSD's largest about 50 m); a value far beyond that is a unit mistake or an
+#: attack, and would overflow the geometry (a 1e308 m box) long before it meant anything.
+MAX_COORDINATE_M = 10_000.0
 
 
 @dataclass(frozen=True)
@@ -29,19 +46,21 @@ class LoadResult:
         return self.scene is not None and not has_errors(self.findings)
 
 
-def load_scene(path: str | Path) -> LoadResult:
-    """Read and validate a scene file."""
+def load_scene(path: str | Path, mesh_roots: Sequence[Path] = ()) -> LoadResult:
+    """Read and validate a scene file; meshes may lie in its folder or in `mesh_roots`."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         return LoadResult(None, [error("S000", f"cannot read the scene file: {e}")], str(p))
-    result = parse_scene(text, base_dir=p.parent)
+    result = parse_scene(text, base_dir=p.parent, mesh_roots=mesh_roots)
     return LoadResult(result.scene, result.findings, str(p))
 
 
-def parse_scene(text: str, base_dir: Path | None = None) -> LoadResult:
-    """Validate scene text; `base_dir` (the file's folder) lets mesh paths be checked."""
+def parse_scene(text: str, base_dir: Path | None = None,
+                mesh_roots: Sequence[Path] = ()) -> LoadResult:
+    """Validate scene text; `base_dir` (the file's folder) lets mesh paths be checked:
+    they must lie inside it or inside one of `mesh_roots`."""
     try:
         data = json.loads(text, parse_constant=_non_finite)
     except json.JSONDecodeError as e:
@@ -62,12 +81,60 @@ def parse_scene(text: str, base_dir: Path | None = None) -> LoadResult:
                 )
             ],
         )
+    objects = data.get("objects")
+    if isinstance(objects, list) and len(objects) > MAX_SCENE_OBJECTS:
+        return LoadResult(None, [error(
+            "S040", f"the scene has {len(objects):,} objects, more than the limit of "
+            f"{MAX_SCENE_OBJECTS:,}", "objects",
+            hint="real scenes hold a few thousand at most; split the scene, or raise "
+            "the limit `MAX_SCENE_OBJECTS` (docs/limits.md)")])
     try:
         scene = Scene.model_validate(data)
     except ValidationError as e:
         return LoadResult(None, [_from_pydantic(err) for err in e.errors()])
-    findings = check_references(scene, base_dir)
+    findings = check_extent(data)
+    if findings:
+        return LoadResult(None, findings)
+    findings = check_references(scene, base_dir, mesh_roots)
     return LoadResult(None if has_errors(findings) else scene, findings)
+
+
+DATASET_SUFFIX = ".scene_dataset_config.json"
+
+
+def _in_dataset(mesh: Path, dataset: str) -> bool:
+    """Whether `mesh` lies in the folder of the Habitat dataset an imported scene names
+    (`source.dataset`, a `*.scene_dataset_config.json`): some folder above the mesh holds
+    that config file."""
+    if not dataset.endswith(DATASET_SUFFIX):
+        return False
+    name = Path(dataset).name
+    return any((folder / name).is_file() for folder in mesh.parents)
+
+
+def check_extent(data: dict[str, Any]) -> list[Diagnostic]:
+    """Every number of the (validated) scene within `MAX_COORDINATE_M`: one error per
+    value beyond it, located."""
+    return [
+        error("S041", f"{value:g} is beyond the limit of {MAX_COORDINATE_M:g} m for a "
+              "coordinate or size", json_path(loc),
+              hint="scene coordinates are metres; a house is tens of metres across")
+        for loc, value in _numbers(data, ())
+        if abs(value) > MAX_COORDINATE_M
+    ]
+
+
+def _numbers(value: object, loc: tuple[int | str, ...]
+             ) -> Iterator[tuple[tuple[int | str, ...], float]]:
+    # The scene validated: its nesting is the schema's, a few levels deep.
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(v, (*loc, k))
+    elif isinstance(value, list):
+        for k, v in enumerate(value):
+            yield from _numbers(v, (*loc, k))
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield loc, float(value)
 
 
 def _non_finite(name: str) -> float:
@@ -83,8 +150,12 @@ def _from_pydantic(err: object) -> Diagnostic:
     return error("S010", message, json_path(e.get("loc", ())))
 
 
-def check_references(scene: Scene, base_dir: Path | None = None) -> list[Diagnostic]:
-    """Duplicate ids, unknown references, missing mesh files."""
+def check_references(scene: Scene, base_dir: Path | None = None,
+                     mesh_roots: Sequence[Path] = ()) -> list[Diagnostic]:
+    """Duplicate ids, unknown references, mesh paths outside the allowed folders (the
+    scene's, `base_dir`, and `mesh_roots`), missing mesh files."""
+    roots = [r.resolve() for r in (base_dir, *mesh_roots) if r is not None]
+    dataset = scene.source.get("dataset", "")
     out: list[Diagnostic] = []
     ids: list[tuple[str, str]] = [(r.id, f"rooms[{i}].id") for i, r in enumerate(scene.rooms)]
     ids += [(o.id, f"objects[{i}].id") for i, o in enumerate(scene.objects)]
@@ -131,7 +202,17 @@ def check_references(scene: Scene, base_dir: Path | None = None) -> list[Diagnos
                             [o.id],
                         )
                     )
-        if o.mesh is not None and base_dir is not None and not (base_dir / o.mesh.path).is_file():
+        if o.mesh is None or base_dir is None:
+            continue
+        mesh = (base_dir / o.mesh.path).resolve()
+        if not any(mesh.is_relative_to(r) for r in roots) and \
+                not _in_dataset(mesh, dataset):
+            out.append(error(
+                "S031", f"mesh path `{o.mesh.path}` of `{o.id}` leads outside the scene's "
+                "folder", f"{base}.mesh.path", [o.id],
+                hint="keep meshes beside the scene, or allow their folder with "
+                "`--mesh-root DIR`"))
+        elif not mesh.is_file():
             out.append(
                 warning(
                     "S030",

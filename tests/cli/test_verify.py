@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
+from fdc.cli.verify import MAX_VERIFY_TASKS
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.predicates.goal import atom
 from fdc.sim_bridge.graph.scene_graph import build_scene_graph
@@ -83,3 +84,17 @@ def test_what_the_scene_does_not_have_is_an_input_error(
     assert code == 2, out
     assert f"run.jsonl:{len(lines)}: {where}: error[T020]: {says}" in out
     assert "hint:" in out
+
+
+def test_a_suite_over_the_task_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A suite too large for one run: a located limit, checked before the suite is read
+    (a 200,000-task suite ran out of memory)."""
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text('{"id": "t", "template": "x", "goal": {}}\n' * (MAX_VERIFY_TASKS + 1))
+    trajectory = tmp_path / "run.jsonl"
+    trajectory.write_text("")
+    result = runner.invoke(app, ["verify", str(suite), "-t", str(trajectory)])
+    assert result.exit_code == 2
+    assert f"{suite}: error: more than 50,000 tasks" in result.stderr
+    assert "MAX_VERIFY_TASKS" in result.stderr
+    assert "Traceback" not in result.output

@@ -104,3 +104,30 @@ def test_direction_words_relative_to_the_viewer(
 ) -> None:
     assert relative_direction(direction, side) is expected
     assert surface_direction(expected, side) is direction
+
+
+def test_corner_cuts_through_the_index_equal_the_direct_ones() -> None:
+    """On a crowded surface corners are cut through an STRtree, ring by ring: the same
+    boxes in the same order as the pass over every obstacle, so the same regions."""
+    import numpy as np
+    import shapely
+
+    from fdc.sim_bridge.graph.regions import _cut_corner, _cut_corner_indexed
+
+    rng = np.random.default_rng(0)
+    for trial in range(20):
+        n = int(rng.integers(2, 600))
+        lo = rng.uniform(0, 3 if trial % 2 else 30, size=(n, 2))
+        # some boxes share corners and sizes exactly (ties in distance)
+        lo[: n // 4] = np.round(lo[: n // 4], 1)
+        size = rng.uniform(0.01, 0.5, size=(n, 2))
+        obs = np.concatenate([lo, lo + size], axis=1)
+        tree = shapely.STRtree(shapely.box(obs[:, 0], obs[:, 1], obs[:, 2], obs[:, 3]))
+        others = np.ones(n, dtype=bool)
+        for i in range(n):
+            region = np.array([obs[i, 2], obs[i, 3], obs[:, 2].max() + 1, obs[:, 3].max() + 1])
+            others[i] = False
+            direct = _cut_corner(region, obs[others], 1e-6)
+            others[i] = True
+            indexed = _cut_corner_indexed(region, obs, tree, i, 1e-6)
+            assert np.array_equal(direct, indexed), (trial, i)
