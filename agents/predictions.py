@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import AgentAction
+from fdc.core.inputs import InputKind, read_input_text
 from fdc.core.jsonl import parse_jsonl
 from fdc.core.problems import Diagnostic, error
 
@@ -70,5 +71,5 @@ def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[Dia
 
 def read_predictions(path: str | Path
                      ) -> tuple[list[tuple[int, Prediction]], list[Diagnostic]]:
-    """`parse_predictions` of a file (an unreadable file raises `OSError`)."""
-    return parse_predictions(Path(path).read_text(encoding="utf-8"))
+    """`parse_predictions` of a file (an unreadable file raises `InputFileError`)."""
+    return parse_predictions(read_input_text(path, InputKind.PREDICTIONS))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, Severity, SourceFile, did_you_mean, sort_key
 
 from . import ast as A
@@ -1203,15 +1204,11 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
     for f in files:
         try:
             sources.append(SourceFile.read(f))
-        except OSError as e:
+        except InputFileError as e:
             usage_error = True
             diagnostics.append(
-                Diagnostic(
-                    severity=ERROR,
-                    code="P001",
-                    message=f"cannot read the file: {e.strerror}",
-                    file=f,
-                )
+                Diagnostic(severity=ERROR, code="P001", message=f"cannot read the file: {e.reason}",
+                           file=f, hint=e.hint)
             )
     library: list[SourceFile] = []
     if builtin:

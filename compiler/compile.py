@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fdc.core.hashing import sha256_text
+from fdc.core.inputs import InputKind, read_input_bytes
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import Renderer
 from fdc.instructions.variants import variant_texts
@@ -330,7 +331,7 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
                                          [i.text for i in t.instructions],
                                          t.instruction_file.path if t.instruction_file else None,
                                          path)),
-                                     sha256_text(Path(path).read_bytes())))
+                                     sha256_text(read_input_bytes(path, InputKind.TEMPLATE))))
     return entries, result
 
 

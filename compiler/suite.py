@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.core.inputs import InputKind, read_input_text
 from fdc.core.jsonl import parse_jsonl
 from fdc.core.problems import Diagnostic, error
 from fdc.predicates.goal import Goal
@@ -92,7 +93,8 @@ def parse_numbered_suite(text: str
 
 
 def read_suite(path: str | Path) -> tuple[list[TaskRecord], list[Diagnostic]]:
-    return parse_suite(Path(path).read_text(encoding="utf-8"))
+    """`parse_suite` of a file (an unreadable file raises `InputFileError`)."""
+    return parse_suite(read_input_text(path, InputKind.SUITE))
 
 
 def suite_lines(records: list[TaskRecord]) -> Iterator[str]:

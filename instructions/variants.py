@@ -13,6 +13,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, Severity, SourceFile, Span
 
 #: In an instruction file, variants are separated by lines holding only `---`.
@@ -113,8 +114,8 @@ def read_variants(inline: Sequence[Inline], ref: FileRef | None, path: str,
     if not why:
         try:
             jsrc = SourceFile.read(file_path)
-        except (OSError, ValueError) as e:
-            why = (e.strerror if isinstance(e, OSError) else None) or "not a valid path"
+        except InputFileError as e:
+            why = str(e)
     if why:
         problems.append(Diagnostic(
             severity=Severity.ERROR, code="J604",

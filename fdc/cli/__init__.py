@@ -6,6 +6,8 @@ This module builds the app and registers each command and group, in the order `f
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from fdc.cli.baseline import run_baseline_command
@@ -16,6 +18,7 @@ from fdc.cli.experience import experience_app
 from fdc.cli.export import export_app
 from fdc.cli.fmt import fmt_command
 from fdc.cli.imports import import_app
+from fdc.cli.limits import apply_limits
 from fdc.cli.scene import scene_app
 from fdc.cli.schema import schema_command
 from fdc.cli.validate import validate_command
@@ -28,6 +31,19 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+
+@app.callback()
+def options(
+    limit: Annotated[list[str] | None, typer.Option(
+        "--limit", metavar="NAME=VALUE",
+        help="Raise (or lower) one of fdc's input limits; repeatable. See docs/limits.md.",
+    )] = None,
+) -> None:
+    """Compile PDDL task templates into verifiable task suites for embodied agents."""
+    apply_limits(limit or [])
+
 
 app.command("validate")(validate_command)
 app.command("compile")(compile_command)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fdc.core.inputs import InputFileError, InputKind, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.problems import Diagnostic, error
 
 SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -74,8 +76,8 @@ class Dataset:
 
 
 def read_json(path: Path) -> Any:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    """A Habitat config file's JSON (`InputFileError`, `json.JSONDecodeError` on faults)."""
+    return loads(read_input_text(path, InputKind.HABITAT_CONFIG))
 
 
 def _expand(root: Path, patterns: list[str], suffixes: tuple[str, ...]) -> list[Path]:
@@ -105,7 +107,7 @@ def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Diagnostic]]:
     findings: list[Diagnostic] = []
     try:
         cfg = read_json(config_path)
-    except (OSError, json.JSONDecodeError) as e:
+    except (InputFileError, json.JSONDecodeError) as e:
         return None, [error("H000", f"cannot read the dataset config: {e}")]
     if not isinstance(cfg, dict):
         return None, [error("H000", "a dataset config is a JSON object")]
@@ -124,7 +126,7 @@ def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Diagnostic]]:
                 if p.name.endswith(".json"):
                     try:
                         loaded = read_json(p)
-                    except (OSError, json.JSONDecodeError) as e:
+                    except (InputFileError, json.JSONDecodeError) as e:
                         findings.append(error("H003", f"cannot read `{p}`: {e}", section))
                         continue
                     if isinstance(loaded, dict):
@@ -142,7 +144,7 @@ def load_dataset(config_path: Path) -> tuple[Dataset | None, list[Diagnostic]]:
                 orig = root / c["original_file"]
                 try:
                     attrs.update(read_json(orig))
-                except (OSError, json.JSONDecodeError) as e:
+                except (InputFileError, json.JSONDecodeError) as e:
                     handle = c.get("template_handle", "?")
                     findings.append(error("H001", f"missing asset `{orig}` needed by template "
                                           f"`{handle}`: {e.__class__.__name__}",

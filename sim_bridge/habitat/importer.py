@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from fdc.core.errors import FdcError
+from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.geometry import Array, matrix_to_quaternion, quaternion_to_matrix
 from fdc.sim_bridge.habitat.dataset import Dataset, Template, load_dataset, read_json, short_name
@@ -412,7 +413,7 @@ class _Importer:
             return []
         try:
             data = read_json(path)
-        except (OSError, json.JSONDecodeError) as ex:
+        except (InputFileError, json.JSONDecodeError) as ex:
             self.findings.append(error("H003", f"cannot read `{path}`: {ex}"))
             return []
         rooms = []

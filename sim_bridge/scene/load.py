@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from fdc.core.inputs import InputFileError, InputKind, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error, has_errors, warning
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
@@ -33,9 +35,10 @@ def load_scene(path: str | Path) -> LoadResult:
     """Read and validate a scene file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return LoadResult(None, [error("S000", f"cannot read the scene file: {e}")], str(p))
+        text = read_input_text(p, InputKind.SCENE)
+    except InputFileError as e:
+        unreadable = error("S000", f"cannot read the scene file: {e.reason}", hint=e.hint)
+        return LoadResult(None, [unreadable], str(p))
     result = parse_scene(text, base_dir=p.parent)
     return LoadResult(result.scene, result.findings, str(p))
 
@@ -43,7 +46,7 @@ def load_scene(path: str | Path) -> LoadResult:
 def parse_scene(text: str, base_dir: Path | None = None) -> LoadResult:
     """Validate scene text; `base_dir` (the file's folder) lets mesh paths be checked."""
     try:
-        data = json.loads(text, parse_constant=_non_finite)
+        data = loads(text)
     except json.JSONDecodeError as e:
         return LoadResult(
             None, [error("S001", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})")]
@@ -68,11 +71,6 @@ def parse_scene(text: str, base_dir: Path | None = None) -> LoadResult:
         return LoadResult(None, [_from_pydantic(err) for err in e.errors()])
     findings = check_references(scene, base_dir)
     return LoadResult(None if has_errors(findings) else scene, findings)
-
-
-def _non_finite(name: str) -> float:
-    # Kept as a float so the model rejects it with the JSON path of the value.
-    return float(name.replace("Infinity", "inf"))
 
 
 def _from_pydantic(err: object) -> Diagnostic:
