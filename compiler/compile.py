@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputKind, read_input_bytes
+from fdc.core.limits import current
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import Renderer
 from fdc.instructions.variants import variant_texts
@@ -79,8 +80,8 @@ class TemplateEntry:
 class CompileOptions:
     seed: int = 0
     max_per_template: int | None = None
-    max_atoms: int = 100_000  # per ground goal
-    bind_limit: int = 1_000_000  # partial bindings explored per template
+    max_atoms: int = field(default_factory=lambda: current().goal_atoms)  # per ground goal
+    bind_limit: int = field(default_factory=lambda: current().template_bindings)
 
 
 @dataclass

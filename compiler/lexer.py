@@ -8,6 +8,7 @@ when a diagnostic needs them (`SourceFile.position`).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from lark import Token
 from lark.lexer import Lexer
 
 from fdc.core.errors import FdcError
+from fdc.core.limits import current, hint
 
 
 class LexError(FdcError):
@@ -186,8 +188,22 @@ def tokenize(text: str) -> Iterator[Token]:
             yield make_token("STRING", m.group(kind), start, end)
         elif kind == "END":
             return
+        elif kind == "NUMBER":
+            _check_number(m.group(kind), start)
+            yield make_token(kind, m.group(kind), start, end)
         else:
             yield make_token(kind, m.group(kind), start, end)
+
+
+def _check_number(text: str, pos: int) -> None:
+    """A number within the limit `number_digits` whose value is a finite double."""
+    digits = current().number_digits
+    if len(text) > digits:
+        raise LexError(f"a number of {len(text)} characters, longer than the limit "
+                       f"`number_digits` ({digits})", pos, hint("number_digits"), code="P006")
+    if not math.isfinite(float(text)):
+        raise LexError(f"`{text}` is too large for a number (past 1.8e308)", pos,
+                       "write a finite number", code="P006")
 
 
 def _lex_error(text: str, pos: int) -> LexError:

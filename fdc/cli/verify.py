@@ -7,6 +7,7 @@ trajectory or scene that cannot be read, an unknown task or threshold).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -132,6 +133,8 @@ def verify_command(
 
 
 def _thresholds(items: list[str]) -> dict[str, float]:
+    """`--threshold NAME=VALUE` settings; a threshold is a finite number >= 0 (a length,
+    an angle, a duration), as in a domain's `:thresholds`."""
     out: dict[str, float] = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -139,8 +142,9 @@ def _thresholds(items: list[str]) -> dict[str, float]:
             number = float(value)
         except ValueError:
             number = float("nan")
-        if not sep or not name or number != number:
-            stderr().print(f"error: --threshold wants NAME=NUMBER, not `{item}`")
+        if not sep or not name.strip() or not math.isfinite(number) or number < 0:
+            stderr().print(f"error: --threshold wants NAME=NUMBER with a finite number >= 0, "
+                           f"not `{item}`", markup=False)
             raise typer.Exit(EXIT_USAGE)
         out[name.strip()] = number
     return out
