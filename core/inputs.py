@@ -71,8 +71,7 @@ def read_input_bytes(path: str | Path, kind: InputKind) -> bytes:
     with os.fdopen(fd, "rb") as f:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            what = "a directory" if stat.S_ISDIR(mode) else "a special file"
-            raise InputFileError(path, f"not a regular file ({what})")
+            raise InputFileError(path, "not a regular file")
         try:
             data = f.read(cap + 1)
         except OSError as e:

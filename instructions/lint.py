@@ -47,10 +47,6 @@ def _name_hint(name: str, params: dict[str, str], names_ok: frozenset[str]) -> s
     )
 
 
-#: Instruction files are text a person wrote; anything larger is a mistake.
-MAX_INSTRUCTION_FILE_BYTES = 1 << 20
-
-
 @cache
 def known_globals() -> frozenset[str]:
     from fdc.instructions.filters import GLOBALS
