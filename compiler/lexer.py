@@ -8,7 +8,6 @@ when a diagnostic needs them (`SourceFile.position`).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -196,14 +195,12 @@ def tokenize(text: str) -> Iterator[Token]:
 
 
 def _check_number(text: str, pos: int) -> None:
-    """A number within the limit `number_digits` whose value is a finite double."""
+    """A number within the limit `number_digits` (Python refuses to convert integers of
+    more than 4,300 digits; fdc stops far earlier, with a located error)."""
     digits = current().number_digits
     if len(text) > digits:
         raise LexError(f"a number of {len(text)} characters, longer than the limit "
                        f"`number_digits` ({digits})", pos, hint("number_digits"), code="P006")
-    if not math.isfinite(float(text)):
-        raise LexError(f"`{text}` is too large for a number (past 1.8e308)", pos,
-                       "write a finite number", code="P006")
 
 
 def _lex_error(text: str, pos: int) -> LexError:

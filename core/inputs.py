@@ -68,10 +68,10 @@ def read_input_bytes(path: str | Path, kind: InputKind) -> bytes:
         raise InputFileError(path, f"{e.strerror}") from None
     except ValueError:  # a NUL in the path
         raise InputFileError(path, "not a valid path") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputFileError(path, "not a regular file")
     with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputFileError(path, "not a regular file")
         try:
             data = f.read(cap + 1)
         except OSError as e:

@@ -126,6 +126,14 @@ class _Budget:
             self.arguments(right if isinstance(right, tuple) else (right,))
 
 
+def static_budget() -> _Budget:
+    """A budget under the limits in effect, without a deadline: the static checks of
+    `lint` ask it what the sandbox would refuse."""
+    check = _Budget(current())
+    check.deadline = math.inf
+    return check
+
+
 def _timeout(limits: Limits) -> RenderLimitError:
     return RenderLimitError("render_seconds", f"rendering took more than "
                             f"{limits.render_seconds} s")
