@@ -29,18 +29,19 @@ class Limits:
     """Size of a scene file (scene.json)."""
     template_bytes: int = 4 * _MB
     """Size of a template file (.pddl) or an instruction variants file."""
-    suite_bytes: int = 1024 * _MB
+    suite_bytes: int = 512 * _MB
     """Size of a suite file (suite.jsonl)."""
     manifest_bytes: int = 64 * _MB
     """Size of a manifest (manifest.json)."""
-    trajectory_bytes: int = 1024 * _MB
+    trajectory_bytes: int = 512 * _MB
     """Size of a trajectory file (snapshots, JSONL)."""
-    predictions_bytes: int = 1024 * _MB
+    predictions_bytes: int = 512 * _MB
     """Size of a predictions file (JSONL)."""
     experience_bytes: int = 256 * _MB
     """Size of an experience log."""
-    episodes_bytes: int = 1024 * _MB
-    """Size of a PARTNR or Habitat episodes file, after gzip decompression."""
+    episodes_bytes: int = 512 * _MB
+    """Size of a PARTNR or Habitat episodes file, after gzip decompression (what is
+    unpacked is held in memory, so this bounds the memory a gzip bomb can take)."""
     habitat_config_bytes: int = 64 * _MB
     """Size of a Habitat config file (scene instance, object, stage, dataset config)."""
     json_depth: int = 100
