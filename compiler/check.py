@@ -1068,7 +1068,8 @@ class CheckResult:
 
 
 def expand_paths(paths: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Files named, and `.pddl` files under folders named (sorted); plus missing paths."""
+    """Files named (reading them refuses what is not a regular file), and `.pddl` files
+    under folders named (sorted); plus missing paths."""
     files: list[str] = []
     missing: list[str] = []
     for p in paths:
@@ -1077,7 +1078,7 @@ def expand_paths(paths: Sequence[str]) -> tuple[list[str], list[str]]:
             if not found:
                 missing.append(p)
             files.extend(found)
-        elif os.path.isfile(p):
+        elif os.path.exists(p):
             files.append(p)
         else:
             missing.append(p)
