@@ -28,7 +28,7 @@ PREDICTIONS_FORMAT_VERSION = "1.0"
 class Prediction(BaseModel):
     """What an agent did on one task of a suite."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format_version: str = PREDICTIONS_FORMAT_VERSION
     task_id: str = Field(min_length=1, description="The `id` of the task record.")

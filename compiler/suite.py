@@ -26,7 +26,7 @@ SUITE_FORMAT_VERSION = "1.0"
 class TaskRecord(BaseModel):
     """One compiled task: a line of `suite.jsonl`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format_version: str = SUITE_FORMAT_VERSION
     id: str = Field(min_length=1, description="Stable: a hash of template, bindings, scene.")

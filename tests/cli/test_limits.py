@@ -187,3 +187,15 @@ def test_an_instruction_past_a_render_limit_drops_its_bindings(tmp_path: Path) -
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     drops = json.dumps(manifest)
     assert "instruction rendering went past the limit `render_chars`" in drops, drops
+
+
+def test_non_finite_numbers_in_a_suite_are_bad_lines(tmp_path: Path) -> None:
+    """A threshold of NaN in a suite once reached the checkers (a ValueError traceback in
+    `fdc verify`); the record model refuses it, located."""
+    from fdc.compiler.suite import parse_suite
+
+    line = json.loads(SUITE.read_text().splitlines()[0])
+    line["thresholds"] = {"on_top_m": float("nan")}
+    records, problems = parse_suite(json.dumps(line) + "\n")
+    assert records == [] and problems
+    assert problems[0].where == "thresholds.on_top_m" and problems[0].line == 1
