@@ -280,5 +280,5 @@ def test_open_and_close_refusals(graph: SceneGraph, action: str, reason: str) ->
 def test_a_hostile_frame_answer_is_a_value_error(answer: str) -> None:
     """An agent's answer nested past the stack or with a number past Python's int
     conversion limit: a ValueError like any bad answer (once a RecursionError)."""
-    with pytest.raises(ValueError, match="the limit `(json_depth|number_digits)`"):
+    with pytest.raises(ValueError, match=r"the limit `(json_depth|number_digits)`"):
         FrameSelection.parse(answer)
