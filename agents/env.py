@@ -34,7 +34,6 @@ log and the instruction in, frame indices out.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from gymnasium import spaces
 from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
+from fdc.core.jsonl import loads
 from fdc.sim_bridge.geometry import to_frame
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
@@ -702,8 +702,9 @@ class FrameSelection:
 
     @staticmethod
     def parse(text: str) -> list[int]:
-        """Frame indices from an answer written as a JSON list (`[12, 40]`)."""
-        value = json.loads(text)
+        """Frame indices from an answer written as a JSON list (`[12, 40]`); ValueError
+        when it is not one (hostile nesting and numbers too: `fdc.core.jsonl.loads`)."""
+        value = loads(text)
         if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
             raise ValueError("the answer must be a JSON list of frame indices")
         return [int(v) for v in value]

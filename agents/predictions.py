@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import AgentAction
 from fdc.compiler.suite import TaskId
+from fdc.core.inputs import InputKind, read_input_text
 from fdc.core.jsonl import parse_jsonl
 from fdc.core.problems import Diagnostic, error
 
@@ -28,7 +29,7 @@ PREDICTIONS_FORMAT_VERSION = "1.0"
 class Prediction(BaseModel):
     """What an agent did on one task of a suite."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format_version: str = PREDICTIONS_FORMAT_VERSION
     task_id: TaskId = Field(description="The `id` of the task record.")
@@ -71,5 +72,5 @@ def parse_predictions(text: str) -> tuple[list[tuple[int, Prediction]], list[Dia
 
 def read_predictions(path: str | Path
                      ) -> tuple[list[tuple[int, Prediction]], list[Diagnostic]]:
-    """`parse_predictions` of a file (an unreadable file raises `OSError`)."""
-    return parse_predictions(Path(path).read_text(encoding="utf-8"))
+    """`parse_predictions` of a file (an unreadable file raises `InputFileError`)."""
+    return parse_predictions(read_input_text(path, InputKind.PREDICTIONS))

@@ -26,8 +26,10 @@ parameters' domains:
   bindings are sorted lexicographically over the parameters' declaration order.
   `max_bindings=K` samples K of them uniformly with `random.Random(seed)` (`sample` over
   the complete sorted list), returned sorted; K at least the total returns them all.
-- **Limits.** More than `limit` partial bindings explored raises `BindLimitError`
-  naming the template, instead of running away.
+- **Limits.** More than `limit` (default: the limit `template_bindings`) partial
+  bindings explored raises `BindLimitError` naming the template, instead of running
+  away; `random_order` checks the same limit before it starts (against the product of
+  the search's fan-outs, when every binding is wanted) and on the random walks it takes.
 
 An empty domain (no entity of a parameter's type, an empty table) gives no binding; a
 template without parameters has the one empty binding when its constraints hold.
@@ -42,6 +44,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fdc.core.errors import FdcError
+from fdc.core.limits import current
 from fdc.predicates.goal import FALSE, TRUE
 
 from . import ast as A
@@ -58,15 +61,19 @@ class BindError(FdcError):
 
 
 class BindLimitError(BindError):
-    """Binding explored more partial bindings than allowed; names the template."""
+    """Binding would consider more bindings than the limit `template_bindings` allows;
+    names the template and what was counted."""
 
-    def __init__(self, template: str, explored: int, limit: int) -> None:
+    def __init__(self, template: str, explored: int, limit: int,
+                 what: str = "partial bindings explored") -> None:
         self.template = template
         self.explored = explored
         self.limit = limit
         super().__init__(
-            f"template `{template}`: binding explored more than {limit} partial bindings "
-            f"({explored} so far); tighten its constraints or raise the limit"
+            f"template `{template}`: more than {limit} {what} ({explored}), the limit "
+            f"`template_bindings`; tighten its constraints, sample K bindings with "
+            f"`--max-per-template K`, or raise the limit with `fdc --limit "
+            f"template_bindings=N ...`"
         )
 
 
@@ -129,7 +136,7 @@ def bind(
     *,
     max_bindings: int | None = None,
     seed: int = 0,
-    limit: int = 1_000_000,
+    limit: int | None = None,
 ) -> BindResult:
     """Every binding of `template`'s parameters (to pairwise-distinct entities) that
     satisfies its constraints, sorted over the parameters' order; see the module doc."""
@@ -141,10 +148,13 @@ def bind(
     return _enumerate(template.name, names, search, max_bindings, seed)
 
 
-def _prepare(template: A.Template, facts: Facts, limit: int
+def _prepare(template: A.Template, facts: Facts, limit: int | None
              ) -> tuple[tuple[str, ...], _Search, bool]:
-    """The search for `template`'s bindings, and whether its parameter-free conjuncts
+    """The search for `template`'s bindings (exploring at most `limit` partial bindings,
+    default the limit `template_bindings`), and whether its parameter-free conjuncts
     hold (decided once, before any search)."""
+    if limit is None:
+        limit = current().template_bindings
     names = tuple(p.name for p in template.parameters)
     if len(set(names)) != len(names):
         raise BindError(f"template `{template.name}`: a parameter is declared twice")
@@ -380,8 +390,8 @@ ENUMERATE_BELOW = 100_000
 SAMPLING_PATIENCE = 5_000
 
 
-def random_order(template: A.Template, facts: Facts, *, seed: int, limit: int = 1_000_000,
-                 enumerate_below: int = ENUMERATE_BELOW) -> Draw:
+def random_order(template: A.Template, facts: Facts, *, seed: int, limit: int | None = None,
+                 enumerate_below: int = ENUMERATE_BELOW, every: bool = False) -> Draw:
     """`template`'s bindings in a uniformly random order (seeded), for taking the first
     K that make tasks: a uniform sample of those, without building the complete set
     when it is large.
@@ -395,6 +405,10 @@ def random_order(template: A.Template, facts: Facts, *, seed: int, limit: int = 
     constraint fails. Accepted walks are bindings drawn uniformly with replacement;
     skipping repeats leaves a uniformly random order. Sampling stops after
     `SAMPLING_PATIENCE` walks in a row make no new binding.
+
+    Limits (`BindLimitError`): with `every` (each binding is wanted, none sampled), a
+    search whose bound exceeds `limit` stops before it starts; a sampled one stops after
+    `limit` walks.
     """
     names, search, ok = _prepare(template, facts, limit)
     rng = random.Random(seed)
@@ -403,6 +417,9 @@ def random_order(template: A.Template, facts: Facts, *, seed: int, limit: int = 
     fanouts = [max(map(len, st.index.values()), default=0) if st.join is not None
                else len(st.domain) for st in search.steps]
     bound = math.prod(fanouts)
+    if every and bound > search.limit:
+        raise BindLimitError(template.name, bound, search.limit, "candidate bindings (the "
+                             "product of its parameters' domain sizes) for every binding")
     if bound <= enumerate_below:
         rows = [tuple(b[n] for n in names) for b in search.run()]
         rows.sort()
@@ -421,6 +438,9 @@ def _walks(search: _Search, names: tuple[str, ...], fanouts: Sequence[int],
     while idle < SAMPLING_PATIENCE:
         idle += 1
         draw.walks += 1
+        if draw.walks > search.limit:
+            raise BindLimitError(search.template, draw.walks, search.limit,
+                                 "random walks to sample bindings")
         binding: dict[str, str] = {}
         for step, fan in zip(search.steps, fanouts, strict=True):
             if fan == 0:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, Severity, SourceFile, did_you_mean, sort_key
 
 from . import ast as A
@@ -1091,7 +1092,8 @@ class CheckResult:
 
 
 def expand_paths(paths: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Files named, and `.pddl` files under folders named (sorted); plus missing paths."""
+    """Files named (reading them refuses what is not a regular file), and `.pddl` files
+    under folders named (sorted); plus missing paths."""
     files: list[str] = []
     missing: list[str] = []
     for p in paths:
@@ -1100,7 +1102,7 @@ def expand_paths(paths: Sequence[str]) -> tuple[list[str], list[str]]:
             if not found:
                 missing.append(p)
             files.extend(found)
-        elif os.path.isfile(p):
+        elif os.path.exists(p):
             files.append(p)
         else:
             missing.append(p)
@@ -1227,15 +1229,11 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
     for f in files:
         try:
             sources.append(SourceFile.read(f))
-        except OSError as e:
+        except InputFileError as e:
             usage_error = True
             diagnostics.append(
-                Diagnostic(
-                    severity=ERROR,
-                    code="P001",
-                    message=f"cannot read the file: {e.strerror}",
-                    file=f,
-                )
+                Diagnostic(severity=ERROR, code="P001", message=f"cannot read the file: {e.reason}",
+                           file=f, hint=e.hint)
             )
     library: list[SourceFile] = []
     if builtin:

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fdc.core.hashing import sha256_text
+from fdc.core.inputs import InputKind, read_input_bytes
+from fdc.core.limits import current
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import Renderer
 from fdc.instructions.variants import variant_texts
@@ -90,8 +92,8 @@ class TemplateEntry:
 class CompileOptions:
     seed: int = 0
     max_per_template: int | None = None
-    max_atoms: int = 100_000  # per ground goal
-    bind_limit: int = 1_000_000  # partial bindings explored per template
+    max_atoms: int = field(default_factory=lambda: current().goal_atoms)  # per ground goal
+    bind_limit: int = field(default_factory=lambda: current().template_bindings)
 
 
 @dataclass
@@ -357,7 +359,7 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
                                          [i.text for i in t.instructions],
                                          t.instruction_file.path if t.instruction_file else None,
                                          path)),
-                                     sha256_text(Path(path).read_bytes())))
+                                     sha256_text(read_input_bytes(path, InputKind.TEMPLATE))))
     return entries, result
 
 

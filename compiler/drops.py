@@ -32,6 +32,7 @@ class DropCode(StrEnum):
     ALREADY_TRUE = "already-true"  # start checks: the goal holds where the task starts
     INFEASIBLE = "infeasible"  # start checks: the embedded world can never achieve it
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
+    RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
 
 
 #: The message of each code. `{subject}`: what the reason is about, entities aside (a
@@ -50,6 +51,7 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.ALREADY_TRUE: "goal already true at the start",
     DropCode.INFEASIBLE: "goal cannot be achieved: {subject}",
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
+    DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",
 }
 #: The key of a code whose message names entities (any other's key is its message).
 _KEYS: dict[DropCode, str] = {

@@ -61,6 +61,7 @@ from itertools import combinations, pairwise, product
 from typing import Any, NoReturn
 
 from fdc.core.errors import FdcError
+from fdc.core.limits import current
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
@@ -109,9 +110,11 @@ class GroundLimitError(GroundError):
         self.limit = limit
         self.unit = unit
         where = f"`{quantifier}` at {quantifier_span.start}-{quantifier_span.end}"
+        name = "goal_atoms" if unit == "atoms" else "quantifier_instances"
         super().__init__(
             f"template `{template}`: grounding {where} needs at least {count} {unit}, "
-            f"over the limit of {limit}"
+            f"over the limit `{name}` ({limit}); raise it with `fdc --limit {name}=N ...`"
+            + (" or `fdc compile --max-atoms N`" if unit == "atoms" else "")
         )
 
 
@@ -140,16 +143,19 @@ def ground(
     binding: Mapping[str, str],
     facts: Facts,
     *,
-    max_atoms: int = 100_000,
-    max_instances: int = 10_000_000,
+    max_atoms: int | None = None,
+    max_instances: int | None = None,
     template: str = "",
 ) -> GroundResult:
     """Ground a (type-checked) template goal under a binding of its parameters.
 
     `binding` maps parameter names (with or without their `?`) to entity ids.
+    `max_atoms`, `max_instances`: default the limits `goal_atoms`, `quantifier_instances`.
     """
     env = {(k if k.startswith("?") else "?" + k): v for k, v in binding.items()}
-    g = _Grounder(facts, template, max_atoms, max_instances)
+    limits = current()
+    g = _Grounder(facts, template, limits.goal_atoms if max_atoms is None else max_atoms,
+                  limits.quantifier_instances if max_instances is None else max_instances)
     try:
         with _collector_paused():
             result = g.top(goal, env)
@@ -167,7 +173,7 @@ def widen(
     ground_goal: Goal,
     facts: Facts,
     *,
-    max_atoms: int = 100_000,
+    max_atoms: int | None = None,
     template: str = "",
 ) -> GroundResult:
     """The goal for every entity an ambiguous description fits: `ground_goal` (the
@@ -179,6 +185,10 @@ def widen(
         name = next(iter(fits))
         return GroundResult(None, Drop(DropCode.AMBIGUOUS, name, (binding[name],)))
     names = sorted(fits)
+    alternatives = math.prod(len(fits[n]) for n in names)
+    if alternatives > current().quantifier_instances:
+        raise GroundLimitError(template, A.Span(0, 0), alternatives, quantifier="widen",
+                               limit=current().quantifier_instances, unit="bindings")
     goals = [ground_goal]
     fixed = {v for k, v in binding.items() if k not in fits}
     for combo in product(*(fits[n] for n in names)):

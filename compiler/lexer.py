@@ -16,6 +16,7 @@ from lark import Token
 from lark.lexer import Lexer
 
 from fdc.core.errors import FdcError
+from fdc.core.limits import current, hint
 
 
 class LexError(FdcError):
@@ -186,8 +187,20 @@ def tokenize(text: str) -> Iterator[Token]:
             yield make_token("STRING", m.group(kind), start, end)
         elif kind == "END":
             return
+        elif kind == "NUMBER":
+            _check_number(m.group(kind), start)
+            yield make_token(kind, m.group(kind), start, end)
         else:
             yield make_token(kind, m.group(kind), start, end)
+
+
+def _check_number(text: str, pos: int) -> None:
+    """A number within the limit `number_digits` (Python refuses to convert integers of
+    more than 4,300 digits; fdc stops far earlier, with a located error)."""
+    digits = current().number_digits
+    if len(text) > digits:
+        raise LexError(f"a number of {len(text)} characters, longer than the limit "
+                       f"`number_digits` ({digits})", pos, hint("number_digits"), code="P006")
 
 
 def _lex_error(text: str, pos: int) -> LexError:

@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
+from fdc.core.limits import current, set_current
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import Goal
 from fdc.predicates.registry import EvaluationError
@@ -154,7 +155,8 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
         seed = seeded_rng(compiler.options.seed, entry.name, compiler.scene_sha256)
         draw = timings.run(Pass.BIND, random_order, entry.template,
                            compiler.state_facts(entry.domain, start),
-                           seed=seed.randrange(2**63), limit=compiler.options.bind_limit)
+                           seed=seed.randrange(2**63), limit=compiler.options.bind_limit,
+                           every=compiler.options.max_per_template is None)
     except (BindError, GroundError, FactsError, EvaluationError) as e:
         report.error = str(e)
         return report
@@ -244,7 +246,8 @@ def _in_workers(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
 
     results: list[SceneOutput | None] = [None] * len(jobs)
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx,
+                             initializer=set_current, initargs=(current(),)) as pool:
         futures: dict[Future[SceneOutput], int] = {
             pool.submit(compile_scene, job, list(entries), options): k
             for k, job in enumerate(jobs)

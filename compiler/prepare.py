@@ -13,12 +13,15 @@ whether the log was given or simulated.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.core.errors import InputError
 from fdc.core.hashing import scene_sha256, sha256_text
+from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
+from fdc.core.jsonl import loads
 from fdc.core.problems import render_text
 
 from .compile import CompileOptions, SceneCompiler
@@ -106,11 +109,12 @@ def load_experience(path: str) -> tuple[Experience, str]:
     from fdc.sim_bridge.world.experience import Experience
 
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read the experience log: {e.strerror}") from None
-    try:
-        log = Experience.model_validate_json(data)
+        data = read_input_bytes(path, InputKind.EXPERIENCE)
+        log = Experience.model_validate(loads(data))
+    except InputFileError as e:
+        raise InputError(f"{path}: cannot read the experience log: {e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not an fdc experience log: not valid JSON: {e}") from None
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

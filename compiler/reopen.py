@@ -25,12 +25,15 @@ What cannot be found or read raises `ReopenError`, a scene file that does not lo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.core.errors import InputError
 from fdc.core.hashing import sha256_text
+from fdc.core.inputs import InputFileError, InputKind, read_input_bytes, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.problems import Diagnostic
 
 from .compile import CompileOptions, SceneCompiler, TemplateEntry, load_entries
@@ -74,12 +77,10 @@ def reopen_suite(suite: str | Path, *, scenes: Sequence[str | Path] = (),
     `scenes`, `experiences`: files given in place of the ones the suite names."""
     path = Path(suite)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ReopenError("suite", f"cannot read the suite: {e.strerror}", str(suite)) from None
-    except UnicodeDecodeError:
-        raise ReopenError("suite-encoding", "cannot read the suite: not UTF-8 text",
-                          str(suite)) from None
+        text = read_input_text(path, InputKind.SUITE)
+    except InputFileError as e:
+        code = "suite-encoding" if e.reason.startswith("not UTF-8") else "suite"
+        raise ReopenError(code, f"cannot read the suite: {e}", str(suite)) from None
     lines, problems = parse_numbered_suite(text)
     return ReopenedSuite(path, lines, problems, [Path(s) for s in scenes],
                          [Path(e) for e in experiences])
@@ -93,8 +94,10 @@ def _manifest_beside(suite: Path) -> Manifest | None:
     if not path.is_file():
         return None
     try:
-        return Manifest.model_validate_json(path.read_bytes())
-    except (ValidationError, OSError) as e:
+        return Manifest.model_validate(loads(read_input_text(path, InputKind.MANIFEST)))
+    except InputFileError as e:
+        raise ReopenError("manifest", f"cannot read the manifest: {e}", str(path)) from None
+    except (ValidationError, json.JSONDecodeError) as e:
         raise ReopenError("manifest", f"not an fdc manifest: {e}", str(path)) from None
 
 
@@ -152,7 +155,8 @@ class ReopenedSuite:
             manifest = _manifest_beside(self.path)
         except ReopenError:
             manifest, note = None, "not an fdc manifest; ignored"
-        if manifest is not None and manifest.suite_sha256 != sha256_text(self.path.read_bytes()):
+        if manifest is not None and manifest.suite_sha256 != sha256_text(
+                read_input_bytes(self.path, InputKind.SUITE)):
             manifest, note = None, f"describes another suite than {self.path}; ignored"
         self._manifest, self._manifest_read = manifest, True
         return note

@@ -21,6 +21,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from fdc.core.inputs import InputKind, read_input_text
 from fdc.core.jsonl import parse_jsonl
 from fdc.core.problems import Diagnostic, error
 from fdc.predicates.goal import Goal
@@ -58,7 +59,7 @@ TaskId = Annotated[str, AfterValidator(check_task_id),
 class TaskRecord(BaseModel):
     """One compiled task: a line of `suite.jsonl`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format_version: str = SUITE_FORMAT_VERSION
     id: TaskId = Field(description="Stable: a hash of template, bindings, scene.")
@@ -125,7 +126,8 @@ def parse_numbered_suite(text: str
 
 
 def read_suite(path: str | Path) -> tuple[list[TaskRecord], list[Diagnostic]]:
-    return parse_suite(Path(path).read_text(encoding="utf-8"))
+    """`parse_suite` of a file (an unreadable file raises `InputFileError`)."""
+    return parse_suite(read_input_text(path, InputKind.SUITE))
 
 
 def suite_lines(records: list[TaskRecord]) -> Iterator[str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fdc.instructions.lint import names_used
-from fdc.instructions.render import EntityText, Renderer, RenderError
+from fdc.instructions.render import EntityText, Renderer, RenderError, RenderLimitError
 from fdc.instructions.variants import jinja_name
 
 from .drops import Drop, DropCode
@@ -70,6 +70,8 @@ def render_variants(renderer: Renderer, texts: Sequence[str], values: Mapping[st
     for text in texts:
         try:
             rendered.append(renderer.render(text, values))
+        except RenderLimitError as e:
+            return Drop(DropCode.RENDER_LIMIT, e.limit)
         except RenderError as e:
             return Drop(DropCode.UNRENDERABLE, str(e))
     return rendered

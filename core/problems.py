@@ -106,9 +106,11 @@ class SourceFile:
 
     @classmethod
     def read(cls, path: str) -> SourceFile:
-        """Read a file as UTF-8; bytes that are not UTF-8 (in comments) become U+FFFD."""
-        with open(path, "rb") as f:
-            data = f.read()
+        """Read a template (or instruction) file as UTF-8; bytes that are not UTF-8 (in
+        comments) become U+FFFD. A file that cannot be read raises `InputFileError`."""
+        from fdc.core.inputs import InputKind, read_input_bytes
+
+        data = read_input_bytes(path, InputKind.TEMPLATE)
         return cls(path, data.decode("utf-8", errors="replace"))
 
     @cached_property

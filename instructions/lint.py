@@ -2,13 +2,18 @@
 
 Every name an instruction reads must be a template parameter (`?prev-obj` is
 `prev_obj` in Jinja), a name the instruction binds itself (`{% for %}`, `{% set %}`),
-or one of fdc's instruction globals; every filter must be Jinja's or fdc's.
+or one of fdc's instruction globals; every filter must be Jinja's or fdc's. What the
+render sandbox (`fdc.instructions.render`) would refuse is reported here, so that it
+never first appears at compile: attributes and calls it forbids (J605), constants that
+would build past the render limits (J606: `'x' * 10**9`, `range(10**9)`, a format width
+of a billion), and macros that call themselves (J607).
 """
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -18,9 +23,9 @@ from fdc.instructions.variants import Variant, jinja_name
 
 @cache
 def _environment() -> Any:
-    from jinja2.sandbox import SandboxedEnvironment
+    from fdc.instructions.render import sandbox
 
-    return SandboxedEnvironment()
+    return sandbox()
 
 
 @cache
@@ -45,10 +50,6 @@ def _name_hint(name: str, params: dict[str, str], names_ok: frozenset[str]) -> s
     return did_you_mean(name, [*params, *names_ok]) or "parameters: " + (
         ", ".join(sorted(params)) or "none"
     )
-
-
-#: Instruction files are text a person wrote; anything larger is a mistake.
-MAX_INSTRUCTION_FILE_BYTES = 1 << 20
 
 
 @cache
@@ -121,6 +122,7 @@ def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterabl
                     _name_hint(n.name, params, names_ok),
                     file=variant.path,
                 )
+        _sandbox_checks(tree, variant, problems)
         for f in tree.find_all(nodes.Filter):
             if f.name not in filters:
                 _report(problems,
@@ -135,6 +137,130 @@ def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterabl
                     file=variant.path,
                 )
     return used
+
+
+@cache
+def _forbidden_methods() -> frozenset[str]:
+    """Methods the immutable sandbox refuses (they change a list, a dict, a set)."""
+    from jinja2.sandbox import _mutable_spec
+
+    return frozenset().union(*(names for _, names in _mutable_spec))
+
+
+def _sandbox_checks(tree: Any, variant: Variant, problems: list[Diagnostic]) -> None:
+    """J605-J607: what the render sandbox would refuse, found in the parsed tree."""
+    from jinja2 import nodes
+
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        attr = node.attr if isinstance(node, nodes.Getattr) else \
+            node.arg.value if isinstance(node.arg, nodes.Const) and \
+            isinstance(node.arg.value, str) else None
+        if attr is None:
+            continue
+        if attr.startswith("_"):
+            why = "attributes starting with `_` are internal"
+        elif attr in _forbidden_methods():
+            why = "instructions may not change a list, a dict or a set"
+        else:
+            continue
+        _report(problems, Severity.ERROR, "J605",
+                f"the instruction sandbox forbids `{attr}`: {why}",
+                _locate(variant, node.lineno, attr),
+                "an instruction reads its parameters' text (and `id`, `description`, "
+                "`indefinite`) through filters", file=variant.path)
+    for lineno, message in dict.fromkeys(_too_large(tree)):
+        _report(problems, Severity.ERROR, "J606", message, _locate(variant, lineno, ""),
+                "instructions are one short sentence; see docs/limits.md for the "
+                "render limits", file=variant.path)
+    for macro in _recursive_macros(tree):
+        _report(problems, Severity.ERROR, "J607",
+                f"macro `{macro.name}` calls itself (directly or through another macro)",
+                _locate(variant, macro.lineno, macro.name),
+                "the sandbox stops nested calls at the limit `render_depth`; write the "
+                "text without recursion", file=variant.path)
+
+
+def _too_large(tree: Any) -> Iterator[tuple[int, str]]:
+    """Operations on constants the sandbox would refuse as past a render limit, with
+    the sandbox's own message (its checks run on the constants, nothing is built)."""
+    from jinja2 import nodes
+
+    from fdc.instructions.render import RenderLimitError, static_budget
+
+    check = static_budget()
+    for node in tree.find_all((nodes.BinExpr, nodes.Call, nodes.Filter, nodes.Const)):
+        try:
+            if isinstance(node, nodes.BinExpr):
+                left, right = _constant(node.left), _constant(node.right)
+                if left is not None and right is not None:
+                    check.binop(node.operator, left, right)
+            elif isinstance(node, nodes.Const) and isinstance(node.value, str):
+                if "{" in node.value or "%" in node.value:
+                    check.format_string(node.value)
+            elif not isinstance(node, nodes.Const):
+                args = tuple(v for v in map(_constant, [*node.args, *(k.value for k in
+                                                                    node.kwargs)])
+                             if v is not None)
+                ranged = isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) \
+                    and node.node.name == "range"
+                if ranged:
+                    check.tick(max((a for a in args if isinstance(a, int)), default=0))
+                else:
+                    check.arguments(args)
+        except RenderLimitError as e:
+            yield node.lineno, f"the instruction would go past a render limit: {e}"
+        check.steps = 0
+
+
+def _constant(node: Any) -> Any:
+    """A node's value when it is a constant number or string, or an arithmetic of
+    constant numbers small enough to compute; else None."""
+    from jinja2 import nodes
+
+    from fdc.instructions.render import RenderLimitError, static_budget
+
+    if isinstance(node, nodes.Const) and isinstance(node.value, int | float | str):
+        return node.value
+    if isinstance(node, nodes.Neg):
+        value = _constant(node.node)
+        return -value if isinstance(value, int | float) else None
+    if isinstance(node, nodes.BinExpr) and node.operator in ("*", "**", "+", "-"):
+        left, right = _constant(node.left), _constant(node.right)
+        if not (isinstance(left, int | float) and isinstance(right, int | float)):
+            return None
+        try:
+            static_budget().binop(node.operator, left, right)
+            return _ARITHMETIC[node.operator](left, right)
+        except (RenderLimitError, ArithmeticError):
+            return None
+    return None
+
+
+_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "*": operator.mul, "**": operator.pow, "+": operator.add, "-": operator.sub}
+
+
+def _recursive_macros(tree: Any) -> list[Any]:
+    """The macros that reach themselves through calls of macros."""
+    from jinja2 import nodes
+
+    macros = {m.name: m for m in tree.find_all(nodes.Macro)}
+    calls = {name: {c.node.name for c in m.find_all(nodes.Call)
+                    if isinstance(c.node, nodes.Name) and c.node.name in macros}
+             for name, m in macros.items()}
+    out = []
+    for name, macro in macros.items():
+        seen: set[str] = set()
+        todo = list(calls[name])
+        while todo:
+            callee = todo.pop()
+            if callee == name:
+                out.append(macro)
+                break
+            if callee not in seen:
+                seen.add(callee)
+                todo.extend(calls[callee])
+    return out
 
 
 def _report(problems: list[Diagnostic], severity: Severity, code: str, message: str,

@@ -1,7 +1,12 @@
 """Rendering instructions: templates are third-party input, so Jinja runs sandboxed.
 
-`Renderer` compiles each instruction variant once, in a `SandboxedEnvironment` with
-`StrictUndefined` (a misspelt name is an error, never an empty string) and fdc's filters.
+`Renderer` compiles each instruction variant once, in the bounded sandbox of `sandbox()`: Jinja's
+immutable sandbox with `StrictUndefined` (a misspelt name is an error, never an empty
+string), fdc's filters, and the limits of `fdc.core.limits` held on every render: output
+length (`render_chars`, also bounding the strings and lists one operation may build, so
+`'x' * 10**9` fails before it allocates), nested calls (`render_depth`: recursive
+macros), loop work (`render_steps`: calls made and range items produced) and time
+(`render_seconds`). A render past a limit raises `RenderLimitError` naming it.
 Parameters reach an instruction as `EntityText`: a string holding the entity's bare noun
 phrase ("red mug"), so every text filter works on it, with the entity's `id`, its
 definite `description` ("the red mug", what `ref` prints) and `indefinite` form.
@@ -10,15 +15,33 @@ Whitespace is normalised: an instruction is one line of single-spaced words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import math
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 from fdc.core.errors import FdcError
+from fdc.core.limits import Limits, current
 from fdc.instructions.filters import FILTERS, article
 
 
 class RenderError(FdcError, ValueError):
     """An instruction that cannot be rendered with these values."""
+
+
+class RenderLimitError(RenderError):
+    """A render past one of the limits `render_*` (named by `limit`)."""
+
+    def __init__(self, limit: str, detail: str) -> None:
+        super().__init__(f"{detail}, past the limit `{limit}` (raise it with "
+                         f"`fdc --limit {limit}=N ...`)")
+        self.limit = limit
 
 
 class EntityText(str):
@@ -37,29 +60,215 @@ class EntityText(str):
         return obj
 
 
+#: Jinja's default globals an instruction may use (`lipsum`, `cycler`, `joiner` and
+#: `namespace` are left out: instructions need none, and `namespace` makes state that
+#: grows across loop iterations).
+INSTRUCTION_GLOBALS = ("range", "dict")
+
+#: A width or precision in a format string (`%9d`, `{:>9}`).
+_FORMAT_NUMBER = re.compile(r"%[-#0 +*]*(\d+)|%[-#0 +]*\*|\{[^{}]*:[^{}]*?(\d+)[^{}]*\}")
+
+
+class _Budget:
+    """What one render has used so far, against the limits in effect."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.steps = 0
+        self.depth = 0
+        self.deadline = time.monotonic() + limits.render_seconds
+
+    def tick(self, steps: int = 1) -> None:
+        self.steps += steps
+        if self.steps > self.limits.render_steps:
+            raise RenderLimitError("render_steps", f"more than {self.limits.render_steps} "
+                                   "loop items and calls")
+        if time.monotonic() > self.deadline:
+            raise _timeout(self.limits)
+
+    def size(self, n: int, what: str) -> None:
+        if n > self.limits.render_chars:
+            raise RenderLimitError("render_chars", f"{what} of {n} items or characters")
+
+    def arguments(self, args: tuple[Any, ...]) -> None:
+        """Numbers a call or filter gets are sizes (a width, a count): bounded."""
+        for a in args:
+            if isinstance(a, int | float) and not isinstance(a, bool) and \
+                    abs(a) > self.limits.render_chars:
+                self.size(int(min(abs(a), 1e18)), "an argument")
+            elif isinstance(a, str):
+                self.format_string(a)
+
+    def format_string(self, text: str) -> None:
+        for m in _FORMAT_NUMBER.finditer(text):
+            width = m.group(1) or m.group(2)
+            if width is None:  # `%*d`: the width comes from the arguments
+                continue
+            if len(width) > 18 or int(width) > self.limits.render_chars:
+                self.size(int(width[:18]), "a format width")
+
+    def binop(self, operator: str, left: Any, right: Any) -> None:
+        self.tick()
+        sized = (str, list, tuple)
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, sized) and isinstance(n, int):
+                    self.size(len(seq) * max(n, 0), "a repetition")
+        elif operator == "+" and isinstance(left, sized) and isinstance(right, sized):
+            self.size(len(left) + len(right), "a concatenation")
+        elif operator == "**" and isinstance(left, int) and isinstance(right, int) and \
+                abs(left) > 1 and right > 0:
+            digits = right * math.log10(abs(left))
+            if digits > self.limits.number_digits:
+                raise RenderLimitError("number_digits", f"a power of about {digits:.0f} digits")
+        elif operator == "%" and isinstance(left, str):
+            self.format_string(left)
+            self.arguments(right if isinstance(right, tuple) else (right,))
+
+
+def static_budget() -> _Budget:
+    """A budget under the limits in effect, without a deadline: the static checks of
+    `lint` ask it what the sandbox would refuse."""
+    check = _Budget(current())
+    check.deadline = math.inf
+    return check
+
+
+def _timeout(limits: Limits) -> RenderLimitError:
+    return RenderLimitError("render_seconds", f"rendering took more than "
+                            f"{limits.render_seconds} s")
+
+
+@cache
+def sandbox_class() -> type:
+    """Jinja's immutable sandbox, with every call, operator and filter counted against
+    the current render's `_Budget` (`budget` is set by `Renderer.render`)."""
+    from jinja2.runtime import Context
+    from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
+
+    class _Sandbox(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**", "%", "+"})
+        budget: _Budget | None = None
+
+        def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+            if self.budget is not None:
+                self.budget.binop(operator, left, right)
+            return super().call_binop(context, operator, left, right)
+
+        def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+            wrapped = super().wrap_str_format(value)
+            if wrapped is not None and self.budget is not None:  # `'{:>9}'.format(1)`
+                self.budget.format_string(value.__self__)
+            return wrapped
+
+        def call(__self, __context: Context, __obj: Any, *args: Any,
+                 **kwargs: Any) -> Any:
+            budget = __self.budget
+            if budget is None:
+                return super().call(__context, __obj, *args, **kwargs)
+            budget.tick()
+            if __obj is not safe_range:  # a range's length is loop work, counted below
+                budget.arguments(args + tuple(v for k, v in kwargs.items()
+                                              if k != "_loop_vars"))
+            budget.depth += 1
+            try:
+                if budget.depth > budget.limits.render_depth:
+                    raise RenderLimitError("render_depth", f"calls nested more than "
+                                           f"{budget.limits.render_depth} deep")
+                out = super().call(__context, __obj, *args, **kwargs)
+            finally:
+                budget.depth -= 1
+            if isinstance(out, range):
+                budget.tick(len(out))
+            elif isinstance(out, str | list | tuple):
+                budget.size(len(out), "a result")
+            return out
+
+    return _Sandbox
+
+
+def sandbox() -> Any:
+    """A new instruction environment: the bounded sandbox, `StrictUndefined`, fdc's
+    filters (each bounded too), Jinja's filters, `INSTRUCTION_GLOBALS`."""
+    from jinja2 import StrictUndefined
+
+    env = sandbox_class()(undefined=StrictUndefined, autoescape=False, trim_blocks=True,
+                          lstrip_blocks=True)
+    env.globals = {name: env.globals[name] for name in INSTRUCTION_GLOBALS}
+    env.filters.update(FILTERS)
+    env.filters = {name: _bounded_filter(env, f) for name, f in env.filters.items()}
+    return env
+
+
+def _bounded_filter(env: Any, f: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(f)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        budget: _Budget | None = env.budget
+        if budget is None:
+            return f(*args, **kwargs)
+        budget.tick()
+        budget.arguments(tuple(a for a in args if isinstance(a, int | float | str)) +
+                         tuple(kwargs.values()))
+        out = f(*args, **kwargs)
+        if isinstance(out, str | list | tuple):
+            budget.size(len(out), "a filter's result")
+        return out
+    return bounded
+
+
+@contextmanager
+def _alarm(limits: Limits) -> Iterator[None]:
+    """Interrupt a render that runs past `render_seconds` in a loop no hook sees (the
+    main thread only: where signals are delivered)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _timeout(limits)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, limits.render_seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 class Renderer:
     """Renders instruction texts; each distinct text is compiled once."""
 
     def __init__(self) -> None:
-        from jinja2 import StrictUndefined
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-        self.env = ImmutableSandboxedEnvironment(
-            undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True
-        )
-        self.env.filters.update(FILTERS)
+        self.env = sandbox()
         self._compiled: dict[str, Any] = {}
 
     def render(self, text: str, values: Mapping[str, Any]) -> str:
+        """`text` rendered with `values`, within the limits in effect."""
         from jinja2 import TemplateError
 
-        compiled = self._compiled.get(text)
+        limits = current()
+        budget = self.env.budget = _Budget(limits)
         try:
+            compiled = self._compiled.get(text)
             if compiled is None:
                 compiled = self._compiled[text] = self.env.from_string(text)
-            out = compiled.render(**values)
+            out: list[str] = []
+            length = 0
+            with _alarm(limits):
+                for chunk in compiled.generate(**values):
+                    length += len(chunk)
+                    budget.size(length, "an instruction")
+                    budget.tick(0)
+                    out.append(chunk)
         except TemplateError as e:
             raise RenderError(e.message or type(e).__name__) from None
-        except (ValueError, TypeError, ArithmeticError) as e:
-            raise RenderError(str(e)) from None
-        return " ".join(out.split())
+        except RecursionError:
+            raise RenderLimitError("render_depth", "calls nested too deep") from None
+        except RenderError:
+            raise
+        except (ValueError, TypeError, ArithmeticError, MemoryError) as e:
+            raise RenderError(str(e) or type(e).__name__) from None
+        finally:
+            self.env.budget = None
+        return " ".join("".join(out).split())

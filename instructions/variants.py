@@ -9,17 +9,14 @@ checker hands in what it parsed.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, Severity, SourceFile, Span
 
 #: In an instruction file, variants are separated by lines holding only `---`.
 VARIANT_SEPARATOR = "---"
-
-#: Instruction files are text a person wrote; anything larger is a mistake.
-MAX_INSTRUCTION_FILE_BYTES = 1 << 20
 
 
 def jinja_name(parameter: str) -> str:
@@ -52,8 +49,9 @@ class FileRef(NamedTuple):
 
 def unreadable(template_path: str, written: str, file_path: str) -> str:
     """Why an instruction file may not be read ("" when it may): templates are
-    third-party input, so the file must be a regular file of modest size inside the
-    template's own folder (no absolute paths, no `..` out of it)."""
+    third-party input, so the file must be inside the template's own folder (no absolute
+    paths, no `..` out of it); reading it checks that it is a regular file of modest size
+    (`fdc.core.inputs`)."""
     folder = os.path.realpath(os.path.dirname(template_path) or ".")
     try:
         real = os.path.realpath(file_path)
@@ -61,14 +59,6 @@ def unreadable(template_path: str, written: str, file_path: str) -> str:
         return "not a valid path"
     if os.path.isabs(written) or os.path.commonpath([folder, real]) != folder:
         return "it must be inside the template's folder"
-    try:
-        info = os.stat(real)
-    except (OSError, ValueError) as e:
-        return e.strerror if isinstance(e, OSError) and e.strerror else "not a valid path"
-    if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
-    if info.st_size > MAX_INSTRUCTION_FILE_BYTES:
-        return f"larger than {MAX_INSTRUCTION_FILE_BYTES} bytes"
     return ""
 
 
@@ -113,8 +103,8 @@ def read_variants(inline: Sequence[Inline], ref: FileRef | None, path: str,
     if not why:
         try:
             jsrc = SourceFile.read(file_path)
-        except (OSError, ValueError) as e:
-            why = (e.strerror if isinstance(e, OSError) else None) or "not a valid path"
+        except InputFileError as e:
+            why = str(e)
     if why:
         problems.append(Diagnostic(
             severity=Severity.ERROR, code="J604",

@@ -25,6 +25,7 @@ from fdc.cli.experience import experience_app
 from fdc.cli.export import export_app
 from fdc.cli.fmt import fmt_command
 from fdc.cli.imports import import_app
+from fdc.cli.limits import apply_limits
 from fdc.cli.scene import scene_app
 from fdc.cli.schema import schema_command
 from fdc.cli.validate import validate_command
@@ -99,8 +100,13 @@ app = typer.Typer(
 def fdc_options(
     debug: Annotated[bool, typer.Option(
         "--debug", help="On an internal error (exit 3), print the full traceback.")] = False,
+    limit: Annotated[list[str] | None, typer.Option(
+        "--limit", metavar="NAME=VALUE",
+        help="Raise (or lower) one of fdc's input limits; repeatable. See docs/limits.md.",
+    )] = None,
 ) -> None:
     """fdc's global options, given before the command (`fdc --debug compile ...`)."""
+    apply_limits(limit or [])
 
 
 app.command("validate")(validate_command)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -84,8 +85,9 @@ def compile_command(
                           "with the seed (0: every binding).")
     ] = DEFAULT_MAX_PER_TEMPLATE,
     max_atoms: Annotated[
-        int, typer.Option(min=1, help="Largest ground goal (atoms) before a template stops.")
-    ] = 100_000,
+        int | None, typer.Option(min=1, help="Largest ground goal (atoms) before a template "
+                                 "stops (default: the limit goal_atoms, 100000).")
+    ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
     output: Annotated[
         Path, file_option("--output", "-o", help="The suite; manifest.json goes beside it.")
@@ -118,8 +120,9 @@ def compile_command(
     if why := not_writable(manifest_path):  # before minutes of compiling, not after
         raise cannot_write(manifest_path, why)
     entries = _entries(templates)
-    options = CompileOptions(seed=seed, max_per_template=max_per_template or None,
-                             max_atoms=max_atoms)
+    options = CompileOptions(seed=seed, max_per_template=max_per_template or None)
+    if max_atoms is not None:
+        options = replace(options, max_atoms=max_atoms)
     jobs_ = [SceneJob(str(s), str(history[k]) if history else None, simulate_history,
                       interactions) for k, s in enumerate(scenes)]
     per_scene = len(entries) if jobs <= 1 or len(scenes) <= 1 else 1

@@ -111,6 +111,7 @@ def evaluate_command(
     from fdc.compiler.reopen import ReopenError
     from fdc.core.files import Outputs
     from fdc.core.hashing import sha256_text
+    from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
     from fdc.evaluation.memory import frames_expected
     from fdc.evaluation.report import build_report, is_memory, tables
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
@@ -118,13 +119,15 @@ def evaluate_command(
     err = stderr()
     opened = open_suite_or_exit(suite, err, scenes=scene or [], experiences=history or [])
     records = opened.records
-    suite_bytes = suite.read_bytes()
+    try:
+        suite_bytes = read_input_bytes(suite, InputKind.SUITE)
+    except InputFileError as e:
+        raise _fail(f"{suite}: error: cannot read the suite: {e}") from None
     try:
         preds, bad_lines = read_predictions(predictions)
-        pred_bytes = predictions.read_bytes()
-    except (OSError, UnicodeDecodeError) as e:
-        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        raise _fail(f"{predictions}: error: cannot read the predictions: {why}") from None
+        pred_bytes = read_input_bytes(predictions, InputKind.PREDICTIONS)
+    except InputFileError as e:
+        raise _fail(f"{predictions}: error: cannot read the predictions: {e}") from None
     note = opened.read_manifest_leniently()
     if note is not None:
         err.print(f"{opened.manifest_path}: warning: {note}", markup=False)

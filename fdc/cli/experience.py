@@ -109,18 +109,19 @@ def _read_log(path: Path) -> Experience:
     """Read and validate a log, or exit 2 with every problem located."""
     from pydantic import ValidationError
 
+    from fdc.core.inputs import InputFileError, InputKind, read_input_text
+    from fdc.core.jsonl import loads
     from fdc.core.jsonpath import json_path
     from fdc.sim_bridge.world.experience import Experience
 
     err = stderr()
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        err.print(f"{path}: error: cannot read the log: {reason}")
+        text = read_input_text(path, InputKind.EXPERIENCE)
+    except InputFileError as e:
+        err.print(f"{path}: error: cannot read the log: {e}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
     try:
-        raw = json.loads(text)
+        raw = loads(text)
     except json.JSONDecodeError as e:
         err.print(f"{path}:{e.lineno}:{e.colno}: error: not valid JSON: {e.msg}")
         raise typer.Exit(EXIT_USAGE) from None

@@ -27,6 +27,7 @@ def fmt_command(
     from fdc.compiler.parse import parse_source
     from fdc.compiler.printer import print_unit
     from fdc.core.files import write_atomic
+    from fdc.core.inputs import InputFileError
     from fdc.core.problems import SourceFile, render_text
 
     files, missing = expand_paths([str(p) for p in paths])
@@ -38,8 +39,8 @@ def fmt_command(
     for path in files:
         try:
             source = SourceFile.read(path)
-        except OSError as e:
-            stderr().print(f"{path}: error[P001]: cannot read the file: {e.strerror}")
+        except InputFileError as e:
+            stderr().print(f"{path}: error[P001]: cannot read the file: {e}", markup=False)
             status = EXIT_USAGE
             continue
         result = parse_source(source)

@@ -9,6 +9,7 @@ or threshold).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -172,6 +173,8 @@ def _count_lines(path: Path, stop: int) -> int:
 
 
 def _thresholds(items: list[str]) -> dict[str, float]:
+    """`--threshold NAME=VALUE` settings; a threshold is a finite number >= 0 (a length,
+    an angle, a duration), as in a domain's `:thresholds`."""
     out: dict[str, float] = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -179,8 +182,9 @@ def _thresholds(items: list[str]) -> dict[str, float]:
             number = float(value)
         except ValueError:
             number = float("nan")
-        if not sep or not name or number != number:
-            stderr().print(f"error: --threshold wants NAME=NUMBER, not `{item}`")
+        if not sep or not name.strip() or not math.isfinite(number) or number < 0:
+            stderr().print(f"error: --threshold wants NAME=NUMBER with a finite number >= 0, "
+                           f"not `{item}`", markup=False)
             raise typer.Exit(EXIT_USAGE)
         out[name.strip()] = number
     return out

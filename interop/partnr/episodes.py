@@ -21,7 +21,6 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import zlib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -34,10 +33,10 @@ from pydantic import (
     model_validator,
 )
 
+from fdc.core.inputs import InputFileError, InputKind, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error
-
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 class _Strict(BaseModel):
@@ -306,19 +305,12 @@ def read_episodes(path: str | Path) -> tuple[Dataset | None, list[Diagnostic]]:
     and the findings, each with the file and the JSON path of the value."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
-    except OSError as e:
-        return None, [error("PN001", f"cannot read the file: {e.strerror}", file=str(p))]
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as e:
-            return None, [error("PN001", f"not a valid gzip file: {e}", file=str(p))]
+        text = read_input_text(p, InputKind.EPISODES)
+    except InputFileError as e:
+        return None, [error("PN001", f"cannot read the file: {e.reason}", file=str(p),
+                             hint=e.hint)]
     try:
-        data = json.loads(raw)
-    except UnicodeDecodeError:
-        return None, [error("PN002", "not UTF-8 JSON text (nor gzip-compressed JSON)",
-                             file=str(p))]
+        data = loads(text)
     except json.JSONDecodeError as e:
         return None, [error("PN002", f"not valid JSON: {e.msg} (line {e.lineno}, column "
                              f"{e.colno})", file=str(p))]

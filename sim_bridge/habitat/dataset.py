@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from fdc.core.errors import InputError
+from fdc.core.inputs import InputFileError, InputKind, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.problems import Diagnostic, error
 
 SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -95,21 +97,14 @@ def _resolve(table: dict[str, Any], name: str) -> str | None:
 
 
 def read_json(path: Path, code: str = "H003") -> Any:
-    """A JSON config file; `ConfigError` (located) when it cannot be read, is not UTF-8
-    text or not JSON."""
+    """A JSON config file, read within fdc's input limits; `ConfigError` (located) when it
+    cannot be read, is not UTF-8 text or not JSON."""
     hint = "a Habitat config is a UTF-8 JSON file"
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ConfigError(error(code, f"cannot read the file: {e.strerror or e}",
-                                file=str(path))) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(error(code, f"not a text file: byte {e.start} is not UTF-8",
-                                file=str(path), hint=hint)) from None
-    try:
-        return json.loads(text)
+        return loads(read_input_text(path, InputKind.HABITAT_CONFIG))
+    except InputFileError as e:
+        raise ConfigError(error(code, f"cannot read the file: {e.reason}", file=str(path),
+                                hint=e.hint or hint)) from None
     except json.JSONDecodeError as e:
         raise ConfigError(error(code, f"not JSON: {e.msg} (column {e.colno})", file=str(path),
                                 line=e.lineno, hint=hint)) from None

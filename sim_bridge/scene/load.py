@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fdc.core.inputs import InputFileError, InputKind, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error, has_errors, warning
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
@@ -50,9 +52,10 @@ def load_scene(path: str | Path, mesh_roots: Sequence[Path] = ()) -> LoadResult:
     """Read and validate a scene file; meshes may lie in its folder or in `mesh_roots`."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return LoadResult(None, [error("S000", f"cannot read the scene file: {e}")], str(p))
+        text = read_input_text(p, InputKind.SCENE)
+    except InputFileError as e:
+        unreadable = error("S000", f"cannot read the scene file: {e.reason}", hint=e.hint)
+        return LoadResult(None, [unreadable], str(p))
     result = parse_scene(text, base_dir=p.parent, mesh_roots=mesh_roots)
     return LoadResult(result.scene, result.findings, str(p))
 
@@ -62,7 +65,7 @@ def parse_scene(text: str, base_dir: Path | None = None,
     """Validate scene text; `base_dir` (the file's folder) lets mesh paths be checked:
     they must lie inside it or inside one of `mesh_roots`."""
     try:
-        data = json.loads(text, parse_constant=_non_finite)
+        data = loads(text)
     except json.JSONDecodeError as e:
         return LoadResult(
             None, [error("S001", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})")]
@@ -135,11 +138,6 @@ def _numbers(value: object, loc: tuple[int | str, ...]
             yield from _numbers(v, (*loc, k))
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield loc, float(value)
-
-
-def _non_finite(name: str) -> float:
-    # Kept as a float so the model rejects it with the JSON path of the value.
-    return float(name.replace("Infinity", "inf"))
 
 
 def _from_pydantic(err: object) -> Diagnostic:

@@ -17,6 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from fdc.core.errors import FdcError
 from fdc.core.files import write_atomic
+from fdc.core.inputs import InputFileError, InputKind, read_input_text
+from fdc.core.jsonl import loads
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, Severity, error, render_message
 from fdc.sim_bridge.scene.schema import Kind
@@ -55,10 +57,10 @@ def read_trajectory(path: str | Path) -> tuple[TrajectoryHeader, list[Snapshot]]
     """Read and validate a trajectory file; raises `TrajectoryError` (only) on faults."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise TrajectoryError([error("T000", f"cannot read the file: {e}")],
-                              str(p)) from None
+        text = read_input_text(p, InputKind.TRAJECTORY)
+    except InputFileError as e:
+        raise TrajectoryError([error("T000", f"cannot read the file: {e.reason}",
+                                     hint=e.hint)], str(p)) from None
     return parse_trajectory(text, str(p))
 
 
@@ -121,14 +123,9 @@ def parse_trajectory(text: str, file: str = "") -> tuple[TrajectoryHeader, list[
     return header, snapshots
 
 
-def _non_finite(name: str) -> float:
-    # Kept as a float so the model rejects it with the JSON path of the value.
-    return float(name.replace("Infinity", "inf"))
-
-
 def _json_line(line: str, n: int, problems: list[Diagnostic]) -> Any:
     try:
-        return json.loads(line, parse_constant=_non_finite)
+        return loads(line)
     except json.JSONDecodeError as e:
         problems.append(error("T001", f"not valid JSON: {e.msg} (column {e.colno})", line=n))
         return None

@@ -274,3 +274,11 @@ def test_open_and_close_refusals(graph: SceneGraph, action: str, reason: str) ->
     _, _, _, _, info = env.step(action)
     assert info["last_ok"] is False and info["last_reason"].startswith(reason)
     assert env.world.snapshot() == before
+
+
+@pytest.mark.parametrize("answer", ["[" * 100_000, "[" + "9" * 5000 + "]"])
+def test_a_hostile_frame_answer_is_a_value_error(answer: str) -> None:
+    """An agent's answer nested past the stack or with a number past Python's int
+    conversion limit: a ValueError like any bad answer (once a RecursionError)."""
+    with pytest.raises(ValueError, match=r"the limit `(json_depth|number_digits)`"):
+        FrameSelection.parse(answer)

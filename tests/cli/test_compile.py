@@ -65,7 +65,7 @@ def test_compile_reports_a_template_that_cannot_compile_with_exit_1(tmp_path: Pa
                     "-o", str(tmp_path / "s.jsonl"))
     assert code == 1
     assert "template `everything-on`: grounding `forall`" in out
-    assert "over the limit of 5" in out
+    assert "over the limit `goal_atoms` (5)" in out
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["per_template"]["everything-on"]["errors"]
 

@@ -322,6 +322,23 @@ def test_limit_names_the_template() -> None:
     assert bind(t, facts, limit=100).total == 90
 
 
+def test_every_binding_wanted_checks_the_product_before_searching() -> None:
+    """Eight parameters over every entity: the product of the domains is counted before
+    any binding is built, and the limit stops it at once (with every binding wanted)."""
+    from fdc.compiler.bind import random_order
+
+    t = template("?a ?b ?c ?d ?e ?f ?g ?h - t", None, name="eight")
+    _, facts = _big()
+    with pytest.raises(BindLimitError, match="template `eight`: more than 1000 candidate "
+                       "bindings") as err:
+        random_order(t, facts, seed=0, limit=1000, every=True)
+    assert err.value.explored == 10 ** 8 and "`fdc --limit template_bindings=N" in str(err.value)
+    draw = random_order(t, facts, seed=0, limit=1000)  # sampled: the walks are bounded
+    with pytest.raises(BindLimitError, match="random walks"):
+        for _ in draw.bindings:
+            pass
+
+
 # ---------------------------------------------------------------- property: bind == brute force
 
 ENTITIES = ["a", "b", "c", "d", "e"]

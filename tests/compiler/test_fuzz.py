@@ -410,6 +410,39 @@ def test_pddl_like_text_checks_without_raising(text: str) -> None:
         assert_round_trip(unit, text, {d.code for d in result.diagnostics})
 
 
+
+@st.composite
+def hostile_numbers(draw: DrawFn) -> str:
+    """A number as an attacker writes it: thousands of digits, a huge exponent, signs."""
+    digits = draw(st.sampled_from([1, 17, 99, 100, 101, 400, 4300, 4301, 5000]))
+    body = draw(st.sampled_from("123456789")) + "0" * (digits - 1)
+    return draw(st.sampled_from(["", "-"])) + body + draw(st.sampled_from(
+        ["", ".5", "e999", "e-999", "E+308", ".0e400"]))
+
+
+@fuzz(60)
+@given(hostile_numbers(), st.sampled_from([
+    "(define (domain d) (:functions (f)) (:action a :effect (increase (f) {n})))",
+    "(define (problem p) (:domain d) (:init (= (f) {n})))",
+    "(define (template t) (:domain fdc-home) (:level {n}) (:goal (hand-empty)))",
+    "(define (template t) (:domain fdc-home) (:parameters ?o - movable)"
+    " (:goal (at-least {n} (?x - movable) (on ?x ?o))) (:instruction \"{{{{ o | ref }}}}\"))",
+]), st.integers(0, 300))
+def test_hostile_numbers_and_nesting_check_without_raising(number: str, shape: str,
+                                                          depth: int) -> None:
+    """Numbers too long for Python's int conversion and formulas nested past the
+    parser's depth give located diagnostics (P006, P005), never a traceback."""
+    text = shape.format(n=number)
+    if depth:
+        text = text.replace("(hand-empty)", "(not " * depth + "(hand-empty)" + ")" * depth)
+    assert_lexes_or_lex_error(text)
+    sources = [SourceFile("fuzz.pddl", text)]
+    result = check_sources(sources, [home_source()])
+    assert_reported(result, sources)
+    if len(number) > 100:
+        assert "P006" in {d.code for d in result.diagnostics}
+
+
 # ---------------------------------------------------------------------------- the home domain
 
 

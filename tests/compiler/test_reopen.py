@@ -190,7 +190,8 @@ def test_unreadable_inputs_are_reopen_errors(folder: Path, tmp_path: Path) -> No
     (tmp_path / "binary.jsonl").write_bytes(b"\xff\xfe")
     with pytest.raises(ReopenError) as e:
         reopen_suite(tmp_path / "binary.jsonl")
-    assert str(e.value) == f"{tmp_path / 'binary.jsonl'}: cannot read the suite: not UTF-8 text"
+    assert str(e.value) == (f"{tmp_path / 'binary.jsonl'}: cannot read the suite: not UTF-8 "
+                            "text: byte 0xff at line 1, column 1")
     path = copy_suite(folder, tmp_path / "bad")
     (tmp_path / "bad" / "manifest.json").write_text("{oops")
     with pytest.raises(ReopenError) as e:

@@ -1,10 +1,16 @@
-"""JSONL reading: every bad line located, nothing raised."""
+"""JSON and JSONL reading: every bad line located, nothing raised; JSON past the limits
+json_depth and number_digits a located error."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from fdc.core.jsonl import parse_jsonl
+from fdc.core.jsonl import JsonLimitError, loads, parse_jsonl
 from fdc.core.problems import Severity, render_line
 
 
@@ -36,3 +42,58 @@ def test_bad_lines_come_with_every_problem_located() -> None:
     assert len(rendered[2]) == 1 and rendered[2][0].startswith("line 3: Input should be")
     every = [p for g in got for p in g.problems]
     assert {(p.code, p.severity) for p in every} == {("schema", Severity.ERROR)}
+
+
+# ----- loads: JSON within the limits json_depth and number_digits ---------------------
+
+
+def test_nesting_past_the_limit_is_located_before_python_recurses() -> None:
+    with pytest.raises(JsonLimitError) as e:
+        loads('{"objects": [{"pose": ' + "[" * 100_000)
+    assert (e.value.lineno, e.value.colno) == (1, 120)  # the 101st opening
+    assert e.value.msg.startswith("nested deeper than 100 levels at `objects[0].pose[0][0]")
+    assert "the limit `json_depth`; raise the limit with `fdc --limit json_depth=N" in e.value.msg
+    assert loads("[" * 100 + "]" * 100) is not None  # at the limit is fine
+
+
+def test_numbers_past_the_limit_are_located_before_int_conversion() -> None:
+    text = '{"a": [1, 2],\n "b": {"c": ' + "9" * 5000 + "}}"
+    with pytest.raises(JsonLimitError) as e:
+        loads(text)
+    assert (e.value.lineno, e.value.colno, e.value.msg.split(",")[0]) == (
+        2, 13, "a number of 5000 characters at `b.c`")
+    assert loads("1" * 100) == int("1" * 100)
+    with pytest.raises(JsonLimitError):
+        loads("0." + "1" * 200)
+
+
+def test_non_finite_numbers_are_read_as_floats_for_the_model_to_reject() -> None:
+    assert [str(v) for v in loads("[NaN, Infinity, -Infinity]")] == ["nan", "inf", "-inf"]
+
+
+def test_jsonl_lines_past_the_limits_are_bad_lines() -> None:
+    [got] = list(parse_jsonl('{"id": ' + "[" * 5000 + "\n", _Row, "schema"))
+    assert got.value is None
+    assert render_line(got.problems[0]).startswith("line 1: not JSON: nested deeper than 100")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) |
+                    st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=20),
+       st.integers(0, 3000), st.sampled_from(["[", '{"k": ', '[{"a": 1}, ']),
+       st.integers(1, 6000))
+def test_hostile_json_parses_or_is_a_located_limit_error(value: object, depth: int,
+                                                         opener: str, digits: int) -> None:
+    """Any JSON, wrapped `depth` deep, with a number of `digits` digits: a value or a
+    `JsonLimitError` with a line and column, never RecursionError or ValueError."""
+    closer = {"[": "]", '{"k": ': "}", '[{"a": 1}, ': "]"}[opener]
+    text = opener * depth + json.dumps([value, int("7" * digits) if digits < 4000 else 0])
+    text = text.replace(" 0]", " " + "7" * digits + "]") + closer * depth
+    try:
+        loads(text)
+    except JsonLimitError as e:
+        assert e.lineno >= 1 and e.colno >= 1
+        assert "json_depth" in e.msg or "number_digits" in e.msg
+    else:
+        assert depth < 100 and digits <= 100
