@@ -30,10 +30,6 @@ class LexError(FdcError):
         self.code = code
 
 
-#: Deepest parenthesis nesting fdc reads. Real PDDL nests a few dozen levels; the limit
-#: keeps every later pass (checker, printer, AST equality) far from Python's stack limit.
-MAX_DEPTH = 200
-
 
 class FastToken(Token):
     """A Lark token that stores offsets only: line/column come from `SourceFile`."""
@@ -149,6 +145,7 @@ def tokenize(text: str) -> Iterator[Token]:
     colons = COLON_KEYWORDS
     pos = 0
     depth = 0
+    deepest = current().paren_depth
     while True:
         m = match(text, pos)
         if m is None:
@@ -164,11 +161,13 @@ def tokenize(text: str) -> Iterator[Token]:
             yield make_token(words.get(value, "NAME"), value, start, end)
         elif kind == "LPAR":
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > deepest:
                 raise LexError(
-                    f"parentheses nest more than {MAX_DEPTH} deep here",
+                    f"parentheses nest more than {deepest} deep here, the "
+                    "limit `paren_depth`",
                     start,
-                    "fdc reads formulas nested up to that depth; flatten this one",
+                    "real PDDL nests a few dozen levels; flatten this formula, or "
+                    + hint("paren_depth"),
                     code="P005",
                 )
             yield make_token(kind, "(", start, end)

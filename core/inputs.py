@@ -1,11 +1,13 @@
-"""Reading an input file, bounded: `read_input_bytes` and `read_input_text`.
+"""Reading an input file, bounded: `read_input_bytes` and `read_input_text`;
+`check_input_file` to refuse one before work starts, with the same words.
 
 Every reader of a scene, template, suite, manifest, trajectory, predictions file,
-experience log or episodes file reads through here, so the same rules hold everywhere:
-regular files only (a directory, a fifo or `/dev/zero` is refused before a byte is read),
-at most the size limit of the input's kind (`fdc.core.limits`), read with a bounded read,
-gzip input (episodes) decompressed no further than that limit, and UTF-8 faults located.
-Every fault is an `InputFileError` whose message names the file.
+experience log, episodes file, Habitat config, URDF or mesh reads through here, so the
+same rules hold everywhere: regular files only (a directory, a fifo or `/dev/zero` is
+refused before a byte is read), at most the size limit of the input's kind
+(`fdc.core.limits`), read with a bounded read, gzip input (episodes) decompressed no
+further than that limit, and UTF-8 faults located. Every fault is an `InputFileError`
+whose message names the file.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class InputKind(StrEnum):
     EXPERIENCE = "experience"
     EPISODES = "episodes"  # PARTNR and Habitat episodes, gzip-compressed or plain
     HABITAT_CONFIG = "habitat_config"
+    URDF = "urdf"  # an articulated object of a Habitat dataset
+    MESH = "mesh"
 
     @property
     def limit(self) -> str:
@@ -56,11 +60,36 @@ class InputFileError(InputError):
     def __str__(self) -> str:
         return self.reason + (f" ({self.hint})" if self.hint else "")
 
+    def __reduce__(self) -> tuple[type[InputFileError], tuple[str, str, str]]:
+        """Pickled with its arguments: it crosses from a compile worker to the CLI."""
+        return type(self), (self.path, self.reason, self.hint)
+
 
 def read_input_bytes(path: str | Path, kind: InputKind) -> bytes:
     """The bytes of input file `path`, at most `kind`'s size limit (gzip-compressed
     episodes: decompressed, the limit bounding the unpacked size)."""
     cap = getattr(current(), kind.limit)
+    with os.fdopen(_open_regular(path), "rb") as f:
+        try:
+            data = f.read(cap + 1)
+        except OSError as e:
+            raise InputFileError(path, f"{e.strerror}") from None
+    if len(data) > cap:
+        raise _too_large(path, kind, cap)
+    if kind is InputKind.EPISODES and data[:2] == _GZIP_MAGIC:
+        return _gunzip(path, data, kind, cap)
+    return data
+
+
+def check_input_file(path: str | Path) -> None:
+    """`InputFileError` if `path` could not be read as an input file (missing, not a
+    regular file): the check a command makes before it starts work, in the reader's
+    words."""
+    os.close(_open_regular(path))
+
+
+def _open_regular(path: str | Path) -> int:
+    """A read-only descriptor of regular file `path`; nothing else is opened for long."""
     try:
         # O_NONBLOCK: opening a fifo must not wait for a writer before fstat refuses it.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -71,16 +100,7 @@ def read_input_bytes(path: str | Path, kind: InputKind) -> bytes:
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise InputFileError(path, "not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        try:
-            data = f.read(cap + 1)
-        except OSError as e:
-            raise InputFileError(path, f"{e.strerror}") from None
-    if len(data) > cap:
-        raise _too_large(path, kind, cap)
-    if kind is InputKind.EPISODES and data[:2] == _GZIP_MAGIC:
-        return _gunzip(path, data, kind, cap)
-    return data
+    return fd
 
 
 def read_input_text(path: str | Path, kind: InputKind) -> str:

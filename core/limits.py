@@ -44,10 +44,37 @@ class Limits:
     unpacked is held in memory, so this bounds the memory a gzip bomb can take)."""
     habitat_config_bytes: int = 64 * _MB
     """Size of a Habitat config file (scene instance, object, stage, dataset config)."""
+    urdf_bytes: int = 16 * _MB
+    """Size of a URDF file (an articulated object of a Habitat dataset)."""
+    mesh_bytes: int = 256 * _MB
+    """Size of a mesh file a scene names (checked before the mesh is parsed)."""
     json_depth: int = 100
     """Nesting of arrays and objects in any JSON input (fdc's formats nest under 10)."""
     number_digits: int = 100
     """Characters of one number in a JSON input or a template (a double has 17 digits)."""
+    paren_depth: int = 200
+    """Nesting of parentheses in a template. Real PDDL nests a few dozen levels; the
+    limit keeps every later pass (checker, printer, AST equality) far from Python's
+    stack limit."""
+    scene_objects: int = 20_000
+    """Objects in a scene, counted before they are validated. Real scenes hold hundreds
+    to a few thousand (an HSSD house a few hundred object instances)."""
+    coordinate_m: float = 10_000.0
+    """The absolute value of every coordinate and size of a scene, in metres (a house is
+    tens of metres across; a 1e308 m box overflows the geometry)."""
+    nav_cells: int = 500_000
+    """Cells of the navigation grid (0.1 m cells over the floor's box: 70 m x 70 m, about
+    1.2 GB at the limit). A larger floor is an error, not a coarser grid: the cell size
+    sets every walk length fdc reports."""
+    footprint_overlaps: int = 100_000
+    """Pairs of objects whose footprints overlap (the building shell aside); past it,
+    every pass comparing objects turns quadratic."""
+    interpenetration_warnings: int = 1_000
+    """Interpenetration warnings listed one by one; the rest are counted in one more."""
+    trajectory_problems: int = 100
+    """Problems listed for one trajectory before reading stops."""
+    verify_tasks: int = 50_000
+    """Tasks one `fdc verify` run judges, counted before the suite is read."""
     template_bindings: int = 1_000_000
     """Bindings of one template considered on one scene: the partial bindings the search
     explores, and the product of its parameters' domain sizes when every binding is
@@ -102,11 +129,12 @@ def hint(name: str) -> str:
 
 
 _SUFFIXES = {"k": 1024, "m": _MB, "g": 1024 * _MB}
+_UNITS = {"seconds": "seconds", "m": "metres"}  # a float limit's unit, from its name
 
 
 def _value(name: str, text: str, kind: type) -> int | float:
     """A limit's value: a positive integer (byte limits also take K, M, G suffixes), or a
-    positive finite number of seconds."""
+    positive finite number (seconds, metres)."""
     scale = 1
     if kind is int and name.endswith("_bytes") and text[-1:].lower() in _SUFFIXES:
         scale, text = _SUFFIXES[text[-1].lower()], text[:-1]
@@ -117,7 +145,7 @@ def _value(name: str, text: str, kind: type) -> int | float:
     if number <= 0 or not math.isfinite(number):
         what = "a positive integer" + (" (K, M, G suffixes allowed)"
                                        if name.endswith("_bytes") else "") \
-            if kind is int else "a positive number of seconds"
+            if kind is int else f"a positive number of {_UNITS[name.rpartition('_')[2]]}"
         raise LimitError(f"limit `{name}` wants {what}, not `{text}`")
     return number
 

@@ -61,6 +61,19 @@ def folder_option(*names: str, help: str) -> Any:
     return typer.Option(*names, help=help, callback=output_folder)
 
 
+def input_or_exit(path: Path, what: str, err: Console) -> None:
+    """Exit 2 unless `path` can be read as an input file, in the words of the one reader
+    (`fdc.core.inputs`: missing, not a regular file), before a command starts work;
+    `what` names the input ("the suite", "the scene file")."""
+    from fdc.core.inputs import InputFileError, check_input_file
+
+    try:
+        check_input_file(path)
+    except InputFileError as e:
+        err.print(f"{path}: error: cannot read {what}: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
 def report_suite(suite: Path, err: Console, *, scenes: Sequence[Path] = (),
                  experiences: Sequence[Path] = ()) -> tuple[ReopenedSuite, bool]:
     """The suite reopened (`scenes`, `experiences`: files given for its own), and whether

@@ -22,6 +22,7 @@ from fdc.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     file_option,
+    input_or_exit,
     stderr,
 )
 
@@ -112,10 +113,10 @@ def compile_command(
         err.print(f"error: {len(history)} --history log(s) for {len(scenes)} scene(s); "
                   "give one log per scene, in the same order")
         raise typer.Exit(EXIT_USAGE)
-    for p in [*scenes, *(history or [])]:
-        if not p.is_file():
-            err.print(f"{p}: error: no such file")
-            raise typer.Exit(EXIT_USAGE)
+    for p in scenes:
+        input_or_exit(p, "the scene file", err)
+    for p in history or []:
+        input_or_exit(p, "the experience log", err)
     manifest_path = output.parent / "manifest.json"
     if why := not_writable(manifest_path):  # before minutes of compiling, not after
         raise cannot_write(manifest_path, why)
@@ -220,9 +221,7 @@ def explain_command(
     from fdc.core.errors import InputError
 
     err = stderr()
-    if not scene.is_file():
-        err.print(f"{scene}: error: no such file")
-        raise typer.Exit(EXIT_USAGE)
+    input_or_exit(scene, "the scene file", err)
     entries = _entries(templates)
     chosen = [e for e in entries if e.name == template]
     if not chosen:

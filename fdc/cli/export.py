@@ -23,6 +23,7 @@ from fdc.cli.common import (
     OutputFormat,
     file_option,
     folder_option,
+    input_or_exit,
     open_suite_or_exit,
     stderr,
 )
@@ -136,9 +137,7 @@ def pddl(
     from fdc.interop.pddl import ExportError, export_suite
 
     err = stderr()
-    if not suite.is_file():
-        err.print(f"{suite}: error: no such file")
-        raise typer.Exit(EXIT_USAGE)
+    input_or_exit(suite, "the suite", err)
     try:
         written, skipped, refused = export_suite(suite, output, str(scene) if scene else None)
     except ExportError as e:

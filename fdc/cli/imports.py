@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from fdc.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, file_option, report_findings, stderr
+from fdc.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    file_option,
+    input_or_exit,
+    report_findings,
+    stderr,
+)
 
 import_app = typer.Typer(help="Import scenes and tasks from other formats.", no_args_is_help=True)
 
@@ -34,9 +42,7 @@ def habitat(
     from fdc.core.files import write_atomic
     from fdc.sim_bridge.habitat import import_habitat
 
-    if not dataset_config.is_file():
-        stderr().print(f"{dataset_config}: error: no such file")
-        raise typer.Exit(EXIT_USAGE)
+    input_or_exit(dataset_config, "the dataset config", stderr())
     result = import_habitat(dataset_config, scene, output.parent, allow_missing)
     report_findings(result.findings, str(dataset_config))
     if result.scene is None or any(f.is_error for f in result.findings):

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from fdc.cli.common import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, stderr
+from fdc.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    input_or_exit,
+    stderr,
+)
 
 if TYPE_CHECKING:
     from fdc.compiler.validate import ValidationReport
@@ -62,12 +69,9 @@ def validate_command(
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
-    if not suite.is_file():
-        err.print(f"{suite}: error: no such file")
-        raise typer.Exit(EXIT_USAGE)
-    if scene is not None and not scene.is_file():
-        err.print(f"{scene}: error: no such scene file")
-        raise typer.Exit(EXIT_USAGE)
+    input_or_exit(suite, "the suite", err)
+    if scene is not None:
+        input_or_exit(scene, "the scene file", err)
     options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
                               timeout_s=timeout, strict=strict,
                               planner=planner.value if planner else None)

@@ -34,13 +34,6 @@ if TYPE_CHECKING:
     from fdc.predicates.verify import Verdict
 
 
-#: The most tasks one `fdc verify` run judges. Each task read costs a few kilobytes (its
-#: record, its verdict, its report line) and all are held until the report is printed;
-#: 50,000 keeps a run well under 1 GB. A trajectory is of one scene, so a larger suite is
-#: best verified split by scene (or with `--task`).
-MAX_VERIFY_TASKS = 50_000
-
-
 class Relax(StrEnum):
     visibility = "visibility"
     distance = "distance"
@@ -74,6 +67,7 @@ def verify_command(
 ) -> None:
     """Judge each task's goal on a recorded trajectory: success, and when each target counted
     (a PARTNR checklist: percent complete, and when each proposition was first satisfied)."""
+    from fdc.core.limits import current, hint
     from fdc.predicates.registry import EvaluationError
     from fdc.predicates.verify import verify_snapshots
     from fdc.sim_bridge.world.trajectory import (
@@ -83,12 +77,11 @@ def verify_command(
     )
 
     err = stderr()
-    lines = _count_lines(suite, MAX_VERIFY_TASKS)
-    if lines > MAX_VERIFY_TASKS:
-        err.print(f"{suite}: error: more than {MAX_VERIFY_TASKS:,} tasks, the most one run "
-                  "verifies; hint: split the suite (a trajectory is of one scene: one suite "
-                  "per scene), or raise the limit `MAX_VERIFY_TASKS` (docs/limits.md)",
-                  markup=False)
+    most = current().verify_tasks
+    if _count_lines(suite, most) > most:
+        err.print(f"{suite}: error: more than {most:,} tasks, the limit `verify_tasks` of one "
+                  "run; hint: split the suite (a trajectory is of one scene: one suite per "
+                  "scene), or " + hint("verify_tasks"), markup=False)
         raise typer.Exit(EXIT_USAGE)
     opened, bad_suite = report_suite(suite, err)
     records = opened.records

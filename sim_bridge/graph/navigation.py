@@ -21,14 +21,6 @@ from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame
 from fdc.sim_bridge.graph.regions import Side
 from fdc.sim_bridge.graph.surfaces import Surface
 
-#: The most cells the navigation grid may have. The grid (and the navigation graph on it,
-#: about 2.4 kB a free cell) is the largest thing a scene build allocates: 500,000 cells
-#: are a 70 m x 70 m floor at the default 0.1 m cell, about 1.2 GB at most; HSSD's
-#: largest houses (about 50 m across) need half that. A larger floor is an error, not a
-#: coarser grid: the cell size sets every walk length fdc reports (L*, LL-SPL), and a
-#: grid coarsened for one scene would make its numbers incomparable with the others'.
-MAX_NAV_CELLS = 500_000
-
 
 def grid_shape(bounds: tuple[float, float, float, float], resolution_m: float
                ) -> tuple[int, int]:

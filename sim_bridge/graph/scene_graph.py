@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from fdc.core.errors import InputError
+from fdc.core.limits import current, hint
 from fdc.core.problems import Diagnostic, error, render_text
 from fdc.sim_bridge.graph.bodies import Bodies, compute_bodies
 from fdc.sim_bridge.graph.navigation import (
-    MAX_NAV_CELLS,
     NavConfig,
     Navigation,
     StandingPoint,
@@ -600,6 +600,10 @@ class SceneLoadError(InputError):
         self.path = path
         self.findings = findings
 
+    def __reduce__(self) -> tuple[type[SceneLoadError], tuple[str | Path, list[Diagnostic]]]:
+        """Pickled with its arguments: it crosses from a compile worker to the CLI."""
+        return type(self), (self.path, self.findings)
+
 
 def load_scene_graph(path: str | Path, mesh_roots: Sequence[Path] = ()) -> SceneGraph:
     """Read, validate and build a scene file (meshes may also lie in `mesh_roots`). The
@@ -643,13 +647,14 @@ def _navigation(scene: Scene, layout: Layout, bodies: Bodies, support: Support,
     free = shapely.difference(floor, blocked_union)
     b = floor.bounds
     cols, rows = grid_shape(b, config.resolution_m)
-    if cols * rows > MAX_NAV_CELLS:
+    most = current().nav_cells
+    if cols * rows > most:
         raise SceneLoadError("", [error(
             "G040", f"the floor spans {b[2] - b[0]:,.0f} m x {b[3] - b[1]:,.0f} m: "
-            f"{cols * rows:,} navigation cells of {config.resolution_m} m, more than the "
-            f"limit of {MAX_NAV_CELLS:,}", _widest(scene, layout),
+            f"{cols * rows:,} navigation cells of {config.resolution_m} m, more than "
+            f"{most:,}, the limit `nav_cells`", _widest(scene, layout),
             hint="a house is tens of metres across: check the units and the agent's "
-            "position, or raise the limit `MAX_NAV_CELLS` (docs/limits.md)")])
+            "position, or " + hint("nav_cells"))])
     robot_free = shapely.buffer(free, -scene.agent.radius_m)
     nav = Navigation(robot_free, blocked_union, (b[0], b[1], b[2], b[3]), config.resolution_m,
                      (scene.agent.position[0], scene.agent.position[1]))

@@ -9,19 +9,13 @@ from typing import Any
 
 import numpy as np
 
+from fdc.core.limits import current, hint
 from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.graph.rooms import Layout
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind, Scene
 
-#: The most pairs of objects whose footprints may overlap (the building shell aside).
-#: A real scene has about one per object (an item and what it stands on) and a few more
-#: where things touch; 100,000 is thousands of objects stacked on one spot, where every
-#: pass that compares objects (support, interpenetration, regions) turns quadratic.
-MAX_FOOTPRINT_OVERLAPS = 100_000
-#: Interpenetration warnings listed one by one; the rest are counted in one more warning.
-MAX_INTERPENETRATION_WARNINGS = 1_000
 _CHUNK = 256  # objects per tree query while counting overlaps (bounds its memory)
 
 
@@ -29,7 +23,7 @@ def footprint_overlaps(scene: Scene, bodies: Bodies
                        ) -> tuple[tuple[np.ndarray, np.ndarray], Diagnostic | None]:
     """The pairs (a < b) of objects whose footprints intersect, the building shell left
     out, counted a chunk at a time so that a scene of objects piled on one spot costs at
-    most `MAX_FOOTPRINT_OVERLAPS` pairs; past it, an error naming the most crowded
+    most the limit `footprint_overlaps` pairs; past it, an error naming the most crowded
     object instead of the pairs."""
     import shapely
 
@@ -43,22 +37,23 @@ def footprint_overlaps(scene: Scene, bodies: Bodies
     parts_a: list[np.ndarray] = []
     parts_b: list[np.ndarray] = []
     total = 0
+    most = current().footprint_overlaps
     for start in range(0, n, _CHUNK):
         a, b = tree.query(bodies.footprints[start: start + _CHUNK], predicate="intersects")
         a = a + start
         real = (a != b) & ~shell[a] & ~shell[b]
         keep = real & (a < b)
         total += int(keep.sum())
-        if total > MAX_FOOTPRINT_OVERLAPS:
+        if total > most:
             crowd = np.bincount(a[real])
             worst = int(crowd.argmax())
             o = scene.objects[worst]
             return empty, error(
-                "G041", f"more than {MAX_FOOTPRINT_OVERLAPS:,} pairs of objects overlap "
-                f"(`{o.id}` alone overlaps {int(crowd[worst]):,} others)",
-                f"objects[{worst}].pose.position", [o.id],
-                hint="objects are piled on one spot; spread them out, or raise the limit "
-                "`MAX_FOOTPRINT_OVERLAPS` (docs/limits.md)")
+                "G041", f"more than {most:,} pairs of objects overlap, the limit "
+                f"`footprint_overlaps` (`{o.id}` alone overlaps {int(crowd[worst]):,} "
+                "others)", f"objects[{worst}].pose.position", [o.id],
+                hint="objects are piled on one spot; spread them out, or "
+                + hint("footprint_overlaps"))
         parts_a.append(a[keep])
         parts_b.append(b[keep])
     return (np.concatenate(parts_a), np.concatenate(parts_b)), None
@@ -247,11 +242,13 @@ def _interpenetrations(
             warning(code, f"{what} `{oi}` and `{oj}` interpenetrate ({ar:.3f} m² of footprint)",
                     f"objects[{i}]", [oi, oj])
         )
-    if len(out) > MAX_INTERPENETRATION_WARNINGS:
-        more = len(out) - MAX_INTERPENETRATION_WARNINGS
-        out = out[:MAX_INTERPENETRATION_WARNINGS]
-        out.append(warning("W106", f"{more:,} more pairs of objects interpenetrate (not listed)",
-                           "objects"))
+    listed = current().interpenetration_warnings
+    if len(out) > listed:
+        more = len(out) - listed
+        out = out[:listed]
+        out.append(warning("W106", f"{more:,} more pairs of objects interpenetrate (not "
+                           "listed: the limit `interpenetration_warnings`)", "objects",
+                           hint=hint("interpenetration_warnings")))
     return out
 
 

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from fdc.core.errors import FdcError
+from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame, quaternion_to_matrix, to_frame
 from fdc.sim_bridge.graph.bodies import Bodies
+from fdc.sim_bridge.meshes import load_mesh_file
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
 
@@ -103,7 +105,7 @@ def derive_surfaces(
                 findings.append(_tilted(obj, i))
             elif obj.surfaces:
                 raws.extend(_explicit(obj, i, bodies))
-        elif obj.mesh is not None and base_dir is not None and (base_dir / obj.mesh.path).is_file():
+        elif obj.mesh is not None and base_dir is not None and (base_dir / obj.mesh.path).exists():
             try:
                 raws.extend(_from_mesh(obj, i, bodies, base_dir, config))
             except (MeshError, ValueError, OSError, IndexError, KeyError) as e:
@@ -214,9 +216,11 @@ def load_mesh_world(obj: ObjectSpec, i: int, bodies: Bodies, base_dir: Path) -> 
 
     assert obj.mesh is not None
     try:
-        loaded = trimesh.load(str(base_dir / obj.mesh.path), force="mesh", process=False)
+        loaded = load_mesh_file(base_dir / obj.mesh.path, force="mesh", process=False)
         vertices = np.asarray(loaded.vertices, dtype=np.float64).reshape(-1, 3)
         faces = np.asarray(loaded.faces, dtype=np.int64).reshape(-1, 3)
+    except InputFileError as e:
+        raise MeshError(str(e)) from None
     except Exception as e:  # a hostile file makes the loader raise anything
         raise MeshError(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__) from None
     if not len(vertices) or not len(faces):

@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from fdc.core.errors import FdcError
+from fdc.core.inputs import InputFileError
 from fdc.core.jsonpath import json_path
 from fdc.core.problems import Diagnostic, error, warning
 from fdc.sim_bridge.geometry import Array, matrix_to_quaternion, quaternion_to_matrix
@@ -48,6 +49,7 @@ from fdc.sim_bridge.habitat.dataset import (
     short_name,
 )
 from fdc.sim_bridge.habitat.urdf import read_urdf
+from fdc.sim_bridge.meshes import load_mesh_file
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 
 #: Habitat (Y-up) to fdc (Z-up).
@@ -124,7 +126,7 @@ def _mesh_data(path: str) -> tuple[Array, Array, int]:
     """Vertices, faces (concatenated over the file's meshes) and the sub-mesh count."""
     import trimesh
 
-    loaded = trimesh.load(path, process=False)
+    loaded = load_mesh_file(Path(path), process=False)
     if isinstance(loaded, trimesh.Scene):
         count = len(loaded.geometry)
         mesh = loaded.to_mesh() if hasattr(loaded, "to_mesh") else loaded.dump(concatenate=True)
@@ -137,7 +139,7 @@ def _mesh_data(path: str) -> tuple[Array, Array, int]:
 def _submeshes(path: str) -> list[tuple[Array, Array]]:
     import trimesh
 
-    loaded = trimesh.load(path, process=False)
+    loaded = load_mesh_file(Path(path), process=False)
     if isinstance(loaded, trimesh.Scene):
         out = []
         for node in sorted(loaded.graph.nodes_geometry):
@@ -560,7 +562,7 @@ def articulated_spec(t: Template, inst: ArticulatedInstance, handle: str, out: P
         raise MissingAsset(urdf_path or t.base_dir, handle)
     try:
         robot = read_urdf(urdf_path)
-    except (ValueError, OSError) as e:
+    except (ValueError, InputFileError) as e:
         raise MissingAsset(urdf_path, f"{handle} ({e})") from e
     pose = inst.initial_joint_pose or {}
     positions = ({j.name: float(pose[i]) for i, j in enumerate(robot.joints) if i < len(pose)}

@@ -1,5 +1,10 @@
 """URDF links and joints (the subset Habitat's articulated objects use), with forward
-kinematics to place each link."""
+kinematics to place each link.
+
+A URDF is read through fdc's input reader (a regular file, at most the limit
+`urdf_bytes`) and may declare no DOCTYPE: URDF needs none, and a document type's entity
+declarations are how a small XML file expands to gigabytes ("billion laughs") or reads
+other files (external entities). Expat refuses neither on its own in every version."""
 
 from __future__ import annotations
 
@@ -7,9 +12,12 @@ import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.parsers import expat
 
 import numpy as np
 
+from fdc.core.errors import FdcError
+from fdc.core.inputs import InputKind, read_input_text
 from fdc.sim_bridge.geometry import Array
 
 
@@ -115,9 +123,12 @@ def _geometry(el: ET.Element, base: Path) -> Visual | None:
 
 
 def read_urdf(path: Path) -> Robot:
-    """Parse a URDF file (ValueError on malformed XML)."""
+    """Parse a URDF file (`InputFileError` when it cannot be read; ValueError on
+    malformed XML or a DOCTYPE)."""
+    text = read_input_text(path, InputKind.URDF)
+    _refuse_doctype(text)
     try:
-        root = ET.parse(path).getroot()
+        root = ET.fromstring(text)
     except ET.ParseError as e:
         raise ValueError(f"malformed URDF: {e}") from e
     robot = Robot(root.get("name") or path.stem, [])
@@ -145,3 +156,24 @@ def read_urdf(path: Path) -> Robot:
             upper=float(limit.get("upper", 0.0)) if limit is not None else 0.0,
         ))
     return robot
+
+
+class _Doctype(FdcError):
+    """Raised from expat's handler to stop at a DOCTYPE."""
+
+
+def _refuse_doctype(text: str) -> None:
+    """ValueError when `text` declares a document type (where entities are declared),
+    found by expat before any entity could be expanded."""
+    def stop(*_: object) -> None:
+        raise _Doctype
+
+    scan = expat.ParserCreate()
+    scan.StartDoctypeDeclHandler = stop
+    try:
+        scan.Parse(text, True)
+    except _Doctype:
+        raise ValueError("malformed URDF: a DOCTYPE (entity declarations) is not "
+                         "allowed") from None
+    except expat.ExpatError as e:
+        raise ValueError(f"malformed URDF: {e}") from None

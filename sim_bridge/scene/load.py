@@ -3,9 +3,9 @@
 Every problem becomes a `Diagnostic` with its JSON path; nothing raises on bad input.
 NaN and infinities are rejected (JSON allows neither; Python's parser would accept them).
 
-Limits (docs/limits.md, "Scenes"), checked before anything is built: at most
-`MAX_SCENE_OBJECTS` objects (counted before the objects are validated), every coordinate
-and size within `MAX_COORDINATE_M` of the origin, and mesh paths inside the scene's
+Limits (docs/limits.md, "Scenes"), checked before anything is built: at most the limit
+`scene_objects` objects (counted before the objects are validated), every coordinate and
+size within the limit `coordinate_m` of the origin, and mesh paths inside the scene's
 folder, the folder of the Habitat dataset it was imported from (`source.dataset`), or a
 folder the caller allows (`mesh_roots`).
 """
@@ -24,17 +24,9 @@ from pydantic import ValidationError
 from fdc.core.inputs import InputFileError, InputKind, read_input_text
 from fdc.core.jsonl import loads
 from fdc.core.jsonpath import json_path
+from fdc.core.limits import current, hint
 from fdc.core.problems import Diagnostic, error, has_errors, warning
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
-
-#: The most objects a scene may hold. Real scenes hold hundreds to a few thousand (an HSSD
-#: house has a few hundred object instances; ReplicaCAD's apartments about a hundred), so
-#: this leaves room for the densest real scene while bounding what a build may cost.
-MAX_SCENE_OBJECTS = 20_000
-#: The largest absolute value of a coordinate or size (metres). A house is tens of metres
-#: across (HSSD's largest about 50 m); a value far beyond that is a unit mistake or an
-#: attack, and would overflow the geometry (a 1e308 m box) long before it meant anything.
-MAX_COORDINATE_M = 10_000.0
 
 
 @dataclass(frozen=True)
@@ -85,12 +77,13 @@ def parse_scene(text: str, base_dir: Path | None = None,
             ],
         )
     objects = data.get("objects")
-    if isinstance(objects, list) and len(objects) > MAX_SCENE_OBJECTS:
+    most = current().scene_objects
+    if isinstance(objects, list) and len(objects) > most:
         return LoadResult(None, [error(
-            "S040", f"the scene has {len(objects):,} objects, more than the limit of "
-            f"{MAX_SCENE_OBJECTS:,}", "objects",
-            hint="real scenes hold a few thousand at most; split the scene, or raise "
-            "the limit `MAX_SCENE_OBJECTS` (docs/limits.md)")])
+            "S040", f"the scene has {len(objects):,} objects, more than {most:,}, the limit "
+            "`scene_objects`", "objects",
+            hint="real scenes hold a few thousand at most; split the scene, or "
+            + hint("scene_objects"))])
     try:
         scene = Scene.model_validate(data)
     except ValidationError as e:
@@ -116,14 +109,16 @@ def _in_dataset(mesh: Path, dataset: str) -> bool:
 
 
 def check_extent(data: dict[str, Any]) -> list[Diagnostic]:
-    """Every number of the (validated) scene within `MAX_COORDINATE_M`: one error per
-    value beyond it, located."""
+    """Every number of the (validated) scene within the limit `coordinate_m`: one error
+    per value beyond it, located."""
+    most = current().coordinate_m
     return [
-        error("S041", f"{value:g} is beyond the limit of {MAX_COORDINATE_M:g} m for a "
+        error("S041", f"{value:g} is beyond {most:g} m, the limit `coordinate_m` for a "
               "coordinate or size", json_path(loc),
-              hint="scene coordinates are metres; a house is tens of metres across")
+              hint="scene coordinates are metres; a house is tens of metres across; "
+              + hint("coordinate_m"))
         for loc, value in _numbers(data, ())
-        if abs(value) > MAX_COORDINATE_M
+        if abs(value) > most
     ]
 
 
@@ -210,7 +205,7 @@ def check_references(scene: Scene, base_dir: Path | None = None,
                 "folder", f"{base}.mesh.path", [o.id],
                 hint="keep meshes beside the scene, or allow their folder with "
                 "`--mesh-root DIR`"))
-        elif not mesh.is_file():
+        elif not mesh.exists():  # a special file is read, and refused, as the mesh
             out.append(
                 warning(
                     "S030",

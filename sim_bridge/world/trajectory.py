@@ -20,6 +20,7 @@ from fdc.core.files import write_atomic
 from fdc.core.inputs import InputFileError, InputKind, read_input_text
 from fdc.core.jsonl import loads
 from fdc.core.jsonpath import json_path
+from fdc.core.limits import current, hint
 from fdc.core.problems import Diagnostic, Severity, error, render_message
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.state import TRAJECTORY_FORMAT_VERSION, Snapshot, TrajectoryHeader
@@ -27,8 +28,6 @@ from fdc.sim_bridge.world.statics import scene_statics
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
-
-_MAX_PROBLEMS = 100
 
 
 class TrajectoryError(FdcError, ValueError):
@@ -89,9 +88,10 @@ def parse_trajectory(text: str, file: str = "") -> tuple[TrajectoryHeader, list[
     snapshots: list[Snapshot] = []
     prev: tuple[int, Snapshot] | None = None
     for n, line in rows[1:]:
-        if len(problems) >= _MAX_PROBLEMS:
-            problems.append(Diagnostic(Severity.NOTE, "T099",
-                                       "too many problems; stopped reading", line=n))
+        if len(problems) >= current().trajectory_problems:
+            problems.append(Diagnostic(Severity.NOTE, "T099", "too many problems, the limit "
+                                       "`trajectory_problems`; stopped reading", line=n,
+                                       hint=hint("trajectory_problems")))
             break
         raw = _json_line(line, n, problems)
         if raw is None:
@@ -183,6 +183,6 @@ def scene_problems(graph: SceneGraph, header: TrajectoryHeader, snapshots: Seque
             if not graph.has(ident):
                 out.append(error("T020", f"object `{ident}` is not in the scene",
                                  json_path(("states", ident)), [ident], line=line, hint=hint))
-        if len(out) >= _MAX_PROBLEMS:
+        if len(out) >= current().trajectory_problems:
             break
     return out

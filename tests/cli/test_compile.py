@@ -42,7 +42,7 @@ def test_compile_writes_suite_manifest_and_tables(tmp_path: Path) -> None:
 
 def test_compile_reports_bad_input_with_exit_2(tmp_path: Path) -> None:
     code, out = run("compile", str(tmp_path / "nope.json"), "-T", TEMPLATES)
-    assert code == 2 and "nope.json: error: no such file" in out
+    assert code == 2 and "nope.json: error: cannot read the scene file: No such file" in out
     bad = tmp_path / "bad.pddl"
     bad.write_text("(define (template t) (:domain fdc-home) (:parameters ?o - mugg)"
                    " (:goal (holding ?o)) (:instruction \"x\"))")

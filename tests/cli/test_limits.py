@@ -69,6 +69,34 @@ def test_special_files_are_not_read(tmp_path: Path, special: str) -> None:
     assert not (tmp_path / "out.jsonl").exists()
 
 
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_every_command_refuses_a_special_input_in_the_readers_words(tmp_path: Path,
+                                                                    special: str) -> None:
+    """compile, explain, validate, the exports, run-baseline and import habitat check
+    their inputs before work starts, in the words of the one reader (they said "no such
+    file" of /dev/zero)."""
+    from fdc.cli import app
+
+    os.mkfifo(tmp_path / "fifo")
+    path = str(tmp_path / special if special == "fifo" else Path(special))
+    out = tmp_path / "out"
+    for args in (["compile", path, "-o", str(out / "suite.jsonl")],
+                 ["compile", str(KITCHEN), "--history", path, "-o", str(out / "suite.jsonl")],
+                 ["explain", "place-on", "--scene", path],
+                 ["validate", path],
+                 ["validate", str(SUITE), "--scene", path],
+                 ["export", "pddl", path, "-o", str(out)],
+                 ["export", "habitat", path, "-o", str(out)],
+                 ["export", "partnr", path, "-o", str(out / "episodes.json.gz")],
+                 ["run-baseline", "random", path, "-o", str(out / "preds.jsonl")],
+                 ["import", "habitat", path, "--scene", "s", "-o", str(out / "scene.json")]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"{path}: error: cannot read " in result.output, (args, result.output)
+        assert ": not a regular file" in result.output, (args, result.output)
+        assert not out.exists(), args
+
+
 @pytest.mark.slow
 def test_json_nested_past_the_stack_is_located(tmp_path: Path) -> None:
     """A scene, a trajectory, a suite line, a predictions line and a manifest, each
@@ -199,3 +227,16 @@ def test_non_finite_numbers_in_a_suite_are_bad_lines(tmp_path: Path) -> None:
     records, problems = parse_suite(json.dumps(line) + "\n")
     assert records == [] and problems
     assert problems[0].where == "thresholds.on_top_m" and problems[0].line == 1
+
+
+@pytest.mark.slow
+def test_limits_reach_the_compile_workers(tmp_path: Path) -> None:
+    """`--limit` is in effect in the worker processes of `compile --jobs` too: a limit the
+    scene build checks (in the worker) stops both scenes there."""
+    second = tmp_path / "kitchen2.json"
+    shutil.copy(KITCHEN, second)
+    code, out = fdc("--limit", "nav_cells=100", "compile", KITCHEN, second, "--jobs", "2",
+                    "-o", tmp_path / "out" / "suite.jsonl", timeout=600)
+    assert code == 2, out
+    assert "error[G040]" in out and "the limit `nav_cells`" in out, out
+    assert not (tmp_path / "out").exists()

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.cli.verify import MAX_VERIFY_TASKS
 from fdc.compiler.suite import TaskRecord, suite_lines
+from fdc.core.limits import current
 from fdc.predicates.goal import atom
 from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
@@ -90,11 +90,11 @@ def test_a_suite_over_the_task_limit_is_refused_before_it_is_read(tmp_path: Path
     """A suite too large for one run: a located limit, checked before the suite is read
     (a 200,000-task suite ran out of memory)."""
     suite = tmp_path / "suite.jsonl"
-    suite.write_text('{"id": "t", "template": "x", "goal": {}}\n' * (MAX_VERIFY_TASKS + 1))
+    suite.write_text('{"id": "t", "template": "x", "goal": {}}\n' * (current().verify_tasks + 1))
     trajectory = tmp_path / "run.jsonl"
     trajectory.write_text("")
     result = runner.invoke(app, ["verify", str(suite), "-t", str(trajectory)])
     assert result.exit_code == 2
-    assert f"{suite}: error: more than 50,000 tasks" in result.stderr
-    assert "MAX_VERIFY_TASKS" in result.stderr
+    assert f"{suite}: error: more than 50,000 tasks, the limit `verify_tasks`" in result.stderr
+    assert "fdc --limit verify_tasks=N" in result.stderr
     assert "Traceback" not in result.output

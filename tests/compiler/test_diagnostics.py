@@ -106,7 +106,8 @@ def test_p005_too_deep() -> None:
     body = "(not " * depth + "(p)" + ")" * depth
     text = f"(define (domain d) (:predicates (p)) (:action a :precondition {body}))"
     d = only(text, "P005")
-    assert d.message == "parentheses nest more than 200 deep here"
+    assert d.message == "parentheses nest more than 200 deep here, the limit `paren_depth`"
+    assert "fdc --limit paren_depth=N" in d.hint
 
 
 def test_p101_duplicate_section() -> None:

@@ -35,9 +35,10 @@ from hypothesis.strategies import DrawFn
 
 from fdc.compiler import ast as A
 from fdc.compiler.check import CheckResult, check_sources
-from fdc.compiler.lexer import MAX_DEPTH, WORD_KEYWORDS, LexError, tokenize
+from fdc.compiler.lexer import WORD_KEYWORDS, LexError, tokenize
 from fdc.compiler.parse import ParseResult, parse_text
 from fdc.compiler.printer import print_unit
+from fdc.core.limits import Limits
 from fdc.core.problems import SourceFile, render_text, to_json
 from fdc.instructions.variants import jinja_name
 from tests.compiler.conftest import CORPUS, REPO, corpus_pairs
@@ -146,6 +147,7 @@ _VOCABULARY_WORDS = """
 VOCABULARY = (*_VOCABULARY_WORDS.split(), '""', '"{{ x }}"', "İ", "\u2028", "\x00")
 
 MAX_SAMPLE_BYTES = 6_000
+PAREN_DEPTH = Limits().paren_depth  # the default: the cases below sit on either side of it
 SAMPLE_PAIRS_WANTED = 24
 
 
@@ -1143,16 +1145,17 @@ def _nested(depth: int, op: str) -> str:
 def test_deep_nesting_is_checked_or_diagnosed(depth: int) -> None:
     text = _nested(depth, "not")
     result = check_template_text(text)
-    if depth + 3 <= MAX_DEPTH:  # `(define`, `(:goal` and the atom's own parentheses
+    if depth + 3 <= PAREN_DEPTH:  # `(define`, `(:goal` and the atom's own parentheses
         assert result.units and result.errors == []
     else:
         [d] = result.errors
-        assert (d.code, d.message) == ("P005", f"parentheses nest more than {MAX_DEPTH} deep here")
+        assert (d.code, d.message) == \
+            ("P005", f"parentheses nest more than {PAREN_DEPTH} deep here, the limit `paren_depth`")
         assert_span_in(d.span, text, d)
 
 
 def test_what_checks_without_errors_prints() -> None:
-    text = _nested(MAX_DEPTH - 3, "not")
+    text = _nested(PAREN_DEPTH - 3, "not")
     result = check_template_text(text)
     assert result.errors == []
     (unit,) = result.units
@@ -1160,7 +1163,7 @@ def test_what_checks_without_errors_prints() -> None:
 
 
 def test_deep_asts_compare() -> None:
-    text = _nested(MAX_DEPTH - 3, "and")
+    text = _nested(PAREN_DEPTH - 3, "and")
     first, second = parse_text(text).unit, parse_text(text).unit
     assert first is not None and second is not None
     assert first.definitions == second.definitions

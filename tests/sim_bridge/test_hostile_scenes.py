@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from fdc.core.limits import current
 from fdc.instructions.describe import Describer
-from fdc.sim_bridge.scene.load import MAX_SCENE_OBJECTS
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_DATASET = (REPO.parent / "shared" / "fixtures" / "habitat" / "habitat-sim" / "data"
@@ -90,7 +90,8 @@ def test_a_floor_too_large_for_the_navigation_grid_is_a_located_error(tmp_path: 
     done = fdc("scene", "inspect", scene, cwd=tmp_path)
     assert done.returncode == 2
     assert "rooms[0].polygon: error[G040]" in done.stderr
-    assert "MAX_NAV_CELLS" in done.stderr
+    assert "the limit `nav_cells`" in done.stderr
+    assert "fdc --limit nav_cells=N" in done.stderr
 
 
 @pytest.mark.slow
@@ -136,12 +137,13 @@ def test_a_huge_finite_size_is_a_located_error(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_more_objects_than_the_limit_is_an_error_before_building(tmp_path: Path) -> None:
     n = 100_000
-    assert n > MAX_SCENE_OBJECTS
+    assert n > current().scene_objects
     scene = write_scene(tmp_path / "s.json", [cup(k, 0.1 + k % 300 * 0.01, 0.1 + k // 300 * 0.01)
                                               for k in range(n)], [room("r", 0, 0, 40, 40)])
     done = fdc("scene", "inspect", scene, cwd=tmp_path, timeout=60)
     assert done.returncode == 2
-    assert "objects: error[S040]: the scene has 100,000 objects" in done.stderr
+    assert "objects: error[S040]: the scene has 100,000 objects, more than 20,000, the " \
+           "limit `scene_objects`" in done.stderr
 
 
 @pytest.mark.slow
@@ -157,7 +159,8 @@ def test_objects_piled_on_one_spot_are_a_located_error(tmp_path: Path, count: in
     done = fdc("scene", "inspect", scene, cwd=tmp_path, timeout=120)
     assert done.returncode == 2
     assert f"objects[0].pose.position: error[G041]: more than 100,000 pairs of objects " \
-           f"overlap (`{category}_0` alone overlaps" in done.stderr
+           f"overlap, the limit `footprint_overlaps` (`{category}_0` alone overlaps" \
+           in done.stderr
 
 
 @pytest.mark.slow
@@ -320,7 +323,7 @@ def _scene_text(objects: list[dict[str, Any]], rooms: list[dict[str, Any]] | Non
 
 
 def test_in_process_the_object_count_is_checked_before_validation() -> None:
-    many = [{"not": "an object"}] * (MAX_SCENE_OBJECTS + 1)
+    many = [{"not": "an object"}] * (current().scene_objects + 1)
     assert _codes(_scene_text(many)) == [("S040", "objects")]
 
 
@@ -359,3 +362,122 @@ def test_in_process_the_navigation_grid_and_the_overlaps_are_bounded() -> None:
         build_scene_graph(pile)
     assert [(f.code, f.where) for f in e.value.findings] == \
         [("G041", "objects[256].pose.position")]
+
+
+# ----------------------------------------------------------------------- limits raised and lowered
+
+
+@pytest.fixture
+def limits() -> Any:
+    """Set limits for one test (`limits(name=value, ...)`); the defaults come back after."""
+    from dataclasses import replace
+
+    from fdc.core.limits import Limits, set_current
+
+    previous = current()
+    yield lambda **values: set_current(replace(Limits(), **values))
+    set_current(previous)
+
+
+def test_in_process_the_scene_limits_are_read_where_they_are_checked(limits: Any) -> None:
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError, build_scene_graph
+    from fdc.sim_bridge.scene.schema import Scene
+
+    limits(scene_objects=1, coordinate_m=3.0)
+    assert [c for c, _ in _codes(_scene_text([TABLE, TABLE]))] == ["S040"]
+    beyond = _codes(_scene_text([TABLE], [room("r", 0, 0, 4, 4)]))
+    assert ("S041", "rooms[0].polygon[1][0]") in beyond and {c for c, _ in beyond} == {"S041"}
+    limits(nav_cells=100)
+    with pytest.raises(SceneLoadError) as e:
+        build_scene_graph(Scene.model_validate_json(_scene_text([TABLE])))
+    [finding] = e.value.findings
+    assert finding.code == "G040" and "the limit `nav_cells`" in finding.message
+    assert "fdc --limit nav_cells=N" in finding.hint
+    limits(footprint_overlaps=3)
+    with pytest.raises(SceneLoadError) as e:
+        build_scene_graph(Scene.model_validate_json(_scene_text([cup(k, 2, 2) for k in range(4)])))
+    assert [f.code for f in e.value.findings] == ["G041"]
+    limits(interpenetration_warnings=2)
+    graph = build_scene_graph(Scene.model_validate_json(
+        _scene_text([cup(k, 2, 2) for k in range(4)])))
+    assert [f.code for f in graph.findings if f.code.startswith("W10")].count("W105") == 2
+    assert "the limit `interpenetration_warnings`" in \
+        next(f for f in graph.findings if f.code == "W106").message
+
+
+# ----------------------------------------------------------------------- mesh and URDF files
+
+
+TRIANGLE_OBJ = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"
+
+
+def _mesh_findings(tmp_path: Path, name: str) -> list[tuple[str, str, str]]:
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError, build_scene_graph
+    from fdc.sim_bridge.scene.load import parse_scene
+
+    loaded = parse_scene(_scene_text([{**TABLE, "mesh": {"path": name}}]), tmp_path)
+    assert loaded.scene is not None, loaded.findings
+    try:
+        graph = build_scene_graph(loaded.scene, base_dir=tmp_path)
+    except SceneLoadError as e:
+        return [(f.code, f.where, f.message) for f in e.findings]
+    return [(f.code, f.where, f.message) for f in graph.findings if f.code == "G030"]
+
+
+def test_a_mesh_over_the_mesh_bytes_limit_is_refused_before_it_is_parsed(
+        tmp_path: Path, limits: Any) -> None:
+    (tmp_path / "m.obj").write_text(TRIANGLE_OBJ)
+    assert _mesh_findings(tmp_path, "m.obj") == []
+    limits(mesh_bytes=10)
+    [(code, where, message)] = _mesh_findings(tmp_path, "m.obj")
+    assert (code, where) == ("G030", "objects[0].mesh.path")
+    assert "the mesh file is larger than 10 bytes, the limit `mesh_bytes`" in message
+
+
+def test_a_special_file_as_a_mesh_is_refused_not_taken_for_missing(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "m.glb")  # it said "not found; the box is used"
+    [(code, where, message)] = _mesh_findings(tmp_path, "m.glb")
+    assert (code, where) == ("G030", "objects[0].mesh.path")
+    assert message.endswith("not a regular file")
+
+
+def test_a_urdf_is_read_bounded_and_may_declare_no_entities(tmp_path: Path,
+                                                            limits: Any) -> None:
+    from fdc.core.inputs import InputFileError
+    from fdc.sim_bridge.habitat.urdf import read_urdf
+
+    urdf = tmp_path / "a.urdf"
+    urdf.write_text('<robot name="r"><link name="base"/></robot>')
+    assert read_urdf(urdf).links == ["base"]
+    laughs = "".join(f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, 10))
+    urdf.write_text(f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY l0 "ha">{laughs}]>'
+                    '<robot name="&l9;"><link name="base"/></robot>')
+    with pytest.raises(ValueError, match=r"a DOCTYPE .* is not allowed"):
+        read_urdf(urdf)
+    limits(urdf_bytes=8)
+    with pytest.raises(InputFileError, match="the limit `urdf_bytes`"):
+        read_urdf(urdf)
+    import os
+
+    os.mkfifo(tmp_path / "fifo.urdf")
+    with pytest.raises(InputFileError, match="not a regular file"):
+        read_urdf(tmp_path / "fifo.urdf")
+
+
+def test_the_errors_a_compile_worker_raises_cross_back_to_the_cli() -> None:
+    """Unpicklable, a scene past a limit in `compile --jobs 2` broke the process pool
+    (exit 3); now it is the located error."""
+    import pickle
+
+    from fdc.core.inputs import InputFileError
+    from fdc.core.problems import error
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+
+    scene = SceneLoadError("s.json", [error("G040", "too large", "rooms[0].polygon")])
+    back = pickle.loads(pickle.dumps(scene))
+    assert (str(back), back.findings) == (str(scene), scene.findings)
+    unread = InputFileError("x.json", "not a regular file", "a hint")
+    back_unread = pickle.loads(pickle.dumps(unread))
+    assert (back_unread.path, str(back_unread)) == ("x.json", str(unread))
