@@ -191,15 +191,18 @@ def test_scene_inspect_never_tracebacks(base: dict[str, Any], tmp_path: Path,
     invoke(["scene", "inspect", str(path)])
 
 
+def _one_line_mutated(data: st.DataObject, doc: list[Any], model: str) -> list[Any]:
+    """The lines of JSONL document `doc` with one of them, drawn, mutated after `model`."""
+    k = data.draw(st.integers(0, len(doc) - 1))
+    return [*doc[:k], data.draw(mutated(doc[k], MODELS[model])), *doc[k + 1:]]
+
+
 @pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_verify_never_tracebacks_on_a_trajectory(base: dict[str, Any], tmp_path: Path,
                                                   data: st.DataObject) -> None:
-    doc = base["trajectory"]
-    k = data.draw(st.integers(0, len(doc) - 1))
-    line = data.draw(mutated(doc[k], MODELS["trajectory"]))
-    _verify([*doc[:k], line, *doc[k + 1:]], tmp_path, base["suite"])
+    _verify(_one_line_mutated(data, base["trajectory"], "trajectory"), tmp_path, base["suite"])
 
 
 @pytest.mark.slow
@@ -207,10 +210,7 @@ def test_verify_never_tracebacks_on_a_trajectory(base: dict[str, Any], tmp_path:
 @given(data=st.data())
 def test_verify_never_tracebacks_on_a_suite(base: dict[str, Any], tmp_path: Path,
                                              data: st.DataObject) -> None:
-    doc = base["suite"]
-    k = data.draw(st.integers(0, len(doc) - 1))
-    line = data.draw(mutated(doc[k], MODELS["suite"]))
-    _verify(base["trajectory"], tmp_path, [*doc[:k], line, *doc[k + 1:]])
+    _verify(base["trajectory"], tmp_path, _one_line_mutated(data, base["suite"], "suite"))
 
 
 @pytest.mark.slow
@@ -218,10 +218,8 @@ def test_verify_never_tracebacks_on_a_suite(base: dict[str, Any], tmp_path: Path
 @given(data=st.data())
 def test_validate_never_tracebacks(base: dict[str, Any], tmp_path: Path,
                                    data: st.DataObject) -> None:
-    doc = base["suite"]
-    k = data.draw(st.integers(0, len(doc) - 1))
-    line = data.draw(mutated(doc[k], MODELS["suite"]))
-    invoke(["validate", str(write_suite(tmp_path, [*doc[:k], line, *doc[k + 1:]]))])
+    invoke(["validate", str(write_suite(tmp_path, _one_line_mutated(data, base["suite"],
+                                                                    "suite")))])
 
 
 @pytest.mark.slow
@@ -229,10 +227,8 @@ def test_validate_never_tracebacks(base: dict[str, Any], tmp_path: Path,
 @given(data=st.data())
 def test_evaluate_never_tracebacks(base: dict[str, Any], tmp_path: Path,
                                    data: st.DataObject) -> None:
-    doc = base["predictions"]
-    k = data.draw(st.integers(0, len(doc) - 1))
-    line = data.draw(mutated(doc[k], MODELS["predictions"]))
     preds = tmp_path / "p.jsonl"
-    preds.write_text("".join(dumps(p) + "\n" for p in [*doc[:k], line, *doc[k + 1:]]))
+    preds.write_text("".join(dumps(p) + "\n" for p in
+                             _one_line_mutated(data, base["predictions"], "predictions")))
     invoke(["evaluate", str(write_suite(tmp_path, base["suite"])), "-p", str(preds),
             "-o", str(tmp_path / "report.json")])
