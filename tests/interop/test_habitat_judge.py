@@ -69,6 +69,10 @@ def _dataset(root: Path) -> Path:
         for ext in (".object_config.json", ".glb"):
             name = f"dataset_test_object{k}{ext}"
             shutil.copy(DATASET_0 / name, root / "objects" / name)
+    # The fridge's URDF and meshes inside the dataset too: nothing of the scene names a
+    # path outside it, so the scene (and the tasks sampled from it) are the same wherever
+    # the fixtures and the temporary folder lie.
+    shutil.copytree(TEST_ASSETS / "urdf" / "fridge", root / "urdf" / "fridge")
     (root / "semantics").mkdir()
     (root / "semantics" / "home.semantic_config.json").write_text(json.dumps({
         "region_annotations": [
@@ -86,7 +90,7 @@ def _dataset(root: Path) -> Path:
     config = root / "home.scene_dataset_config.json"
     config.write_text(json.dumps({
         "objects": {"paths": {".json": ["objects"]}},
-        "articulated_objects": {"paths": {".urdf": [str(TEST_ASSETS / "urdf/fridge")]}},
+        "articulated_objects": {"paths": {".urdf": ["urdf/fridge"]}},
         "scene_instances": {"paths": {".json": ["scenes"]}}}))
     return config
 
