@@ -13,7 +13,11 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
 - **Folding.** Static and history atoms and `(= a b)` become TRUE/FALSE; a numeric
   comparison uses `Facts.value` and is false when a side is undefined (an undefined
   function, a division by zero), so `(not (< (f ?x) 3))` is true for an `?x` without `f`.
-- **Counting.** Over bodies folded per binding: constants are counted directly; with `t`
+- **Counting.** Over bodies folded per binding: constants are counted directly. When the
+  fluent bodies are atoms of one predicate that differ in their first argument only,
+  the form is one `GCount` node (`op`, `number` lowered by the true bodies), linear in
+  them, unless the expansion below is no larger (`at-least 1`, `at-most 0`, ...); its
+  negation is the complementary count(s). Otherwise, with `t`
   true and `m` fluent bodies, `at-least n` is the disjunction, over the `(n-t)`-subsets
   of the fluent bodies, of their conjunction, and `at-most n` the conjunction, over the
   `(n-t+1)`-subsets, of "one of them is false" (the dual DNF/CNF has exactly the same
