@@ -48,7 +48,6 @@ from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.limits import current
 from fdc.predicates.goal import (
-    CountTooLarge,
     GAnd,
     GAtom,
     GNot,
@@ -56,6 +55,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    NotExpandable,
     expand_counts,
     to_pddl,
 )
@@ -805,7 +805,7 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
     placements_banned = 0
     try:  # the oracle reasons in connectives: a count is planned as its expansion
         goal = expand_counts(task.goal, current().goal_atoms)
-    except CountTooLarge as e:
+    except NotExpandable as e:
         raise Unsolvable(str(e)) from None
     for _ in range(ORACLE_RETRIES + 1):
         env = ManipulationEnv(graph, budget=PLANNING_BUDGET)

@@ -53,7 +53,6 @@ from fdc.core.errors import FdcError
 from fdc.core.limits import current
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
-    CountTooLarge,
     GAnd,
     GAtom,
     GNot,
@@ -61,6 +60,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    NotExpandable,
     atom,
     atoms,
     expand_counts,
@@ -225,8 +225,8 @@ class PlanningWorld:
         for as its `and`/`or` expansion, up to the `goal_atoms` limit."""
         try:
             goal = expand_counts(goal, current().goal_atoms)
-        except CountTooLarge as too_large:
-            raise PlanningError(f"{too_large}: the planning abstraction states counts as "
+        except NotExpandable as why:
+            raise PlanningError(f"{why}: the planning abstraction states counts as "
                                 "`and`/`or`; raise it with `fdc --limit goal_atoms=N`") from None
         named = {x for a in atoms(goal) for x in a.args}
         unknown = sorted(x for x in named if x not in self.facts.types)

@@ -48,13 +48,13 @@ from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import RELOCATING, ManipulationEnv, within_reach
 from fdc.core.limits import current
 from fdc.predicates.goal import (
-    CountTooLarge,
     GAnd,
     GAtom,
     GNot,
     Goal,
     GOr,
     GThen,
+    NotExpandable,
     expand_counts,
     to_pddl,
 )
@@ -215,7 +215,7 @@ def score_manipulation(task: TaskRecord, actions: list[AgentAction],
     outcome = task.level == 4 or "outcome" in task.tags
     try:  # partial credit is given by the parts of connectives: a count's expansion
         scored = expand_counts(task.goal, current().goal_atoms)
-    except CountTooLarge:
+    except NotExpandable:
         scored = task.goal  # too large to take apart: all or nothing
     if outcome:
         points, stage, failed, sub = _score_outcome(scored, trace, verdict)

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
+from fdc.core.errors import FdcError
+
 
 class _Goal(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -537,7 +539,11 @@ def _count_pddl(g: GCount) -> str:
             f"(exists (?y - {_one_of(g.others)}) ({g.relation} ?x ?y)))")
 
 
-class CountTooLarge(ValueError):
+class NotExpandable(FdcError):
+    """A count that has no `and`/`or` form here."""
+
+
+class CountTooLarge(NotExpandable):
     """A count whose expansion into `and`/`or` would exceed the limit it was given."""
 
     def __init__(self, goal: GCount, size: int, limit: int) -> None:
@@ -572,9 +578,9 @@ def expand_count(g: GCount, limit: int) -> Goal:
     before count nodes): `at-least k` is the disjunction over the k-subsets of the items
     of their conjunction, `at-most k` the conjunction over the (k+1)-subsets of "one of
     them fails"; `exactly`, both. `CountTooLarge` past `limit` atoms, checked first.
-    Thresholds cannot ride on plain atoms: a count that sets them is refused (ValueError)."""
+    Thresholds cannot ride on plain atoms: a count that sets them is `NotExpandable`."""
     if g.thresholds:
-        raise ValueError("a count that sets checker thresholds has no `and`/`or` form")
+        raise NotExpandable("a count that sets checker thresholds has no `and`/`or` form")
     size = expansion_size(g)
     if size > limit:
         raise CountTooLarge(g, size, limit)
@@ -621,7 +627,7 @@ def expand_counts(goal: Goal, limit: int) -> Goal:
     """The goal with every count node replaced by `expand_count` (for the models that
     reason in connectives: the planning abstraction, the oracles, the Habitat exports);
     checklists and clusters are left as they are. `CountTooLarge` past `limit` atoms
-    for one count."""
+    for one count (`NotExpandable`: one that sets thresholds)."""
     if isinstance(goal, GCount):
         return expand_count(goal, limit)
     if isinstance(goal, GNot):

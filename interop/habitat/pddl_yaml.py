@@ -26,7 +26,6 @@ from typing import Any
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
 from fdc.predicates.goal import (
-    CountTooLarge,
     GAnd,
     GAtom,
     GNot,
@@ -34,6 +33,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    NotExpandable,
     expand_counts,
     to_pddl,
 )
@@ -108,7 +108,7 @@ def problem_document(goal: Goal, entity_types: Mapping[str, str], spec: PddlDoma
     `goal_atoms` limit). Raises `NotExpressible`."""
     try:
         goal = expand_counts(goal, current().goal_atoms)
-    except CountTooLarge as e:
+    except NotExpandable as e:
         raise NotExpressible(f"{e}: habitat-lab's PDDL has no counting") from None
     if isinstance(goal, GThen):
         raise NotExpressible("a sequence (`then`): habitat-lab judges stage goals "
