@@ -46,7 +46,19 @@ from fdc.agents.env import (
 from fdc.agents.predictions import Prediction
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
+from fdc.core.limits import current
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    NotExpandable,
+    expand_counts,
+    to_pddl,
+)
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
@@ -791,11 +803,15 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
     banned: set[str] = set()
     first = ""  # the first attempt's failure: the root cause, when every attempt fails
     placements_banned = 0
+    try:  # the oracle reasons in connectives: a count is planned as its expansion
+        goal = expand_counts(task.goal, current().goal_atoms)
+    except NotExpandable as e:
+        raise Unsolvable(str(e)) from None
     for _ in range(ORACLE_RETRIES + 1):
         env = ManipulationEnv(graph, budget=PLANNING_BUDGET)
         env.reset(options={"task": task})
         planner = _TracePlanner(env, banned)
-        steps: Sequence[Goal] = task.goal.steps if isinstance(task.goal, GThen) else (task.goal,)
+        steps: Sequence[Goal] = goal.steps if isinstance(goal, GThen) else (goal,)
         try:
             for step in steps:
                 if isinstance(step, GTargets | GThen):

@@ -111,9 +111,9 @@ def items_to_move(task: TaskRecord, graph: SceneGraph) -> int:
     """How many items the goal makes move, at the fewest, from the scene's initial state:
     the items of its relocation literals that are false there (an atom that must become
     true, or a negated one that holds), a conjunction the union of its parts', a
-    disjunction its cheapest part's."""
+    disjunction its cheapest part's, a count the items it must bring or take away."""
     from fdc.predicates.builtin import default_registry
-    from fdc.predicates.goal import GAnd, GAtom, GNot, GOr
+    from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr
     from fdc.predicates.registry import Context
 
     registry = default_registry()
@@ -133,6 +133,15 @@ def items_to_move(task: TaskRecord, graph: SceneGraph) -> int:
         if isinstance(g, GOr):
             options = [movers(p) for p in g.parts]
             return min(options, key=len) if options else frozenset()
+        if isinstance(g, GCount) and g.relation in RELOCATING and not g.same_other:
+            # the fewest: items to bring (at least) or to take away (at most), first in order
+            true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)
+                                              for a in (g.atom_for(x, y) for y in g.others
+                                                        or (None,)))]
+            false = [x for x in g.items if x not in true]
+            bring = max(0, g.number - len(true)) if g.op != "at-most" else 0
+            leave = max(0, len(true) - g.number) if g.op != "at-least" else 0
+            return frozenset(false[:bring] + true[:leave])
         return frozenset()
 
     return len(movers(task.goal))

@@ -1,7 +1,8 @@
 """Compile-time benchmarks of fdc: `grounding` (fdc's ground pass beside BDDL's) and
 `library` (the built-in library on generated scenes of growing size).
 
-    python benchmarks/compile.py [--section grounding|library|all] [--repeat N] [--quick]
+    python benchmarks/compile.py [--section grounding|library|counting|all] [--repeat N]
+                                 [--quick]
                                  [--json PATH]
     python benchmarks/compile.py --check [--instances N] [--seed S]
 
@@ -984,6 +985,94 @@ def section_library(args: argparse.Namespace, console: Console) -> tuple[bool, d
     return met, {"rows": rows, "exponent": exponent, "exponent_total": total}
 
 
+# ---------------------------------------------------------------------------- counting
+
+#: The counting goal of the comparison (issue 16): before count nodes it was expanded
+#: into every 3-subset of the apartment's movables.
+COUNTING_GOAL = "(at-least 3 (?x - movable) (on ?x ?s))"
+#: The raised atom limit the old expansion is also timed under, to finish at all, and
+#: the surfaces it is timed on (each of its goals takes most of a second).
+COUNTING_RAISED_LIMIT = 1_000_000
+COUNTING_EXPANDED_SURFACES = 3
+
+
+def counting_run(scene_path: str, limit: int | None) -> dict[str, Any]:
+    """Ground `COUNTING_GOAL` on every surface of the scene, natively and by the old
+    subset expansion (under the default atom limit, and `limit` when given), in this
+    process: seconds (CPU) and atom occurrences per goal, or the limit error (the raised
+    expansion on the first `COUNTING_EXPANDED_SURFACES` surfaces only)."""
+    import tempfile
+
+    from fdc.compiler.compile import SceneCompiler, load_entries
+    from fdc.compiler.ground import GroundLimitError, ground
+    from fdc.core.hashing import scene_sha256
+    from fdc.predicates.goal import atoms
+    from fdc.sim_bridge.graph.scene_graph import load_scene_graph
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "counting.pddl"
+        path.write_text(f"""(define (template three-on)
+  (:domain fdc-home)
+  (:parameters ?s - surface)
+  (:goal {COUNTING_GOAL})
+  (:instruction "Put three things on {{{{ s | ref }}}}."))
+""")
+        entries, result = load_entries([str(path)])
+    assert not result.errors, result.errors
+    [entry] = entries
+    graph = load_scene_graph(scene_path)
+    compiler = SceneCompiler(graph, scene_path, scene_sha256(graph.scene))
+    facts = compiler.facts(entry.domain)
+    assert entry.template.goal is not None
+    surfaces = list(facts.entities(("surface",)))
+
+    def run(expand: bool, max_atoms: int | None, n: int = len(surfaces)) -> dict[str, Any]:
+        size = 0
+        t0 = time.process_time()
+        try:
+            for s in surfaces[:n]:
+                g = ground(entry.template.goal, {"s": s}, facts, max_atoms=max_atoms,
+                           expand_counts=expand).goal
+                size += 0 if g is None else sum(1 for _ in atoms(g))
+        except GroundLimitError as e:
+            return {"seconds": time.process_time() - t0, "error": str(e), "count": e.count}
+        return {"seconds": (time.process_time() - t0) / n, "atoms": size / n}
+
+    run(False, None)  # warm-up: imports, the facts' tables
+    out = {"surfaces": len(surfaces), "movables": len(facts.entities(("movable",))),
+           "native": run(False, None), "expanded": run(True, None)}
+    if limit is not None:
+        out["expanded_raised"] = run(True, limit, COUNTING_EXPANDED_SURFACES)
+    return out
+
+
+def section_counting(args: argparse.Namespace, console: Console) -> tuple[bool, dict[str, Any]]:
+    """`COUNTING_GOAL` on the bundled apartment: count nodes against the old expansion,
+    as ratios measured in one process."""
+    scene = str(Path(__file__).resolve().parents[1] / "examples" / "scenes" / "apartment.json")
+    got = counting_run(scene, None if args.quick else COUNTING_RAISED_LIMIT)
+    native = got["native"]
+    table = Table(title=f"{COUNTING_GOAL} on the apartment, per surface "
+                        f"({got['surfaces']} surfaces, {got['movables']} movables)")
+    for col in ("encoding", "ms per goal", "atoms per goal", "time / native", "size / native"):
+        table.add_column(col, justify="right")
+    table.add_row("count node", f"{1000 * native['seconds']:.3f}", f"{native['atoms']:.0f}",
+                  "1", "1")
+    for key, label in (("expanded", "expansion, default limit"),
+                       ("expanded_raised", f"expansion, limit {COUNTING_RAISED_LIMIT:,}")):
+        r = got.get(key)
+        if r is None:
+            continue
+        if "error" in r:
+            table.add_row(label, "-", f"over the limit (needs {r['count']:,})", "-", "-")
+        else:
+            table.add_row(label, f"{1000 * r['seconds']:.1f}", f"{r['atoms']:,.0f}",
+                          f"{r['seconds'] / native['seconds']:.1f}",
+                          f"{r['atoms'] / native['atoms']:.1f}")
+    console.print(table)
+    return "error" not in native, got
+
+
 # ---------------------------------------------------------------------------- main
 
 Section = Callable[[argparse.Namespace, Console], tuple[bool, dict[str, Any]]]
@@ -992,7 +1081,8 @@ Section = Callable[[argparse.Namespace, Console], tuple[bool, dict[str, Any]]]
 #: arguments and the console, prints its own table, and returns whether its targets
 #: are met and a JSON-able record. A new section registers here (and adds its options
 #: to `main`'s parser).
-SECTIONS: dict[str, Section] = {"grounding": section_grounding, "library": section_library}
+SECTIONS: dict[str, Section] = {"grounding": section_grounding, "library": section_library,
+                                "counting": section_counting}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

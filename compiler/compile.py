@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputKind, read_input_bytes
 from fdc.core.limits import current
+from fdc.core.problems import SourceFile
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import Renderer
 from fdc.instructions.variants import variant_texts
@@ -78,6 +79,7 @@ class TemplateEntry:
     domain: DomainInfo
     texts: tuple[str, ...]  # instruction variants, as written
     sha256: str  # of the template's file
+    source: SourceFile  # the template's file: errors about its goal are located in it
 
     @property
     def category(self) -> str | None:
@@ -359,7 +361,8 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
                                          [i.text for i in t.instructions],
                                          t.instruction_file.path if t.instruction_file else None,
                                          path)),
-                                     sha256_text(read_input_bytes(path, InputKind.TEMPLATE))))
+                                     sha256_text(read_input_bytes(path, InputKind.TEMPLATE)),
+                                     result.sources[path]))
     return entries, result
 
 

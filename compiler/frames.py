@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, atoms
+from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, Goal, GOr, GTargets, GThen, atoms
 from fdc.predicates.registry import Context
 
 from .ground import GroundError
@@ -105,7 +105,18 @@ class FrameIndex:
             for p in g.parts:
                 out |= self._mask(p)
             return out
-        raise GroundError("a sequence has no goal frames")
+        if isinstance(g, GCount) and not g.same_other:
+            found = np.zeros(n, dtype=int)
+            for x in g.items:
+                hit = np.zeros(n, dtype=bool)
+                for y in g.others or (None,):
+                    hit |= self.masks[g.atom_for(x, y)]
+                found += hit
+            judged: np.ndarray = (found >= g.number if g.op == "at-least" else
+                                  found <= g.number if g.op == "at-most" else
+                                  found == g.number)
+            return judged
+        raise GroundError(f"a {g.kind} has no goal frames")
 
     def valid_frames(self, goal: Goal) -> list[list[int]]:
         if isinstance(goal, GTargets):

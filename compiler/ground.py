@@ -13,7 +13,11 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
 - **Folding.** Static and history atoms and `(= a b)` become TRUE/FALSE; a numeric
   comparison uses `Facts.value` and is false when a side is undefined (an undefined
   function, a division by zero), so `(not (< (f ?x) 3))` is true for an `?x` without `f`.
-- **Counting.** Over bodies folded per binding: constants are counted directly; with `t`
+- **Counting.** Over bodies folded per binding: constants are counted directly. When the
+  fluent bodies are atoms of one predicate that differ in their first argument only,
+  the form is one `GCount` node (`op`, `number` lowered by the true bodies), linear in
+  them, unless the expansion below is no larger (`at-least 1`, `at-most 0`, ...); its
+  negation is the complementary count(s). Otherwise, with `t`
   true and `m` fluent bodies, `at-least n` is the disjunction, over the `(n-t)`-subsets
   of the fluent bodies, of their conjunction, and `at-most n` the conjunction, over the
   `(n-t+1)`-subsets, of "one of them is false" (the dual DNF/CNF has exactly the same
@@ -54,7 +58,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations, pairwise, product
@@ -65,8 +69,10 @@ from fdc.core.limits import current
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
+    CountOp,
     GAnd,
     GAtom,
+    GCount,
     GNot,
     Goal,
     GOr,
@@ -87,7 +93,13 @@ Env = dict[str, str]
 
 
 class GroundError(FdcError):
-    """A goal the grounder cannot give a meaning to (e.g. a fluent target condition)."""
+    """A goal the grounder cannot give a meaning to (e.g. a fluent target condition).
+    `span`: the part of the template's goal it is about (offsets into the template's
+    file; the compile pipeline renders them as line:column)."""
+
+    def __init__(self, message: str, span: A.Span | None = None) -> None:
+        super().__init__(message)
+        self.span = span
 
 
 class GroundLimitError(GroundError):
@@ -109,12 +121,12 @@ class GroundLimitError(GroundError):
         self.quantifier = quantifier
         self.limit = limit
         self.unit = unit
-        where = f"`{quantifier}` at {quantifier_span.start}-{quantifier_span.end}"
         name = "goal_atoms" if unit == "atoms" else "quantifier_instances"
         super().__init__(
-            f"template `{template}`: grounding {where} needs at least {count} {unit}, "
+            f"template `{template}`: grounding `{quantifier}` needs at least {count} {unit}, "
             f"over the limit `{name}` ({limit}); raise it with `fdc --limit {name}=N ...`"
-            + (" or `fdc compile --max-atoms N`" if unit == "atoms" else "")
+            + (" or `fdc compile --max-atoms N`" if unit == "atoms" else ""),
+            quantifier_span if quantifier_span.start >= 0 else None,
         )
 
 
@@ -146,16 +158,20 @@ def ground(
     max_atoms: int | None = None,
     max_instances: int | None = None,
     template: str = "",
+    expand_counts: bool = False,
 ) -> GroundResult:
     """Ground a (type-checked) template goal under a binding of its parameters.
 
     `binding` maps parameter names (with or without their `?`) to entity ids.
     `max_atoms`, `max_instances`: default the limits `goal_atoms`, `quantifier_instances`.
+    `expand_counts`: expand every counting form into subsets, never a count node (the
+    encoding before count nodes; the benchmark and the property tests compare the two).
     """
     env = {(k if k.startswith("?") else "?" + k): v for k, v in binding.items()}
     limits = current()
     g = _Grounder(facts, template, limits.goal_atoms if max_atoms is None else max_atoms,
-                  limits.quantifier_instances if max_instances is None else max_instances)
+                  limits.quantifier_instances if max_instances is None else max_instances,
+                  expand_counts)
     try:
         with _collector_paused():
             result = g.top(goal, env)
@@ -187,7 +203,7 @@ def widen(
     names = sorted(fits)
     alternatives = math.prod(len(fits[n]) for n in names)
     if alternatives > current().quantifier_instances:
-        raise GroundLimitError(template, A.Span(0, 0), alternatives, quantifier="widen",
+        raise GroundLimitError(template, A.NO_SPAN, alternatives, quantifier="widen",
                                limit=current().quantifier_instances, unit="bindings")
     goals = [ground_goal]
     fixed = {v for k, v in binding.items() if k not in fits}
@@ -294,8 +310,10 @@ def _word(node: A.Node) -> str:
 
 
 class _Grounder:
-    def __init__(self, facts: Facts, template: str, max_atoms: int, max_instances: int) -> None:
+    def __init__(self, facts: Facts, template: str, max_atoms: int, max_instances: int,
+                 expand_counts: bool = False) -> None:
         self.facts = facts
+        self.expand_counts = expand_counts
         self.template = template
         self.max_atoms = max_atoms
         self.max_instances = max_instances
@@ -351,8 +369,10 @@ class _Grounder:
             word = "ordered-targets" if g.ordered else "targets"
             s = f"({word} " + " ".join(f"({t.entity} {self.text(t.goal)})" for t in g.targets)
             s += ")"
-        else:
+        elif isinstance(g, GThen):
             s = "(then " + " ".join(self.text(p) for p in g.steps) + ")"
+        else:
+            s = to_pddl(g)
         self._text[id(g)] = s
         self._keep.append(g)
         return s
@@ -368,6 +388,8 @@ class _Grounder:
             n = self.size(g.body)
         elif isinstance(g, GAnd | GOr):
             n = sum(self.size(p) for p in g.parts)
+        elif isinstance(g, GCount):
+            n = len(g.items) * max(1, len(g.others))
         else:
             n = 0  # multi-goal forms never reach the counters
         self._size[id(g)] = n
@@ -428,6 +450,8 @@ class _Grounder:
             return self.conj([self.neg(p) for p in g.parts])
         if isinstance(g, GAtom):
             return GNot(body=g)
+        if isinstance(g, GCount):
+            return self.disj([self.count_node(g, op, n) for op, n in _COMPLEMENT[g.op](g.number)])
         raise GroundError("a multi-goal form cannot be negated")
 
     # ------------------------------------------------------------------ terms and numbers
@@ -799,7 +823,8 @@ class _Grounder:
             return False
         raise GroundError(
             f"{what} `{inline(f)}` depends on the world's state (fluent predicates), "
-            "so it cannot be decided when the task is compiled"
+            "so it cannot be decided when the task is compiled",
+            f.span if f.span.start >= 0 else None,
         )
 
     def count(self, f: A.Count, env: Env) -> Goal:
@@ -814,12 +839,56 @@ class _Grounder:
                     fluent.append(g)
         finally:
             self.active.pop()
+        if not self.expand_counts:
+            native = self.native_count(f.op, f.n - trues, fluent)
+            if native is not None:
+                return native
         parts: list[Goal] = []
         if f.op in ("at-least", "exactly"):
             parts.append(self.at_least(f, f.n - trues, fluent))
         if f.op in ("at-most", "exactly"):
             parts.append(self.at_most(f, f.n - trues, fluent))
         return self.conj(parts)
+
+    def native_count(self, op: CountOp, k: int, bodies: Sequence[Goal]) -> Goal | None:
+        """The count node of `op k` over the fluent bodies, when they are atoms of one
+        predicate that differ in their first argument only (the counted item; the
+        others, at most one, are the same in all) and the subset expansion would hold
+        more atoms than they do (`at-least 1`, `at-most 0` and the like stay the
+        junction they are); else None."""
+        if not bodies or not all(type(b) is GAtom for b in bodies):
+            return None
+        first = bodies[0]
+        assert isinstance(first, GAtom)
+        rest = first[2:]
+        if len(rest) > 1 or any(len(b) != len(first) or b[0] != first[0] or b[2:] != rest
+                                for b in bodies if isinstance(b, GAtom)):
+            return None
+        items = tuple(b[1] for b in bodies if isinstance(b, GAtom))
+        if len(set(items)) != len(items):
+            return None
+        m = len(items)
+        big = 0
+        if op in ("at-least", "exactly") and 0 < k <= m:
+            big += math.comb(m, k) * k
+        if op in ("at-most", "exactly") and 0 <= k < m:
+            big += math.comb(m, k + 1) * (k + 1)
+        if big <= m:
+            return None  # linear (or constant) already: the junction is as small
+        return self.count_node(GCount(relation=first[0], items=items, others=tuple(rest),
+                                      op=op, number=max(k, 0)), op, k)
+
+    def count_node(self, g: GCount, op: CountOp, k: int) -> Goal:
+        """`g` with `op k` (over the same items), folded to a constant when `k` decides
+        it."""
+        m = len(g.items)
+        if (op == "at-least" and k <= 0) or (op == "at-most" and k >= m):
+            return TRUE
+        if k < 0 or (op != "at-most" and k > m):
+            return FALSE
+        made = g if (g.op, g.number) == (op, k) else g.model_copy(update={"op": op, "number": k})
+        self._keep.append(made)
+        return made
 
     def _charge_subsets(self, f: A.Node, bodies: Sequence[Goal], k: int) -> None:
         biggest = max(self.size(b) for b in bodies)
@@ -977,6 +1046,14 @@ class _Grounder:
             ordered=f.order is not None,
             targets=tuple(Target(entity=e, goal=g) for _, e, g in found),
         )
+
+
+#: The counts whose disjunction is the negation of `op n`.
+_COMPLEMENT: dict[str, Callable[[int], list[tuple[CountOp, int]]]] = {
+    "at-least": lambda n: [("at-most", n - 1)],
+    "at-most": lambda n: [("at-least", n + 1)],
+    "exactly": lambda n: [("at-most", n - 1), ("at-least", n + 1)],
+}
 
 
 def _as_float(text: str) -> float | None:

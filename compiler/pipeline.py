@@ -158,12 +158,12 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
                            seed=seed.randrange(2**63), limit=compiler.options.bind_limit,
                            every=compiler.options.max_per_template is None)
     except (BindError, GroundError, FactsError, EvaluationError) as e:
-        report.error = str(e)
+        report.error = _error_text(e, entry)
         return report
     try:
         kept = _visit(compiler, entry, draw, start, memory, report, explain, timings)
     except (BindError, GroundError, EvaluationError) as e:  # a limit, a checker refusing
-        report.error = str(e)
+        report.error = _error_text(e, entry)
         return report
     for drop, n in draw.dropped().items():
         if drop.counted:
@@ -177,6 +177,15 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
     report.tasks = len(records)
     report.outcomes.sort(key=lambda o: tuple(o.binding.values()))
     return report
+
+
+def _error_text(e: Exception, entry: TemplateEntry) -> str:
+    """The error's message, after `file:line:column` of the part of the template's goal
+    it is about, when it names one."""
+    if isinstance(e, GroundError) and e.span is not None:
+        line, column = entry.source.position(e.span.start)
+        return f"{entry.path}:{line}:{column}: {e}"
+    return str(e)
 
 
 def _visit(compiler: SceneCompiler, entry: TemplateEntry, draw: Draw, start: str,

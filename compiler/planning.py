@@ -50,8 +50,21 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from fdc.core.errors import FdcError
+from fdc.core.limits import current
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, atom, atoms
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    NotExpandable,
+    atom,
+    atoms,
+    expand_counts,
+)
 from fdc.predicates.registry import Context, Kind, Registry
 
 from . import ast as A
@@ -208,7 +221,13 @@ class PlanningWorld:
     def build(self, task: str, goal: Goal, *, reduce: bool = True) -> PlanningProblem:
         """The planning problem of a task that starts in the scene's initial state.
         `reduce`: leave out the placement actions the goal has no use for (exact; off
-        for export, so that every plain task shares one domain)."""
+        for export, so that every plain task shares one domain). A count node is planned
+        for as its `and`/`or` expansion, up to the `goal_atoms` limit."""
+        try:
+            goal = expand_counts(goal, current().goal_atoms)
+        except NotExpandable as why:
+            raise PlanningError(f"{why}: the planning abstraction states counts as "
+                                "`and`/`or`; raise it with `fdc --limit goal_atoms=N`") from None
         named = {x for a in atoms(goal) for x in a.args}
         unknown = sorted(x for x in named if x not in self.facts.types)
         if unknown:

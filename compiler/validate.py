@@ -50,6 +50,7 @@ from fdc.predicates.goal import (
     GCluster,
     GCount,
     Goal,
+    GOr,
     GTargets,
     GThen,
     atoms,
@@ -186,11 +187,16 @@ class SceneWorlds:
 
 
 def _flat(goal: Goal) -> Goal:
-    """A plain conjunction of a goal's parts, for type checking."""
+    """A plain formula of a goal's parts, for type checking: steps and targets a
+    conjunction, a count the conjunction of its atoms."""
     if isinstance(goal, GThen):
         return GAnd(parts=tuple(_flat(s) for s in goal.steps))
     if isinstance(goal, GTargets):
         return GAnd(parts=tuple(_flat(t.goal) for t in goal.targets))
+    if isinstance(goal, GCount):
+        return GAnd(parts=tuple(atoms(goal)))
+    if isinstance(goal, GAnd | GOr):
+        return type(goal)(parts=tuple(_flat(p) for p in goal.parts))
     return goal
 
 

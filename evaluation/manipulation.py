@@ -46,7 +46,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import RELOCATING, ManipulationEnv, within_reach
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GThen, to_pddl
+from fdc.core.limits import current
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GNot,
+    Goal,
+    GOr,
+    GThen,
+    NotExpandable,
+    expand_counts,
+    to_pddl,
+)
 from fdc.predicates.verify import Verdict, evaluate, verify
 
 if TYPE_CHECKING:
@@ -202,10 +213,14 @@ def score_manipulation(task: TaskRecord, actions: list[AgentAction],
     trace = _Trace(env)
     verdict = verify(task.goal, [s.action for s in trace.snapshots], trace.holds)
     outcome = task.level == 4 or "outcome" in task.tags
+    try:  # partial credit is given by the parts of connectives: a count's expansion
+        scored = expand_counts(task.goal, current().goal_atoms)
+    except NotExpandable:
+        scored = task.goal  # too large to take apart: all or nothing
     if outcome:
-        points, stage, failed, sub = _score_outcome(task.goal, trace, verdict)
+        points, stage, failed, sub = _score_outcome(scored, trace, verdict)
     else:
-        points, stage, failed, sub = _score_process(task.goal, trace, verdict)
+        points, stage, failed, sub = _score_process(scored, trace, verdict)
     if verdict.success:
         points, stage, failed = 100.0, 4, None
     note = _note(task, env, trace, failed, stage if failed is not None else None)

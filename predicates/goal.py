@@ -20,13 +20,16 @@ is queried, and constraints on order, witnesses and the final state).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
+from itertools import combinations, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
+
+from fdc.core.errors import FdcError
 
 
 class _Goal(BaseModel):
@@ -186,19 +189,26 @@ class GThen(_Goal):
 Thresholds = dict[str, float]
 
 
+CountOp = Literal["at-least", "at-most", "exactly"]
+
+
 class GCount(_Goal):
-    """At least `number` distinct `items` stand in `relation` to some entity of `others`
-    (to one and the same entity when `same_other`); with no `others`, `relation` is
-    unary and at least `number` items satisfy it. The lists are alternatives ("any of
-    these"), as PARTNR's handle lists are. `thresholds` override checker thresholds for
-    this node's atoms only."""
+    """At least (`op`: at most, exactly) `number` distinct `items` stand in `relation`
+    to some entity of `others` (to one and the same entity when `same_other`: then the
+    items are counted per entity, and the largest count compared); with no `others`,
+    `relation` is unary and `number` items satisfy it. The lists are alternatives ("any
+    of these"), as PARTNR's handle lists are. `thresholds` override checker thresholds
+    for this node's atoms only. Templates' counting forms compile to it (at least one
+    item each way from a constant: `number` is at least 1 for `at-least`, and below the
+    number of items for `at-most`)."""
 
     kind: Literal["count"] = "count"
     relation: str = Field(min_length=1, description="A fluent predicate: (relation item "
                           "[other]).")
     items: tuple[str, ...] = Field(min_length=1)
     others: tuple[str, ...] = ()
-    number: int = Field(default=1, ge=1)
+    op: CountOp = "at-least"
+    number: int = Field(default=1, ge=0)
     same_other: bool = False
     thresholds: Thresholds = Field(default_factory=dict)
 
@@ -206,14 +216,25 @@ class GCount(_Goal):
     def _same_needs_others(self) -> GCount:
         if self.same_other and not self.others:
             raise ValueError("`same_other` needs `others` to choose the one entity from")
+        if self.op == "at-least" and self.number < 1:
+            raise ValueError("`at-least` needs a `number` of at least 1 (at least 0 is "
+                             "always true)")
         return self
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.relation, self.items, self.others, self.number,
-                     self.same_other, tuple(sorted(self.thresholds.items()))))
+        return hash((self.kind, self.relation, self.items, self.others, self.op,
+                     self.number, self.same_other, tuple(sorted(self.thresholds.items()))))
 
     def atom_for(self, item: str, other: str | None = None) -> GAtom:
         return atom(self.relation, item) if other is None else atom(self.relation, item, other)
+
+    def accepts(self, found: int) -> bool:
+        """Whether `found` satisfying items make the count hold."""
+        if self.op == "at-least":
+            return found >= self.number
+        if self.op == "at-most":
+            return found <= self.number
+        return found == self.number
 
 
 class GCluster(_Goal):
@@ -324,6 +345,9 @@ class GChecklist(_Goal):
             if is_multi_goal(p) or any(is_multi_goal(g) for g in _subgoals(p)):
                 raise ValueError(f"proposition {k} is a {p.kind}: a checklist's propositions "
                                  "are state goals (atoms, connectives, count, cluster)")
+            if isinstance(p, GCount) and p.op != "at-least":
+                raise ValueError(f"proposition {k} is an `{p.op}` count: a checklist counts "
+                                 "`at-least` (each item is a unit of progress)")
 
         def check(indices: Sequence[int], where: str) -> None:
             bad = [i for i in indices if not 0 <= i < n]
@@ -507,12 +531,150 @@ def _one_of(entities: Sequence[str]) -> str:
 
 def _count_pddl(g: GCount) -> str:
     if not g.others:
-        return f"(at-least {g.number} (?x - {_one_of(g.items)}) ({g.relation} ?x))"
-    counted = f"(at-least {g.number} (?x - {_one_of(g.items)}) ({g.relation} ?x ?y))"
+        return f"({g.op} {g.number} (?x - {_one_of(g.items)}) ({g.relation} ?x))"
+    counted = f"({g.op} {g.number} (?x - {_one_of(g.items)}) ({g.relation} ?x ?y))"
     if g.same_other:  # one ?y for all of them: the quantifiers swap
         return f"(exists (?y - {_one_of(g.others)}) {counted})"
-    return (f"(at-least {g.number} (?x - {_one_of(g.items)}) "
+    return (f"({g.op} {g.number} (?x - {_one_of(g.items)}) "
             f"(exists (?y - {_one_of(g.others)}) ({g.relation} ?x ?y)))")
+
+
+class NotExpandable(FdcError):
+    """A count that has no `and`/`or` form here."""
+
+
+class CountTooLarge(NotExpandable):
+    """A count whose expansion into `and`/`or` would exceed the limit it was given."""
+
+    def __init__(self, goal: GCount, size: int, limit: int) -> None:
+        super().__init__(
+            f"`{goal.op} {goal.number}` over {len(goal.items)} items expands to {size} "
+            f"atoms, over the limit of {limit}")
+        self.size = size
+        self.limit = limit
+
+
+def expansion_size(g: GCount) -> int:
+    """How many atom occurrences `expand_count(g)` holds: each subset's bodies, where a
+    body (one item) holds one atom per entity of `others`; `same_other`, once per
+    entity of `others`."""
+    m, k = len(g.items), g.number
+    per_item = max(1, len(g.others)) if not g.same_other else 1
+    copies = len(g.others) if g.same_other else 1
+
+    def subsets(n: int) -> int:  # "at least n of the m"
+        return math.comb(m, n) * n if 0 < n <= m else 0
+
+    size = 0
+    if g.op in ("at-least", "exactly"):
+        size += subsets(k)
+    if g.op in ("at-most", "exactly"):
+        size += subsets(k + 1)
+    return size * per_item * copies
+
+
+def expand_count(g: GCount, limit: int) -> Goal:
+    """The count as `and`/`or`/`not` over its atoms (what fdc compiled counting forms to
+    before count nodes): `at-least k` is the disjunction over the k-subsets of the items
+    of their conjunction, `at-most k` the conjunction over the (k+1)-subsets of "one of
+    them fails"; `exactly`, both. `CountTooLarge` past `limit` atoms, checked first.
+    Thresholds cannot ride on plain atoms: a count that sets them is `NotExpandable`."""
+    if g.thresholds:
+        raise NotExpandable("a count that sets checker thresholds has no `and`/`or` form")
+    size = expansion_size(g)
+    if size > limit:
+        raise CountTooLarge(g, size, limit)
+
+    def body(x: str, others: Sequence[str]) -> Goal:
+        if not others:
+            return g.atom_for(x)
+        found = [g.atom_for(x, y) for y in others]
+        return found[0] if len(found) == 1 else GOr(parts=tuple(found))
+
+    def negated(b: Goal) -> Goal:
+        if isinstance(b, GOr):
+            return GAnd(parts=tuple(GNot(body=p) for p in b.parts))
+        return GNot(body=b)
+
+    def one(bodies: Sequence[Goal]) -> Goal:
+        m, k = len(bodies), g.number
+        parts: list[Goal] = []
+        if g.op in ("at-least", "exactly") and k > 0:
+            if k > m:
+                return FALSE
+            parts.append(_junction(GOr, [_junction(GAnd, list(c))
+                                         for c in combinations(bodies, k)]))
+        if g.op in ("at-most", "exactly") and k < m:
+            parts.append(_junction(GAnd, [_junction(GOr, [negated(b) for b in c])
+                                          for c in combinations(bodies, k + 1)]))
+        return _junction(GAnd, parts)
+
+    if g.same_other:
+        return _junction(GOr, [one([g.atom_for(x, y) for x in g.items]) for y in g.others])
+    return one([body(x, g.others) for x in g.items])
+
+
+def _junction(kind: type[GAnd] | type[GOr], parts: list[Goal]) -> Goal:
+    """`and`/`or` of `parts`, nested ones of the same kind flattened; one part stands
+    alone."""
+    flat: list[Goal] = []
+    for p in parts:
+        flat.extend(p.parts if isinstance(p, kind) else (p,))
+    return flat[0] if len(flat) == 1 else kind(parts=tuple(flat))
+
+
+def expand_counts(goal: Goal, limit: int) -> Goal:
+    """The goal with every count node replaced by `expand_count` (for the models that
+    reason in connectives: the planning abstraction, the oracles, the Habitat exports);
+    checklists and clusters are left as they are. `CountTooLarge` past `limit` atoms
+    for one count (`NotExpandable`: one that sets thresholds)."""
+    if isinstance(goal, GCount):
+        return expand_count(goal, limit)
+    if isinstance(goal, GNot):
+        body = expand_counts(goal.body, limit)
+        return goal if body is goal.body else _negate(body)
+    if isinstance(goal, GAnd | GOr):
+        parts = tuple(expand_counts(p, limit) for p in goal.parts)
+        if all(a is b for a, b in zip(parts, goal.parts, strict=True)):
+            return goal
+        return _junction(type(goal), list(parts))
+    if isinstance(goal, GThen):
+        return GThen(steps=tuple(expand_counts(s, limit) for s in goal.steps))
+    if isinstance(goal, GTargets):
+        return goal.model_copy(update={"targets": tuple(
+            Target(entity=t.entity, goal=expand_counts(t.goal, limit)) for t in goal.targets)})
+    return goal
+
+
+def _negate(g: Goal) -> Goal:
+    """`(not g)` in negation normal form."""
+    if isinstance(g, GNot):
+        return g.body
+    if isinstance(g, GAnd):
+        return _junction(GOr, [_negate(p) for p in g.parts]) if g.parts else FALSE
+    if isinstance(g, GOr):
+        return _junction(GAnd, [_negate(p) for p in g.parts]) if g.parts else TRUE
+    if isinstance(g, GAtom):
+        return GNot(body=g)
+    raise ValueError(f"a {g.kind} cannot be negated")
+
+
+def has_count(goal: _Goal | GAtom) -> bool:
+    """Whether the goal holds a count node (outside checklists)."""
+    stack: list[_Goal | GAtom] = [goal]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, GCount):
+            return True
+        if isinstance(g, GNot):
+            stack.append(g.body)
+        elif isinstance(g, GAnd | GOr):
+            stack.extend(g.parts)
+        elif isinstance(g, GThen):
+            stack.extend(g.steps)
+        elif isinstance(g, GTargets):
+            stack.extend(t.goal for t in g.targets)
+    return False
 
 
 def _checklist_pddl(g: GChecklist) -> str:

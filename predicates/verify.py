@@ -95,7 +95,9 @@ def evaluate(goal: _Goal | GAtom, i: int, holds: Holds) -> bool:
     if isinstance(goal, GOr):
         return any(evaluate(p, i, holds) for p in goal.parts)
     if isinstance(goal, GCount):
-        return count_fillers(goal, goal.number, i, holds) is not None
+        if goal.op == "at-least":
+            return count_fillers(goal, goal.number, i, holds) is not None
+        return bool(goal.accepts(count_satisfied(goal, i, holds)))
     if isinstance(goal, GCluster):
         return cluster_fillers(goal, i, holds) is not None
     raise ValueError(f"a {type(goal).__name__} has no truth value at one snapshot")
@@ -127,6 +129,18 @@ def count_fillers(goal: GCount, k: int, i: int, holds: Holds) -> dict[str, Fille
             if found == k:
                 return {"item": x, "other": hit}
     return None
+
+
+def count_satisfied(goal: GCount, i: int, holds: Holds) -> int:
+    """How many items satisfy the count at snapshot `i` (with `same_other`, the most that
+    relate to one entity of `others`): every candidate is judged, once."""
+    h = _node_holds(goal, holds)
+    if goal.same_other:
+        return max(sum(1 for x in goal.items if h(goal.atom_for(x, y), i))
+                   for y in goal.others)
+    if not goal.others:
+        return sum(1 for x in goal.items if h(goal.atom_for(x), i))
+    return sum(1 for x in goal.items if any(h(goal.atom_for(x, y), i) for y in goal.others))
 
 
 def cluster_fillers(goal: GCluster, i: int, holds: Holds) -> dict[str, Filler] | None:

@@ -336,7 +336,7 @@ class EpisodeBuilder:
 
 def _placement_atoms(goal: Goal) -> list[GAtom]:
     """The goal's atoms when it is a conjunction of placement relations; else the reason."""
-    from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, GTargets, GThen
+    from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr, GTargets, GThen
 
     if isinstance(goal, GThen):
         raise NotExpressible("a sequence (`then`): an episode's targets have no order")
@@ -362,6 +362,9 @@ def _placement_atoms(goal: Goal) -> list[GAtom]:
                 raise NotExpressible(f"`{g.predicate}` is not a relation a target pose can "
                                      f"stand for (those are {', '.join(PLACEMENT_ORDER)})")
             out.append(g)
+        elif isinstance(g, GCount):
+            raise NotExpressible(f"a count (`{g.op} {g.number}` of {len(g.items)} items): "
+                                 "an episode has one target pose per object")
         else:
             raise NotExpressible(f"a {type(g).__name__} inside the goal")
     return out

@@ -24,7 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from fdc.core.errors import FdcError
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
+from fdc.core.limits import current
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    NotExpandable,
+    expand_counts,
+    to_pddl,
+)
 
 #: Characters habitat-lab's `parse_func` splits predicate calls on.
 _RESERVED = frozenset("(),") | frozenset(" \t\n")
@@ -92,7 +104,12 @@ def domain_document(spec: PddlDomainSpec) -> dict[str, Any]:
 def problem_document(goal: Goal, entity_types: Mapping[str, str], spec: PddlDomainSpec,
                      ) -> dict[str, Any]:
     """One task's YAML problem: the entities its goal names (with their fdc types) and
-    the goal with quantifiers lifted. Raises `NotExpressible`."""
+    the goal with quantifiers lifted (a count node as its `and`/`or` expansion, up to the
+    `goal_atoms` limit). Raises `NotExpressible`."""
+    try:
+        goal = expand_counts(goal, current().goal_atoms)
+    except NotExpandable as e:
+        raise NotExpressible(f"{e}: habitat-lab's PDDL has no counting") from None
     if isinstance(goal, GThen):
         raise NotExpressible("a sequence (`then`): habitat-lab judges stage goals "
                              "independently, so the order of the steps cannot be stated")

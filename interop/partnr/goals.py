@@ -360,6 +360,8 @@ def _disjunction(g: GOr) -> GCount:
 
 
 def _count(g: GCount, task: Mapping[str, float]) -> Proposition:
+    if g.op != "at-least":
+        raise NotExpressible(f"an `{g.op}` count: PARTNR's propositions count at least n")
     fn = FUNCTIONS.get(g.relation)
     if fn is None:
         raise _no_form(g.relation)

@@ -16,7 +16,7 @@ from fdc.compiler.pipeline import compile_template
 from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
-from fdc.predicates.goal import GAnd, GAtom, GOr, GTargets, atom
+from fdc.predicates.goal import GAnd, GAtom, GCount, GOr, GTargets, atom, expand_count
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from fdc.sim_bridge.world.snapshot import SnapshotState
 from tests.compiler.kitchen import compiler, entries, experience, kitchen, template
@@ -179,9 +179,11 @@ def test_counting_quantifiers_ground_over_the_scene(tmp_path: Path) -> None:
     rep = compile_template(compiler(), entries(tmp_path, src)[0], explain=True)
     [rec] = [r for r in rep.records if r.bindings["?s"] == "counter|top"]
     goal = rec.goal
-    # at least 2 of the 3 mugs: some pair of them (the grounder never reads the state)
+    # at least 2 of the 3 mugs: one count node, whose expansion is some pair of them (the
+    # grounder never reads the state)
     mugs = ("mug_blue", "mug_counter", "mug_red")
-    assert goal == GOr(parts=tuple(
+    assert goal == GCount(relation="on", items=mugs, others=("counter|top",), number=2)
+    assert isinstance(goal, GCount) and expand_count(goal, 100) == GOr(parts=tuple(
         GAnd(parts=(atom("on", a, "counter|top"), atom("on", b, "counter|top")))
         for a, b in itertools.combinations(mugs, 2)))
     assert rec.instructions == ["Put two mugs on the counter."]
