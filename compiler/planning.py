@@ -472,6 +472,22 @@ def _same_surface(problem: Any, a: Any, b: Any) -> Any:
     return em.Exists(em.And(on(a, s), on(b, s)), s)
 
 
+def holds_initially(pp: PlanningProblem) -> bool:
+    """Whether the abstraction judges the task's goal reached before any action: the goal
+    in the problem's initial state, the checkpoints of a sequence or multi-goal taken in
+    order where they apply (unified-planning's simulator)."""
+    from unified_planning.shortcuts import SequentialSimulator
+
+    _quiet()
+    with SequentialSimulator(problem=pp.problem) as sim:
+        state = sim.get_initial_state()
+        for name in pp.checkpoints:
+            action = pp.problem.action(name)
+            if sim.is_applicable(state, action, ()):
+                state = sim.apply(state, action, ())
+        return bool(sim.is_goal(state))
+
+
 def pddl_name(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text) or "task"
 
