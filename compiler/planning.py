@@ -35,6 +35,8 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
 
 `solve` runs Fast Downward (up-fast-downward), or pyperplan (up-pyperplan) on the problem
 compiled to STRIPS by unified-planning's compilers when Fast Downward is not available.
+`holds_initially` says whether the abstraction finds a task's goal reached before any
+action (`fdc audit` compares it with the checkers' judgement).
 """
 
 from __future__ import annotations

@@ -198,8 +198,8 @@ def audit_task(record: TaskRecord, line: int, entry: TemplateEntry | None,
 
 def _why_not(check: str, record: TaskRecord) -> str:
     if check in PROCESS:
-        return "the task starts where the experience ends: the abstraction and the " \
-            "agents' environment start in the scene's initial state"
+        return "the task starts where the experience ends; the planning abstraction " \
+            "starts in the scene's initial state"
     return "not a memory task"
 
 
@@ -330,6 +330,10 @@ def _memory_checks(record: TaskRecord, models: SceneModels, options: AuditOption
     out["random"] = _frames_verdict(record, random_frames(record, log, options.seed), world,
                                     f"the random agent's frames (seed {options.seed})",
                                     should_succeed=False)
+    if out["random"].status == "disagree":  # by chance: how likely it was
+        valid = len({f for frames in lists for f in frames})
+        out["random"] = disagree(f"{out['random'].detail} (valid frames: {valid} of "
+                                 f"{world.frame_count})")
     try:
         run = oracle_run(record, models.graph, log, chosen)
     except Unsolvable as e:
