@@ -7,8 +7,12 @@ the manifest cannot be read; an unknown `--task`), 130 interrupted (no report wr
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -104,11 +108,17 @@ def audit_command(
                             timeout_s=timeout, planner=options.planner, folder=folder)
     started = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+                  console=err, transient=True, disable=not err.is_terminal) as progress, \
+            _interrupts() as interrupted:
         bar = progress.add_task("auditing", total=len(lines))
+
+        def done(ident: str) -> None:
+            if interrupted:  # a Ctrl-C that landed where Python ignores it (a `__del__`)
+                raise KeyboardInterrupt
+            progress.update(bar, advance=1, description=f"audited {ident}")
+
         try:
-            audits = audit_suite(opened, lines, options, on_task=lambda ident: progress.update(
-                bar, advance=1, description=f"audited {ident}"))
+            audits = audit_suite(opened, lines, options, on_task=done)
         except (ReopenError, SceneLoadError) as e:
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(EXIT_USAGE) from None
@@ -130,6 +140,35 @@ def audit_command(
             out.write(output, text)
     _summary(report, time.perf_counter() - started, output)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+
+
+@contextlib.contextmanager
+def _interrupts() -> Iterator[list[int]]:
+    """Ctrl-C raises `KeyboardInterrupt` as usual, and is also remembered (the list is not
+    empty once one came): one raised inside a finaliser is lost (Python prints it as
+    ignored: not here, it is not lost to us), and a long run would go on."""
+    seen: list[int] = []
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield seen  # signals are the main thread's; a background job ignores Ctrl-C
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    def unraisable(u: sys.UnraisableHookArgs) -> None:
+        if not isinstance(u.exc_value, KeyboardInterrupt):
+            hook(u)
+
+    hook = sys.unraisablehook
+    previous = signal.signal(signal.SIGINT, handler)
+    sys.unraisablehook = unraisable
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook
 
 
 def _render(report: AuditReport, output_format: ReportFormat, *, to_file: bool) -> str:

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -246,3 +251,26 @@ def test_text_and_junit_reports(suite: Path) -> None:
     code, out, _ = run("audit", str(suite), "--task", r["recall-category"].id,
                        "--format", "junit")
     assert code == 1 and ET.fromstring(out).find(".//failure[@type='frames']") is not None
+
+
+@pytest.mark.slow
+def test_ctrl_c_leaves_no_report(suite: Path, tmp_path: Path) -> None:
+    """Interrupted while the planner runs (its scratch folder appears in TMPDIR): exit
+    130, the note, no report and no reproducers."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    report = tmp_path / "audit.txt"
+    fdc = str(Path(sys.executable).with_name("fdc"))
+    proc = subprocess.Popen(
+        [fdc, "audit", str(suite), "-o", str(report)], stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(scratch)),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not any(scratch.glob("fdc-plan.*")) and proc.poll() is None:
+        assert time.monotonic() < deadline, "the planner never ran"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted: no report" in err and "Traceback" not in err
+    assert not report.exists() and not (tmp_path / "audit.repro").exists()
