@@ -35,6 +35,8 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
 
 `solve` runs Fast Downward (up-fast-downward), or pyperplan (up-pyperplan) on the problem
 compiled to STRIPS by unified-planning's compilers when Fast Downward is not available.
+`holds_initially` says whether the abstraction finds a task's goal reached before any
+action (`fdc audit` compares it with the checkers' judgement).
 """
 
 from __future__ import annotations
@@ -489,6 +491,22 @@ def _same_surface(problem: Any, a: Any, b: Any) -> Any:
     s = Variable("s", problem.user_type("surface"), problem.environment)
     on = problem.fluent("on")
     return em.Exists(em.And(on(a, s), on(b, s)), s)
+
+
+def holds_initially(pp: PlanningProblem) -> bool:
+    """Whether the abstraction judges the task's goal reached before any action: the goal
+    in the problem's initial state, the checkpoints of a sequence or multi-goal taken in
+    order where they apply (unified-planning's simulator)."""
+    from unified_planning.shortcuts import SequentialSimulator
+
+    _quiet()
+    with SequentialSimulator(problem=pp.problem) as sim:
+        state = sim.get_initial_state()
+        for name in pp.checkpoints:
+            action = pp.problem.action(name)
+            if sim.is_applicable(state, action, ()):
+                state = sim.apply(state, action, ())
+        return bool(sim.is_goal(state))
 
 
 def pddl_name(text: str) -> str:

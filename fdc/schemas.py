@@ -10,6 +10,7 @@ from typing import Any
 MODELS: dict[str, str] = {
     "check-report": "fdc.compiler.diagnostics:CheckReport",
     "validation-report": "fdc.compiler.validate:ValidationReport",
+    "audit-report": "fdc.evaluation.audit.report:AuditReport",
     "task": "fdc.compiler.suite:TaskRecord",
     "manifest": "fdc.compiler.manifest:Manifest",
     "experience": "fdc.sim_bridge.world.experience:Experience",

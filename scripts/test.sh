@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The test command: lint and type-check; check the built-in domain, library and example
-# templates; compile the example apartment (one task per template) and validate that
-# suite with planner certificates; then the whole test suite. Arguments go to pytest.
-# Daily work: `bash scripts/test.sh -m "not slow"` leaves out the slow tests and the
-# planner certificates (a suite still compiles and validates); CI runs everything.
+# templates; compile the example apartment (one task per template), validate that suite
+# with planner certificates and audit it (`fdc audit`: every task judged alike by the
+# planner, the embedded world, the agents and the checkers); then the whole test suite.
+# Arguments go to pytest. Daily work: `bash scripts/test.sh -m "not slow"` leaves out the
+# slow tests, the planner certificates and the audit (a suite still compiles and validates);
+# CI runs everything.
 FDC_EXTRAS=dev source "$(dirname "$0")/env.sh"
 ruff check .
 mypy compiler
@@ -16,4 +18,23 @@ SOLVE=(--solve --timeout 60)
 [[ " $* " == *"not slow"* ]] && SOLVE=()
 fdc validate "$SUITE_DIR/suite.jsonl" "${SOLVE[@]}" > "$SUITE_DIR/validation.txt" \
     || { cat "$SUITE_DIR/validation.txt"; exit 1; }
+# The audit of the whole suite (116 tasks, about 2.5 minutes of CPU). The models still
+# disagree on some tasks, which issue 16 fixes: until then no more disagreements than
+# AUDIT_KNOWN (their count when the audit was added) may be found; lower it as fixes
+# land, and at 0 let `fdc audit`'s exit code decide alone.
+AUDIT_KNOWN=107
+if [[ " $* " != *"not slow"* ]]; then
+    status=0
+    fdc audit "$SUITE_DIR/suite.jsonl" --format json -o "$SUITE_DIR/audit.json" || status=$?
+    (( status <= 1 )) || exit "$status"
+    python - "$SUITE_DIR/audit.json" "$AUDIT_KNOWN" <<'PY'
+import json, sys
+report, known = json.load(open(sys.argv[1])), int(sys.argv[2])
+if report["disagreeing"] > known:
+    for d in report["disagreements"]:
+        print(f"{d['task']} [{d['check']}]: {d['detail']}\n  $ {d['commands'][0]}")
+    sys.exit(f"fdc audit: {report['disagreeing']} disagreements, more than the "
+             f"{known} known")
+PY
+fi
 python -m pytest "$@"

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from fdc.cli.audit import audit_command
 from fdc.cli.baseline import run_baseline_command
 from fdc.cli.check import check_command
 from fdc.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
@@ -110,6 +111,7 @@ def fdc_options(
 
 
 app.command("validate")(validate_command)
+app.command("audit")(audit_command)
 app.command("compile")(compile_command)
 app.command("explain")(explain_command)
 app.command("evaluate")(evaluate_command)

@@ -10,7 +10,13 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.planning import CHECKPOINT, PlanningWorld, planning_domain, solve
+from fdc.compiler.planning import (
+    CHECKPOINT,
+    PlanningWorld,
+    holds_initially,
+    planning_domain,
+    solve,
+)
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.predicates.goal import GAnd, GNot, GOr, GThen, atom, to_pddl
@@ -49,6 +55,24 @@ def test_the_planning_domain_reads_in_unified_planning(world: PlanningWorld) -> 
             "place-at-side", "place-between", "place-inside", "open", "close"} <= names
     # (inside ?o - movable ?c - (either receptacle container)) widens to object
     assert str(problem.fluent("inside").signature[1].type) == "object"
+
+
+@pytest.mark.slow
+def test_the_abstraction_judges_a_goal_at_the_start(world: PlanningWorld,
+                                                   compiler: SceneCompiler) -> None:
+    """A goal true in the initial state holds before any action, a sequence when every
+    step does, one with a false part does not (`fdc audit`'s `start` column)."""
+    a, b = "mug_2", "book_0"
+    sa, sb = support(compiler, a), support(compiler, b)
+    here, there = atom("on", a, sa), atom("on", a, sb)
+    assert holds_initially(world.build("true", here))
+    assert not holds_initially(world.build("false", there))
+    assert holds_initially(world.build("then", GThen(steps=(here, atom("on", b, sb)))))
+    assert not holds_initially(world.build("then-not", GThen(steps=(here, there))))
+    assert not holds_initially(world.build("or", GAnd(parts=(
+        GOr(parts=(there, atom("on", b, sa))), here))))
+    assert holds_initially(world.build("or-true", GAnd(parts=(
+        GOr(parts=(there, here)), atom("on", b, sb)))))
 
 
 @pytest.mark.slow

@@ -1,0 +1,97 @@
+"""A planner's plan acted out in the embedded world: the agent that follows a certificate.
+
+`fdc validate --solve` certifies a task with a plan in the planning abstraction
+(`compiler/planning.py`: fdc-home's actions, one action a line, `pick mug_0
+kitchen_counter|top`). `replay_plan` performs each action in an `EmbeddedWorld` started
+in the scene's initial state, as its meaning in fdc-home says:
+
+- `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to`: walk to the surface `?to`;
+  `navigate-to-object ?o ?r`: walk to the item `?o`;
+- `pick ?o ?s`: pick `?o`;
+- `place ?o ?s ...`: put the held item anywhere on `?s` (`on`); `place-in-cell ?o ?s ?c
+  ...`: in cell `?c` of `?s`; `place-around ?o ?a ...`: next to `?a`; `place-at-side ?o ?a
+  ?d ?s ...`: on side `?d` of `?a` in the words of the robot where it stands (as the
+  `at-side` checker judges it); `place-between ?o ?a ?b ...`: between `?a` and `?b`;
+  `place-inside ?o ?c ...`: inside the container `?c`;
+- `open ?f ?s`, `close ?f ?s`: open or close every container of `?f`.
+
+The replay stops at the first action the world refuses (`PlanReplay.refused`, with the
+world's reason), then the robot stops (`stop`, where the goal is judged) and the
+trajectory is the world's snapshots: the caller judges the goal on them with the
+checkers (`fdc.predicates.verify`). Nothing here reads the checkers: the plan, the
+world and the judgement are three models, and an audit compares them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fdc.agents.env import LONG_DAY, side_of
+from fdc.sim_bridge.graph.placement import Relation
+from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import Snapshot, TrajectoryHeader
+
+#: fdc-home's actions and their arity (the parameters a plan's line names).
+ARITY: dict[str, int] = {
+    "navigate-to-receptacle": 3, "navigate-to-item": 1, "navigate-to-object": 2,
+    "pick": 2, "place": 4, "place-in-cell": 5, "place-around": 5, "place-at-side": 6,
+    "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
+}
+
+
+@dataclass(frozen=True)
+class PlanReplay:
+    """A plan acted out: the world's snapshots (the last one the final `stop`), the header
+    of their trajectory file and, when the world refused an action, which one (from 1)
+    and why."""
+
+    header: TrajectoryHeader
+    snapshots: tuple[Snapshot, ...]
+    refused: int | None = None
+    reason: str = ""
+
+
+def replay_plan(plan: Sequence[str], graph: SceneGraph) -> PlanReplay:
+    """Act out a plan's lines in the embedded world (module doc)."""
+    world = EmbeddedWorld(graph, clock=LONG_DAY)
+    for k, line in enumerate(plan, 1):
+        res = _act(world, line)
+        if not res.ok:
+            world.stop()
+            return PlanReplay(world.header(), tuple(world.snapshots), k,
+                              f"`{line}`: {res.reason}")
+    world.stop()
+    return PlanReplay(world.header(), tuple(world.snapshots))
+
+
+def _act(world: EmbeddedWorld, line: str) -> ActionResult:
+    """One plan line as the world's action (a refusal when it is not an fdc-home action)."""
+    name, *args = line.split()
+    want = ARITY.get(name)
+    if want is None or len(args) != want:
+        what = "not an fdc-home action" if want is None else f"{name} takes {want} arguments"
+        return ActionResult(False, what, line)
+    if name.startswith("navigate-to"):
+        return world.navigate(args[0])
+    if name == "pick":
+        return world.pick(args[0])
+    if name == "place":
+        return world.place(args[1], Relation.ON)
+    if name == "place-in-cell":
+        return world.place(args[1], Relation.IN_CELL, cell=args[2])
+    if name == "place-around":
+        return world.place(args[1], Relation.AROUND)
+    if name == "place-at-side":
+        seen_from = side_of(world.state.posed.surface(args[3]), world.agent_pose())
+        return world.place(args[1], Relation.DIRECTION, direction=args[2],
+                           viewer_side=seen_from)
+    if name == "place-between":
+        return world.place(args[1], Relation.BETWEEN, second=args[2])
+    if name == "place-inside":
+        return world.place(args[1], Relation.INSIDE)
+    return world.open(args[0]) if name == "open" else world.close(args[0])

@@ -1,0 +1,398 @@
+"""The audit's checks: each task of a suite judged, independently, by every model fdc has.
+
+fdc has three models of the world: the planning abstraction (`compiler/planning.py`,
+behind `fdc validate --solve`), the embedded world that agents act in
+(`sim_bridge/world/embedded.py`, through `agents/`) and the checkers that judge
+(`predicates/`). A task is sound when they agree on it. `audit_task` asks, for a task
+that starts in the scene's initial state (a process task):
+
+- `plan`: the planner certifies it (a plan in the abstraction, as `--solve` finds it);
+- `replay`: that plan, acted out step by step in the embedded world
+  (`agents/plans.py`), reaches the goal by the checkers, every action done;
+- `oracle`: the oracle agent's trace succeeds (`fdc evaluate`'s scoring);
+- `idle`: an agent that ends at once fails (its success: the goal is already true);
+- `random`: the random agent (seeded) fails;
+- `start`: the checkers and the abstraction judge the goal alike where the task starts
+  (each step of a sequence and each target of a multi-goal holding at once);
+- `answer`: the record's targets are the goal's answer set, not empty;
+
+and for a memory task (it starts where the experience ends; the agents answer with
+frames): `oracle`, `idle` (the last frame, where the robot stands), `random` by the
+frames they choose, `answer`, and
+
+- `frames`: every target has valid frames;
+- `l-star`: L*, the shortest walk from the start through valid frames, is finite;
+- `walk`: an agent walking the L* route in the embedded world (the oracle's low-level
+  run) succeeds.
+
+A check that does not apply to a task is `n/a`, with the reason. Each check is run on
+its own: a failure of one (no plan) does not hide another (the oracle's), except where
+one needs the other's output (no plan: nothing to replay). Nothing here is timed or
+random beyond the seeded agents, so an audit is the same on every run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.baselines import (
+    Unsolvable,
+    oracle_actions,
+    oracle_frames,
+    oracle_run,
+    random_actions,
+    random_frames,
+)
+from fdc.agents.env import is_manipulation
+from fdc.agents.plans import PlanReplay, replay_plan
+from fdc.compiler.compile import goal_targets
+from fdc.compiler.planning import PlanningError, holds_initially, solve
+from fdc.compiler.reopen import ReopenError, imported
+from fdc.compiler.validate import SceneWorlds
+from fdc.evaluation.manipulation import score_manipulation
+from fdc.evaluation.memory import (
+    MemoryWorld,
+    frame_problem,
+    frames_expected,
+    score_frames,
+    score_run,
+    valid_frame_lists,
+)
+from fdc.predicates.goal import Goal, GTargets, GThen, atoms
+from fdc.predicates.registry import EvaluationError
+from fdc.predicates.verify import evaluate, verify_snapshots
+
+if TYPE_CHECKING:
+    from fdc.compiler.compile import TemplateEntry
+    from fdc.compiler.planning import PlanningProblem
+    from fdc.compiler.reopen import ReopenedSuite
+    from fdc.compiler.suite import TaskRecord
+    from fdc.sim_bridge.graph.routes import Walker
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
+
+#: Every check, in the order of the report's columns, and the question it asks.
+CHECKS: dict[str, str] = {
+    "plan": "the planner certifies the task (a plan in the planning abstraction)",
+    "replay": "the plan, acted out in the embedded world, reaches the goal by the checkers",
+    "oracle": "the oracle agent succeeds",
+    "idle": "an idle agent fails (when it succeeds, the goal is already true)",
+    "random": "a random agent fails",
+    "start": "the checkers and the abstraction judge the goal alike where the task starts",
+    "answer": "the record's targets are the goal's answer set",
+    "frames": "every target has valid frames",
+    "l-star": "L*, the shortest walk through valid frames, is finite",
+    "walk": "an agent walking the L* route in the embedded world succeeds",
+}
+#: The checks of a task that starts in the scene's initial state, and of a memory task.
+PROCESS = ("plan", "replay", "oracle", "idle", "random", "start", "answer")
+MEMORY = ("oracle", "idle", "random", "answer", "frames", "l-star", "walk")
+
+Status = Literal["agree", "disagree", "n/a"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One check's result on one task, and what it found (its words, deterministic)."""
+
+    status: Status
+    detail: str = ""
+
+
+def agree(detail: str = "") -> Outcome:
+    return Outcome("agree", detail)
+
+
+def disagree(detail: str) -> Outcome:
+    return Outcome("disagree", detail)
+
+
+def not_applicable(detail: str) -> Outcome:
+    return Outcome("n/a", detail)
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    timeout_s: float = 60.0  # the planner's, per task
+    planner: str | None = None  # default: Fast Downward, else pyperplan
+    seed: int = 0  # the random agent's
+
+
+@dataclass
+class TaskAudit:
+    """A task's outcomes by check (every check of `CHECKS`), and what a reproducer needs:
+    the plan replayed when its replay disagrees."""
+
+    record: TaskRecord
+    line: int
+    outcomes: dict[str, Outcome]
+    replay: PlanReplay | None = field(default=None, repr=False)
+
+    @property
+    def memory(self) -> bool:
+        return self.record.experience is not None
+
+
+# --------------------------------------------------------------------------- scenes
+
+
+class SceneModels:
+    """What the checks of one scene's tasks share: the graph, the compiler (its start
+    states, the checkers' judgements there), the planning abstraction per domain and,
+    for memory tasks, the experience, its judging world and the walker of L*."""
+
+    def __init__(self, suite: ReopenedSuite, record: TaskRecord) -> None:
+        self.suite = suite
+        self.graph: SceneGraph = suite.graph(record)
+        self.compiler = suite.compiler(record)
+        self.worlds = SceneWorlds(self.compiler)
+        self._memory: dict[str, tuple[Experience, MemoryWorld]] = {}
+        self._walker: Walker | None = None
+
+    def memory(self, record: TaskRecord) -> tuple[Experience, MemoryWorld]:
+        """The experience a memory task is about and the world it is judged in."""
+        sha = record.experience or ""
+        found = self._memory.get(sha)
+        if found is None:
+            log = self.suite.experience(record)
+            found = self._memory[sha] = (log, MemoryWorld(self.graph, log))
+        return found
+
+    @property
+    def walker(self) -> Walker:
+        from fdc.sim_bridge.graph.routes import Walker
+
+        if self._walker is None:
+            self._walker = Walker(self.graph.nav)
+        return self._walker
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def audit_task(record: TaskRecord, line: int, entry: TemplateEntry | None,
+               models: SceneModels | None, options: AuditOptions) -> TaskAudit:
+    """Every check of one task (module doc); `models` is None for a record an importer
+    wrote (nothing to audit it by: every check `n/a`)."""
+    outcomes: dict[str, Outcome] = {}
+    replay: PlanReplay | None = None
+    source = imported(record)
+    if source is not None or models is None or entry is None:
+        why = f"imported from {source}: no template to audit it by" if source else \
+            "no template or scene to audit it by"
+        return TaskAudit(record, line, dict.fromkeys(CHECKS, not_applicable(why)))
+    if record.experience is not None and not is_manipulation(record):
+        outcomes = _memory_checks(record, models, options)
+    else:
+        outcomes, replay = _process_checks(record, entry, models, options)
+    outcomes["answer"] = _answer(record)
+    ordered = {name: outcomes.get(name) or not_applicable(_why_not(name, record))
+               for name in CHECKS}
+    keep = replay if ordered["replay"].status == "disagree" else None
+    return TaskAudit(record, line, ordered, keep)
+
+
+def _why_not(check: str, record: TaskRecord) -> str:
+    if check in PROCESS:
+        return "the task starts where the experience ends; the planning abstraction " \
+            "starts in the scene's initial state"
+    return "not a memory task"
+
+
+def _answer(record: TaskRecord) -> Outcome:
+    answer = goal_targets(record.goal)
+    if not record.targets:
+        return disagree("the record's answer set is empty")
+    if set(record.targets) != set(answer):
+        return disagree(f"targets {', '.join(record.targets)}; the goal's answer set "
+                        f"{', '.join(answer) or '(empty)'}")
+    return agree(f"{len(answer)} target(s)")
+
+
+# ----- process tasks ---------------------------------------------------------------------
+
+
+def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModels,
+                    options: AuditOptions) -> tuple[dict[str, Outcome], PlanReplay | None]:
+    out: dict[str, Outcome] = {}
+    replay: PlanReplay | None = None
+    if record.experience is None:
+        out["start"], problem = _start(record, entry, models)
+        if problem is None:
+            out["plan"] = disagree(out["start"].detail)
+            out["replay"] = not_applicable("no plan")
+        else:
+            res = solve(problem, options.timeout_s, options.planner)
+            if res.status != "solved":
+                out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
+                out["replay"] = not_applicable("no plan")
+            else:
+                out["plan"] = agree(f"{res.length} action(s) ({res.planner})")
+                replay = replay_plan(res.plan, models.graph)
+                out["replay"] = _judge_replay(record, replay, models.graph)
+    graph = models.graph
+    try:
+        actions = oracle_actions(record, graph)
+    except Unsolvable as e:
+        out["oracle"] = disagree(f"the oracle finds no trace: {e}")
+    else:
+        result = score_manipulation(record, actions, graph)
+        out["oracle"] = agree(f"{result.steps} action(s)") if result.success else \
+            disagree(f"the oracle's trace fails: {result.verdict}")
+    idle = score_manipulation(record, [AgentAction(action=ActionName.CALL_END)], graph)
+    out["idle"] = disagree("an agent that ends at once succeeds: the goal is already "
+                           "true at the start") if idle.success else agree(idle.verdict)
+    trace = random_actions(record, graph, options.seed)
+    chance = score_manipulation(record, trace, graph)
+    out["random"] = disagree(f"the random agent (seed {options.seed}) succeeds in "
+                             f"{chance.steps} action(s)") if chance.success else \
+        agree(chance.verdict)
+    return out, replay
+
+
+def _start(record: TaskRecord, entry: TemplateEntry, models: SceneModels
+           ) -> tuple[Outcome, PlanningProblem | None]:
+    """The checkers' and the abstraction's judgement of the goal at the start, and the
+    task's planning problem (None, and the reason, when it has none)."""
+    try:
+        problem = models.worlds.planning(entry).build(record.id, record.goal)
+    except PlanningError as e:
+        return disagree(f"the goal has no planning problem: {e}"), None
+    parts = _parts(record.goal)
+    try:
+        holds = models.compiler.judge(entry.domain, "initial",
+                                      [a for p in parts for a in atoms(p)], record.thresholds)
+        checkers = all(evaluate(p, 0, lambda a, _i: holds[a]) for p in parts)
+    except (EvaluationError, KeyError) as e:
+        return disagree(f"the checkers cannot judge the goal: {e}"), problem
+    abstraction = holds_initially(problem)
+    said = f"the checkers find the goal {_truth(checkers)} at the start, the abstraction " \
+        f"{_truth(abstraction)}"
+    return (agree(said) if checkers == abstraction else disagree(said)), problem
+
+
+def _parts(goal: Goal) -> list[Goal]:
+    """What must hold at once for the goal to be reached before any action: each step of
+    a sequence, each target of a multi-goal, else the goal."""
+    if isinstance(goal, GThen):
+        return list(goal.steps)
+    if isinstance(goal, GTargets):
+        return [t.goal for t in goal.targets]
+    return [goal]
+
+
+def _truth(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _judge_replay(record: TaskRecord, replay: PlanReplay, graph: SceneGraph) -> Outcome:
+    verdict = verify_snapshots({record.id: record.goal}, graph, replay.snapshots,
+                               thresholds={record.id: record.thresholds})[record.id]
+    if replay.refused is not None:
+        return disagree(f"the world refuses action {replay.refused} of the plan, "
+                        f"{replay.reason}")
+    if not verdict.success:
+        return disagree(f"every action done, but by the checkers {verdict.reason}")
+    return agree(f"{len(replay.snapshots) - 2} action(s) done, the goal verified")
+
+
+# ----- memory tasks ----------------------------------------------------------------------
+
+
+def _memory_checks(record: TaskRecord, models: SceneModels, options: AuditOptions
+                   ) -> dict[str, Outcome]:
+    out: dict[str, Outcome] = {}
+    log, world = models.memory(record)
+    lists = valid_frame_lists(record)
+    if record.valid_frames is None:
+        out["frames"] = disagree("the record has no goal frames")
+    elif not lists or not all(lists):
+        names = [record.targets[k] if k < len(record.targets) and len(lists) > 1 else "goal"
+                 for k, f in enumerate(lists) if not f] or ["goal"]
+        out["frames"] = disagree(f"no valid frame for {', '.join(names)}")
+    else:
+        out["frames"] = agree(f"{sum(map(len, lists))} valid frame(s)")
+    lstar = record.optimal_path_m
+    out["l-star"] = agree(f"{lstar:g} m") if lstar is not None and math.isfinite(lstar) \
+        else disagree("L* is not finite: no walk from the start through valid frames")
+    want = frames_expected(record)
+    chosen = oracle_frames(record, models.graph, log, models.walker)
+    out["oracle"] = _frames_verdict(record, chosen, world, "the oracle's frames",
+                                    should_succeed=True)
+    last = world.frame_count - 1
+    out["idle"] = not_applicable("a sequence has no goal frames") if want == 0 else \
+        _frames_verdict(record, [last] * want, world, "the last frame (where the task "
+                        "starts)", should_succeed=False)
+    out["random"] = _frames_verdict(record, random_frames(record, log, options.seed), world,
+                                    f"the random agent's frames (seed {options.seed})",
+                                    should_succeed=False)
+    if out["random"].status == "disagree":  # by chance: how likely it was
+        valid = len({f for frames in lists for f in frames})
+        out["random"] = disagree(f"{out['random'].detail} (valid frames: {valid} of "
+                                 f"{world.frame_count})")
+    try:
+        run = oracle_run(record, models.graph, log, chosen)
+    except Unsolvable as e:
+        out["walk"] = disagree(f"the walk along L* cannot be made: {e}")
+    else:
+        ll = score_run(record, run, models.graph, "")
+        out["walk"] = agree(f"{ll.walked_m} m walked") if ll.ll_sr else \
+            disagree(f"the walk through frames {', '.join(map(str, chosen))} fails: "
+                     f"{ll.reason}")
+    return out
+
+
+def _frames_verdict(record: TaskRecord, frames: Sequence[int], world: MemoryWorld,
+                    who: str, *, should_succeed: bool) -> Outcome:
+    """The frames `who` chose, judged as `fdc evaluate` judges them (HL-SR)."""
+    problem = frame_problem(record, frames, world.frame_count)
+    if problem is not None:
+        success, reason = False, problem[1]
+    else:
+        score = score_frames(record, frames, world)
+        success, reason = score.hl_sr, score.reason
+    said = f"{who} {', '.join(map(str, frames))}: " + \
+        ("success" if success else f"failure ({reason})")
+    if success == should_succeed:
+        return agree(said)
+    if success and "last frame" in who:
+        said += ": the goal already holds where the task starts"
+    return disagree(said)
+
+
+# --------------------------------------------------------------------------- the suite
+
+
+def audit_suite(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
+                options: AuditOptions, on_task: Callable[[str], None] | None = None
+                ) -> list[TaskAudit]:
+    """Audit each record (with its line in the suite), in order. Every input is found
+    and checked first (`ReopenError`, `SceneLoadError`): templates, scenes, experiences."""
+    records = [r for _, r in lines]
+    compiled = [r for r in records if imported(r) is None]
+    entries: dict[str, TemplateEntry] = {}
+    for r in compiled:
+        entry, why = suite.template(r)
+        if entry is None:
+            raise ReopenError("unknown-template", f"task `{r.id}`: {why}",
+                              str(suite.path))
+        entries[r.id] = entry
+    suite.load(compiled, [r for r in compiled if r.experience is not None])
+    models: dict[str, SceneModels] = {}
+    out: list[TaskAudit] = []
+    for line, r in lines:
+        m = None
+        if r.id in entries:
+            key = str(suite.scene_path(r))
+            m = models.get(key)
+            if m is None:
+                m = models[key] = SceneModels(suite, r)
+        out.append(audit_task(r, line, entries.get(r.id), m, options))
+        if on_task is not None:
+            on_task(r.id)
+    return out
+
