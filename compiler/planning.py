@@ -139,7 +139,11 @@ def _skeleton(domain_name: str) -> str:
 def _quiet() -> None:
     import unified_planning.shortcuts as ups
 
-    ups.get_environment().credits_stream = None
+    env = ups.get_environment()
+    env.credits_stream = None
+    # A scene names rooms and furniture by their category (room `kitchen` of type
+    # `kitchen`); SceneFacts already refuses two entities with one name.
+    env.error_used_name = False
 
 
 # --------------------------------------------------------------------------- problems

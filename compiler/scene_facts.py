@@ -105,6 +105,18 @@ class SceneFacts:
             return word
         return "container" if is_container and self.domain.has_type("container") else "movable"
 
+    def _category_type(self, category: str, base: str) -> str:
+        """A piece of furniture's or a room's type: its category when the domain declares
+        that type under `base` (`counter` under `furniture`), else `base`. A piece that
+        does not open is never given a type under `articulated` (a fixed `cabinet`)."""
+        word: str = pddl_word(category)
+        if not self.domain.has_type(word):
+            return base
+        ancestors = self.domain.ancestors(word)
+        if base not in ancestors or (base != "articulated" and "articulated" in ancestors):
+            return base
+        return word
+
     @cached_property
     def types(self) -> dict[str, tuple[str, ...]]:
         """Every entity and its types, most specific first. A scene entity has one; a
@@ -131,14 +143,14 @@ class SceneFacts:
                 add(o.id, self._movable_type(o.category, bool(g.containers_of(o.id))))
                 categories.add(pddl_word(o.category))
             elif o.kind is SceneKind.ARTICULATED:
-                add(o.id, "articulated")
+                add(o.id, self._category_type(o.category, "articulated"))
             elif o.kind is SceneKind.FURNITURE or o.surfaces:
-                add(o.id, "furniture")
+                add(o.id, self._category_type(o.category, "furniture"))
         for s in g.surfaces():
             if s.object_id in out:  # surfaces of furniture and of containers
                 add(s.id, "receptacle" if s.container is not None else "surface")
         for r in g.rooms():
-            add(r.id, "room")
+            add(r.id, self._category_type(r.category, "room"))
         for const in self.domain.constants.values():
             add(const.name, const.types[0] if const.types else "object")
         if self.domain.has_type("category"):

@@ -20,6 +20,15 @@
     vase candle plant - decor
     laptop remote - electronics
     toy-car - toy
+    ; furniture and rooms by the scene's category (PDDL spelling): a piece of furniture or a
+    ; room whose category is one of these has that type, so `?f - counter` is any counter
+    ; and `?r - kitchen` any kitchen; other categories stay `furniture`, `articulated`, `room`
+    table counter shelf bookshelf desk sofa bed nightstand sideboard tv-stand sink-cabinet
+      washing-machine - furniture
+    coffee-table side-table console-table dining-table - table
+    kitchen-counter - counter
+    cabinet fridge wardrobe - articulated
+    kitchen living-room dining-room bedroom bathroom hallway office - room
     ; category: the scene's item categories; clock-time: clock minutes taken from the log;
     ; minutes: whole-minute interaction durations taken from the log
     color material shape cell side category clock-time minutes - value)

@@ -17,9 +17,11 @@ from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
 from fdc.predicates.goal import GAnd, GAtom, GCount, GOr, GTargets, atom, expand_count
+from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from fdc.sim_bridge.world.snapshot import SnapshotState
 from tests.compiler.kitchen import compiler, entries, experience, kitchen, template
+from tests.sim_bridge.helpers import obj, room, scene
 
 
 def _domain():  # type: ignore[no-untyped-def]
@@ -39,14 +41,58 @@ def test_entities_are_typed_by_category_kind_and_domain() -> None:
     f = facts(experience())
     assert f.type_of("mug_red") == "mug"
     assert f.type_of("banana_0") == "banana"  # a fruit type of the domain
-    assert f.type_of("table") == "furniture"
+    assert f.type_of("table") == "table"  # furniture and rooms: typed by category too
     assert f.type_of("table|top") == "surface"
-    assert f.type_of("kitchen") == "room"
+    assert f.type_of("kitchen") == "kitchen"
     assert f.type_of("red") == "color"
     assert f.type_of("tableware") == "category"  # above mug and plate
     assert "mug_red" in f.entities(("tableware",))
     assert "banana_0" not in f.entities(("tableware",))
     assert f.entities(("clock-time",)) == ["364", "368"]  # midpoints of the interactions
+
+
+def test_furniture_and_rooms_are_typed_through_the_hierarchy() -> None:
+    f = facts()
+    assert f.type_of("counter") == "counter"
+    assert f.type_of("living") == "living-room"  # `living_room` in PDDL spelling
+    assert f.entities(("counter",)) == ["counter"]
+    assert {"table", "counter", "sofa", "shelf"} <= set(f.entities(("furniture",)))
+    assert f.entities(("kitchen",)) == ["kitchen"]
+    assert set(f.entities(("room",))) == {"kitchen", "living"}
+    assert f.domain.ancestors("coffee-table") >= {"table", "furniture"}
+    assert f.domain.ancestors("kitchen-counter") >= {"counter", "furniture"}
+
+
+def test_a_category_outside_the_hierarchy_keeps_the_kind_type() -> None:
+    graph = build_scene_graph(scene(
+        [obj("box_cab", "cabinet", (1.0, 1.0, 0.4), (0.6, 0.6, 0.8), kind="furniture"),
+         obj("thing", "armoire", (3.0, 1.0, 0.4), (0.6, 0.6, 0.8), kind="furniture")],
+        rooms=[room("r1", "garage", 0, 0, 6, 4)]))
+    f = SceneFacts(graph, _domain())
+    assert f.type_of("box_cab") == "furniture"  # a cabinet that does not open
+    assert f.type_of("thing") == "furniture"
+    assert f.type_of("r1") == "room"
+
+
+def test_a_template_names_the_kitchen_counter_by_type(tmp_path: Path) -> None:
+    path = tmp_path / "t.pddl"
+    path.write_text("""(define (template on-kitchen-counter)
+  (:domain fdc-home)
+  (:category level-1)
+  (:level 1)
+  (:version 1)
+  (:description "Put an item on a counter in a kitchen.")
+  (:parameters ?m - mug ?s - surface ?f - counter ?r - kitchen)
+  (:constraints (and (surface-of ?s ?f) (furniture-in-room ?f ?r)))
+  (:goal (on ?m ?s))
+  (:instruction "Put {{ m | ref }} on {{ s | ref }}.")
+  (:ambiguity reject))
+""")
+    assert not check_paths([str(path)]).errors
+    f = facts()
+    assert [r for r in f.true_atoms("furniture-in-room")
+            if f.has_type(r[0], ("counter",)) and f.has_type(r[1], ("kitchen",))] == [
+        ("counter", "kitchen")]
 
 
 def test_values_from_the_log_may_have_two_types() -> None:
