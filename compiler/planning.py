@@ -46,6 +46,7 @@ import itertools
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -262,7 +263,9 @@ class PlanningWorld:
             t = self.facts.type_of(e)
             assert t is not None
             objects[e] = Object(e, problem.user_type(t), problem.environment)
-            problem.add_object(objects[e])
+            with warnings.catch_warnings():  # a room `kitchen` of type `kitchen` (_quiet)
+                warnings.filterwarnings("ignore", "Name .* already defined", UserWarning)
+                problem.add_object(objects[e])
         for atom_ in self._init(objects, keep, mentioned):
             fluent = problem.fluent(atom_.predicate)
             problem.set_initial_value(fluent(*(objects[x] for x in atom_.args)), True)
