@@ -123,6 +123,13 @@ class TemplateReport:
     error: str | None = None  # the template could not be compiled here (a limit, say)
     records: list[TaskRecord] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)  # with `explain` only
+    examples: dict[str, Outcome] = field(default_factory=dict)  # the first drop per key
+
+    def drop(self, reason: Drop, binding: Mapping[str, str], n: int = 1) -> None:
+        """Count `n` bindings dropped for `reason`, the first under its key kept as the
+        key's example (`binding` empty: found while binding, for a partial binding)."""
+        self.drops[reason.key] += n
+        self.examples.setdefault(reason.key, Outcome(dict(binding), reason=reason))
 
 
 @dataclass

@@ -5,8 +5,9 @@ what the reason is about, the entities it names), never with text to be parsed b
 Two texts are derived from it here: `message`, the reason in full as `fdc explain` shows
 it, and `key`, the reason without the entities it names, under which the manifest counts
 drops (a tie between `m1` and `m2` and one between `m3` and `m4` for the same argmax
-count together). A false constraint is a drop too, but no binding it prunes was ever a
-candidate: it is not `counted`.
+count together; an ambiguous description of `?o` counts under "ambiguous description of
+?o" whatever the words and the rivals were). A false constraint is a drop too, but no
+binding it prunes was ever a candidate: it is not `counted`.
 """
 
 from __future__ import annotations
@@ -33,13 +34,16 @@ class DropCode(StrEnum):
     INFEASIBLE = "infeasible"  # start checks: the embedded world can never achieve it
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
     RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
+    DUPLICATE = "duplicate"  # record: the same goal and instructions as a task kept before
 
 
 #: The message of each code. `{subject}`: what the reason is about, entities aside (a
-#: parameter, a key, a rule); `{entities}`: the entities, quoted; `{value}`: a tied value.
+#: parameter, a key, a rule, a task id); `{entities}`: the entities, quoted; `{value}`: a
+#: tied value; `{description}`, `{rivals}`: an ambiguous description and who else it fits.
 _MESSAGES: dict[DropCode, str] = {
     DropCode.CONSTRAINT_FALSE: "constraint {subject} is false",
-    DropCode.AMBIGUOUS: "ambiguous description of {subject}",
+    DropCode.AMBIGUOUS: "ambiguous description of {subject} = {entities}: "
+                        "“{description}” also fits {rivals}",
     DropCode.GOAL_FALSE: "goal folds to false",
     DropCode.STEP_FALSE: "step {subject} of `then` folds to false",
     DropCode.TIE: "tie between {entities} for {subject} (all {value})",
@@ -52,13 +56,16 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.INFEASIBLE: "goal cannot be achieved: {subject}",
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
     DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",
+    DropCode.DUPLICATE: "the same goal and instructions as task `{subject}`",
 }
 #: The key of a code whose message names entities (any other's key is its message).
 _KEYS: dict[DropCode, str] = {
+    DropCode.AMBIGUOUS: "ambiguous description of {subject}",
     DropCode.TIE: "tie for {subject}",
     DropCode.ORDER_UNDEFINED: "the order {subject} of target … is undefined",
     DropCode.TARGET_FALSE: "the goal of target … folds to false",
     DropCode.ORDER_TIE: "tie in the order {subject}",
+    DropCode.DUPLICATE: "the same goal and instructions as another task",
 }
 
 
@@ -70,12 +77,16 @@ class Drop:
     subject: str = ""  # what it is about, entities aside: a parameter, a key, a rule
     entities: tuple[str, ...] = ()  # the entities concerned
     value: str = ""  # the value entities tie at
+    description: str = ""  # ambiguous: the words tried ("the plate on the table")
+    rivals: tuple[str, ...] = ()  # ambiguous: the other entities those words fit
 
     @property
     def message(self) -> str:
         """The reason in full: "tie between `a` and `b` for argmax of (f ?x) (all 3)"."""
         return _MESSAGES[self.code].format(subject=self.subject, value=self.value,
-                                           entities=_names(self.entities))
+                                           entities=_names(self.entities),
+                                           description=self.description,
+                                           rivals=_names(self.rivals))
 
     @property
     def key(self) -> str:

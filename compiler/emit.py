@@ -3,7 +3,8 @@
 
 The manifest says what went in (fdc's version, the hashes of every scene, experience and
 template file, the seed and options), what came out (tasks per template, category and
-level) and every binding dropped, by reason (`Drop.key`).
+level) and every binding dropped, by reason (`Drop.key`), with the first binding met
+for each reason as its example (`DropExample`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,15 @@ from fdc.core.errors import OutputError
 from fdc.core.files import Outputs
 from fdc.core.hashing import sha256_text
 
-from .compile import CompileOptions, SuiteResult, TemplateEntry
-from .manifest import ExperienceRef, Manifest, SceneEntry, TemplateCounts, TemplateFile
+from .compile import CompileOptions, Outcome, SuiteResult, TemplateEntry
+from .manifest import (
+    DropExample,
+    ExperienceRef,
+    Manifest,
+    SceneEntry,
+    TemplateCounts,
+    TemplateFile,
+)
 from .suite import TaskRecord, suite_lines
 
 
@@ -41,6 +49,7 @@ class _Tally:
     visited: int = 0
     tasks: int = 0
     drops: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, DropExample] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
     def counts(self) -> TemplateCounts:
@@ -48,7 +57,7 @@ class _Tally:
             file=self.file, category=self.category, level=self.level, bindings=self.bindings,
             sampled=self.sampled,
             visited=self.visited, tasks=self.tasks, drops=dict(sorted(self.drops.items())),
-            errors=self.errors)
+            drop_examples=dict(sorted(self.examples.items())), errors=self.errors)
 
 
 def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
@@ -66,6 +75,9 @@ def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
             t.visited += rep.visited
             t.tasks += rep.tasks
             t.drops.update(rep.drops)
+            for key, outcome in rep.examples.items():
+                if key not in t.examples:
+                    t.examples[key] = drop_example(scene.scene, outcome)
             if rep.error:
                 t.errors.append(f"{scene.scene}: {rep.error}")
             drops.update(rep.drops)
@@ -86,6 +98,15 @@ def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
         per_template={k: v.counts() for k, v in sorted(tallies.items())},
         drops=dict(sorted(drops.items())),
     )
+
+
+def drop_example(scene: str, outcome: Outcome) -> DropExample:
+    """The manifest's record of one dropped binding."""
+    d = outcome.reason
+    assert d is not None
+    return DropExample(scene=scene, binding=outcome.binding, code=d.code.value,
+                       message=d.message, entities=list(d.entities),
+                       description=d.description or None, rivals=list(d.rivals))
 
 
 def suite_text(records: Sequence[TaskRecord]) -> str:

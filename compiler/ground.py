@@ -42,8 +42,9 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
   Equal goals are equal values, and the output depends only on the inputs.
 - **Drops.** A binding the goal gives no meaning to (a tie, no target, a goal that folds
   to false) comes back as a typed `Drop` (`compiler.drops`), naming its entities.
-- **Widening.** `widen` ors the goal over every entity an ambiguous description fits
-  (the compile pipeline's `(:ambiguity widen)`), grounding once per alternative binding.
+- **Widening.** `widen` ors the goal over every reading of ambiguous words (`readings`:
+  each entity an ambiguous description fits; the compile pipeline's `(:ambiguity
+  widen)`), grounding once per reading, so every reading of the words widens alike.
 - **Limits.** Atoms are counted as they are produced, and the combinatorial expansions
   (counting subsets) are counted *before* they are built, so a goal that would exceed
   `max_atoms` raises `GroundLimitError` naming the template and the quantifier (the
@@ -182,39 +183,48 @@ def ground(
     return GroundResult(result)
 
 
-def widen(
-    goal: A.Node,
-    binding: Mapping[str, str],
-    fits: Mapping[str, tuple[str, ...]],
-    ground_goal: Goal,
-    facts: Facts,
-    *,
-    max_atoms: int | None = None,
-    template: str = "",
-) -> GroundResult:
-    """The goal for every entity an ambiguous description fits: `ground_goal` (the
-    binding's own) or'd with the goal grounded under each binding that puts, in the
-    parameters of `fits`, other entities their descriptions fit (all distinct, and none
-    bound to another parameter). A multi-goal or a sequence has no goal to widen (each
-    target needs its own stop): the binding drops as ambiguous."""
-    if isinstance(ground_goal, GTargets | GThen):
-        name = next(iter(fits))
-        return GroundResult(None, Drop(DropCode.AMBIGUOUS, name, (binding[name],)))
+def readings(binding: Mapping[str, str], fits: Mapping[str, Sequence[str]],
+             template: str = "") -> Iterator[dict[str, str]]:
+    """Every binding the instructions' words fit: `binding` with, in each parameter of
+    `fits`, any entity its description fits (all distinct, and none bound to another
+    parameter), in a stable order; `binding` itself among them. More than
+    `quantifier_instances` raises `GroundLimitError` before any is made."""
     names = sorted(fits)
     alternatives = math.prod(len(fits[n]) for n in names)
     if alternatives > current().quantifier_instances:
         raise GroundLimitError(template, A.NO_SPAN, alternatives, quantifier="widen",
                                limit=current().quantifier_instances, unit="bindings")
-    goals = [ground_goal]
     fixed = {v for k, v in binding.items() if k not in fits}
     for combo in product(*(fits[n] for n in names)):
         if len(set(combo)) < len(combo) or fixed & set(combo):
             continue
-        alt = {**binding, **dict(zip(names, combo, strict=True))}
-        g = ground(goal, alt, facts, max_atoms=max_atoms, template=template)
-        if g.goal is not None:
-            goals.append(g.goal)
-    return GroundResult(disjunction(goals))
+        yield {**binding, **dict(zip(names, combo, strict=True))}
+
+
+def widen(
+    goal: A.Node,
+    binding: Mapping[str, str],
+    fits: Mapping[str, Sequence[str]],
+    ground_goal: Goal,
+    facts: Facts,
+    *,
+    max_atoms: int | None = None,
+    template: str = "",
+) -> Goal:
+    """The goal of every reading of ambiguous words (`(:ambiguity widen)`): `ground_goal`
+    (the binding's own) or'd with the goal grounded under each other binding the words
+    fit (`readings`); a reading whose goal drops adds nothing. The result depends on the
+    words alone, not on which of their readings `binding` is, so two bindings the same
+    words describe widen to one goal. A multi-goal or a sequence has no goal to widen
+    (each target needs its own stop): the caller drops such a binding as ambiguous."""
+    assert not isinstance(ground_goal, GTargets | GThen)
+    goals = [ground_goal]
+    for alt in readings(binding, fits, template):
+        if alt != binding:
+            g = ground(goal, alt, facts, max_atoms=max_atoms, template=template)
+            if g.goal is not None:
+                goals.append(g.goal)
+    return disjunction(goals)
 
 
 def disjunction(goals: Sequence[Goal]) -> Goal:

@@ -39,6 +39,22 @@ class TemplateFile(_Model):
     sha256: str
 
 
+class DropExample(_Model):
+    """The first binding met that dropped for one reason (scenes in the order given)."""
+
+    scene: str
+    binding: dict[str, str] = Field(description="Empty when the reason was found while "
+                                    "binding (it is counted per partial binding).")
+    code: str = Field(description="The reason's code (`fdc.compiler.drops.DropCode`).")
+    message: str = Field(description="The reason in full, entities named, as `fdc explain` "
+                         "shows it.")
+    entities: list[str] = Field(default_factory=list, description="The entities concerned.")
+    description: str | None = Field(default=None, description="`ambiguous`: the words "
+                                    "tried for the parameter.")
+    rivals: list[str] = Field(default_factory=list, description="`ambiguous`: every other "
+                              "entity those words fit.")
+
+
 class TemplateCounts(_Model):
     """One template over every scene."""
 
@@ -52,6 +68,8 @@ class TemplateCounts(_Model):
     visited: int = Field(description="Bindings examined (fewer under --max-per-template).")
     tasks: int
     drops: dict[str, int] = Field(default_factory=dict, description="Dropped, by reason.")
+    drop_examples: dict[str, DropExample] = Field(
+        default_factory=dict, description="Per reason of `drops`, the first binding met.")
     errors: list[str] = Field(
         default_factory=list, description="Scenes where the template could not compile."
     )

@@ -10,6 +10,8 @@
                     describe     the goal's targets                     (compiler.wording)
                     render       the instruction variants               (compiler.wording)
                     record       the task record                        (compiler.record)
+                                 (one with the goal and instructions of a task kept
+                                 before drops as a duplicate)
     per template    frames       memory tasks' goal frames and walks    (compiler.frames)
 
 then `compiler.emit` builds the manifest and writes the suite. Every pass is timed
@@ -42,7 +44,7 @@ from dataclasses import replace
 
 from fdc.core.limits import current, set_current
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import Goal
+from fdc.predicates.goal import Goal, GTargets, GThen
 from fdc.predicates.registry import EvaluationError
 
 from .bind import BindError, Draw, random_order
@@ -58,7 +60,7 @@ from .compile import (
     is_memory_template,
     seeded_rng,
 )
-from .drops import Drop
+from .drops import Drop, DropCode
 from .frames import add_frames
 from .ground import GroundError, ground, widen
 from .manifest import ExperienceRef
@@ -167,7 +169,7 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
         return report
     for drop, n in draw.dropped().items():
         if drop.counted:
-            report.drops[drop.key] += n
+            report.drop(drop, {}, n)
     report.bindings = draw.estimate or 0
     report.sampled = draw.sampled
     records = [r for _, r in sorted(kept, key=lambda p: p[0])]
@@ -191,16 +193,24 @@ def _error_text(e: Exception, entry: TemplateEntry) -> str:
 def _visit(compiler: SceneCompiler, entry: TemplateEntry, draw: Draw, start: str,
            memory: bool, report: TemplateReport, explain: bool, timings: Timings
            ) -> list[tuple[tuple[str, ...], TaskRecord]]:
-    """Draw bindings until K have become tasks; count the others by reason."""
+    """Draw bindings until K have become tasks; count the others by reason. A task with
+    the goal and instructions of one kept before is that task again (two readings of the
+    same widened words, say): it drops, naming the task kept."""
     k = compiler.options.max_per_template
     kept: list[tuple[tuple[str, ...], TaskRecord]] = []
+    tasks: dict[tuple[str, tuple[str, ...]], str] = {}  # (goal, instructions) -> task id
     for binding in timings.each(Pass.BIND, draw.bindings):
         if k is not None and len(kept) >= k:
             break
         report.visited += 1
         made = compile_binding(compiler, entry, binding, start, memory, timings)
+        if not isinstance(made, Drop):
+            same = tasks.setdefault((made.goal_pddl, tuple(sorted(made.instructions))),
+                                    made.id)
+            if same != made.id:
+                made = Drop(DropCode.DUPLICATE, same)
         if isinstance(made, Drop):
-            report.drops[made.key] += 1
+            report.drop(made, binding)
             outcome = Outcome(dict(binding), reason=made)
         else:
             kept.append((tuple(binding[n] for n in draw.parameters), made))
@@ -228,11 +238,11 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     drop = run(Pass.START_CHECKS, check_start, compiler, goal, entry.domain, start)
     if drop is not None:
         return drop
-    if words.widen:
-        goal = run(Pass.GROUND, widen, t.goal, binding, words.widen, goal, facts,
-                   max_atoms=compiler.options.max_atoms, template=entry.name).outcome
-        if isinstance(goal, Drop):
-            return goal
+    if words.ambiguous:
+        if isinstance(goal, GTargets | GThen):  # each target needs its own stop
+            return words.ambiguity(binding)
+        goal = run(Pass.GROUND, widen, t.goal, binding, words.fits, goal, facts,
+                   max_atoms=compiler.options.max_atoms, template=entry.name)
     targets = goal_targets(goal)
     values = run(Pass.DESCRIBE, describe_targets, describer, words, targets)
     rendered = run(Pass.RENDER, render_variants, compiler.renderer, entry.texts, values)

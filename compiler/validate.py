@@ -14,7 +14,8 @@ code (`docs/formats/validation-report.md` lists them):
 - `already-true`: the goal does not hold where the task starts (the scene's initial
   state; for a memory task, the world the experience left behind), by the checkers;
 - `ambiguous`: every parameter an instruction names is described uniquely (`Describer`),
-  or the template widens the goal and the goal covers every entity the words fit;
+  or the template widens the goal and the goal covers the goal of every reading of the
+  words (`ground.readings`: each entity they fit in the parameter's place);
 - `no-targets`: the answer set is not empty;
 - `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
   without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
@@ -59,6 +60,7 @@ from fdc.predicates.goal import (
 from fdc.predicates.registry import EvaluationError
 
 from .compile import SceneCompiler, TemplateEntry, goal_targets
+from .ground import GroundError, ground, readings
 from .planning import PlanningError, PlanningWorld, solve
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from .suite import TaskRecord
@@ -303,7 +305,8 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
     t = entry.template
     describer = worlds.compiler.describer(entry.domain, start)
     used = set().union(*(names_used(text) for text in entry.texts)) if entry.texts else set()
-    goal_args = {x for a in atoms(r.goal) for x in a.args}
+    widened = t.ambiguity != "reject" and not isinstance(r.goal, GTargets | GThen)
+    fits: dict[str, tuple[str, ...]] = {}
     for p in t.parameters:
         if jinja_name(p.name) not in used:
             continue
@@ -320,15 +323,36 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
             continue
         if d.unique:
             continue
-        widened = t.ambiguity != "reject" and not isinstance(r.goal, GTargets | GThen)
-        missing = [e for e in d.fits if e not in goal_args]
-        if not widened or missing:
+        fits[p.name] = d.fits
+        if not widened:
             _error(task, "ambiguous",
                    f"“{d.phrase}” ({p.name} = `{value}`) also fits "
                    f"{', '.join(f'`{e}`' for e in d.fits if e != value)}",
-                   f"bindings.{p.name}",
-                   "the template rejects ambiguous bindings" if not widened else
-                   "the widened goal does not cover every entity the words fit")
+                   f"bindings.{p.name}", "the template rejects ambiguous bindings")
+    if widened and fits and len(r.bindings) == len(t.parameters):
+        _check_widened(task, entry, worlds.compiler, fits)
+
+
+def _check_widened(task: _Task, entry: TemplateEntry, compiler: SceneCompiler,
+                   fits: Mapping[str, tuple[str, ...]]) -> None:
+    """A widened goal covers the goal of every reading of the words (`ground.readings`):
+    whichever entities the agent takes the words to mean, reaching their goal succeeds."""
+    r, t = task.record, entry.template
+    assert t.goal is not None
+    have = {to_pddl(p) for p in (r.goal.parts if isinstance(r.goal, GOr) else (r.goal,))}
+    facts = compiler.facts(entry.domain)
+    try:
+        for reading in readings(r.bindings, fits, t.name):
+            g = ground(t.goal, reading, facts, template=t.name).goal
+            parts = () if g is None else g.parts if isinstance(g, GOr) else (g,)
+            if any(to_pddl(p) not in have for p in parts):
+                other = ", ".join(f"{k} = `{reading[k]}`" for k in sorted(fits))
+                _error(task, "ambiguous", f"the words also fit {other}, whose goal the "
+                       "widened goal does not cover", "goal",
+                       "compile the suite again with this version of fdc")
+                return
+    except GroundError as e:
+        _error(task, "ambiguous", f"the widened goal cannot be checked: {e}", "goal")
 
 
 def goal_entities(goal: Goal) -> list[str]:

@@ -32,7 +32,17 @@ class Words:
 
     used: frozenset[str]  # the names the instructions use
     values: dict[str, Any]  # the values of the parameters they name, by Jinja name
-    widen: dict[str, tuple[str, ...]]  # ambiguous parameters -> every entity that fits
+    ambiguous: dict[str, Description]  # `widen`: ambiguous parameters -> their words
+
+    @property
+    def fits(self) -> dict[str, tuple[str, ...]]:
+        """Every entity the words of each ambiguous parameter fit."""
+        return {p: d.fits for p, d in self.ambiguous.items()}
+
+    def ambiguity(self, binding: Mapping[str, str]) -> Drop:
+        """Why the binding drops when its words cannot be widened (a multi-goal)."""
+        name = min(self.ambiguous)
+        return ambiguous_drop(name, binding[name], self.ambiguous[name])
 
 
 def describe_parameters(describer: Describer, entry: TemplateEntry,
@@ -41,7 +51,7 @@ def describe_parameters(describer: Describer, entry: TemplateEntry,
     t = entry.template
     used = frozenset().union(*(names_used(text) for text in entry.texts))
     values: dict[str, Any] = {}
-    widen: dict[str, tuple[str, ...]] = {}
+    ambiguous: dict[str, Description] = {}
     for p in t.parameters:
         name = jinja_name(p.name)
         if name not in used:
@@ -49,10 +59,16 @@ def describe_parameters(describer: Describer, entry: TemplateEntry,
         d = describer.describe(binding[p.name], p.types)
         if not d.unique:
             if t.ambiguity == "reject":
-                return Drop(DropCode.AMBIGUOUS, p.name, (binding[p.name],))
-            widen[p.name] = d.fits
+                return ambiguous_drop(p.name, binding[p.name], d)
+            ambiguous[p.name] = d
         values[name] = _entity_text(d)
-    return Words(used, values, widen)
+    return Words(used, values, ambiguous)
+
+
+def ambiguous_drop(parameter: str, entity: str, d: Description) -> Drop:
+    """`parameter` = `entity` dropped as ambiguous: the words tried, and who else they fit."""
+    return Drop(DropCode.AMBIGUOUS, parameter, (entity,), description=d.definite,
+                rivals=tuple(e for e in d.fits if e != entity))
 
 
 def describe_targets(describer: Describer, words: Words, targets: Sequence[str]

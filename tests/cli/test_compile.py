@@ -94,5 +94,28 @@ def test_explain_shows_bindings_goals_and_drop_reasons(tmp_path: Path) -> None:
     assert code == 0, out
     assert "binding(s) satisfy the constraints" in out
     assert "(or (holding plate_0) (holding plate_1))" in out  # widened
+    # the other plate's binding widens to the same task: shown as its duplicate, once
+    assert out.count("(or (holding plate_0) (holding plate_1))") == 1
+    assert "dropped: the same goal and instructions as task `golden-pick-widen-" in out
     code, out = run("explain", "golden-to-surfac", "--scene", KITCHEN, "-T", TEMPLATES)
     assert code == 2 and "did you mean `golden-to-surface`" in out
+
+
+def test_explain_and_the_manifest_name_the_words_tried_and_the_rivals(tmp_path: Path) -> None:
+    code, out = run("explain", "golden-to-surface", "--scene", KITCHEN, "-T", TEMPLATES,
+                    "--limit", "1000")
+    assert code == 0, out
+    assert "dropped: ambiguous description of ?o = `plate_0`: “the plate” also fits " \
+           "`plate_1`" in out
+    code, out = run("compile", KITCHEN, "-T", TEMPLATES, "--no-history",
+                    "-o", str(tmp_path / "suite.jsonl"))
+    assert code == 0, out
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    counts = manifest["per_template"]["golden-to-surface"]
+    assert set(counts["drop_examples"]) == set(counts["drops"])
+    example = counts["drop_examples"]["ambiguous description of ?o"]
+    plate = example["binding"]["?o"]
+    assert example["code"] == "ambiguous" and example["entities"] == [plate]
+    assert example["description"] == "the plate"
+    assert example["rivals"] == [{"plate_0": "plate_1", "plate_1": "plate_0"}[plate]]
+    assert example["scene"] == KITCHEN and "also fits" in example["message"]

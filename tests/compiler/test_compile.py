@@ -258,12 +258,53 @@ def test_ambiguous_description_under_both_policies(tmp_path: Path) -> None:
     c = compiler()
     r1 = compile_template(c, entries(tmp_path, reject, "a.pddl")[0])
     assert r1.tasks == 0 and r1.drops == {"ambiguous description of ?p": 2}
-    r2 = compile_template(c, entries(tmp_path, widen, "b.pddl")[0])
-    assert r2.tasks == 2  # one a binding; both widened to either plate
-    for rec in r2.records:
-        assert rec.goal == GOr(parts=(atom("holding", "plate_0"), atom("holding", "plate_1")))
-        assert rec.targets == ["plate_0", "plate_1"]
-        assert rec.instructions == ["Pick up the plate from the table."]
+    r2 = compile_template(c, entries(tmp_path, widen, "b.pddl")[0], explain=True)
+    # both bindings widen to either plate: one task, the other binding its duplicate
+    assert r2.tasks == 1
+    assert r2.drops == {"the same goal and instructions as another task": 1}
+    (rec,) = r2.records
+    assert rec.goal == GOr(parts=(atom("holding", "plate_0"), atom("holding", "plate_1")))
+    assert rec.targets == ["plate_0", "plate_1"]
+    assert rec.instructions == ["Pick up the plate from the table."]
+    (dup,) = [o.reason for o in r2.outcomes if o.reason is not None]
+    assert dup == Drop(DropCode.DUPLICATE, rec.id)
+
+
+def test_widening_never_emits_one_task_twice_under_any_seed(tmp_path: Path) -> None:
+    body = "(:goal (holding ?p))"
+    widen = template("plate-widen", body, "?p - plate ?s - surface",
+                     "Pick up {{ p | ref }} from {{ s | ref }}.",
+                     "(:constraints (on ?p ?s)) (:ambiguity widen)")
+    e = entries(tmp_path, widen)[0]
+    for seed in range(4):
+        for k in (None, 1, 2):
+            rep = compile_template(compiler(seed=seed, max_per_template=k), e)
+            made = [(r.goal_pddl, tuple(r.instructions)) for r in rep.records]
+            assert len(made) == len(set(made)) == 1, made
+
+
+def test_an_ambiguous_drop_names_the_words_and_the_rivals(tmp_path: Path) -> None:
+    reject = template("plate-reject", "(:goal (holding ?p))", "?p - plate ?s - surface",
+                      "Pick up {{ p | ref }}.", "(:constraints (on ?p ?s)) (:ambiguity reject)")
+    rep = compile_template(compiler(), entries(tmp_path, reject)[0], explain=True)
+    reasons = {o.binding["?p"]: o.reason for o in rep.outcomes}
+    assert reasons["plate_0"] == Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",),
+                                      description="the plate", rivals=("plate_1",))
+    assert reasons["plate_1"] is not None and reasons["plate_1"].rivals == ("plate_0",)
+    assert reasons["plate_0"].message == \
+        "ambiguous description of ?p = `plate_0`: “the plate” also fits `plate_1`"
+    # the manifest's example of the reason is the first binding met, in full
+    example = rep.examples["ambiguous description of ?p"]
+    assert example.reason in reasons.values() and example.binding["?p"] in reasons
+
+
+def test_a_multi_goal_over_ambiguous_words_drops_naming_them(tmp_path: Path) -> None:
+    src = template("each-plate", "(:goal (targets (?x - movable) (= ?x ?p) (holding ?x)))",
+                   "?p - plate", "Pick up {{ p | ref }}.", "(:ambiguity widen)")
+    rep = compile_template(compiler(), entries(tmp_path, src)[0], explain=True)
+    assert rep.tasks == 0
+    assert {o.reason.rivals for o in rep.outcomes if o.reason} == {("plate_0",), ("plate_1",)}
+    assert rep.drops == {"ambiguous description of ?p": 2}
 
 
 def test_memory_tasks_get_goal_frames_and_a_shortest_walk(tmp_path: Path) -> None:
@@ -323,8 +364,11 @@ def test_reason_keys_and_targets() -> None:
     tie = Drop(DropCode.TIE, "argmin of (f ?x)", ("a", "b"), "2")
     assert tie.message == "tie between `a` and `b` for argmin of (f ?x) (all 2)"
     assert tie.key == "tie for argmin of (f ?x)"
-    ambiguous = Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",))
-    assert ambiguous.key == ambiguous.message == "ambiguous description of ?p"
+    ambiguous = Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",), description="the plate",
+                     rivals=("plate_1", "plate_2"))
+    assert ambiguous.key == "ambiguous description of ?p"
+    assert ambiguous.message == ("ambiguous description of ?p = `plate_0`: “the plate” also "
+                                 "fits `plate_1` and `plate_2`")
     g = disjunction([atom("on", "b", "s"), GOr(parts=(atom("on", "a", "s"), atom("on", "b", "s")))])
     assert isinstance(g, GOr) and [p.args[0] for p in g.parts if isinstance(p, GAtom)] == ["a", "b"]
     assert goal_targets(g) == ["a", "b"]

@@ -58,7 +58,7 @@ def test_widening_grounds_again_after_the_start_checks(tmp_path: Path) -> None:
                    "Pick up {{ p | ref }}.", "(:constraints (on ?p ?s)) (:ambiguity widen)")
     trace = Trace()
     rep = compile_template(compiler(), entries(tmp_path, src)[0], timings=trace)
-    assert rep.tasks == 2
+    assert rep.tasks == 1  # the other binding widens to the same task
     assert trace.order[1:8] == [Pass.DESCRIBE, Pass.GROUND, Pass.START_CHECKS, Pass.GROUND,
                                 Pass.DESCRIBE, Pass.RENDER, Pass.RECORD]
 
@@ -108,7 +108,9 @@ def test_drops_carry_their_code_and_entities(tmp_path: Path) -> None:
                       "Pick up {{ p | ref }}.", "(:constraints (on ?p ?s)) (:ambiguity reject)")
     rep = compile_template(compiler(), entries(tmp_path, reject, "b.pddl")[0], explain=True)
     drops = {o.binding["?p"]: o.reason for o in rep.outcomes}
-    assert drops == {p: Drop(DropCode.AMBIGUOUS, "?p", (p,)) for p in ("plate_0", "plate_1")}
+    assert drops == {p: Drop(DropCode.AMBIGUOUS, "?p", (p,), description="the plate",
+                             rivals=(q,))
+                     for p, q in (("plate_0", "plate_1"), ("plate_1", "plate_0"))}
     keep = template("keep", "(:goal (on ?o ?s))", "?o - mug ?s - surface",
                     extra="(:constraints (on ?o ?s))")
     rep = compile_template(compiler(), entries(tmp_path, keep, "c.pddl")[0], explain=True)
@@ -136,8 +138,13 @@ def test_a_false_constraint_is_no_counted_drop() -> None:
     (Drop(DropCode.NO_TARGETS, "targets"),
      "no target: no entity satisfies the condition of `targets`",
      "no target: no entity satisfies the condition of `targets`"),
-    (Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",)), "ambiguous description of ?p",
+    (Drop(DropCode.AMBIGUOUS, "?p", ("plate_0",), description="the plate",
+          rivals=("plate_1",)),
+     "ambiguous description of ?p = `plate_0`: “the plate” also fits `plate_1`",
      "ambiguous description of ?p"),
+    (Drop(DropCode.DUPLICATE, "pick-0d00dd185bb3"),
+     "the same goal and instructions as task `pick-0d00dd185bb3`",
+     "the same goal and instructions as another task"),
     (Drop(DropCode.NO_TARGET), "no target entity", "no target entity"),
     (Drop(DropCode.ALREADY_TRUE), "goal already true at the start",
      "goal already true at the start"),
