@@ -77,6 +77,17 @@ class DomainInfo:
         return any(x in self.ancestors(y) or y in self.ancestors(x) for x in a_set for y in b_set)
 
 
+def _a_type_hint(name: str, info: DomainInfo) -> str | None:
+    """The hint for a type's name written where an entity goes (`counter`): a parameter
+    of that type, which ranges over every entity of it, the category's furniture or
+    rooms included."""
+    if name == "object" or not info.has_type(name):
+        return None
+    letter = name[0] if name[0].isalpha() else "x"
+    return (f"`{name}` is a type, not an entity: bind a parameter of it, `?{letter} - {name}`"
+            f" (every {name})")
+
+
 def _type_text(types: Sequence[str]) -> str:
     if not types:
         return "object"
@@ -787,7 +798,8 @@ class TypeChecker:
                     "N205",
                     f"unknown constant or object `{t.name}`",
                     t.span,
-                    did_you_mean(t.name, fitting)
+                    _a_type_hint(t.name, info)
+                    or did_you_mean(t.name, fitting)
                     or f"declare it in `:constants` of domain `{info.domain.name}`"
                     + ("" if ctx.template else " or in the problem's `:objects`"),
                 )

@@ -226,6 +226,17 @@ def test_n205_unknown_constant() -> None:
     assert d.hint == "did you mean `red`?"
 
 
+def test_n205_a_type_in_an_entity_place_is_hinted_as_a_parameter() -> None:
+    # `counter` is a furniture type: the hint was "did you mean `center`?" (a cell)
+    for goal in ("(is-category ?o counter)", "(exists (?s - surface) (surface-of ?s counter))"):
+        d = only(template(goal), "N205")
+        assert d.message == "unknown constant or object `counter`"
+        assert d.hint == ("`counter` is a type, not an entity: bind a parameter of it, "
+                          "`?c - counter` (every counter)")
+    d = only(template("(robot-in-room kitchen)"), "N205")
+    assert d.hint is not None and "`?k - kitchen`" in d.hint
+
+
 def test_n206_duplicate_predicate() -> None:
     text = DOMAIN.replace("(holding ?b - block))", "(holding ?b - block) (clear ?y - thing))")
     d = only(text, "N206")

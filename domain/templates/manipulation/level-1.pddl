@@ -171,3 +171,44 @@
     "Put {{ o | ref }} in {{ c | ref }}."
     "Move {{ o | ref }} into {{ c | ref }}.")
   (:ambiguity reject))
+
+; Furniture and rooms named by their category: a parameter or a quantified variable of a
+; furniture type (`counter`, `table`: coffee, side, console and dining tables too) or a
+; room type (`kitchen`) ranges over the scene's pieces and rooms of that category.
+(define (template l1-to-kitchen-counter)
+  (:domain fdc-home)
+  (:category level-1)
+  (:level 1)
+  (:tags manipulation process)
+  (:version 1)
+  (:description "Bring an item from another room to a kitchen counter, any of them (furniture and rooms by category: `?f - counter`, `?r - kitchen`).")
+  (:parameters ?o - movable)
+  (:constraints (and
+    (exists (?r - kitchen ?f - counter) (furniture-in-room ?f ?r))
+    (not (exists (?r - kitchen) (in-room ?o ?r)))))
+  (:goal
+    (exists (?r - kitchen ?f - counter ?s - surface)
+      (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
+  (:instruction
+    "Put {{ o | ref }} on a kitchen counter."
+    "Bring {{ o | ref }} to the kitchen and put it on a counter.")
+  (:ambiguity reject))
+
+(define (template l1-to-table-in-room)
+  (:domain fdc-home)
+  (:category level-1)
+  (:level 1)
+  (:tags manipulation process)
+  (:version 1)
+  (:description "Bring an item from another room to a table of a room, any of them (`?f - table`: dining, coffee, side and console tables included).")
+  (:parameters ?o - movable ?r - room)
+  (:constraints (and
+    (exists (?f - table) (furniture-in-room ?f ?r))
+    (not (in-room ?o ?r))))
+  (:goal
+    (exists (?f - table ?s - surface)
+      (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
+  (:instruction
+    "Put {{ o | ref }} on a table in {{ r | ref }}."
+    "Take {{ o | ref }} to {{ r | ref }} and set it down on a table there.")
+  (:ambiguity reject))
