@@ -186,9 +186,8 @@
   (:constraints (and
     (exists (?r - kitchen ?f - counter) (furniture-in-room ?f ?r))
     (not (exists (?r - kitchen) (in-room ?o ?r)))))
-  (:goal
-    (exists (?r - kitchen ?f - counter ?s - surface)
-      (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
+  (:goal (exists (?r - kitchen ?f - counter ?s - surface)
+    (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
   (:instruction
     "Put {{ o | ref }} on a kitchen counter."
     "Bring {{ o | ref }} to the kitchen and put it on a counter.")
@@ -202,12 +201,9 @@
   (:version 1)
   (:description "Bring an item from another room to a table of a room, any of them (`?f - table`: dining, coffee, side and console tables included).")
   (:parameters ?o - movable ?r - room)
-  (:constraints (and
-    (exists (?f - table) (furniture-in-room ?f ?r))
-    (not (in-room ?o ?r))))
-  (:goal
-    (exists (?f - table ?s - surface)
-      (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
+  (:constraints (and (exists (?f - table) (furniture-in-room ?f ?r)) (not (in-room ?o ?r))))
+  (:goal (exists (?f - table ?s - surface)
+    (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
   (:instruction
     "Put {{ o | ref }} on a table in {{ r | ref }}."
     "Take {{ o | ref }} to {{ r | ref }} and set it down on a table there.")
