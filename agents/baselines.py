@@ -21,6 +21,10 @@
   atoms still false, and the next one if that part cannot be achieved. When nothing
   fits, room is made (items the goal does not name moved away, or the anchor moved);
   several items bound for one surface are packed (`_TracePlanner.pack`), stacked if need be.
+
+A memory-manipulation task (`fdc.compiler.suite.is_memory_manipulation`) is a manipulation
+task for both agents: they act from the world its experience left behind
+(`SceneContext.after`).
 """
 
 from __future__ import annotations
