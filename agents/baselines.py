@@ -21,6 +21,10 @@
   atoms still false, and the next one if that part cannot be achieved. When nothing
   fits, room is made (items the goal does not name moved away, or the anchor moved);
   several items bound for one surface are packed (`_TracePlanner.pack`), stacked if need be.
+
+A memory-manipulation task (`fdc.compiler.suite.is_memory_manipulation`) is a manipulation
+task for both agents: they act from the world its experience left behind
+(`SceneContext.after`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import math
 import random
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -797,9 +802,11 @@ def _point(x: float, y: float) -> Any:
     return shapely.Point(x, y)
 
 
-def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
+def oracle_actions(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
+                   ) -> list[AgentAction]:
     """The oracle's trace for a manipulation task (`Unsolvable` with the reason when it
-    finds none within the task's budget)."""
+    finds none within the task's budget); `after`: the world the experience left
+    behind, where a memory-manipulation task starts (`ManipulationEnv`)."""
     banned: set[str] = set()
     first = ""  # the first attempt's failure: the root cause, when every attempt fails
     placements_banned = 0
@@ -808,7 +815,7 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
     except NotExpandable as e:
         raise Unsolvable(str(e)) from None
     for _ in range(ORACLE_RETRIES + 1):
-        env = ManipulationEnv(graph, budget=PLANNING_BUDGET)
+        env = ManipulationEnv(graph, budget=PLANNING_BUDGET, after=after)
         env.reset(options={"task": task})
         planner = _TracePlanner(env, banned)
         steps: Sequence[Goal] = goal.steps if isinstance(goal, GThen) else (goal,)
@@ -835,17 +842,19 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph) -> list[AgentAction]:
         if not verdict.success:
             raise Unsolvable(f"the trace does not verify: {verdict.reason}")
         actions = [r.action for r in env.records if r.action is not None]
-        budget = step_budget(task, graph)
+        budget = step_budget(task, graph, env.start_of(task))
         if len(actions) > budget:
             raise Unsolvable(f"the plan takes {len(actions)} actions; the budget is {budget}")
         return actions
     raise Unsolvable(first)
 
 
-def random_actions(task: TaskRecord, graph: SceneGraph, seed: int) -> list[AgentAction]:
-    """Random valid actions until `call_end` or the budget (deterministic per seed)."""
+def random_actions(task: TaskRecord, graph: SceneGraph, seed: int,
+                   after: Snapshot | None = None) -> list[AgentAction]:
+    """Random valid actions until `call_end` or the budget (deterministic per seed), from
+    where the task starts (`after`: as `oracle_actions`)."""
     rng = random.Random(f"{seed}:{task.id}")
-    env = ManipulationEnv(graph)
+    env = ManipulationEnv(graph, after=after)
     env.reset(seed=seed, options={"task": task})
     while not env.done:
         valid = env.valid_actions()
@@ -958,6 +967,14 @@ class SceneContext:
     experience: Experience | None
     scene_name: str
 
+    @cached_property
+    def after(self) -> Snapshot | None:
+        """The world the experience left behind, where a memory-manipulation task starts
+        (None without an experience)."""
+        from fdc.compiler.compile import start_snapshots
+
+        return start_snapshots(self.graph, self.experience)[1] if self.experience else None
+
     @classmethod
     def of(cls, suite: ReopenedSuite, task: TaskRecord) -> SceneContext:
         """A task's context as its reopened suite finds it (`ReopenError`, `SceneLoadError`
@@ -996,8 +1013,8 @@ def _predict(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecor
         ctx = scenes(task)
         if is_manipulation(task):
             try:
-                actions = oracle_actions(task, ctx.graph) if name == "oracle" else \
-                    random_actions(task, ctx.graph, seed)
+                actions = oracle_actions(task, ctx.graph, ctx.after) if name == "oracle" \
+                    else random_actions(task, ctx.graph, seed, ctx.after)
             except Unsolvable as e:
                 yield BaselineResult(Prediction(task_id=task.id, actions=[]), str(e))
                 continue

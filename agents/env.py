@@ -2,7 +2,8 @@
 
 `ManipulationEnv` is a Gymnasium environment over fdc's embedded world. It is reset from
 a manipulation `TaskRecord` (the world starts in the scene's initial state, the robot at
-the scene's start) and takes `AgentAction`s (ManiTaskGen's action space, as JSON text or
+the scene's start; a memory-manipulation task's, where the experience left the world and
+the robot: the env's `after`) and takes `AgentAction`s (ManiTaskGen's action space, as JSON text or
 as the model):
 
 - `go_to` a surface: walk to its nearest reachable standing point, facing it;
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.view import SceneView
     from fdc.sim_bridge.world.experience import Experience, Frame
     from fdc.sim_bridge.world.posed import PosedGraph
+    from fdc.sim_bridge.world.state import Snapshot
 
 #: ManiTaskGen's budgets: 20 actions for a single task, 20 more per further step of a
 #: sequence (40 for a two-step THEN task).
@@ -93,22 +95,23 @@ def is_manipulation(task: TaskRecord) -> bool:
     return "manipulation" in task.tags or (task.level is not None and task.valid_frames is None)
 
 
-def step_budget(task: TaskRecord, graph: SceneGraph) -> int:
+def step_budget(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = None) -> int:
     """The number of actions an agent may take on `task`: ManiTaskGen's 20 per step of a
     process task; for an outcome task, 20 plus 10 for each item past the first that must
-    move (`items_to_move`)."""
+    move (`items_to_move`, from `start`)."""
     from fdc.predicates.goal import GThen
 
     if isinstance(task.goal, GThen):
         return STEPS_PER_TASK * len(task.goal.steps)
     if task.level == 4 or "outcome" in task.tags:
-        n = items_to_move(task, graph)
+        n = items_to_move(task, graph, start)
         return STEPS_PER_TASK + STEPS_PER_EXTRA_TARGET * max(0, n - 1)
     return STEPS_PER_TASK
 
 
-def items_to_move(task: TaskRecord, graph: SceneGraph) -> int:
-    """How many items the goal makes move, at the fewest, from the scene's initial state:
+def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = None) -> int:
+    """How many items the goal makes move, at the fewest, from `start` (None: the scene's
+    initial state):
     the items of its relocation literals that are false there (an atom that must become
     true, or a negated one that holds), a conjunction the union of its parts', a
     disjunction its cheapest part's, a count the items it must bring or take away."""
@@ -117,7 +120,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph) -> int:
     from fdc.predicates.registry import Context
 
     registry = default_registry()
-    ctx = Context(graph=graph, state=EmbeddedWorld(graph).state)
+    ctx = Context(graph=graph, state=EmbeddedWorld(graph, start=start).state)
     if task.thresholds:
         ctx = ctx.with_thresholds(task.thresholds, registry)
 
@@ -276,12 +279,15 @@ class ManipulationEnv(gymnasium.Env[str, str]):
 
     `tasks`: the tasks `reset` draws from when not given one (`options={"task": ...}`,
     a `TaskRecord` or the id of one of `tasks`). `budget`: a fixed step budget instead
-    of `step_budget(task)` (None: the task's)."""
+    of `step_budget(task)` (None: the task's). `after`: the world the experience left
+    behind (`fdc.compiler.compile.start_snapshots`), where a memory-manipulation task
+    starts; resetting to one without it is a `ValueError`."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's)
 
     def __init__(self, graph: SceneGraph, tasks: Sequence[TaskRecord] = (), *,
-                 budget: int | None = None, render_mode: str | None = None) -> None:
+                 budget: int | None = None, render_mode: str | None = None,
+                 after: Snapshot | None = None) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
@@ -289,6 +295,7 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         self.graph = graph
         self.tasks = [t for t in tasks if is_manipulation(t)]
         self._budget_override = budget
+        self.after = after
         self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
         self.action_space = spaces.Text(max_length=4096, min_length=1, charset=CHARSET)
         self._world: EmbeddedWorld | None = None
@@ -375,10 +382,11 @@ class ManipulationEnv(gymnasium.Env[str, str]):
               ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         task = self._choose_task((options or {}).get("task"))
+        start = self.start_of(task)
         self._task = task
-        self._world = EmbeddedWorld(self.graph, clock=LONG_DAY, seed=seed or 0)
+        self._world = EmbeddedWorld(self.graph, clock=LONG_DAY, seed=seed or 0, start=start)
         self.budget = self._budget_override if self._budget_override is not None \
-            else step_budget(task, self.graph)
+            else step_budget(task, self.graph, start)
         self._at = None
         self._shown = None
         self._records = []
@@ -407,6 +415,16 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         reward = 1.0 if verdict is not None and verdict.success else 0.0
         self._obs = self._observe()
         return self._obs, reward, terminated, truncated, self._info(verdict)
+
+    def start_of(self, task: TaskRecord) -> Snapshot | None:
+        """The world `task` starts in: the env's `after` for a task that starts where
+        the experience ends, else the scene's initial state (None)."""
+        if task.experience is None:
+            return None
+        if self.after is None:
+            raise ValueError(f"task `{task.id}` starts where the experience ends: give the "
+                             "env the world after it (`after`)")
+        return self.after
 
     def render(self) -> str | None:
         return self._obs if self.render_mode == "ansi" else None
@@ -595,7 +613,8 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         lines = [f"Task: {t.instructions[0] if t.instructions else t.goal_pddl}",
                  f"Step {self.steps} of {self.budget}. Last action: {self._last}."]
         if self._at is None:
-            lines.append("You stand at the start, at no surface.")
+            where = "where the experience ended" if t.experience is not None else "the start"
+            lines.append(f"You stand at {where}, at no surface.")
         else:
             s = posed.surface(self._at)
             side = side_of(s, w.agent_pose())

@@ -3,7 +3,8 @@
 `fdc validate --solve` certifies a task with a plan in the planning abstraction
 (`compiler/planning.py`: fdc-home's actions, one action a line, `pick mug_0
 kitchen_counter|top`). `replay_plan` performs each action in an `EmbeddedWorld` started
-in the scene's initial state, as its meaning in fdc-home says:
+in the scene's initial state (or where the plan starts: for a memory-manipulation task,
+the world the experience left behind), as its meaning in fdc-home says:
 
 - `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to`: walk to the surface `?to`;
   `navigate-to-object ?o ?r`: walk to the item `?o`;
@@ -56,9 +57,11 @@ class PlanReplay:
     reason: str = ""
 
 
-def replay_plan(plan: Sequence[str], graph: SceneGraph) -> PlanReplay:
-    """Act out a plan's lines in the embedded world (module doc)."""
-    world = EmbeddedWorld(graph, clock=LONG_DAY)
+def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None
+                ) -> PlanReplay:
+    """Act out a plan's lines in the embedded world (module doc), from `start` (None: the
+    scene's initial state)."""
+    world = EmbeddedWorld(graph, clock=LONG_DAY, start=start)
     for k, line in enumerate(plan, 1):
         res = _act(world, line)
         if not res.ok:

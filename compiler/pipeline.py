@@ -13,6 +13,7 @@
                                  (one with the goal and instructions of a task kept
                                  before drops as a duplicate)
     per template    frames       memory tasks' goal frames and walks    (compiler.frames)
+                                 (not memory-manipulation tasks: they are acted out)
 
 then `compiler.emit` builds the manifest and writes the suite. Every pass is timed
 (`Timings`); the times never change what is compiled.
@@ -57,6 +58,7 @@ from .compile import (
     TemplateEntry,
     TemplateReport,
     goal_targets,
+    is_memory_manipulation_template,
     is_memory_template,
     seeded_rng,
 )
@@ -173,7 +175,8 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
     report.bindings = draw.estimate or 0
     report.sampled = draw.sampled
     records = [r for _, r in sorted(kept, key=lambda p: p[0])]
-    if memory and "after" in compiler.states:
+    if memory and "after" in compiler.states and \
+            not is_memory_manipulation_template(entry.template, compiler.registry):
         records = timings.run(Pass.FRAMES, _add_frames, compiler, records)
     report.records = records
     report.tasks = len(records)

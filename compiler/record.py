@@ -16,8 +16,8 @@ from fdc.core.hashing import sha256_text
 from fdc.predicates.goal import Goal, to_pddl
 from fdc.sim_bridge.world.state import AgentPose
 
-from .compile import seeded_rng
-from .suite import TaskRecord, id_prefix
+from .compile import is_memory_manipulation_template, seeded_rng
+from .suite import MEMORY_MANIPULATION_TAGS, TaskRecord, id_prefix
 
 if TYPE_CHECKING:
     from .compile import SceneCompiler, TemplateEntry
@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[str, str],
                 goal: Goal, targets: Sequence[str], rendered: Sequence[str], start: str,
                 memory: bool) -> TaskRecord:
-    """The record of one task starting in state `start` of the compiler's scene."""
+    """The record of one task starting in state `start` of the compiler's scene. A
+    memory-manipulation template's tasks are tagged `memory` and `manipulation` whatever
+    the template's own tags say (`suite.is_memory_manipulation`)."""
     t = entry.template
     bindings = {k: binding[k] for k in sorted(binding)}
     ident = task_id(compiler, entry, bindings, memory)
@@ -36,11 +38,14 @@ def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[
         texts = [texts[first], *texts[:first], *texts[first + 1:]]
     thresholds = {th.name: float(th.value) for th in entry.domain.domain.thresholds}
     pose = compiler.states[start].agent_pose()
+    tags = list(t.tags)
+    if memory and is_memory_manipulation_template(t, compiler.registry):
+        tags += [x for x in MEMORY_MANIPULATION_TAGS if x not in tags]
     return TaskRecord(
         id=ident, template=t.name, template_file=entry.path, template_version=t.version,
         category=t.category, level=t.level, scene=compiler.scene, bindings=bindings,
         goal=goal, goal_pddl=to_pddl(goal), instructions=texts, targets=list(targets),
-        thresholds=thresholds, tags=list(t.tags),
+        thresholds=thresholds, tags=tags,
         experience=compiler.experience_sha256 if memory else None,
         start=AgentPose(x=round(pose.x, 4), y=round(pose.y, 4), z=round(pose.z, 4),
                         yaw_rad=round(pose.yaw_rad, 6)),

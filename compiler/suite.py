@@ -99,6 +99,19 @@ class TaskRecord(BaseModel):
     )
 
 
+#: The tags of a memory-manipulation task's record (`fdc compile` adds those its
+#: template lacks).
+MEMORY_MANIPULATION_TAGS = ("memory", "manipulation")
+
+
+def is_memory_manipulation(record: TaskRecord) -> bool:
+    """A task about the experience that is done by acting: it starts where the
+    experience ends (`experience` set) and is tagged `manipulation`. It has no goal
+    frames; it is planned, acted out and scored as a manipulation task from the world
+    the experience left behind."""
+    return record.experience is not None and "manipulation" in record.tags
+
+
 def parse_suite(text: str) -> tuple[list[TaskRecord], list[Diagnostic]]:
     """The records of a suite's text, and every problem found (line numbers from 1)."""
     numbered, problems = parse_numbered_suite(text)

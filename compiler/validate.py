@@ -19,9 +19,11 @@ code (`docs/formats/validation-report.md` lists them):
 - `no-targets`: the answer set is not empty;
 - `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
   without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
-- with `solve`, for tasks that start in the scene's initial state: `unreachable`,
-  `timeout`, `planner-error` (`compiler.planning`: a plan in the planning abstraction is
-  the certificate, its length recorded).
+- with `solve`, for tasks that are acted out: `unreachable`, `timeout`,
+  `planner-error` (`compiler.planning`: a plan in the planning abstraction is the
+  certificate, its length recorded). A process task is planned from the scene's initial
+  state, a memory-manipulation task (`suite.is_memory_manipulation`) from the world the
+  experience left behind; it has no goal frames to check.
 
 The suite's templates, scenes and experiences are found as `reopen` finds them: a memory
 task's experience is rebuilt from the manifest beside the suite (a given log, or the same
@@ -63,7 +65,7 @@ from .compile import SceneCompiler, TemplateEntry, goal_targets
 from .ground import GroundError, ground, readings
 from .planning import PlanningError, PlanningWorld, solve
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
-from .suite import TaskRecord
+from .suite import TaskRecord, is_memory_manipulation
 
 VALIDATION_REPORT_VERSION = "1.0"
 
@@ -89,7 +91,7 @@ def finding(d: Diagnostic) -> Finding:
 
 
 class Certificate(_Model):
-    """What the planner said about a task that starts in the scene's initial state."""
+    """What the planner said about a task that is acted out (from where it starts)."""
 
     status: Literal["solved", "unsolvable", "timeout", "error"]
     planner: str
@@ -170,19 +172,21 @@ def _error(task: _Task, code: str, message: str, where: str = "", hint: str = ""
 
 class SceneWorlds:
     """One scene's compiler (and the experience its memory tasks are about), with the
-    planning abstraction of each domain, built once."""
+    planning abstraction of each domain and start state, built once."""
 
     def __init__(self, compiler: SceneCompiler) -> None:
         self.compiler = compiler
-        self._planning: dict[str, PlanningWorld] = {}
+        self._planning: dict[tuple[str, str], PlanningWorld] = {}
 
-    def planning(self, entry: TemplateEntry) -> PlanningWorld:
-        name = entry.domain.domain.name
-        if name not in self._planning:
+    def planning(self, entry: TemplateEntry, start: str = "initial") -> PlanningWorld:
+        """The abstraction of `entry`'s domain from state `start` of the scene (`initial`,
+        or `after`: where the experience leaves the world)."""
+        key = (entry.domain.domain.name, start)
+        if key not in self._planning:
             c = self.compiler
-            self._planning[name] = PlanningWorld(c.facts(entry.domain), c.states["initial"],
-                                                 c.registry)
-        return self._planning[name]
+            self._planning[key] = PlanningWorld(c.facts(entry.domain), c.states[start],
+                                                c.registry)
+        return self._planning[key]
 
 
 # --------------------------------------------------------------------------- checks
@@ -267,7 +271,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
     r = task.record
     check_text_and_targets(task, goal_targets(r.goal))
     memory = r.experience is not None
-    if memory:
+    if memory and not is_memory_manipulation(r):
         if r.valid_frames is None:
             _error(task, "missing-frames", "a memory task without goal frames",
                    "valid_frames", "compile the suite with an experience log")
@@ -396,8 +400,10 @@ def check_imported(task: _Task, source: str, opened: ReopenedSuite | None) -> No
 
 def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: float,
             planner: str | None) -> None:
-    """Solve a task that starts in the scene's initial state; findings for no plan."""
-    world = worlds.planning(entry)
+    """Solve a task that is acted out, from where it starts (a memory-manipulation task:
+    the world after the experience); findings for no plan."""
+    after = task.record.experience is not None
+    world = worlds.planning(entry, "after" if after else "initial")
     try:
         pp = world.build(task.record.id, task.record.goal)
     except PlanningError as e:
@@ -408,7 +414,8 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
                                    seconds=round(res.seconds, 3), length=res.length,
                                    plan=res.plan, objects=len(pp.items), left_out=pp.left_out)
     if res.status == "unsolvable":
-        _error(task, "unreachable", "no plan reaches the goal from the scene's initial state "
+        where = "the world after the experience" if after else "the scene's initial state"
+        _error(task, "unreachable", f"no plan reaches the goal from {where} "
                f"({res.planner}: {res.message})", "goal",
                "the goal asks for something no sequence of placements achieves")
     elif res.status == "timeout":
@@ -416,6 +423,19 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
                "goal", "raise --timeout, or simplify the goal")
     elif res.status == "error":
         _error(task, "planner-error", res.message, "goal")
+
+
+#: Findings after which a task is not given to the planner: its goal cannot be judged,
+#: or its start state is not the one it was compiled in.
+_UNPLANNED = frozenset({"goal-type", "experience", "unchecked-start"})
+
+
+def _acted(record: TaskRecord, worlds: SceneWorlds) -> bool:
+    """Whether `--solve` plans the task: a process task, or a memory-manipulation task
+    whose start state (the world after the experience) is known."""
+    if record.experience is None:
+        return True
+    return is_memory_manipulation(record) and "after" in worlds.compiler.states
 
 
 # --------------------------------------------------------------------------- the suite
@@ -493,8 +513,8 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
         for t in group:
             entry = entries.get(t.record.id)
             check_task(t, entry, worlds)
-            if (options.solve and entry is not None and t.record.experience is None
-                    and not any(f.code == "goal-type" for f in t.findings)):
+            if (options.solve and entry is not None and _acted(t.record, worlds)
+                    and not any(f.code in _UNPLANNED for f in t.findings)):
                 certify(t, entry, worlds, options.timeout_s, options.planner)
             if on_task is not None:
                 on_task(t.record.id)

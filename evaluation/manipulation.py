@@ -3,15 +3,18 @@
 `score_manipulation(task, actions, graph)` replays the agent's actions in the agent
 environment (`fdc.agents.env`: the embedded world from the scene's initial
 state, the task's step budget; actions past `call_end` or the budget are ignored) and
-judges the recorded snapshots:
+judges the recorded snapshots. A memory-manipulation task (`fdc.compiler.suite.
+is_memory_manipulation`: "put the first object you moved back where you found it") is
+replayed from the world the experience left behind (`after`) and scored as a process
+task: success and the four stages of its relocation atoms.
 
 - **success**: the task's ground goal verifies on the trajectory
   (`fdc.predicates.verify`: a plain goal where the episode ends, at `call_end` or at the
   last action; a THEN goal step after step).
-- **process tasks** (levels 1-3): each relocation atom of the goal (`on`, `in-cell`,
-  `inside`, `around`, `at-side`, `between`, `in-room`, `on-furniture`, `same-surface`:
-  its first argument is the item) is a sub-task of 4 stages of 25 points, each reached
-  once the one before it is:
+- **process tasks** (levels 1-3, and memory-manipulation tasks): each relocation atom
+  of the goal (`on`, `in-cell`, `inside`, `around`, `at-side`, `between`, `in-room`,
+  `on-furniture`, `same-surface`: its first argument is the item) is a sub-task of 4
+  stages of 25 points, each reached once the one before it is:
   1. at the source: the robot within reach of the item where it stands;
   2. holding the item;
   3. at the destination holding it: within reach of the destination surface (of the
@@ -200,9 +203,11 @@ class _Trace:
 
 
 def score_manipulation(task: TaskRecord, actions: list[AgentAction],
-                       graph: SceneGraph) -> ManipulationResult:
-    """Replay `actions` on `task` in the embedded world and score them (module doc)."""
-    env = ManipulationEnv(graph)
+                       graph: SceneGraph, after: Snapshot | None = None) -> ManipulationResult:
+    """Replay `actions` on `task` in the embedded world and score them (module doc);
+    `after`: the world the experience left behind, where a memory-manipulation task
+    starts (`ManipulationEnv`)."""
+    env = ManipulationEnv(graph, after=after)
     env.reset(options={"task": task})
     ignored = 0
     for a in actions:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.predictions import Prediction
-from fdc.compiler.suite import TaskRecord
+from fdc.compiler.suite import TaskRecord, is_memory_manipulation
 from fdc.core.problems import Diagnostic, Severity, render_message
 from fdc.evaluation.memory import (
     START_TOLERANCE_M,
@@ -167,6 +167,10 @@ class Evaluation:
 
 
 def is_memory(task: TaskRecord) -> bool:
+    """Scored with the memory metrics (frames, runs); a memory-manipulation task is not:
+    it is acted out and scored with the manipulation metrics."""
+    if is_memory_manipulation(task):
+        return False
     return task.experience is not None or task.valid_frames is not None or \
         "memory" in task.tags
 
@@ -179,6 +183,7 @@ class _Builder:
         self.feedback: list[Any] = []
         self._runs: dict[tuple[str, str], tuple[list[Snapshot], str | None]] = {}
         self._worlds: dict[tuple[str, str], MemoryWorld] = {}
+        self._afters: dict[tuple[str, str], Snapshot | None] = {}
         self._scorer: Callable[..., Any] | None = None
 
     def find(self, severity: Literal["error", "warning"], code: str, message: str,
@@ -325,7 +330,21 @@ class _Builder:
             from fdc.evaluation.manipulation import score_manipulation
 
             self._scorer = score_manipulation
-        return self._scorer(task, list(pred.actions or []), self.sources.graph(task))
+        return self._scorer(task, list(pred.actions or []), self.sources.graph(task),
+                            self._after(task))
+
+    def _after(self, task: TaskRecord) -> Snapshot | None:
+        """Where a task that starts after the experience starts: the world the experience
+        left behind (one per scene and experience); None for a process task."""
+        if task.experience is None:
+            return None
+        key = (task.scene or "", task.experience)
+        if key not in self._afters:
+            from fdc.compiler.compile import start_snapshots
+
+            graph = self.sources.graph(task)
+            self._afters[key] = start_snapshots(graph, self.sources.experience(task))[1]
+        return self._afters[key]
 
 
 def build_report(

@@ -25,10 +25,12 @@ HEADER = """# The built-in template library
 
 `fdc compile SCENE` compiles these templates by default (`domain/templates/`, over the
 built-in domain `fdc-home`): FindingDory's memory tasks in its 11 categories, over the
-robot's experience (simulated, or given with `--history`), and ManiTaskGen's process
-tasks (levels 1-3) and outcome tasks (level 4). Each row shows one instruction rendered
-on the example apartment (`{scene}`, seed {seed}; "-" when the template makes no task
-there) and the template's goal. `fdc explain TEMPLATE --scene SCENE` shows every binding.
+robot's experience (simulated, or given with `--history`), ManiTaskGen's process
+tasks (levels 1-3) and outcome tasks (level 4), and memory-manipulation tasks (about the
+experience, done by moving items in the world it left behind: language.md). Each row
+shows one instruction rendered on the example apartment (`{scene}`, seed {seed}; "-"
+when the template makes no task there) and the template's goal. `fdc explain TEMPLATE
+--scene SCENE` shows every binding.
 
 This page is written by `scripts/library_doc.py`.
 

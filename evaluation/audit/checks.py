@@ -4,7 +4,9 @@ fdc has three models of the world: the planning abstraction (`compiler/planning.
 behind `fdc validate --solve`), the embedded world that agents act in
 (`sim_bridge/world/embedded.py`, through `agents/`) and the checkers that judge
 (`predicates/`). A task is sound when they agree on it. `audit_task` asks, for a task
-that starts in the scene's initial state (a process task):
+that is acted out (a process task, from the scene's initial state; a
+memory-manipulation task, from the world the experience left behind, where the plan,
+its replay, the agents and the start judgement all begin):
 
 - `plan`: the planner certifies it (a plan in the abstraction, as `--solve` finds it);
 - `replay`: that plan, acted out step by step in the embedded world
@@ -74,6 +76,7 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import Snapshot
 
 #: Every check, in the order of the report's columns, and the question it asks.
 CHECKS: dict[str, str] = {
@@ -88,7 +91,8 @@ CHECKS: dict[str, str] = {
     "l-star": "L*, the shortest walk through valid frames, is finite",
     "walk": "an agent walking the L* route in the embedded world succeeds",
 }
-#: The checks of a task that starts in the scene's initial state, and of a memory task.
+#: The checks of a task that is acted out (a process or a memory-manipulation task), and
+#: of a memory task.
 PROCESS = ("plan", "replay", "oracle", "idle", "random", "start", "answer")
 MEMORY = ("oracle", "idle", "random", "answer", "frames", "l-star", "walk")
 
@@ -134,7 +138,14 @@ class TaskAudit:
 
     @property
     def memory(self) -> bool:
+        """The task starts where the experience ends."""
         return self.record.experience is not None
+
+    @property
+    def acted(self) -> bool:
+        """The task is acted out (a process or a memory-manipulation task), not
+        answered with frames."""
+        return bool(is_manipulation(self.record))
 
 
 # --------------------------------------------------------------------------- scenes
@@ -151,7 +162,20 @@ class SceneModels:
         self.compiler = suite.compiler(record)
         self.worlds = SceneWorlds(self.compiler)
         self._memory: dict[str, tuple[Experience, MemoryWorld]] = {}
+        self._after: dict[str, Snapshot | None] = {}
         self._walker: Walker | None = None
+
+    def after(self, record: TaskRecord) -> Snapshot | None:
+        """The world a task starts in when it is not the scene's initial state: where
+        the experience left it (a memory-manipulation task); None for a process task."""
+        if record.experience is None:
+            return None
+        if record.experience not in self._after:
+            from fdc.compiler.compile import start_snapshots
+
+            self._after[record.experience] = start_snapshots(self.graph,
+                                                             self.memory(record)[0])[1]
+        return self._after[record.experience]
 
     def memory(self, record: TaskRecord) -> tuple[Experience, MemoryWorld]:
         """The experience a memory task is about and the world it is judged in."""
@@ -198,8 +222,9 @@ def audit_task(record: TaskRecord, line: int, entry: TemplateEntry | None,
 
 def _why_not(check: str, record: TaskRecord) -> str:
     if check in PROCESS:
-        return "the task starts where the experience ends; the planning abstraction " \
-            "starts in the scene's initial state"
+        return "a memory task is answered with frames, not acted out"
+    if record.experience is not None:
+        return "a memory-manipulation task is acted out: it has no goal frames"
     return "not a memory task"
 
 
@@ -220,8 +245,11 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
                     options: AuditOptions) -> tuple[dict[str, Outcome], PlanReplay | None]:
     out: dict[str, Outcome] = {}
     replay: PlanReplay | None = None
-    if record.experience is None:
-        out["start"], problem = _start(record, entry, models)
+    after = models.after(record)
+    start = "initial" if record.experience is None else "after"
+    if start in models.compiler.states and (
+            record.experience is None or record.experience == models.compiler.experience_sha256):
+        out["start"], problem = _start(record, entry, models, start)
         if problem is None:
             out["plan"] = disagree(out["start"].detail)
             out["replay"] = not_applicable("no plan")
@@ -232,39 +260,45 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
                 out["replay"] = not_applicable("no plan")
             else:
                 out["plan"] = agree(f"{res.length} action(s) ({res.planner})")
-                replay = replay_plan(res.plan, models.graph)
+                replay = replay_plan(res.plan, models.graph, after)
                 out["replay"] = _judge_replay(record, replay, models.graph)
+    else:
+        out["start"] = out["plan"] = disagree(
+            "the world after the experience is not known: the manifest beside the suite "
+            "names no experience, or not the task's")
+        out["replay"] = not_applicable("no plan")
     graph = models.graph
     try:
-        actions = oracle_actions(record, graph)
+        actions = oracle_actions(record, graph, after)
     except Unsolvable as e:
         out["oracle"] = disagree(f"the oracle finds no trace: {e}")
     else:
-        result = score_manipulation(record, actions, graph)
+        result = score_manipulation(record, actions, graph, after)
         out["oracle"] = agree(f"{result.steps} action(s)") if result.success else \
             disagree(f"the oracle's trace fails: {result.verdict}")
-    idle = score_manipulation(record, [AgentAction(action=ActionName.CALL_END)], graph)
+    idle = score_manipulation(record, [AgentAction(action=ActionName.CALL_END)], graph, after)
     out["idle"] = disagree("an agent that ends at once succeeds: the goal is already "
                            "true at the start") if idle.success else agree(idle.verdict)
-    trace = random_actions(record, graph, options.seed)
-    chance = score_manipulation(record, trace, graph)
+    trace = random_actions(record, graph, options.seed, after)
+    chance = score_manipulation(record, trace, graph, after)
     out["random"] = disagree(f"the random agent (seed {options.seed}) succeeds in "
                              f"{chance.steps} action(s)") if chance.success else \
         agree(chance.verdict)
     return out, replay
 
 
-def _start(record: TaskRecord, entry: TemplateEntry, models: SceneModels
+def _start(record: TaskRecord, entry: TemplateEntry, models: SceneModels, start: str
            ) -> tuple[Outcome, PlanningProblem | None]:
-    """The checkers' and the abstraction's judgement of the goal at the start, and the
-    task's planning problem (None, and the reason, when it has none)."""
+    """The checkers' and the abstraction's judgement of the goal where the task starts
+    (state `start` of the scene), and the task's planning problem (None, and the reason,
+    when it has none)."""
     try:
-        problem = models.worlds.planning(entry).build(record.id, record.goal)
+        problem = models.worlds.planning(entry, start).build(record.id, record.goal)
     except PlanningError as e:
         return disagree(f"the goal has no planning problem: {e}"), None
     parts = _parts(record.goal)
     try:
-        holds = models.compiler.judge(entry.domain, "initial",
+        holds = models.compiler.judge(entry.domain, start,
                                       [a for p in parts for a in atoms(p)], record.thresholds)
         checkers = all(evaluate(p, 0, lambda a, _i: holds[a]) for p in parts)
     except (EvaluationError, KeyError) as e:

@@ -115,7 +115,7 @@ class Reproducers:
         if check == "idle":
             judge = [["fdc", "evaluate", one, "-p", str(folder / "idle.jsonl"), *scene,
                       *(["--history", log] if log else [])]]
-            return judge if audit.memory else [validate, *judge]
+            return [validate, *judge] if audit.acted else judge
         if check in ("start", "answer", "frames"):
             return [validate]
         return []

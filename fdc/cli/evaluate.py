@@ -104,11 +104,13 @@ def evaluate_command(
     ] = None,
 ) -> None:
     """Score predictions on a suite: HL-SR, HL-SPL, DTG-SR, SC-SR (and LL-SR, LL-SPL with
-    trajectories) for memory tasks, success rate and points for manipulation tasks."""
+    trajectories) for memory tasks, success rate and points for manipulation tasks (and
+    memory-manipulation tasks, acted out from the world after the experience)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.agents.predictions import read_predictions
     from fdc.compiler.reopen import ReopenError
+    from fdc.compiler.suite import is_memory_manipulation
     from fdc.core.files import Outputs
     from fdc.core.hashing import sha256_text
     from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
@@ -135,8 +137,9 @@ def evaluate_command(
     predicted = [(by_id[p.task_id], p) for _, p in preds if p.task_id in by_id]
     graph_tasks = [t for t, p in predicted if p.frames is not None or p.trajectory is not None
                    or p.actions is not None]
-    log_tasks = [t for t, p in predicted if is_memory(t) and p.frames is not None and
-                 p.actions is None and frames_expected(t) > 0]
+    log_tasks = [t for t, p in predicted if (is_memory(t) and p.frames is not None and
+                 p.actions is None and frames_expected(t) > 0) or
+                 (is_memory_manipulation(t) and p.actions is not None)]
     try:
         opened.load(graph_tasks, log_tasks)
     except SceneLoadError as e:

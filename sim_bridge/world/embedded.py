@@ -1,6 +1,7 @@
 """fdc's embedded kinematic world: a `WorldState` that acts.
 
-`EmbeddedWorld(graph)` starts from the scene's initial state and offers the actions of a
+`EmbeddedWorld(graph)` starts from the scene's initial state (or from a given snapshot:
+the world an experience left behind) and offers the actions of a
 mobile manipulator: `navigate` (to a surface, an object, a room, a standing point or a
 pose, along the navigation graph), `forward`, `turn`, `pick`, `place` (through the
 placement queries, on the objects where they are now), `open` / `close`, `stop`. Every
@@ -95,10 +96,14 @@ class EmbeddedWorld(LiveRecord):
     `clock`: the simulated day (06:00-22:00 over 4,000 steps by default); an action that
     would run past its end is refused. `seed` is recorded in trajectory headers (every
     action is deterministic). `record_steps`: the default of `navigate` / `turn` /
-    `forward` (one snapshot per primitive step instead of one per action)."""
+    `forward` (one snapshot per primitive step instead of one per action). `start`: the
+    world to begin in (the robot, the hand, object poses and open states; what it leaves
+    out stays as the scene has it), at step 0 of `clock`; None: the scene's initial
+    state."""
 
     def __init__(self, graph: SceneGraph, *, clock: Clock | None = None, seed: int = 0,
-                 config: WorldConfig | None = None, record_steps: bool = False) -> None:
+                 config: WorldConfig | None = None, record_steps: bool = False,
+                 start: Snapshot | None = None) -> None:
         self._graph = graph
         self.clock = clock or Clock()
         self.seed = seed
@@ -112,6 +117,10 @@ class EmbeddedWorld(LiveRecord):
         self._held: str | None = None
         self._poses: dict[str, ObjectPose] = dict(st.initial_poses)
         self._open: dict[str, bool] = dict(st.initial_open)
+        if start is not None:
+            self._agent, self._held = start.agent, start.held
+            self._poses.update(start.objects)
+            self._open.update(start.open)
         self._step = 0
         self._walked_m = 0.0
         self._snapshots: list[Snapshot] = []

@@ -181,9 +181,10 @@ def test_a_goal_that_does_not_type_check_is_an_error(suite: Path, tmp_path: Path
 @pytest.mark.slow
 def test_memory_task_without_frames_warns_and_strict_fails(suite: Path, tmp_path: Path) -> None:
     first = records(suite)[0]
-    flagged = line(first, experience="0" * 64, valid_frames=[[]],
+    memory = ["memory"]  # a manipulation tag would make it a memory-manipulation task
+    flagged = line(first, experience="0" * 64, valid_frames=[[]], tags=memory,
                    flags=["target-without-valid-frame"])
-    unflagged = line(records(suite)[1], experience="0" * 64, valid_frames=[[]])
+    unflagged = line(records(suite)[1], experience="0" * 64, valid_frames=[[]], tags=memory)
     path = write(tmp_path, [flagged, unflagged])
     code, out, _ = run("validate", str(path), "--format", "json", "--scene", APARTMENT)
     found = findings(out)

@@ -118,6 +118,23 @@ def test_starts_from_the_scene(kitchen: SceneGraph) -> None:
     assert w.is_open("table")  # nothing to open: open
 
 
+def test_starts_from_a_given_snapshot(kitchen: SceneGraph) -> None:
+    """`start`: a world an earlier run left behind (the mug on the counter, the cabinet
+    open, the robot by the counter), at step 0 of the new world's clock."""
+    before = EmbeddedWorld(kitchen)
+    assert before.navigate("mug").ok and before.pick("mug").ok
+    assert before.navigate("counter|top").ok and before.place("counter|top").ok
+    assert before.navigate("cabinet|inside").ok and before.open("cabinet").ok
+    left = before.snapshot()
+    w = EmbeddedWorld(kitchen, start=left)
+    assert w.agent_pose() == left.agent and w.held_object() is None
+    assert w.support_of("mug") == "counter|top" and w.is_open("cabinet|inside")
+    assert w.support_of("cup") == "tray|top"  # unmoved: as the scene has it
+    s = w.snapshot()
+    assert (s.step, s.action, s.path_length_m, w.time_min()) == (0, None, 0.0, 360.0)
+    assert w.navigate("mug").ok and w.pick("mug").ok  # it acts from there
+
+
 # ----- motion, clock, path lengths ----------------------------------------------------------
 def test_navigate_to_a_point_counts_steps_and_time(kitchen: SceneGraph) -> None:
     w = EmbeddedWorld(kitchen)
