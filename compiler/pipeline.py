@@ -35,6 +35,12 @@ Scenes compile independently (in worker processes with `workers > 1`) and merge 
 order given (a scene file whose content an earlier one has is compiled again with an id
 scope, `twin_scopes`, so task ids stay unique), and records are sorted by template and
 binding, so the output is the same for any number of workers.
+
+A scene with several experiences (days: `--history` logs, `--experiences K`) is one job
+per day, in day order. Day 1 compiles every template; a later day its memory templates
+alone (`job_entries`), whose task ids hold the day's experience, so they differ from
+day to day and the ids of day 1 are those of a one-day compile. Two days of one scene
+with the same experience would make the same tasks: an input error (`check_days`).
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
+from fdc.core.errors import InputError
 from fdc.core.limits import current, set_current
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import Goal, GTargets, GThen
@@ -85,7 +92,11 @@ def compile_suite(
     on_template: Callable[[TemplateEntry], None] | None = None,
     on_scene: Callable[[SceneJob], None] | None = None,
 ) -> tuple[SuiteResult, list[ExperienceRef | None]]:
-    """Compile every scene; the result is the same for any number of workers."""
+    """Compile every scene; the result is the same for any number of workers. A later
+    simulated day is left out when no template reads the experience."""
+    registry = default_registry()
+    if not any(is_memory_template(e.template, registry) for e in entries):
+        jobs = [j for j in jobs if j.day == 1 or j.history is not None]
     if workers <= 1 or len(jobs) <= 1:
         done = []
         for job in jobs:
@@ -94,6 +105,7 @@ def compile_suite(
                 on_scene(job)
     else:
         done = _in_workers(jobs, entries, options, workers, on_scene)
+    check_days(jobs, [ref for _, ref in done])
     for k, scope in twin_scopes(jobs, [s.scene_sha256 for s, _ in done]).items():
         done[k] = compile_scene(replace(jobs[k], id_scope=scope), entries, options)
     timings = Timings()
@@ -104,17 +116,46 @@ def compile_suite(
 
 
 def twin_scopes(jobs: Sequence[SceneJob], shas: Sequence[str]) -> dict[int, str]:
-    """The jobs whose scene content an earlier job has too (by index), each with its id
-    scope: `PATH#N`, its path as given and N, its rank among the files of that content
-    (2, 3, ...). The first file of a content keeps no scope, so the ids of a compile
-    without twins are what they always were."""
+    """The jobs whose scene file has a content an earlier file has too (by index), each
+    with its id scope: `PATH#N`, its path as given and N, its rank among the files of that
+    content (2, 3, ...); a file's later days share its scope. The first file of a content
+    keeps no scope, so the ids of a compile without twins are what they always were."""
     seen: dict[str, int] = {}
     out: dict[int, str] = {}
+    scope: str | None = None
     for k, (job, sha) in enumerate(zip(jobs, shas, strict=True)):
-        seen[sha] = seen.get(sha, 0) + 1
-        if seen[sha] > 1:
-            out[k] = f"{job.path}#{seen[sha]}"
+        if job.day == 1:
+            seen[sha] = seen.get(sha, 0) + 1
+            scope = f"{job.path}#{seen[sha]}" if seen[sha] > 1 else None
+        if scope is not None:
+            out[k] = scope
     return out
+
+
+def check_days(jobs: Sequence[SceneJob], refs: Sequence[ExperienceRef | None]) -> None:
+    """`InputError` when two days of one scene file have the same experience (their
+    memory tasks would be the same tasks, under the same ids)."""
+    days: dict[str, int] = {}
+    for job, ref in zip(jobs, refs, strict=True):
+        if job.day == 1:
+            days = {}
+        if ref is None:
+            continue
+        if ref.sha256 in days:
+            hint = ("give each day its own log" if ref.path is not None else
+                    "simulate more --interactions, or fewer --experiences")
+            raise InputError(f"{job.path}: days {days[ref.sha256]} and {job.day} have the same "
+                             f"experience (sha256 {ref.sha256[:12]}...): their memory tasks "
+                             f"would be the same; hint: {hint}")
+        days[ref.sha256] = job.day
+
+
+def job_entries(job: SceneJob, entries: Sequence[TemplateEntry]) -> list[TemplateEntry]:
+    """The templates a job compiles: every one on day 1, the memory templates later."""
+    if job.day == 1:
+        return list(entries)
+    registry = default_registry()
+    return [e for e in entries if is_memory_template(e.template, registry)]
 
 
 def compile_scene(job: SceneJob, entries: Sequence[TemplateEntry], options: CompileOptions,
@@ -122,6 +163,7 @@ def compile_scene(job: SceneJob, entries: Sequence[TemplateEntry], options: Comp
     """Prepare one scene and compile every template on it (in this process)."""
     timings = Timings()
     registry = default_registry()
+    entries = job_entries(job, entries)
     needs = any(is_memory_template(e.template, registry) for e in entries)
     compiler, ref = prepare_scene(job, options, timings, needs_experience=needs)
     return compile_templates(compiler, entries, on_template, timings), ref

@@ -2,9 +2,9 @@
 none) becomes a `SceneCompiler`.
 
 Three steps, each timed: **scene** loads `scene.json` and builds its graph; **experience**
-reads the given log, or simulates one (seeded with the compile seed, so the same inputs
-give the same log) when some template is a memory template, or takes none; **start
-states** computes the states tasks start in. A scene where no experience can be
+reads the given log, or simulates one (seeded with the compile seed plus the day's rank,
+so the same inputs give the same log) when some template is a memory template, or takes
+none; **start states** computes the states tasks start in. A scene where no experience can be
 simulated (nothing the robot can move) compiles without one: its memory templates are
 skipped, with the reason (`SceneCompiler.no_experience`).
 The experience's manifest entry (`ExperienceRef`) is made here too, where it is known
@@ -35,12 +35,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SceneJob:
-    """One scene to compile; picklable for worker processes."""
+    """One scene and one of its experiences (a day) to compile; picklable for worker
+    processes. Day 1 compiles every template; a later day of the same scene only the
+    memory templates (the others do not read the experience: their tasks would repeat
+    day 1's)."""
 
     path: str
     history: str | None = None  # an experience log; None: simulate one (or none)
     simulate: bool = True
     interactions: int = 5
+    #: Which of the scene's experiences (from 1); a simulated day d has the seed
+    #: `seed + d - 1`, so day 1 is the experience a one-day compile simulates.
+    day: int = 1
     #: A scene whose content an earlier job has too (`compiler.pipeline.twin_scopes`).
     id_scope: str | None = None
 
@@ -55,14 +61,19 @@ def prepare_scene(job: SceneJob, options: CompileOptions, timings: Timings | Non
     graph, sha = timings.run(Pass.SCENE, load_graph, job.path)
     no_experience = None
     try:
-        log, ref = timings.run(Pass.EXPERIENCE, experience, job, graph, sha, options.seed,
-                               needs_experience)
+        log, ref = timings.run(Pass.EXPERIENCE, experience, job, graph, sha,
+                               day_seed(options.seed, job.day), needs_experience)
     except SimulationError as e:
         log, ref, no_experience = None, None, f"no experience could be simulated: {e}"
     compiler = timings.run(Pass.START_STATES, SceneCompiler, graph, job.path, sha, log,
                            ref.sha256 if ref else None, options, job.id_scope,
                            no_experience)
     return compiler, ref
+
+
+def day_seed(seed: int, day: int) -> int:
+    """The seed the experience of day `day` (from 1) is simulated with."""
+    return seed + day - 1
 
 
 def load_graph(path: str) -> tuple[SceneGraph, str]:

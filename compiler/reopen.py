@@ -11,13 +11,15 @@ exports, `fdc evaluate` and the baselines all find a suite's inputs this one way
 - A memory task's experience: among the logs given, the one with the task's sha256, else
   the one the manifest names for the task's scene: its log file (found as a scene is) or
   its simulation run again (the manifest's seed and interaction count), checked against
-  the task's sha256. Either is checked against the task's scene and its frames.
+  the task's sha256. Either is checked against the task's scene and its frames. A scene
+  compiled with several experiences (days) has a manifest entry per day: a memory task's
+  is the one with the task's sha256, any other task's the scene's first.
 - A record's template: the built-in library, or the file the record names (from the
   working folder), each file checked once. A record an importer wrote (`imported`:
   `fdc import partnr` writes template `partnr`) has none: its `template_file` names the
   file it was imported from, which is not read.
 - A record's compiler: a `SceneCompiler` on its scene, with the experience the manifest
-  names for the scene when the suite has memory tasks there.
+  names for the record's entry when the suite has memory tasks there (`world_key`).
 
 What cannot be found or read raises `ReopenError`, a scene file that does not load
 `SceneLoadError`; `load` finds and checks everything some records need before any work.
@@ -101,6 +103,13 @@ def _manifest_beside(suite: Path) -> Manifest | None:
         raise ReopenError("manifest", f"not an fdc manifest: {e}", str(path)) from None
 
 
+def _day(days: Sequence[SceneEntry], record: TaskRecord) -> SceneEntry:
+    """Among one scene's entries (a day each), the one of the record's experience, else
+    the first."""
+    return next((s for s in days if s.experience is not None and record.experience
+                 is not None and s.experience.sha256 == record.experience), days[0])
+
+
 def _locate(suite: Path, named: str) -> Path:
     """A file a suite or its manifest names: from the working folder, else beside the
     suite (as named when neither exists)."""
@@ -127,8 +136,9 @@ class ReopenedSuite:
         self._shas: dict[Path, str] = {}
         self._matched: dict[str, Path] = {}
         self._given: dict[str, Experience] | None = None
-        self._scene_logs: dict[Path, tuple[Experience, str]] = {}
-        self._compilers: dict[Path, SceneCompiler] = {}
+        self._scene_logs: dict[tuple[Path, str], tuple[Experience, str]] = {}
+        self._compilers: dict[tuple[Path, str | None], SceneCompiler] = {}
+        self._memory: set[Path] | None = None
 
     @property
     def records(self) -> list[TaskRecord]:
@@ -162,17 +172,19 @@ class ReopenedSuite:
         return note
 
     def _entry(self, record: TaskRecord, *, sole: bool) -> SceneEntry | None:
-        """The manifest's entry for the record's scene: by the name the record gives, else
-        by the file given for it; with `sole`, else a one-scene manifest's entry."""
+        """The manifest's entry for the record's scene (of its experience, among a scene's
+        days): by the name the record gives, else by the file given for it; with `sole`,
+        else a one-scene manifest's entry."""
         manifest = self.read_manifest()
         if manifest is None:
             return None
-        by_path = {s.path: s for s in manifest.scenes}
         given = [str(self.scenes[0])] if len(self.scenes) == 1 else []
         for name in [record.scene, *given]:
-            if name and name in by_path:
-                return by_path[name]
-        return manifest.scenes[0] if sole and len(manifest.scenes) == 1 else None
+            days = [s for s in manifest.scenes if name and s.path == name]
+            if days:
+                return _day(days, record)
+        one_scene = len({s.path for s in manifest.scenes}) == 1
+        return _day(manifest.scenes, record) if sole and one_scene else None
 
     # ----- templates ----------------------------------------------------------------
 
@@ -310,9 +322,9 @@ class ReopenedSuite:
         if entry is None or ref is None or (ref.path is None and not ref.simulated):
             return None
         path = self.scene_path(record)
-        found = self._scene_logs.get(path)
+        found = self._scene_logs.get((path, ref.sha256))
         if found is None:
-            found = self._scene_logs[path] = self._rebuild(entry, ref, path)
+            found = self._scene_logs[path, ref.sha256] = self._rebuild(entry, ref, path)
         return found
 
     def _rebuild(self, entry: SceneEntry, ref: ExperienceRef, scene: Path
@@ -406,25 +418,37 @@ class ReopenedSuite:
     # ----- compilers ----------------------------------------------------------------
 
     def compiler(self, record: TaskRecord) -> SceneCompiler:
-        """A compiler on the record's scene, with the experience the manifest names for it
-        when the suite has memory tasks there (whether it is a task's own is the caller's
-        to compare: `SceneCompiler.experience_sha256`)."""
-        path = self.scene_path(record)
-        found = self._compilers.get(path)
+        """A compiler on the record's scene, with the experience the manifest names for the
+        record's entry when the suite has memory tasks there (whether it is a task's own is
+        the caller's to compare: `SceneCompiler.experience_sha256`); one per `world_key`."""
+        key = self.world_key(record)
+        found = self._compilers.get(key)
         if found is None:
-            graph = self._graph(path)
-            rebuilt = self._manifest_log(record) if path in self._memory_scenes() else None
+            path, _ = key
+            rebuilt = self._memory_log(record)
             log, sha = rebuilt if rebuilt is not None else (None, None)
             manifest = self.read_manifest()
             seed = manifest.seed if manifest is not None else 0
-            found = self._compilers[path] = SceneCompiler(
-                graph, str(path), self._sha(path), log, sha,
+            found = self._compilers[key] = SceneCompiler(
+                self._graph(path), str(path), self._sha(path), log, sha,
                 CompileOptions(seed=seed))
         return found
 
+    def world_key(self, record: TaskRecord) -> tuple[Path, str | None]:
+        """What tells the record's compiler from another: its scene file and the sha256 of
+        the experience it gets (None: none). Records of one key share a compiler."""
+        rebuilt = self._memory_log(record)
+        return self.scene_path(record), rebuilt[1] if rebuilt is not None else None
+
+    def _memory_log(self, record: TaskRecord) -> tuple[Experience, str] | None:
+        """The manifest's experience for the record's entry, when the suite has memory
+        tasks on its scene."""
+        path = self.scene_path(record)
+        return self._manifest_log(record) if path in self._memory_scenes() else None
+
     def _memory_scenes(self) -> set[Path]:
-        out: set[Path] = set()
-        for r in self.records:
-            if r.experience is not None and (r.scene or len(self.scenes) == 1):
-                out.add(self.scene_path(r))
-        return out
+        """The scene files the suite has memory tasks on (found once)."""
+        if self._memory is None:
+            self._memory = {self.scene_path(r) for r in self.records
+                            if r.experience is not None and (r.scene or len(self.scenes) == 1)}
+        return self._memory

@@ -497,27 +497,15 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
                 on_task(t.record.id)
             continue
         by_scene.setdefault(scene, []).append(t)
-    for scene, group in by_scene.items():
-        first = group[0].record
-        if not opened.scene_path(first).is_file():
+    for scene, on_scene in by_scene.items():
+        if not opened.scene_path(on_scene[0].record).is_file():
             raise ReopenError("scene-not-found", "no such scene file (give it with --scene)",
                               scene)
-        worlds = SceneWorlds(opened.compiler(first))
-        compiled = opened.compiled_sha256(first)
-        if compiled is not None and compiled != worlds.compiler.scene_sha256:
-            for t in group:
-                _error(t, "scene-changed", f"{scene} is not the scene the suite was compiled "
-                       "on (its sha256 differs from the manifest's)", "scene",
-                       "recompile the suite, or validate it with the scene it was made for")
-        check_goal_types(group, entries, worlds)
-        for t in group:
-            entry = entries.get(t.record.id)
-            check_task(t, entry, worlds)
-            if (options.solve and entry is not None and _acted(t.record, worlds)
-                    and not any(f.code in _UNPLANNED for f in t.findings)):
-                certify(t, entry, worlds, options.timeout_s, options.planner)
-            if on_task is not None:
-                on_task(t.record.id)
+        by_world: dict[tuple[Path, str | None], list[_Task]] = {}
+        for t in on_scene:  # a scene compiled with several experiences: one world each
+            by_world.setdefault(opened.world_key(t.record), []).append(t)
+        for group in by_world.values():
+            _validate_group(group, scene, entries, opened, options, on_task)
     reports = [TaskReport(id=t.record.id, line=t.line, template=t.record.template,
                           category=t.record.category, level=t.record.level,
                           memory=t.record.experience is not None,
@@ -535,6 +523,29 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
                       for r in planned),
         planned=len(planned), seconds=round(time.perf_counter() - started, 3),
         bad_lines=bad_lines, task_reports=reports)
+
+
+def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, TemplateEntry],
+                    opened: ReopenedSuite, options: ValidateOptions,
+                    on_task: Callable[[str], None] | None) -> None:
+    """Check the tasks of one scene that share a compiler (`ReopenedSuite.world_key`)."""
+    first = group[0].record
+    worlds = SceneWorlds(opened.compiler(first))
+    compiled = opened.compiled_sha256(first)
+    if compiled is not None and compiled != worlds.compiler.scene_sha256:
+        for t in group:
+            _error(t, "scene-changed", f"{scene} is not the scene the suite was compiled "
+                   "on (its sha256 differs from the manifest's)", "scene",
+                   "recompile the suite, or validate it with the scene it was made for")
+    check_goal_types(group, entries, worlds)
+    for t in group:
+        entry = entries.get(t.record.id)
+        check_task(t, entry, worlds)
+        if (options.solve and entry is not None and _acted(t.record, worlds)
+                and not any(f.code in _UNPLANNED for f in t.findings)):
+            certify(t, entry, worlds, options.timeout_s, options.planner)
+        if on_task is not None:
+            on_task(t.record.id)
 
 
 # --------------------------------------------------------------------------- JUnit

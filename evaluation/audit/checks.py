@@ -69,6 +69,8 @@ from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import evaluate, verify_snapshots
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from fdc.compiler.compile import TemplateEntry
     from fdc.compiler.planning import PlanningProblem
     from fdc.compiler.reopen import ReopenedSuite
@@ -416,12 +418,12 @@ def audit_suite(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
                               str(suite.path))
         entries[r.id] = entry
     suite.load(compiled, [r for r in compiled if r.experience is not None])
-    models: dict[str, SceneModels] = {}
+    models: dict[tuple[Path, str | None], SceneModels] = {}
     out: list[TaskAudit] = []
     for line, r in lines:
         m = None
         if r.id in entries:
-            key = str(suite.scene_path(r))
+            key = suite.world_key(r)  # a scene compiled with several experiences: one each
             m = models.get(key)
             if m is None:
                 m = models[key] = SceneModels(suite, r)

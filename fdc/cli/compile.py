@@ -67,16 +67,26 @@ HistoryOption = Annotated[
     typer.Option("--history", help="An experience log per scene, in the scenes' order "
                  "(repeatable); default: simulate one."),
 ]
+CompileHistoryOption = Annotated[
+    list[Path] | None,
+    typer.Option("--history", help="Experience logs, K per scene (repeatable): the first "
+                 "scene's K days in order, then the next scene's; default: simulate."),
+]
 
 
 def compile_command(
     scenes: Annotated[list[Path], typer.Argument(help="Scene files (scene.json).")],
     templates: TemplatesOption = None,
-    history: HistoryOption = None,
+    history: CompileHistoryOption = None,
     simulate_history: Annotated[
         bool, typer.Option("--simulate-history/--no-history",
                            help="Simulate an oracle's experience when no log is given.")
     ] = True,
+    experiences: Annotated[
+        int | None, typer.Option("--experiences", min=1, help="Experiences (days) per scene: "
+                                 "K simulated with seeds SEED, SEED+1, ... (default 1), or "
+                                 "the number of --history logs per scene.")
+    ] = None,
     interactions: Annotated[
         int, typer.Option(min=1, max=50, help="Pick-and-place interactions to simulate.")
     ] = 5,
@@ -102,17 +112,14 @@ def compile_command(
 
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.emit import emit_suite
-    from fdc.compiler.pipeline import compile_suite
+    from fdc.compiler.pipeline import compile_suite, job_entries
     from fdc.compiler.prepare import SceneJob
     from fdc.compiler.timings import Pass
     from fdc.core.errors import InputError
     from fdc.core.files import cannot_write, not_writable
 
     err = stderr()
-    if history and len(history) != len(scenes):
-        err.print(f"error: {len(history)} --history log(s) for {len(scenes)} scene(s); "
-                  "give one log per scene, in the same order")
-        raise typer.Exit(EXIT_USAGE)
+    days = _days(len(scenes), len(history or []), experiences, simulate_history)
     for p in scenes:
         input_or_exit(p, "the scene file", err)
     for p in history or []:
@@ -124,19 +131,21 @@ def compile_command(
     options = CompileOptions(seed=seed, max_per_template=max_per_template or None)
     if max_atoms is not None:
         options = replace(options, max_atoms=max_atoms)
-    jobs_ = [SceneJob(str(s), str(history[k]) if history else None, simulate_history,
-                      interactions) for k, s in enumerate(scenes)]
-    per_scene = len(entries) if jobs <= 1 or len(scenes) <= 1 else 1
+    jobs_ = [SceneJob(str(s), str(history[k * days + d]) if history else None,
+                      simulate_history, interactions, day=d + 1)
+             for k, s in enumerate(scenes) for d in range(days)]
+    per_template = jobs <= 1 or len(jobs_) <= 1
+    total = sum(len(job_entries(j, entries)) for j in jobs_) if per_template else len(jobs_)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as progress:
-        bar = progress.add_task("compiling", total=len(scenes) * per_scene)
+        bar = progress.add_task("compiling", total=total)
         try:
             result, refs = compile_suite(
                 jobs_, entries, options, workers=jobs,
                 on_template=(lambda e: progress.update(bar, advance=1,
                                                        description=f"compiling {e.name}"))
-                if per_scene > 1 else None,
-                on_scene=(lambda j: progress.update(bar, advance=1)) if per_scene == 1 else None,
+                if per_template else None,
+                on_scene=None if per_template else (lambda j: progress.update(bar, advance=1)),
             )
         except InputError as e:
             err.print(f"error: {e}")
@@ -154,6 +163,23 @@ def compile_command(
     for f in failed:
         err.print(f"error: template {f}")
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _days(scenes: int, logs: int, experiences: int | None, simulate: bool) -> int:
+    """The experiences (days) each scene compiles with; exit 2 when the options disagree."""
+    err = stderr()
+    if logs:
+        if logs % scenes or (experiences is not None and logs != experiences * scenes):
+            want = f"{experiences} per scene" if experiences is not None else "as many per scene"
+            err.print(f"error: {logs} --history log(s) for {scenes} scene(s); give {want}, "
+                      "the first scene's in order, then the next scene's")
+            raise typer.Exit(EXIT_USAGE)
+        return logs // scenes
+    if experiences is not None and experiences > 1 and not simulate:
+        err.print("error: --experiences simulates the days, and --no-history asks for none; "
+                  "give one of them")
+        raise typer.Exit(EXIT_USAGE)
+    return experiences or 1
 
 
 def _summary(manifest: Manifest) -> None:
