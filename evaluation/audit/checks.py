@@ -8,7 +8,7 @@ that starts in the scene's initial state (a process task):
 
 - `plan`: the planner certifies it (a plan in the abstraction, as `--solve` finds it);
 - `replay`: that plan, acted out step by step in the embedded world
-  (`agents/plans.py`), reaches the goal by the checkers, every action done;
+  (`sim_bridge/world/plans.py`), reaches the goal by the checkers, every action done;
 - `oracle`: the oracle agent's trace succeeds (`fdc evaluate`'s scoring);
 - `idle`: an agent that ends at once fails (its success: the goal is already true);
 - `random`: the random agent (seeded) fails;
@@ -48,7 +48,6 @@ from fdc.agents.baselines import (
     random_frames,
 )
 from fdc.agents.env import is_manipulation
-from fdc.agents.plans import PlanReplay, replay_plan
 from fdc.compiler.compile import goal_targets
 from fdc.compiler.planning import PlanningError, holds_initially, solve
 from fdc.compiler.reopen import ReopenError, imported
@@ -65,6 +64,7 @@ from fdc.evaluation.memory import (
 from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import evaluate, verify_snapshots
+from fdc.sim_bridge.world.plans import PlanReplay, replay_plan
 
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
