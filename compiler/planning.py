@@ -48,7 +48,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -88,7 +88,7 @@ SAME_SURFACE = "same-surface"
 
 N = TypeVar("N", bound=A.Node)
 
-Status = Literal["solved", "unsolvable", "timeout", "error"]
+Status = Literal["solved", "unsolvable", "timeout", "error", "refused"]
 
 
 class PlanningError(FdcError):
@@ -169,6 +169,9 @@ class PlanResult:
     length: int | None = None  # actions in the plan, checkpoints not counted
     plan: list[str] = field(default_factory=list)
     message: str = ""
+    # placements the embedded world refused for lack of room, forbidden in the
+    # abstraction before this plan was found (`item on surface`)
+    forbidden: list[str] = field(default_factory=list)
 
 
 class PlanningWorld:
@@ -209,6 +212,57 @@ class PlanningWorld:
                             self.registry.checker(n.predicate).kind is not Kind.FLUENT:
                         names.add(n.predicate)
         return tuple(sorted(names))
+
+    def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None
+                ) -> PlanResult:
+        """A plan the embedded world carries out: solve, act the plan out in the world
+        from the scene's initial state (`sim_bridge/world/plans.py`) and, while the world
+        refuses a placement for lack of room (free space depends on what stands there,
+        which the abstraction does not model), forbid it and solve again, at most
+        `plan_rounds` plans within `timeout_s` in all. What is forbidden is any placement
+        of that item on that surface while the items of the problem then on it all stand
+        there (`_forbid`): with one of them elsewhere there may be room. `refused`: the
+        world still refuses a placement of the last plan when the rounds are spent, or
+        no plan is left once the refused placements are forbidden; neither proves the
+        task unsolvable. A plan the world refuses for another reason (an action the
+        abstraction allows and the world does not) is returned as found: `fdc audit`'s
+        replay reports it, a fault of the abstraction to fix in the domain."""
+        from fdc.sim_bridge.world.plans import placed_on, replay_plan
+        from fdc.sim_bridge.world.snapshot import SnapshotState
+
+        task = replace(pp, problem=pp.problem.clone())
+        forbidden: list[str] = []
+        started = time.perf_counter()
+        while True:
+            left = timeout_s - (time.perf_counter() - started)
+            res = solve(task, left, planner) if left > 0 else \
+                PlanResult("timeout", planner or "none", 0.0, message=f"no plan within "
+                           f"{timeout_s:g} s")
+            seconds = time.perf_counter() - started
+            said = f"; {len(forbidden)} placement(s) the embedded world refused for lack " \
+                f"of room forbidden ({'; '.join(forbidden)})" if forbidden else ""
+            if res.status == "unsolvable" and forbidden:
+                return replace(res, status="refused", seconds=seconds, forbidden=forbidden,
+                               message=f"no plan left{said}")
+            if res.status != "solved":
+                return replace(res, seconds=seconds, forbidden=forbidden,
+                               message=res.message + said)
+            replay = replay_plan(res.plan, self.graph)
+            if replay.refused is None:
+                return replace(res, seconds=time.perf_counter() - started,
+                               forbidden=forbidden)
+            spot = placed_on(replay.line)
+            if spot is None:  # not for lack of room: the audit's replay reports it
+                return replace(res, seconds=time.perf_counter() - started,
+                               forbidden=forbidden)
+            if len(forbidden) + 1 >= current().plan_rounds:
+                return replace(res, status="refused", seconds=time.perf_counter() - started,
+                               forbidden=forbidden, message=f"the embedded world refuses "
+                               f"action {replay.refused} of the plan, {replay.reason}{said}")
+            state = SnapshotState(self.graph, replay.snapshots[-1])
+            there = sorted(i for i in task.items if i != spot[0]
+                           and state.support_of(i) == spot[1])
+            forbidden.append(_forbid(task.problem, spot[0], spot[1], there))
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
         """Whether each atom holds in the initial state (one checker call per predicate)."""
@@ -454,6 +508,28 @@ class PlanningWorld:
         costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
         _set_costs(problem, {**costs, **{name: em.Int(0) for name in names}})
         return tuple(names)
+
+
+def _forbid(problem: Any, item: str, surface: str, there: Sequence[str]) -> str:
+    """Forbid every placement of `item` on `surface` while every item of `there` stands
+    on it (always, when `there` is empty): a precondition `(imply (and (= ?o item) (= ?s
+    surface)) (not (and (on x surface) ...)))` of each placement on a surface the problem
+    has. Says what it forbade."""
+    from fdc.sim_bridge.world.plans import SURFACE_ARG
+
+    em = problem.environment.expression_manager
+    costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
+    on = problem.fluent("on")
+    o, s = problem.object(item), problem.object(surface)
+    full = em.And(*(on(problem.object(x), s) for x in there))
+    for name, k in SURFACE_ARG.items():
+        if problem.has_action(name):
+            action = problem.action(name)
+            same = em.And(em.Equals(action.parameters[0], o),
+                          em.Equals(action.parameters[k], s))
+            action.add_precondition(em.Implies(same, em.Not(full)))
+    _set_costs(problem, costs)  # the metric names actions by value: changed ones anew
+    return f"{item} on {surface}" + (f" while {', '.join(there)} stand there" if there else "")
 
 
 def _added(action: A.Action) -> set[str]:

@@ -19,8 +19,9 @@ code (`docs/formats/validation-report.md` lists them):
 - `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
   without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
 - with `solve`, for tasks that start in the scene's initial state: `unreachable`,
-  `timeout`, `planner-error` (`compiler.planning`: a plan in the planning abstraction is
-  the certificate, its length recorded).
+  `timeout`, `planner-error`, `plan-refused` (`compiler.planning`: a plan in the planning
+  abstraction that the embedded world carries out is the certificate, its length
+  recorded).
 
 The suite's templates, scenes and experiences are found as `reopen` finds them: a memory
 task's experience is rebuilt from the manifest beside the suite (a given log, or the same
@@ -59,7 +60,7 @@ from fdc.predicates.goal import (
 from fdc.predicates.registry import EvaluationError
 
 from .compile import SceneCompiler, TemplateEntry, goal_targets
-from .planning import PlanningError, PlanningWorld, solve
+from .planning import PlanningError, PlanningWorld
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from .suite import TaskRecord
 
@@ -89,13 +90,16 @@ def finding(d: Diagnostic) -> Finding:
 class Certificate(_Model):
     """What the planner said about a task that starts in the scene's initial state."""
 
-    status: Literal["solved", "unsolvable", "timeout", "error"]
+    status: Literal["solved", "unsolvable", "timeout", "error", "refused"]
     planner: str
     seconds: float
     length: int | None = Field(default=None, description="Actions in the plan found.")
     plan: list[str] = Field(default_factory=list, description="The plan, one action a line.")
     objects: int = Field(description="Items kept as planning objects.")
     left_out: int = Field(description="Items the goal names only in literals that stay false.")
+    forbidden: list[str] = Field(
+        default_factory=list, description="Placements (`item on surface`) the embedded world "
+        "refused for lack of room, forbidden in the abstraction before the plan was found.")
 
 
 class TaskReport(_Model):
@@ -379,14 +383,19 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
     except PlanningError as e:
         _error(task, "planner-error", f"the goal has no planning problem: {e}", "goal")
         return
-    res = solve(pp, timeout_s, planner)
+    res = world.certify(pp, timeout_s, planner)
     task.certificate = Certificate(status=res.status, planner=res.planner,
                                    seconds=round(res.seconds, 3), length=res.length,
-                                   plan=res.plan, objects=len(pp.items), left_out=pp.left_out)
+                                   plan=res.plan, objects=len(pp.items), left_out=pp.left_out,
+                                   forbidden=res.forbidden)
     if res.status == "unsolvable":
         _error(task, "unreachable", "no plan reaches the goal from the scene's initial state "
                f"({res.planner}: {res.message})", "goal",
                "the goal asks for something no sequence of placements achieves")
+    elif res.status == "refused":
+        _error(task, "plan-refused", f"no plan the embedded world carries out: {res.message}",
+               "goal", "the planning abstraction does not model free space on surfaces; "
+               "raise `fdc --limit plan_rounds=N`, or give the task's items more room")
     elif res.status == "timeout":
         _error(task, "timeout", f"{res.planner} found no plan within {timeout_s:g} s",
                "goal", "raise --timeout, or simplify the goal")

@@ -49,7 +49,7 @@ from fdc.agents.baselines import (
 )
 from fdc.agents.env import is_manipulation
 from fdc.compiler.compile import goal_targets
-from fdc.compiler.planning import PlanningError, holds_initially, solve
+from fdc.compiler.planning import PlanningError, holds_initially
 from fdc.compiler.reopen import ReopenError, imported
 from fdc.compiler.validate import SceneWorlds
 from fdc.evaluation.manipulation import score_manipulation
@@ -226,7 +226,8 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             out["plan"] = disagree(out["start"].detail)
             out["replay"] = not_applicable("no plan")
         else:
-            res = solve(problem, options.timeout_s, options.planner)
+            res = models.worlds.planning(entry).certify(problem, options.timeout_s,
+                                                        options.planner)
             if res.status != "solved":
                 out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
                 out["replay"] = not_applicable("no plan")
