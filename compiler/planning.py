@@ -85,6 +85,9 @@ CHECKPOINT = "fdc-reach"
 STAGE = "fdc-reached"
 #: The goal predicate no action sets, planned as its definition over `on`.
 SAME_SURFACE = "same-surface"
+IN_CELL = "in-cell"
+#: Planning only: the item may be in the cell (`_may_be_in_cell`).
+MAY_BE_IN_CELL = "fdc-may-be-in-cell"
 
 N = TypeVar("N", bound=A.Node)
 
@@ -325,19 +328,29 @@ class PlanningWorld:
             problem.set_initial_value(fluent(*(objects[x] for x in atom_.args)), True)
         left_out = {x for x in named if self.facts.has_type(x, ("movable",))} - items
 
-        def expr(g: Goal) -> Any:
+        polar = _polar(goal)
+        cells = any(a.predicate == IN_CELL and not positive
+                    and not any(x in left_out for x in a.args) for a, positive in polar)
+        if cells:
+            _may_be_in_cell(problem)
+
+        def expr(g: Goal, positive: bool = True) -> Any:
             if isinstance(g, GAtom):
                 if any(x in left_out for x in g.args):
                     return em.FALSE()  # stays false: no plan moves the item
                 if g.predicate == SAME_SURFACE:
                     return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
-                return problem.fluent(g.predicate)(*(objects[x] for x in g.args))
+                name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
+                    else g.predicate
+                return problem.fluent(name)(*(objects[x] for x in g.args))
             if isinstance(g, GNot):
-                return em.Not(expr(g.body))
+                return em.Not(expr(g.body, not positive))
             if isinstance(g, GAnd):
-                return em.And(*(expr(p) for p in g.parts)) if g.parts else em.TRUE()
+                return em.And(*(expr(p, positive) for p in g.parts)) if g.parts \
+                    else em.TRUE()
             if isinstance(g, GOr):
-                return em.Or(*(expr(p) for p in g.parts)) if g.parts else em.FALSE()
+                return em.Or(*(expr(p, positive) for p in g.parts)) if g.parts \
+                    else em.FALSE()
             raise PlanningError("a multi-goal or sequence form nested inside a step")
 
         simplify = problem.environment.simplifier.simplify
@@ -412,20 +425,7 @@ class PlanningWorld:
         """The items a plan may need to move: those in a positive literal, or in a
         negative literal that is true at the start, and both items of a `same-surface`
         literal (moving either one changes it)."""
-        polar: list[tuple[GAtom, bool]] = []
-        stack: list[tuple[Goal, bool]] = [(goal, True)]
-        while stack:
-            g, positive = stack.pop()
-            if isinstance(g, GAtom):
-                polar.append((g, positive))
-            elif isinstance(g, GNot):
-                stack.append((g.body, not positive))
-            elif isinstance(g, GAnd | GOr):
-                stack.extend((p, positive) for p in g.parts)
-            elif isinstance(g, GThen):
-                stack.extend((s, positive) for s in g.steps)
-            elif isinstance(g, GTargets):
-                stack.extend((t.goal, positive) for t in g.targets)
+        polar = _polar(goal)
         truth = self.initially(a for a, positive in polar if not positive)
         out: set[str] = set()
         for a, positive in polar:
@@ -508,6 +508,58 @@ class PlanningWorld:
         costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
         _set_costs(problem, {**costs, **{name: em.Int(0) for name in names}})
         return tuple(names)
+
+
+def _polar(goal: Goal) -> list[tuple[GAtom, bool]]:
+    """Every atom of a goal with its polarity (False: under an odd number of `not`)."""
+    polar: list[tuple[GAtom, bool]] = []
+    stack: list[tuple[Goal, bool]] = [(goal, True)]
+    while stack:
+        g, positive = stack.pop()
+        if isinstance(g, GAtom):
+            polar.append((g, positive))
+        elif isinstance(g, GNot):
+            stack.append((g.body, not positive))
+        elif isinstance(g, GAnd | GOr):
+            stack.extend((p, positive) for p in g.parts)
+        elif isinstance(g, GThen):
+            stack.extend((s, positive) for s in g.steps)
+        elif isinstance(g, GTargets):
+            stack.extend((t.goal, positive) for t in g.targets)
+    return polar
+
+
+def _may_be_in_cell(problem: Any) -> None:
+    """The fluent a negative `in-cell` literal of the goal reads: `(MAY_BE_IN_CELL ?o ?s
+    ?c)`, the item may be in that cell. `in-cell` becomes true only by `place-in-cell`,
+    but the world puts an item down anywhere on the surface with any other placement (a
+    plain `place` in the centre cell, if there is room): each of them makes the item
+    possibly in every cell of its surface, `place-in-cell` in its own cell only, `pick`
+    in none; at the start it is `in-cell`. So `(not (MAY_BE_IN_CELL o s c))` holds only
+    where the item was taken off the surface or put in another cell."""
+    from unified_planning.model import Fluent, Variable
+
+    from fdc.sim_bridge.world.plans import SURFACE_ARG
+
+    env = problem.environment
+    in_cell = problem.fluent(IN_CELL)
+    may = Fluent(MAY_BE_IN_CELL, env.type_manager.BoolType(), in_cell.signature,
+                 environment=env)
+    problem.add_fluent(may, default_initial_value=False)
+    for fnode, value in list(problem.explicit_initial_values.items()):
+        if fnode.is_fluent_exp() and fnode.fluent() == in_cell and value.is_true():
+            problem.set_initial_value(may(*fnode.args), True)
+    surface, cell = problem.user_type("surface"), problem.user_type("cell")
+    for action in problem.actions:
+        p = action.parameters
+        if action.name == "pick":
+            x, c = Variable("x", surface, env), Variable("c", cell, env)
+            action.add_effect(may(p[0], x, c), False, forall=(x, c))
+        elif action.name == "place-in-cell":
+            action.add_effect(may(p[0], p[1], p[2]), True)
+        elif action.name in SURFACE_ARG:
+            c = Variable("c", cell, env)
+            action.add_effect(may(p[0], p[SURFACE_ARG[action.name]], c), True, forall=(c,))
 
 
 def _forbid(problem: Any, item: str, surface: str, there: Sequence[str]) -> str:

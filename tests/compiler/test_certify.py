@@ -14,7 +14,7 @@ from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
 from fdc.compiler.planning import PlanningWorld
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.core.limits import current, set_current
-from fdc.predicates.goal import GAnd, GNot, atom
+from fdc.predicates.goal import GAnd, GNot, GOr, atom
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.world.plans import placed_on, replay_plan
 
@@ -81,3 +81,25 @@ def test_the_rounds_are_bounded(world: PlanningWorld, one_round: None) -> None:
     res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
     assert res.status == "refused" and res.forbidden == []
     assert "refuses action" in res.message and "no free spot" in res.message
+
+
+@pytest.mark.slow
+def test_an_item_put_down_plainly_may_be_in_any_cell(world: PlanningWorld) -> None:
+    """`out-clear-cell`: the plan put the vase back on the table with a plain `place`,
+    which left `in-cell` false in the abstraction, but the world put it in the centre
+    cell again. Now a negative `in-cell` literal holds only where the item was put in
+    another cell or taken off the surface."""
+    items = world.facts.entities(("movable",))
+    surfaces = world.facts.entities(("surface",))
+    centre = {o: atom("in-cell", o, "dining_table|top", "center") for o in items}
+    truth = world.initially(centre.values())
+    there = [o for o, a in centre.items() if truth[a]]
+    assert there, "the centre cell of the dining table holds something at the start"
+    goal = GAnd(parts=(*(GNot(body=a) for a in centre.values()),
+                       *(GOr(parts=tuple(atom("on", o, s) for s in surfaces))
+                         for o in there)))
+    res = world.certify(world.build("clear", goal), 60)
+    assert res.status == "solved", res.message
+    replay = replay_plan(res.plan, world.graph)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
