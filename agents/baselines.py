@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import (
-    LONG_DAY,
     RELOCATING,
     ManipulationEnv,
     is_manipulation,
@@ -67,6 +66,7 @@ from fdc.predicates.goal import (
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.embedded import LONG_DAY
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite

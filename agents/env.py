@@ -46,14 +46,13 @@ from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.core.jsonl import loads
-from fdc.sim_bridge.geometry import to_frame
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
-from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
-from fdc.sim_bridge.world.state import AgentPose, Clock
+from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
+from fdc.sim_bridge.world.state import AgentPose
 from fdc.sim_bridge.world.statics import open_keys
 
 if TYPE_CHECKING:
@@ -72,8 +71,6 @@ STEPS_PER_TASK = 20
 #: Outcome tasks (level 4) may ask for many items to move: 10 more actions for each
 #: target item past the first (a relocation takes 4 or 5 actions; twice that is slack).
 STEPS_PER_EXTRA_TARGET = 10
-#: A day long enough for any budget: ManiTaskGen's steps are actions, not clock steps.
-LONG_DAY = Clock(start_min=360.0, end_min=1320.0, steps_per_day=1_000_000)
 #: The ring of standing sides `change_view` walks: counter-clockwise seen from above.
 SIDE_RING: tuple[Side, ...] = (Side.FRONT, Side.RIGHT, Side.REAR, Side.LEFT)
 #: Characters an observation may hold (printable ASCII, Latin-1, general punctuation);
@@ -178,17 +175,6 @@ def within_reach(posed: PosedGraph, agent: AgentPose, what: str, *, reach_m: flo
     if point is None:
         return True
     return math.hypot(point[0] - agent.x, point[1] - agent.y) <= arm_reach_m + 1e-9
-
-
-def side_of(surface: Surface, agent: AgentPose) -> Side:
-    """The side of `surface` a robot at `agent` is at (as the `at-side` checker judges
-    the viewer's side): the larger of its offsets along and across the surface's box."""
-    u, v = to_frame([(agent.x, agent.y)], surface.origin, surface.yaw_rad)[0]
-    ru = u / max(surface.half_extents[0], 1e-9)
-    rv = v / max(surface.half_extents[1], 1e-9)
-    if abs(ru) >= abs(rv):
-        return Side.FRONT if ru >= 0 else Side.REAR
-    return Side.LEFT if rv >= 0 else Side.RIGHT
 
 
 def listed_regions(posed: SceneView, surface_id: str) -> list[Region]:
@@ -748,7 +734,6 @@ __all__ = [
     "listed_regions",
     "parse_action",
     "preview_place",
-    "side_of",
     "step_budget",
     "within_reach",
 ]

@@ -48,7 +48,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -69,13 +69,14 @@ from fdc.predicates.goal import (
     expand_counts,
 )
 from fdc.predicates.registry import Context, Kind, Registry
+from fdc.sim_bridge.world.snapshot import SnapshotState
 
 from . import ast as A
 from .printer import print_unit
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
-    from fdc.sim_bridge.world.state import WorldState
+    from fdc.sim_bridge.world.state import Snapshot, WorldState
 
     from .check import DomainInfo
     from .scene_facts import SceneFacts
@@ -85,10 +86,13 @@ CHECKPOINT = "fdc-reach"
 STAGE = "fdc-reached"
 #: The goal predicate no action sets, planned as its definition over `on`.
 SAME_SURFACE = "same-surface"
+IN_CELL = "in-cell"
+#: Planning only: the item may be in the cell (`_may_be_in_cell`).
+MAY_BE_IN_CELL = "fdc-may-be-in-cell"
 
 N = TypeVar("N", bound=A.Node)
 
-Status = Literal["solved", "unsolvable", "timeout", "error"]
+Status = Literal["solved", "unsolvable", "timeout", "error", "refused"]
 
 
 class PlanningError(FdcError):
@@ -169,6 +173,9 @@ class PlanResult:
     length: int | None = None  # actions in the plan, checkpoints not counted
     plan: list[str] = field(default_factory=list)
     message: str = ""
+    # placements the embedded world refused for lack of room, forbidden in the
+    # abstraction before this plan was found (`item on surface`)
+    forbidden: list[str] = field(default_factory=list)
 
 
 class PlanningWorld:
@@ -182,6 +189,10 @@ class PlanningWorld:
         self.registry = registry or default_registry()
         self.context = Context(graph=self.graph, state=state,
                                type_parents=dict(self.info.parents))
+        # where plans are acted out: the recorded world the state reads (a memory-
+        # manipulation task's world after the experience), else the scene's initial state
+        self.start: Snapshot | None = state.snapshot if isinstance(state, SnapshotState) \
+            else None
         self._truth: dict[GAtom, bool] = {}
 
     @cached_property
@@ -209,6 +220,56 @@ class PlanningWorld:
                             self.registry.checker(n.predicate).kind is not Kind.FLUENT:
                         names.add(n.predicate)
         return tuple(sorted(names))
+
+    def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None
+                ) -> PlanResult:
+        """A plan the embedded world carries out: solve, act the plan out in the world
+        from where the task starts (`self.start`; `sim_bridge/world/plans.py`) and, while the world
+        refuses a placement for lack of room (free space depends on what stands there,
+        which the abstraction does not model), forbid it and solve again, at most
+        `plan_rounds` plans within `timeout_s` in all. What is forbidden is any placement
+        of that item on that surface while the items of the problem then on it all stand
+        there (`_forbid`): with one of them elsewhere there may be room. `refused`: the
+        world still refuses a placement of the last plan when the rounds are spent, or
+        no plan is left once the refused placements are forbidden; neither proves the
+        task unsolvable. A plan the world refuses for another reason (an action the
+        abstraction allows and the world does not) is returned as found: `fdc audit`'s
+        replay reports it, a fault of the abstraction to fix in the domain."""
+        from fdc.sim_bridge.world.plans import placed_on, replay_plan
+
+        task = replace(pp, problem=pp.problem.clone())
+        forbidden: list[str] = []
+        started = time.perf_counter()
+        while True:
+            left = timeout_s - (time.perf_counter() - started)
+            res = solve(task, left, planner) if left > 0 else \
+                PlanResult("timeout", planner or "none", 0.0, message=f"no plan within "
+                           f"{timeout_s:g} s")
+            seconds = time.perf_counter() - started
+            said = f"; {len(forbidden)} placement(s) the embedded world refused for lack " \
+                f"of room forbidden ({'; '.join(forbidden)})" if forbidden else ""
+            if res.status == "unsolvable" and forbidden:
+                return replace(res, status="refused", seconds=seconds, forbidden=forbidden,
+                               message=f"no plan left{said}")
+            if res.status != "solved":
+                return replace(res, seconds=seconds, forbidden=forbidden,
+                               message=res.message + said)
+            replay = replay_plan(res.plan, self.graph, self.start)
+            if replay.refused is None:
+                return replace(res, seconds=time.perf_counter() - started,
+                               forbidden=forbidden)
+            spot = placed_on(replay.line)
+            if spot is None:  # not for lack of room: the audit's replay reports it
+                return replace(res, seconds=time.perf_counter() - started,
+                               forbidden=forbidden)
+            if len(forbidden) + 1 >= current().plan_rounds:
+                return replace(res, status="refused", seconds=time.perf_counter() - started,
+                               forbidden=forbidden, message=f"the embedded world refuses "
+                               f"action {replay.refused} of the plan, {replay.reason}{said}")
+            state = SnapshotState(self.graph, replay.snapshots[-1])
+            there = sorted(i for i in task.items if i != spot[0]
+                           and state.support_of(i) == spot[1])
+            forbidden.append(_forbid(task.problem, spot[0], spot[1], there))
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
         """Whether each atom holds in the initial state (one checker call per predicate)."""
@@ -271,19 +332,29 @@ class PlanningWorld:
             problem.set_initial_value(fluent(*(objects[x] for x in atom_.args)), True)
         left_out = {x for x in named if self.facts.has_type(x, ("movable",))} - items
 
-        def expr(g: Goal) -> Any:
+        polar = _polar(goal)
+        cells = any(a.predicate == IN_CELL and not positive
+                    and not any(x in left_out for x in a.args) for a, positive in polar)
+        if cells:
+            _may_be_in_cell(problem)
+
+        def expr(g: Goal, positive: bool = True) -> Any:
             if isinstance(g, GAtom):
                 if any(x in left_out for x in g.args):
                     return em.FALSE()  # stays false: no plan moves the item
                 if g.predicate == SAME_SURFACE:
                     return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
-                return problem.fluent(g.predicate)(*(objects[x] for x in g.args))
+                name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
+                    else g.predicate
+                return problem.fluent(name)(*(objects[x] for x in g.args))
             if isinstance(g, GNot):
-                return em.Not(expr(g.body))
+                return em.Not(expr(g.body, not positive))
             if isinstance(g, GAnd):
-                return em.And(*(expr(p) for p in g.parts)) if g.parts else em.TRUE()
+                return em.And(*(expr(p, positive) for p in g.parts)) if g.parts \
+                    else em.TRUE()
             if isinstance(g, GOr):
-                return em.Or(*(expr(p) for p in g.parts)) if g.parts else em.FALSE()
+                return em.Or(*(expr(p, positive) for p in g.parts)) if g.parts \
+                    else em.FALSE()
             raise PlanningError("a multi-goal or sequence form nested inside a step")
 
         simplify = problem.environment.simplifier.simplify
@@ -358,20 +429,7 @@ class PlanningWorld:
         """The items a plan may need to move: those in a positive literal, or in a
         negative literal that is true at the start, and both items of a `same-surface`
         literal (moving either one changes it)."""
-        polar: list[tuple[GAtom, bool]] = []
-        stack: list[tuple[Goal, bool]] = [(goal, True)]
-        while stack:
-            g, positive = stack.pop()
-            if isinstance(g, GAtom):
-                polar.append((g, positive))
-            elif isinstance(g, GNot):
-                stack.append((g.body, not positive))
-            elif isinstance(g, GAnd | GOr):
-                stack.extend((p, positive) for p in g.parts)
-            elif isinstance(g, GThen):
-                stack.extend((s, positive) for s in g.steps)
-            elif isinstance(g, GTargets):
-                stack.extend((t.goal, positive) for t in g.targets)
+        polar = _polar(goal)
         truth = self.initially(a for a, positive in polar if not positive)
         out: set[str] = set()
         for a, positive in polar:
@@ -454,6 +512,80 @@ class PlanningWorld:
         costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
         _set_costs(problem, {**costs, **{name: em.Int(0) for name in names}})
         return tuple(names)
+
+
+def _polar(goal: Goal) -> list[tuple[GAtom, bool]]:
+    """Every atom of a goal with its polarity (False: under an odd number of `not`)."""
+    polar: list[tuple[GAtom, bool]] = []
+    stack: list[tuple[Goal, bool]] = [(goal, True)]
+    while stack:
+        g, positive = stack.pop()
+        if isinstance(g, GAtom):
+            polar.append((g, positive))
+        elif isinstance(g, GNot):
+            stack.append((g.body, not positive))
+        elif isinstance(g, GAnd | GOr):
+            stack.extend((p, positive) for p in g.parts)
+        elif isinstance(g, GThen):
+            stack.extend((s, positive) for s in g.steps)
+        elif isinstance(g, GTargets):
+            stack.extend((t.goal, positive) for t in g.targets)
+    return polar
+
+
+def _may_be_in_cell(problem: Any) -> None:
+    """The fluent a negative `in-cell` literal of the goal reads: `(MAY_BE_IN_CELL ?o ?s
+    ?c)`, the item may be in that cell. `in-cell` becomes true only by `place-in-cell`,
+    but the world puts an item down anywhere on the surface with any other placement (a
+    plain `place` in the centre cell, if there is room): each of them makes the item
+    possibly in every cell of its surface, `place-in-cell` in its own cell only, `pick`
+    in none; at the start it is `in-cell`. So `(not (MAY_BE_IN_CELL o s c))` holds only
+    where the item was taken off the surface or put in another cell."""
+    from unified_planning.model import Fluent, Variable
+
+    from fdc.sim_bridge.world.plans import SURFACE_ARG
+
+    env = problem.environment
+    in_cell = problem.fluent(IN_CELL)
+    may = Fluent(MAY_BE_IN_CELL, env.type_manager.BoolType(), in_cell.signature,
+                 environment=env)
+    problem.add_fluent(may, default_initial_value=False)
+    for fnode, value in list(problem.explicit_initial_values.items()):
+        if fnode.is_fluent_exp() and fnode.fluent() == in_cell and value.is_true():
+            problem.set_initial_value(may(*fnode.args), True)
+    surface, cell = problem.user_type("surface"), problem.user_type("cell")
+    for action in problem.actions:
+        p = action.parameters
+        if action.name == "pick":
+            x, c = Variable("x", surface, env), Variable("c", cell, env)
+            action.add_effect(may(p[0], x, c), False, forall=(x, c))
+        elif action.name == "place-in-cell":
+            action.add_effect(may(p[0], p[1], p[2]), True)
+        elif action.name in SURFACE_ARG:
+            c = Variable("c", cell, env)
+            action.add_effect(may(p[0], p[SURFACE_ARG[action.name]], c), True, forall=(c,))
+
+
+def _forbid(problem: Any, item: str, surface: str, there: Sequence[str]) -> str:
+    """Forbid every placement of `item` on `surface` while every item of `there` stands
+    on it (always, when `there` is empty): a precondition `(imply (and (= ?o item) (= ?s
+    surface)) (not (and (on x surface) ...)))` of each placement on a surface the problem
+    has. Says what it forbade."""
+    from fdc.sim_bridge.world.plans import SURFACE_ARG
+
+    em = problem.environment.expression_manager
+    costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
+    on = problem.fluent("on")
+    o, s = problem.object(item), problem.object(surface)
+    full = em.And(*(on(problem.object(x), s) for x in there))
+    for name, k in SURFACE_ARG.items():
+        if problem.has_action(name):
+            action = problem.action(name)
+            same = em.And(em.Equals(action.parameters[0], o),
+                          em.Equals(action.parameters[k], s))
+            action.add_precondition(em.Implies(same, em.Not(full)))
+    _set_costs(problem, costs)  # the metric names actions by value: changed ones anew
+    return f"{item} on {surface}" + (f" while {', '.join(there)} stand there" if there else "")
 
 
 def _added(action: A.Action) -> set[str]:

@@ -20,10 +20,11 @@ code (`docs/formats/validation-report.md` lists them):
 - `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
   without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
 - with `solve`, for tasks that are acted out: `unreachable`, `timeout`,
-  `planner-error` (`compiler.planning`: a plan in the planning abstraction is the
-  certificate, its length recorded). A process task is planned from the scene's initial
-  state, a memory-manipulation task (`suite.is_memory_manipulation`) from the world the
-  experience left behind; it has no goal frames to check.
+  `planner-error`, `plan-refused` (`compiler.planning`: a plan in the planning
+  abstraction that the embedded world carries out is the certificate, its length
+  recorded). A process task is planned from the scene's initial state, a
+  memory-manipulation task (`suite.is_memory_manipulation`) from the world the experience
+  left behind; it has no goal frames to check.
 
 The suite's templates, scenes and experiences are found as `reopen` finds them: a memory
 task's experience is rebuilt from the manifest beside the suite (a given log, or the same
@@ -63,7 +64,7 @@ from fdc.predicates.registry import EvaluationError
 
 from .compile import SceneCompiler, TemplateEntry, goal_targets
 from .ground import GroundError, ground, readings
-from .planning import PlanningError, PlanningWorld, solve
+from .planning import PlanningError, PlanningWorld
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from .suite import TaskRecord, is_memory_manipulation
 
@@ -93,13 +94,16 @@ def finding(d: Diagnostic) -> Finding:
 class Certificate(_Model):
     """What the planner said about a task that is acted out (from where it starts)."""
 
-    status: Literal["solved", "unsolvable", "timeout", "error"]
+    status: Literal["solved", "unsolvable", "timeout", "error", "refused"]
     planner: str
     seconds: float
     length: int | None = Field(default=None, description="Actions in the plan found.")
     plan: list[str] = Field(default_factory=list, description="The plan, one action a line.")
     objects: int = Field(description="Items kept as planning objects.")
     left_out: int = Field(description="Items the goal names only in literals that stay false.")
+    forbidden: list[str] = Field(
+        default_factory=list, description="Placements (`item on surface`) the embedded world "
+        "refused for lack of room, forbidden in the abstraction before the plan was found.")
 
 
 class TaskReport(_Model):
@@ -409,15 +413,20 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
     except PlanningError as e:
         _error(task, "planner-error", f"the goal has no planning problem: {e}", "goal")
         return
-    res = solve(pp, timeout_s, planner)
+    res = world.certify(pp, timeout_s, planner)
     task.certificate = Certificate(status=res.status, planner=res.planner,
                                    seconds=round(res.seconds, 3), length=res.length,
-                                   plan=res.plan, objects=len(pp.items), left_out=pp.left_out)
+                                   plan=res.plan, objects=len(pp.items), left_out=pp.left_out,
+                                   forbidden=res.forbidden)
     if res.status == "unsolvable":
         where = "the world after the experience" if after else "the scene's initial state"
         _error(task, "unreachable", f"no plan reaches the goal from {where} "
                f"({res.planner}: {res.message})", "goal",
                "the goal asks for something no sequence of placements achieves")
+    elif res.status == "refused":
+        _error(task, "plan-refused", f"no plan the embedded world carries out: {res.message}",
+               "goal", "the planning abstraction does not model free space on surfaces; "
+               "raise `fdc --limit plan_rounds=N`, or give the task's items more room")
     elif res.status == "timeout":
         _error(task, "timeout", f"{res.planner} found no plan within {timeout_s:g} s",
                "goal", "raise --timeout, or simplify the goal")

@@ -84,6 +84,10 @@ class Limits:
     quantifier_instances: int = 10_000_000
     """Instances of one quantifier or counting expansion (the product of its domain
     sizes), counted before enumerating them."""
+    plan_rounds: int = 8
+    """Plans one planning certificate tries (`fdc validate --solve`, `fdc audit`): each
+    one the embedded world refuses for lack of room forbids that placement and plans
+    again."""
     render_chars: int = 10_000
     """Characters of one rendered instruction."""
     render_depth: int = 20

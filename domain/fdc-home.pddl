@@ -50,6 +50,7 @@
     (surface-of ?s - surface ?f - furniture)
     (furniture-in-room ?f - furniture ?r - room)
     (initially-on ?o - movable ?s - surface) ; in the scene as given (its support)
+    (fits ?o - movable ?s - surface) ; can stand on it at all (size, room above it)
     ; fluent: the world now
     (on ?o - movable ?s - surface)
     (inside ?o - movable ?c - (either receptacle container))
@@ -112,8 +113,10 @@
   ; the item: one on a tray is on the table too); fluents no action here establishes
   ; (same-surface, PARTNR's relations and states) keep their initial value (`fdc
   ; validate` plans same-surface as its definition over `on`). A receptacle of
-  ; articulated furniture is reached only while the furniture is open. Free space on
-  ; surfaces is not modelled.
+  ; articulated furniture is reached only while the furniture is open. An item goes
+  ; only on a surface it `fits` (its size and the room above it); free space, which
+  ; depends on what else stands there, is not modelled: `fdc validate --solve` acts each
+  ; plan out in the embedded world and forbids a placement it refuses for lack of room.
   (:action navigate-to-receptacle
     :parameters (?to - surface ?f - furniture ?r - room)
     :precondition (and (surface-of ?to ?f) (furniture-in-room ?f ?r))
@@ -177,6 +180,7 @@
     :precondition (and
       (holding ?o)
       (robot-at-receptacle ?s)
+      (fits ?o ?s)
       (surface-of ?s ?f)
       (furniture-in-room ?f ?r)
       (forall (?x - receptacle ?g - articulated)
@@ -195,6 +199,7 @@
     :precondition (and
       (holding ?o)
       (robot-at-receptacle ?s)
+      (fits ?o ?s)
       (surface-of ?s ?f)
       (furniture-in-room ?f ?r)
       (forall (?x - receptacle ?g - articulated)
@@ -215,6 +220,7 @@
       (holding ?o)
       (on ?a ?s)
       (robot-at-receptacle ?s)
+      (fits ?o ?s)
       (surface-of ?s ?f)
       (furniture-in-room ?f ?r)
       (forall (?x - receptacle ?g - articulated)
@@ -236,6 +242,7 @@
       (on ?a ?s)
       (not (= ?d center))
       (robot-at-receptacle ?s)
+      (fits ?o ?s)
       (surface-of ?s ?f)
       (furniture-in-room ?f ?r)
       (forall (?x - receptacle ?g - articulated)
@@ -259,6 +266,7 @@
       (on ?b ?s)
       (not (= ?a ?b))
       (robot-at-receptacle ?s)
+      (fits ?o ?s)
       (surface-of ?s ?f)
       (furniture-in-room ?f ?r)
       (forall (?x - receptacle ?g - articulated)

@@ -10,7 +10,7 @@ its replay, the agents and the start judgement all begin):
 
 - `plan`: the planner certifies it (a plan in the abstraction, as `--solve` finds it);
 - `replay`: that plan, acted out step by step in the embedded world
-  (`agents/plans.py`), reaches the goal by the checkers, every action done;
+  (`sim_bridge/world/plans.py`), reaches the goal by the checkers, every action done;
 - `oracle`: the oracle agent's trace succeeds (`fdc evaluate`'s scoring);
 - `idle`: an agent that ends at once fails (its success: the goal is already true);
 - `random`: the random agent (seeded) fails;
@@ -50,9 +50,8 @@ from fdc.agents.baselines import (
     random_frames,
 )
 from fdc.agents.env import is_manipulation
-from fdc.agents.plans import PlanReplay, replay_plan
 from fdc.compiler.compile import goal_targets
-from fdc.compiler.planning import PlanningError, holds_initially, solve
+from fdc.compiler.planning import PlanningError, holds_initially
 from fdc.compiler.reopen import ReopenError, imported
 from fdc.compiler.validate import SceneWorlds
 from fdc.evaluation.manipulation import score_manipulation
@@ -67,6 +66,7 @@ from fdc.evaluation.memory import (
 from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import evaluate, verify_snapshots
+from fdc.sim_bridge.world.plans import PlanReplay, replay_plan
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -256,7 +256,8 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             out["plan"] = disagree(out["start"].detail)
             out["replay"] = not_applicable("no plan")
         else:
-            res = solve(problem, options.timeout_s, options.planner)
+            res = models.worlds.planning(entry).certify(problem, options.timeout_s,
+                                                        options.planner)
             if res.status != "solved":
                 out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
                 out["replay"] = not_applicable("no plan")

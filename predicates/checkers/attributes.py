@@ -1,5 +1,6 @@
 """Static facts of the scene: categories (with the type hierarchy), attribute values,
-which surface belongs to which furniture, which furniture is in which room.
+which surface belongs to which furniture, which furniture is in which room, which item
+can stand on which surface at all.
 
 Names are compared in PDDL's spelling: lower case, `-` for `_` (`coffee_table` in a scene
 is `coffee-table` in a template). Attribute values may list several (`red, white`).
@@ -25,6 +26,7 @@ from fdc.predicates.registry import (
     static,
     type_ancestors,
 )
+from fdc.sim_bridge.graph.feasible import rest_on
 
 Category = Annotated[str, PddlType("category")]
 
@@ -97,6 +99,18 @@ def initially_on(ctx: Context, o: Movable, s: Surface) -> bool:
     ctx.graph.surface(s)  # an unknown surface is an error, not False
     parent = ctx.graph.parent_surface(o)
     return parent is not None and parent.id == s
+
+
+@static
+def fits(ctx: Context, o: Movable, s: Surface, *, on_top_m: float = 0.15,
+         on_below_m: float = 0.02) -> bool:
+    """The item can stand on the surface in the embedded world, the surface empty: no
+    taller than the room above it, its footprint (turned 0 or 90 degrees) within the
+    surface's outline (`sim_bridge/graph/feasible.py`'s `rest_on`, which says so when it
+    cannot tell), and not the surface of the item itself."""
+    if ctx.graph.surface(s).object_id == o:
+        return False
+    return rest_on(ctx.graph, o, s, on_top_m=on_top_m, on_below_m=on_below_m) is None
 
 
 @static

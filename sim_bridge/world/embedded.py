@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fdc.core.hashing import scene_sha256
+from fdc.sim_bridge.geometry import to_frame
 from fdc.sim_bridge.graph.navigation import path_length
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Direction, Side
@@ -74,6 +75,10 @@ class ActionResult:
     def __bool__(self) -> bool:
         return self.ok
 
+
+#: A day long enough for any budget: ManiTaskGen's steps are actions, not clock steps
+#: (the agents' environment and a planner's plan act in it).
+LONG_DAY = Clock(start_min=360.0, end_min=1320.0, steps_per_day=1_000_000)
 
 Target = str | Point | AgentPose
 _KEEP: Any = object()  # `_commit`: leave the held object as it is
@@ -619,6 +624,17 @@ class EmbeddedWorld(LiveRecord):
         end = self.clock.end_min
         return (f"the day ends at {int(end // 60):02d}:{int(end % 60):02d}: {left} clock "
                 f"step(s) left, the action needs {steps}")
+
+
+def side_of(surface: Surface, agent: AgentPose) -> Side:
+    """The side of `surface` a robot at `agent` is at (as the `at-side` checker judges
+    the viewer's side): the larger of its offsets along and across the surface's box."""
+    u, v = to_frame([(agent.x, agent.y)], surface.origin, surface.yaw_rad)[0]
+    ru = u / max(surface.half_extents[0], 1e-9)
+    rv = v / max(surface.half_extents[1], 1e-9)
+    if abs(ru) >= abs(rv):
+        return Side.FRONT if ru >= 0 else Side.REAR
+    return Side.LEFT if rv >= 0 else Side.RIGHT
 
 
 def _wrap(a: float) -> float:

@@ -1,4 +1,4 @@
-"""A planner's plan acted out in the embedded world: the agent that follows a certificate.
+"""A planner's plan acted out in the embedded world: what each of fdc-home's actions does.
 
 `fdc validate --solve` certifies a task with a plan in the planning abstraction
 (`compiler/planning.py`: fdc-home's actions, one action a line, `pick mug_0
@@ -20,7 +20,9 @@ The replay stops at the first action the world refuses (`PlanReplay.refused`, wi
 world's reason), then the robot stops (`stop`, where the goal is judged) and the
 trajectory is the world's snapshots: the caller judges the goal on them with the
 checkers (`fdc.predicates.verify`). Nothing here reads the checkers: the plan, the
-world and the judgement are three models, and an audit compares them.
+world and the judgement are three models, and an audit compares them. The planner's
+certificate (`compiler/planning.py`) acts its plans out here too, and `placed_on` tells
+it which item and surface a refused placement was about.
 """
 
 from __future__ import annotations
@@ -29,9 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fdc.agents.env import LONG_DAY, side_of
 from fdc.sim_bridge.graph.placement import Relation
-from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
+from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -42,6 +43,12 @@ ARITY: dict[str, int] = {
     "navigate-to-receptacle": 3, "navigate-to-item": 1, "navigate-to-object": 2,
     "pick": 2, "place": 4, "place-in-cell": 5, "place-around": 5, "place-at-side": 6,
     "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
+}
+
+#: The placements that put an item on a surface: the parameter (from 0) naming it.
+SURFACE_ARG: dict[str, int] = {
+    "place": 1, "place-in-cell": 1, "place-around": 2, "place-at-side": 3,
+    "place-between": 3,
 }
 
 
@@ -55,6 +62,16 @@ class PlanReplay:
     snapshots: tuple[Snapshot, ...]
     refused: int | None = None
     reason: str = ""
+    line: str = ""  # the refused action
+
+
+def placed_on(line: str) -> tuple[str, str] | None:
+    """The item and the surface of a plan line that puts an item on a surface."""
+    name, *args = line.split()
+    k = SURFACE_ARG.get(name)
+    if k is None or len(args) != ARITY[name]:
+        return None
+    return args[0], args[k]
 
 
 def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None
@@ -67,7 +84,7 @@ def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None =
         if not res.ok:
             world.stop()
             return PlanReplay(world.header(), tuple(world.snapshots), k,
-                              f"`{line}`: {res.reason}")
+                              f"`{line}`: {res.reason}", line)
     world.stop()
     return PlanReplay(world.header(), tuple(world.snapshots))
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from fdc.agents.plans import replay_plan
 from fdc.predicates.goal import atom
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, load_scene_graph
+from fdc.sim_bridge.world.plans import replay_plan
 
-APARTMENT = Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json"
+APARTMENT = Path(__file__).resolve().parents[3] / "examples" / "scenes" / "apartment.json"
 
 REMOTE_TO_SOFA = [
     "navigate-to-receptacle coffee_table|top coffee_table living_room",

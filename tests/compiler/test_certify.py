@@ -1,0 +1,105 @@
+"""Planning certificates the embedded world carries out: no item goes where it never fits
+(`fits`), and a placement the world refuses for lack of room is forbidden and planned
+around (`PlanningWorld.certify`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.planning import PlanningWorld
+from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.core.limits import current, set_current
+from fdc.predicates.goal import GAnd, GNot, GOr, atom
+from fdc.predicates.verify import verify_snapshots
+from fdc.sim_bridge.world.plans import placed_on, replay_plan
+
+REPO = Path(__file__).resolve().parents[2]
+APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
+#: 0.40 m tall, under a shelf with 0.40 m of room (less the headroom margin: too little).
+LAMP, LOW_SHELF = "lamp_4", "bathroom_shelf|shelf_0"
+
+
+@pytest.fixture(scope="module")
+def compiler() -> SceneCompiler:
+    found, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
+    return found
+
+
+@pytest.fixture(scope="module")
+def world(compiler: SceneCompiler) -> PlanningWorld:
+    entries, _ = load_entries(None)
+    return PlanningWorld(compiler.facts(entries[0].domain), compiler.states["initial"])
+
+
+@pytest.fixture
+def one_round() -> Iterator[None]:
+    before = set_current(replace(current(), plan_rounds=1))
+    yield
+    set_current(before)
+
+
+def test_fits_is_the_feasibility_geometry(world: PlanningWorld) -> None:
+    fits = {tuple(r) for r in world.facts.true_atoms("fits")}
+    assert (LAMP, LOW_SHELF) not in fits  # too tall for the room above it
+    assert (LAMP, "office_desk|top") in fits
+    assert ("plate_2", "fridge|upper") in fits
+    assert not any(o == world.graph.surface(s).object_id for o, s in fits)  # not on itself
+
+
+@pytest.mark.slow
+def test_no_plan_puts_an_item_where_it_never_fits(world: PlanningWorld) -> None:
+    """`out-only-on` parked the lamp on the low shelf, the spare surface, and the world
+    refused it: the place actions now need `fits`."""
+    goal = GAnd(parts=(GNot(body=atom("on", LAMP, "office_desk|top")),
+                       GNot(body=atom("on", "laptop_1", "office_desk|top"))))
+    res = world.certify(world.build("lamp", goal), 60)
+    assert res.status == "solved", res.message
+    assert all(placed_on(line) != (LAMP, LOW_SHELF) for line in res.plan)
+    assert replay_plan(res.plan, world.graph).refused is None
+
+
+@pytest.mark.slow
+def test_a_placement_refused_for_room_is_planned_around(world: PlanningWorld) -> None:
+    """`l2-around`: the upper fridge shelf leaves no room around the bowl; the first
+    plan puts the plate there anyway, the world refuses, the second moves the bowl."""
+    goal = atom("around", "plate_2", "bowl_2")
+    res = world.certify(world.build("around", goal), 60)
+    assert res.status == "solved", res.message
+    assert res.forbidden == ["plate_2 on fridge|upper while bowl_2 stand there"]
+    replay = replay_plan(res.plan, world.graph)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+@pytest.mark.slow
+def test_the_rounds_are_bounded(world: PlanningWorld, one_round: None) -> None:
+    res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
+    assert res.status == "refused" and res.forbidden == []
+    assert "refuses action" in res.message and "no free spot" in res.message
+
+
+@pytest.mark.slow
+def test_an_item_put_down_plainly_may_be_in_any_cell(world: PlanningWorld) -> None:
+    """`out-clear-cell`: the plan put the vase back on the table with a plain `place`,
+    which left `in-cell` false in the abstraction, but the world put it in the centre
+    cell again. Now a negative `in-cell` literal holds only where the item was put in
+    another cell or taken off the surface."""
+    items = world.facts.entities(("movable",))
+    surfaces = world.facts.entities(("surface",))
+    centre = {o: atom("in-cell", o, "dining_table|top", "center") for o in items}
+    truth = world.initially(centre.values())
+    there = [o for o, a in centre.items() if truth[a]]
+    assert there, "the centre cell of the dining table holds something at the start"
+    goal = GAnd(parts=(*(GNot(body=a) for a in centre.values()),
+                       *(GOr(parts=tuple(atom("on", o, s) for s in surfaces))
+                         for o in there)))
+    res = world.certify(world.build("clear", goal), 60)
+    assert res.status == "solved", res.message
+    replay = replay_plan(res.plan, world.graph)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
