@@ -33,6 +33,8 @@ class DropCode(StrEnum):
     INFEASIBLE = "infeasible"  # start checks: the embedded world can never achieve it
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
     RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
+    NO_VALID_FRAME = "no-valid-frame"  # frames: a target holds at no frame of the experience
+    NO_FRAME_WALK = "no-frame-walk"  # frames: no walk from the start through valid frames
 
 
 #: The message of each code. `{subject}`: what the reason is about, entities aside (a
@@ -52,6 +54,8 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.INFEASIBLE: "goal cannot be achieved: {subject}",
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
     DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",
+    DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience ({entities})",
+    DropCode.NO_FRAME_WALK: "no walk from the start through the valid frames",
 }
 #: The key of a code whose message names entities (any other's key is its message).
 _KEYS: dict[DropCode, str] = {
@@ -59,6 +63,7 @@ _KEYS: dict[DropCode, str] = {
     DropCode.ORDER_UNDEFINED: "the order {subject} of target … is undefined",
     DropCode.TARGET_FALSE: "the goal of target … folds to false",
     DropCode.ORDER_TIE: "tie in the order {subject}",
+    DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience",
 }
 
 

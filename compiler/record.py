@@ -21,12 +21,14 @@ from .suite import TaskRecord, id_prefix
 
 if TYPE_CHECKING:
     from .compile import SceneCompiler, TemplateEntry
+    from .frames import GoalFrames
 
 
 def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[str, str],
                 goal: Goal, targets: Sequence[str], rendered: Sequence[str], start: str,
-                memory: bool) -> TaskRecord:
-    """The record of one task starting in state `start` of the compiler's scene."""
+                memory: bool, frames: GoalFrames | None = None) -> TaskRecord:
+    """The record of one task starting in state `start` of the compiler's scene (a memory
+    task with its goal `frames`)."""
     t = entry.template
     bindings = {k: binding[k] for k in sorted(binding)}
     ident = task_id(compiler, entry, bindings, memory)
@@ -35,16 +37,25 @@ def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[
         first = seeded_rng(compiler.options.seed, ident).randrange(len(texts))
         texts = [texts[first], *texts[:first], *texts[first + 1:]]
     thresholds = {th.name: float(th.value) for th in entry.domain.domain.thresholds}
-    pose = compiler.states[start].agent_pose()
     return TaskRecord(
         id=ident, template=t.name, template_file=entry.path, template_version=t.version,
         category=t.category, level=t.level, scene=compiler.scene, bindings=bindings,
         goal=goal, goal_pddl=to_pddl(goal), instructions=texts, targets=list(targets),
         thresholds=thresholds, tags=list(t.tags),
         experience=compiler.experience_sha256 if memory else None,
-        start=AgentPose(x=round(pose.x, 4), y=round(pose.y, 4), z=round(pose.z, 4),
-                        yaw_rad=round(pose.yaw_rad, 6)),
+        start=task_start(compiler, start),
+        **({} if frames is None else {"valid_frames": frames.valid_frames,
+                                      "optimal_path_m": frames.optimal_path_m,
+                                      "flags": frames.flags}),
     )
+
+
+def task_start(compiler: SceneCompiler, start: str) -> AgentPose:
+    """Where a task starting in state `start` starts: the robot's pose, rounded as the
+    record keeps it."""
+    pose = compiler.states[start].agent_pose()
+    return AgentPose(x=round(pose.x, 4), y=round(pose.y, 4), z=round(pose.z, 4),
+                     yaw_rad=round(pose.yaw_rad, 6))
 
 
 def task_id(compiler: SceneCompiler, entry: TemplateEntry, bindings: Mapping[str, str],
