@@ -17,7 +17,9 @@ code (`docs/formats/validation-report.md` lists them):
   or the template widens the goal and the goal covers every entity the words fit;
 - `no-targets`: the answer set is not empty;
 - `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
-  without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
+  without a valid frame is an error (`fdc compile` drops such a binding), a warning
+  when the task is flagged `target-without-valid-frame` (kept on purpose, as
+  FindingDory keeps such tasks);
 - with `solve`, for tasks that start in the scene's initial state: `unreachable`,
   `timeout`, `planner-error` (`compiler.planning`: a plan in the planning abstraction is
   the certificate, its length recorded).
@@ -278,7 +280,9 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
                          "an agent cannot succeed by returning to a frame of the log")
             else:
                 _error(task, "no-valid-frame", message + " and the task is not flagged",
-                       "flags", "flag it `target-without-valid-frame`, as `fdc compile` does")
+                       "flags", "`fdc compile` drops such a binding (`no-valid-frame`): "
+                       "compile again, or flag a task kept on purpose "
+                       "`target-without-valid-frame`")
     if worlds is None or entry is None or any(f.code == "goal-type" for f in task.findings):
         return  # a goal that does not type-check cannot be judged on a state
     start = "after" if memory else "initial"

@@ -277,16 +277,17 @@ def test_an_unknown_task_is_a_usage_error(suite: Path) -> None:
 
 
 @pytest.mark.slow
-def test_text_and_junit_reports(suite: Path) -> None:
-    r = records(suite)
-    code, out, _ = run("audit", str(suite), "--task", r["recall-category"].id)
-    assert code == 1  # its target has no valid frame in this experience
+def test_text_and_junit_reports(suite: Path, tmp_path: Path) -> None:
+    record = records(suite)["recall-category"]
+    one = copy_with(suite, tmp_path / "frameless", record.model_copy(update={
+        "valid_frames": [[]], "flags": ["target-without-valid-frame"]}))
+    code, out, _ = run("audit", str(one), "--task", record.id)
+    assert code == 1  # its target has no valid frame now
     assert "Agreement by category" in out and "Agreement by template" in out
-    assert f"task {r['recall-category'].id} [frames]: no valid frame" in out
-    assert f"$ fdc audit {suite} --task {r['recall-category'].id}" in out
+    assert f"task {record.id} [frames]: no valid frame" in out
+    assert f"$ fdc audit {one} --task {record.id}" in out
     assert all(line == line.rstrip() for line in out.splitlines())
-    code, out, _ = run("audit", str(suite), "--task", r["recall-category"].id,
-                       "--format", "junit")
+    code, out, _ = run("audit", str(one), "--task", record.id, "--format", "junit")
     assert code == 1 and ET.fromstring(out).find(".//failure[@type='frames']") is not None
 
 
