@@ -59,7 +59,7 @@ from .compile import (
     seeded_rng,
 )
 from .drops import Drop
-from .frames import goal_frames
+from .frames import GoalFrames, goal_frames
 from .ground import GroundError, ground, widen
 from .manifest import ExperienceRef
 from .prepare import SceneJob, prepare_scene
@@ -235,12 +235,12 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     rendered = run(Pass.RENDER, render_variants, compiler.renderer, entry.texts, values)
     if isinstance(rendered, Drop):
         return rendered
-    frames = None
+    frames: GoalFrames | Drop | None = None
     if memory and start == "after":  # answered by frames of the experience
         frames = run(Pass.FRAMES, goal_frames, goal, targets, task_start(compiler, start),
                      *compiler.goal_frames())
-        if isinstance(frames, Drop):
-            return frames
+    if isinstance(frames, Drop):
+        return frames
     return run(Pass.RECORD, task_record, compiler, entry, binding, goal, targets, rendered,
                start, memory, frames)
 
