@@ -257,3 +257,24 @@ def test_twin_scopes_name_the_later_files_of_one_content() -> None:
 
     jobs = [SceneJob(p) for p in ("a.json", "b.json", "a.json", "c.json")]
     assert twin_scopes(jobs, ["x", "y", "x", "x"]) == {2: "a.json#2", 3: "c.json#3"}
+
+
+def test_a_memory_binding_whose_frames_no_walk_reaches_drops() -> None:
+    from fdc.compiler.frames import goal_frames
+    from fdc.compiler.record import task_start
+    from fdc.predicates.goal import atom
+
+    comp = compiler(experience())
+    frames, walker = comp.goal_frames()
+    goal = atom("robot-at-object", "mug_red")
+    start = task_start(comp, "after")
+    found = goal_frames(goal, ["mug_red"], start, frames, walker)
+    assert not isinstance(found, Drop) and found.valid_frames == [[5, 6, 7]]
+
+    class Stranded:  # the start cut off from every frame
+        def walk(self, *_args: object) -> tuple[None, bool]:
+            return None, True
+
+    stranded: Any = Stranded()
+    assert goal_frames(goal, ["mug_red"], start, frames, stranded) == \
+        Drop(DropCode.NO_FRAME_WALK)
