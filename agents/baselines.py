@@ -1,7 +1,8 @@
 """Baseline agents: `random` and `oracle`, on memory and manipulation tasks alike.
 
 - `random`: a memory task gets uniformly random history frames (as many as the task has
-  targets); a manipulation task gets random valid actions in the agent environment
+  targets, each drawn independently; `random_frames_chance` is its exact chance of
+  success); a manipulation task gets random valid actions in the agent environment
   (an action name drawn uniformly among those that apply, then its argument) until
   the agent draws `call_end` or the step budget is spent. Seeded per task
   (`random.Random` of the seed and the task id): the same predictions for a seed.
@@ -34,6 +35,7 @@ import math
 import random
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -908,10 +910,49 @@ def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
 
 
 def random_frames(task: TaskRecord, experience: Experience, seed: int) -> list[int]:
+    """The random agent's answer: as many frames as the task has targets, each drawn
+    uniformly from the history, independently (`random_frames_chance` is the chance it
+    succeeds)."""
     rng = random.Random(f"{seed}:{task.id}")
     n = len(experience.frames)
     k = len(task.valid_frames) if task.valid_frames else 1
-    return rng.sample(range(n), k) if k <= n else [rng.randrange(n) for _ in range(k)]
+    return [rng.randrange(n) for _ in range(k)]
+
+
+def random_frames_chance(task: TaskRecord, frame_count: int) -> Fraction | None:
+    """The exact chance that `random_frames` succeeds on a memory task whose valid frames
+    are `task.valid_frames`, over a history of `frame_count` frames; None for a task
+    without frame lists (a sequence) or history.
+
+    A single goal: the share of valid frames. A multi-goal: the k draws are independent,
+    so the chance is a sum over the targets credited so far (a set, or in the ordered
+    form a prefix) of the share of frames that credit a new one at each stop, by
+    `fdc.predicates.verify`'s rule: the first uncredited target valid at the frame
+    (ordered: the next target, or the task fails)."""
+    lists = task.valid_frames
+    if not lists or frame_count <= 0:
+        return None
+    if not isinstance(task.goal, GTargets):
+        return Fraction(len(set(lists[0]) & set(range(frame_count))), frame_count)
+    masks: dict[int, int] = {}  # frame -> the targets valid there (bits)
+    for k, frames in enumerate(lists):
+        for f in set(frames) & set(range(frame_count)):
+            masks[f] = masks.get(f, 0) | 1 << k
+    shares: dict[int, int] = {}  # a set of targets -> how many frames have exactly it
+    for m in masks.values():
+        shares[m] = shares.get(m, 0) + 1
+    credited: dict[int, Fraction] = {0: Fraction(1)}  # targets credited -> chance
+    for _ in lists:
+        after: dict[int, Fraction] = {}
+        for done, p in credited.items():
+            nxt = ~done & (done + 1)  # the first target not yet credited
+            for m, count in shares.items():
+                new = (m & nxt) if task.goal.ordered else (m & ~done) & -(m & ~done)
+                if new:
+                    after[done | new] = after.get(done | new, Fraction(0)) + \
+                        p * Fraction(count, frame_count)
+        credited = after
+    return sum(credited.values(), Fraction(0))
 
 
 def oracle_run(task: TaskRecord, graph: SceneGraph, experience: Experience,

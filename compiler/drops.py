@@ -35,6 +35,8 @@ class DropCode(StrEnum):
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
     RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
     DUPLICATE = "duplicate"  # record: the same goal and instructions as a task kept before
+    NO_VALID_FRAME = "no-valid-frame"  # frames: a target holds at no frame of the experience
+    NO_FRAME_WALK = "no-frame-walk"  # frames: no walk from the start through valid frames
 
 
 #: The message of each code. `{subject}`: what the reason is about, entities aside (a
@@ -57,6 +59,8 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
     DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",
     DropCode.DUPLICATE: "the same goal and instructions as task `{subject}`",
+    DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience ({entities})",
+    DropCode.NO_FRAME_WALK: "no walk from the start through the valid frames",
 }
 #: The key of a code whose message names entities (any other's key is its message).
 _KEYS: dict[DropCode, str] = {
@@ -66,6 +70,7 @@ _KEYS: dict[DropCode, str] = {
     DropCode.TARGET_FALSE: "the goal of target … folds to false",
     DropCode.ORDER_TIE: "tie in the order {subject}",
     DropCode.DUPLICATE: "the same goal and instructions as another task",
+    DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience",
 }
 
 

@@ -2,14 +2,21 @@
 
 A memory task asks the robot to return somewhere it has been: its goal holds at some
 frames of the experience (the robot at that frame's pose, in the world the experience
-left behind). `FrameIndex` judges every fluent atom at every frame; `add_frames` gives
-each record its frame lists (one per target), a flag when a target has none, and the
-length of the shortest walk from the task's start through them.
+left behind), FindingDory's valid goal frames. `FrameIndex` judges every fluent atom at
+every frame; `goal_frames` gives a binding its frame lists (one per target) and the
+length L* of the shortest walk from the task's start through them.
+
+A task is answered by choosing frames, so a binding with a target that holds at no
+frame (a room never entered, an item never in view up close), or whose valid frames no
+walk from the start reaches, cannot be solved: it drops (`no-valid-frame`,
+`no-frame-walk`), where FindingDory keeps it with the frame list `[-1]`. The pass runs
+per binding, so `--max-per-template K` draws another binding in its place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,34 +25,45 @@ from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, Goal, GOr, GTargets, GThen, atoms
 from fdc.predicates.registry import Context
 
+from .drops import Drop, DropCode
 from .ground import GroundError
-from .suite import TaskRecord
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.snapshot import SnapshotState
+    from fdc.sim_bridge.world.state import AgentPose
 
 
-def add_frames(records: list[TaskRecord], frames: FrameIndex, walker: Walker
-               ) -> list[TaskRecord]:
-    """`records` (memory tasks) with their valid frames, flags and shortest walk."""
-    frames.prepare(a for r in records for a in atoms(r.goal))
-    out = []
-    for r in records:
-        lists = frames.valid_frames(r.goal)
-        flags = ["target-without-valid-frame"] if any(not f for f in lists) else []
-        mode = "single" if not isinstance(r.goal, GTargets) else \
-            "ordered" if r.goal.ordered else "unordered"
-        assert r.start is not None
-        nodes = [frames.nodes(f) for f in lists]
-        length, exact = walker.walk((r.start.x, r.start.y), nodes, mode)
-        if not exact:
-            flags.append("optimal-path-approximate")
-        out.append(r.model_copy(update={"valid_frames": lists, "optimal_path_m": length,
-                                        "flags": flags}))
-    return out
+@dataclass(frozen=True)
+class GoalFrames:
+    """A memory task's valid frames (one list per target, FindingDory's), L* and flags."""
+
+    valid_frames: list[list[int]]
+    optimal_path_m: float | None
+    flags: list[str]
+
+
+def goal_frames(goal: Goal, targets: Sequence[str], start: AgentPose, frames: FrameIndex,
+                walker: Walker) -> GoalFrames | Drop:
+    """The goal's valid frames and the shortest walk through them from `start`, or why
+    the binding drops: a target (or the goal) that holds at no frame, or no walk."""
+    frames.prepare(atoms(goal))
+    lists = frames.valid_frames(goal)
+    if isinstance(goal, GTargets):
+        empty = [t.entity for t, f in zip(goal.targets, lists, strict=True) if not f]
+        if empty:
+            return Drop(DropCode.NO_VALID_FRAME, "a target", tuple(empty))
+    elif any(not f for f in lists):
+        return Drop(DropCode.NO_VALID_FRAME, "the goal", tuple(targets))
+    mode = "single" if not isinstance(goal, GTargets) else \
+        "ordered" if goal.ordered else "unordered"
+    nodes = [frames.nodes(f) for f in lists]
+    length, exact = walker.walk((start.x, start.y), nodes, mode)
+    if lists and length is None:
+        return Drop(DropCode.NO_FRAME_WALK)
+    return GoalFrames(lists, length, [] if exact else ["optimal-path-approximate"])
 
 
 class FrameIndex:
@@ -60,6 +78,7 @@ class FrameIndex:
         self.base = Context(graph=graph, experience=log)
         self.after = after
         self.masks: dict[GAtom, np.ndarray] = {}
+        self._contexts: list[Context] | None = None
         n = len(log.frames)
         self.final_frame: dict[str, int] = {}
         for it in log.interactions:  # sorted by pick frame: the last one is final
@@ -68,7 +87,8 @@ class FrameIndex:
         self._nodes = graph.nav.nearest_nodes(xy) if n else np.zeros(0, dtype=np.int64)
 
     def prepare(self, wanted: Iterable[GAtom]) -> None:
-        """Evaluate every new atom at every frame: one batched call per predicate and frame."""
+        """Evaluate every new atom at every frame: one batched call per predicate and
+        frame; an atom is judged once, whichever binding first needs it."""
         new: dict[str, list[GAtom]] = {}
         for a in wanted:
             if a not in self.masks and a not in new.get(a.predicate, ()):
@@ -77,8 +97,10 @@ class FrameIndex:
             return
         n = len(self.log.frames)
         results = {p: np.zeros((len(batch), n), dtype=bool) for p, batch in new.items()}
-        for i, frame in enumerate(self.log.frames):
-            ctx = self.base.with_state(self.after.at_pose(frame.agent, step=i))
+        if self._contexts is None:  # the robot at each frame's pose, made once
+            self._contexts = [self.base.with_state(self.after.at_pose(frame.agent, step=i))
+                              for i, frame in enumerate(self.log.frames)]
+        for i, ctx in enumerate(self._contexts):
             for p, batch in new.items():
                 results[p][:, i] = self.registry.evaluate_many(p, [a.args for a in batch], ctx)
         for p, batch in new.items():

@@ -9,11 +9,11 @@
                     ground       widened over ambiguous descriptions    (compiler.ground)
                     describe     the goal's targets                     (compiler.wording)
                     render       the instruction variants               (compiler.wording)
+                    frames       a memory task's goal frames and walk   (compiler.frames)
+                                 (not a memory-manipulation task: it is acted out)
                     record       the task record                        (compiler.record)
                                  (one with the goal and instructions of a task kept
                                  before drops as a duplicate)
-    per template    frames       memory tasks' goal frames and walks    (compiler.frames)
-                                 (not memory-manipulation tasks: they are acted out)
 
 then `compiler.emit` builds the manifest and writes the suite. Every pass is timed
 (`Timings`); the times never change what is compiled.
@@ -70,11 +70,11 @@ from .compile import (
     seeded_rng,
 )
 from .drops import Drop, DropCode
-from .frames import add_frames
+from .frames import GoalFrames, goal_frames
 from .ground import GroundError, ground, widen
 from .manifest import ExperienceRef
 from .prepare import SceneJob, prepare_scene
-from .record import task_record
+from .record import task_record, task_start
 from .scene_facts import FactsError
 from .start_checks import check_start
 from .suite import TaskRecord
@@ -188,7 +188,7 @@ def compile_templates(compiler: SceneCompiler, entries: Sequence[TemplateEntry],
 def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: bool = False,
                      timings: Timings | None = None) -> TemplateReport:
     """One template on the scene: bind, each binding through `compile_binding` until K
-    have become tasks, then (memory templates) the goal frames. A limit or a checker
+    have become tasks. A limit or a checker
     refusing stops the whole template, with the error in the report; with `explain`, the
     report keeps what became of every binding visited."""
     timings = Timings() if timings is None else timings
@@ -216,12 +216,8 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
             report.drop(drop, {}, n)
     report.bindings = draw.estimate or 0
     report.sampled = draw.sampled
-    records = [r for _, r in sorted(kept, key=lambda p: p[0])]
-    if memory and "after" in compiler.states and \
-            not is_memory_manipulation_template(entry.template, compiler.registry):
-        records = timings.run(Pass.FRAMES, _add_frames, compiler, records)
-    report.records = records
-    report.tasks = len(records)
+    report.records = [r for _, r in sorted(kept, key=lambda p: p[0])]
+    report.tasks = len(report.records)
     report.outcomes.sort(key=lambda o: tuple(o.binding.values()))
     return report
 
@@ -293,12 +289,15 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     rendered = run(Pass.RENDER, render_variants, compiler.renderer, entry.texts, values)
     if isinstance(rendered, Drop):
         return rendered
+    frames: GoalFrames | Drop | None = None
+    if memory and start == "after" and not is_memory_manipulation_template(t, compiler.registry):
+        # answered by frames of the experience (a memory-manipulation task is acted out)
+        frames = run(Pass.FRAMES, goal_frames, goal, targets, task_start(compiler, start),
+                     *compiler.goal_frames())
+    if isinstance(frames, Drop):
+        return frames
     return run(Pass.RECORD, task_record, compiler, entry, binding, goal, targets, rendered,
-               start, memory)
-
-
-def _add_frames(compiler: SceneCompiler, records: list[TaskRecord]) -> list[TaskRecord]:
-    return add_frames(records, *compiler.goal_frames())
+               start, memory, frames)
 
 
 def _in_workers(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],

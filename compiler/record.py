@@ -21,14 +21,16 @@ from .suite import MEMORY_MANIPULATION_TAGS, TaskRecord, id_prefix
 
 if TYPE_CHECKING:
     from .compile import SceneCompiler, TemplateEntry
+    from .frames import GoalFrames
 
 
 def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[str, str],
                 goal: Goal, targets: Sequence[str], rendered: Sequence[str], start: str,
-                memory: bool) -> TaskRecord:
-    """The record of one task starting in state `start` of the compiler's scene. A
-    memory-manipulation template's tasks are tagged `memory` and `manipulation` whatever
-    the template's own tags say (`suite.is_memory_manipulation`)."""
+                memory: bool, frames: GoalFrames | None = None) -> TaskRecord:
+    """The record of one task starting in state `start` of the compiler's scene (a memory
+    task with its goal `frames`). A memory-manipulation template's tasks are tagged
+    `memory` and `manipulation` whatever the template's own tags say
+    (`suite.is_memory_manipulation`)."""
     t = entry.template
     bindings = {k: binding[k] for k in sorted(binding)}
     ident = task_id(compiler, entry, bindings, memory)
@@ -37,7 +39,6 @@ def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[
         first = seeded_rng(compiler.options.seed, ident).randrange(len(texts))
         texts = [texts[first], *texts[:first], *texts[first + 1:]]
     thresholds = {th.name: float(th.value) for th in entry.domain.domain.thresholds}
-    pose = compiler.states[start].agent_pose()
     tags = list(t.tags)
     if memory and is_memory_manipulation_template(t, compiler.registry):
         tags += [x for x in MEMORY_MANIPULATION_TAGS if x not in tags]
@@ -47,9 +48,19 @@ def task_record(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapping[
         goal=goal, goal_pddl=to_pddl(goal), instructions=texts, targets=list(targets),
         thresholds=thresholds, tags=tags,
         experience=compiler.experience_sha256 if memory else None,
-        start=AgentPose(x=round(pose.x, 4), y=round(pose.y, 4), z=round(pose.z, 4),
-                        yaw_rad=round(pose.yaw_rad, 6)),
+        start=task_start(compiler, start),
+        **({} if frames is None else {"valid_frames": frames.valid_frames,
+                                      "optimal_path_m": frames.optimal_path_m,
+                                      "flags": frames.flags}),
     )
+
+
+def task_start(compiler: SceneCompiler, start: str) -> AgentPose:
+    """Where a task starting in state `start` starts: the robot's pose, rounded as the
+    record keeps it."""
+    pose = compiler.states[start].agent_pose()
+    return AgentPose(x=round(pose.x, 4), y=round(pose.y, 4), z=round(pose.z, 4),
+                     yaw_rad=round(pose.yaw_rad, 6))
 
 
 def task_id(compiler: SceneCompiler, entry: TemplateEntry, bindings: Mapping[str, str],

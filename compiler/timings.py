@@ -31,8 +31,8 @@ class Pass(StrEnum):
     GROUND = "ground"
     START_CHECKS = "start checks"
     RENDER = "render"
+    FRAMES = "frames"  # a memory task's goal frames and L*
     RECORD = "record"
-    FRAMES = "frames"
     EMIT = "emit"  # build the manifest, write the suite
 
 

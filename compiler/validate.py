@@ -18,7 +18,9 @@ code (`docs/formats/validation-report.md` lists them):
   words (`ground.readings`: each entity they fit in the parameter's place);
 - `no-targets`: the answer set is not empty;
 - `missing-frames`, `no-valid-frame`: memory tasks have goal frames, and a target
-  without a valid frame is flagged (`target-without-valid-frame`; then only a warning);
+  without a valid frame is an error (`fdc compile` drops such a binding), a warning
+  when the task is flagged `target-without-valid-frame` (kept on purpose, as
+  FindingDory keeps such tasks);
 - with `solve`, for tasks that are acted out: `unreachable`, `timeout`,
   `planner-error`, `plan-refused` (`compiler.planning`: a plan in the planning
   abstraction that the embedded world carries out is the certificate, its length
@@ -288,7 +290,9 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
                          "an agent cannot succeed by returning to a frame of the log")
             else:
                 _error(task, "no-valid-frame", message + " and the task is not flagged",
-                       "flags", "flag it `target-without-valid-frame`, as `fdc compile` does")
+                       "flags", "`fdc compile` drops such a binding (`no-valid-frame`): "
+                       "compile again, or flag a task kept on purpose "
+                       "`target-without-valid-frame`")
     if worlds is None or entry is None or any(f.code == "goal-type" for f in task.findings):
         return  # a goal that does not type-check cannot be judged on a state
     start = "after" if memory else "initial"

@@ -13,14 +13,24 @@ its replay, the agents and the start judgement all begin):
   (`sim_bridge/world/plans.py`), reaches the goal by the checkers, every action done;
 - `oracle`: the oracle agent's trace succeeds (`fdc evaluate`'s scoring);
 - `idle`: an agent that ends at once fails (its success: the goal is already true);
-- `random`: the random agent (seeded) fails;
+- `random`: the random agent (seeded) fails: its trace does not reach the goal;
 - `start`: the checkers and the abstraction judge the goal alike where the task starts
   (each step of a sequence and each target of a multi-goal holding at once);
 - `answer`: the record's targets are the goal's answer set, not empty;
 
 and for a memory task (it starts where the experience ends; the agents answer with
-frames): `oracle`, `idle` (the last frame, where the robot stands), `random` by the
-frames they choose, `answer`, and
+frames): `oracle`, `idle` (the last frame, where the robot stands), `answer`,
+
+- `random`: a random answer is right at most as often as `AuditOptions.chance_bound`
+  says (default: half the time). The random agent answers with uniformly drawn frames,
+  so whether one seeded answer succeeds is luck (a room the robot spent a third of the
+  day in is hit by a third of all frames); its exact chance of success, from the valid
+  frames (`random_frames_chance`), is what the check judges. The seeded answer is still
+  judged, and its success where that chance is 0 is a disagreement too (the record's
+  frames and the judge disagree). A sequence, which has no frame lists, is judged by
+  the seeded answer alone;
+
+and
 
 - `frames`: every target has valid frames;
 - `l-star`: L*, the shortest walk from the start through valid frames, is finite;
@@ -48,6 +58,7 @@ from fdc.agents.baselines import (
     oracle_run,
     random_actions,
     random_frames,
+    random_frames_chance,
 )
 from fdc.agents.env import is_manipulation
 from fdc.compiler.compile import goal_targets
@@ -86,7 +97,8 @@ CHECKS: dict[str, str] = {
     "replay": "the plan, acted out in the embedded world, reaches the goal by the checkers",
     "oracle": "the oracle agent succeeds",
     "idle": "an idle agent fails (when it succeeds, the goal is already true)",
-    "random": "a random agent fails",
+    "random": "a random agent fails (a memory task: its chance of success is at most the "
+              "bound)",
     "start": "the checkers and the abstraction judge the goal alike where the task starts",
     "answer": "the record's targets are the goal's answer set",
     "frames": "every target has valid frames",
@@ -99,6 +111,10 @@ PROCESS = ("plan", "replay", "oracle", "idle", "random", "start", "answer")
 MEMORY = ("oracle", "idle", "random", "answer", "frames", "l-star", "walk")
 
 Status = Literal["agree", "disagree", "n/a"]
+
+#: A random answer to a memory task may be right at most this often (`--chance-bound`):
+#: above even odds, the task does not tell an agent that remembers from one that guesses.
+DEFAULT_CHANCE_BOUND = 0.5
 
 
 @dataclass(frozen=True)
@@ -126,6 +142,9 @@ class AuditOptions:
     timeout_s: float = 60.0  # the planner's, per task
     planner: str | None = None  # default: Fast Downward, else pyperplan
     seed: int = 0  # the random agent's
+    #: A memory task fails the `random` check when a random answer's exact chance of
+    #: success is above this share (module doc).
+    chance_bound: float = DEFAULT_CHANCE_BOUND
 
 
 @dataclass
@@ -364,13 +383,7 @@ def _memory_checks(record: TaskRecord, models: SceneModels, options: AuditOption
     out["idle"] = not_applicable("a sequence has no goal frames") if want == 0 else \
         _frames_verdict(record, [last] * want, world, "the last frame (where the task "
                         "starts)", should_succeed=False)
-    out["random"] = _frames_verdict(record, random_frames(record, log, options.seed), world,
-                                    f"the random agent's frames (seed {options.seed})",
-                                    should_succeed=False)
-    if out["random"].status == "disagree":  # by chance: how likely it was
-        valid = len({f for frames in lists for f in frames})
-        out["random"] = disagree(f"{out['random'].detail} (valid frames: {valid} of "
-                                 f"{world.frame_count})")
+    out["random"] = _random_frames(record, log, world, options)
     try:
         run = oracle_run(record, models.graph, log, chosen)
     except Unsolvable as e:
@@ -381,6 +394,26 @@ def _memory_checks(record: TaskRecord, models: SceneModels, options: AuditOption
             disagree(f"the walk through frames {', '.join(map(str, chosen))} fails: "
                      f"{ll.reason}")
     return out
+
+
+def _random_frames(record: TaskRecord, log: Experience, world: MemoryWorld,
+                   options: AuditOptions) -> Outcome:
+    """The random agent on a memory task, judged by its exact chance of success (module
+    doc): its seeded answer is judged too, and must not succeed where it has no chance."""
+    run = _frames_verdict(record, random_frames(record, log, options.seed), world,
+                          f"the random agent's frames (seed {options.seed})",
+                          should_succeed=False)
+    chance = random_frames_chance(record, world.frame_count)
+    if chance is None:  # a sequence: no frame lists to take the chance from
+        return run
+    said = f"{run.detail}; its chance of success {chance} " \
+        f"({float(chance):.1%}, bound {options.chance_bound:.0%})"
+    if run.status == "disagree" and chance == 0:
+        return disagree(f"{said}: it succeeds where the valid frames give it no chance, "
+                        "so the record's frames and the judge disagree")
+    if chance > options.chance_bound:
+        return disagree(f"{said}: a random answer is right too often")
+    return agree(said)
 
 
 def _frames_verdict(record: TaskRecord, frames: Sequence[int], world: MemoryWorld,

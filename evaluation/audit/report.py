@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.core.version import __version__
 
-from .checks import CHECKS, TaskAudit
+from .checks import CHECKS, DEFAULT_CHANCE_BOUND, TaskAudit
 
 AUDIT_REPORT_VERSION = "1.0"
 #: The matrix's name for tasks without a category.
@@ -80,6 +80,8 @@ class AuditReport(_Model):
     fdc_version: str = __version__
     suite: str
     seed: int = Field(description="The random agent's seed.")
+    chance_bound: float = Field(description="The largest chance of success a random "
+                                "answer to a memory task may have.")
     checks: dict[str, str] = Field(description="Every check, by name, and what it asks.")
     tasks: int
     agreements: int = Field(description="(task, check) pairs on which the models agree.")
@@ -99,7 +101,8 @@ class AuditReport(_Model):
 
 def build_report(suite: str, audits: Sequence[TaskAudit], seed: int,
                  commands: Callable[[TaskAudit, str], list[str]],
-                 reproducers: str | None = None) -> AuditReport:
+                 reproducers: str | None = None,
+                 chance_bound: float = DEFAULT_CHANCE_BOUND) -> AuditReport:
     """The report of a run: `commands(audit, check)` gives a disagreement's reproducer."""
     results = [TaskResult(
         id=a.record.id, line=a.line, template=a.record.template, category=a.record.category,
@@ -112,7 +115,8 @@ def build_report(suite: str, audits: Sequence[TaskAudit], seed: int,
              for a in audits for k, o in a.outcomes.items() if o.status == "disagree"]
     pairs = [c for r in results for c in r.checks.values()]
     return AuditReport(
-        suite=suite, seed=seed, checks=dict(CHECKS), tasks=len(results),
+        suite=suite, seed=seed, chance_bound=chance_bound, checks=dict(CHECKS),
+        tasks=len(results),
         agreements=sum(c.status == "agree" for c in pairs), disagreeing=len(found),
         reproducers=reproducers, total=_row("all", results),
         by_category=_rows(results, lambda r: r.category or NO_CATEGORY),

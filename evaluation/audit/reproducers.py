@@ -38,7 +38,7 @@ from fdc.core.hashing import sha256_text
 from fdc.evaluation.memory import frames_expected
 from fdc.sim_bridge.world.trajectory import trajectory_text
 
-from .checks import TaskAudit
+from .checks import DEFAULT_CHANCE_BOUND, TaskAudit
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -56,6 +56,7 @@ class Invocation:
     scene: str | None = None
     experience: str | None = None
     seed: int = 0
+    chance_bound: float = DEFAULT_CHANCE_BOUND
     timeout_s: float = DEFAULT_TIMEOUT_S
     planner: str | None = None
     folder: Path | None = None
@@ -77,6 +78,8 @@ class Reproducers:
         run = self.run
         own = ["fdc", "audit", run.suite, "--task", audit.record.id,
                *self._planning(), *(["--seed", str(run.seed)] if run.seed else []),
+               *(["--chance-bound", f"{run.chance_bound:g}"]
+                 if run.chance_bound != DEFAULT_CHANCE_BOUND else []),
                *(["--scene", run.scene] if run.scene else []),
                *(["--experience", run.experience] if run.experience else [])]
         out = [own]

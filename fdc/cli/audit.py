@@ -30,6 +30,7 @@ from fdc.cli.common import (
     stderr,
 )
 from fdc.cli.validate import Planner, ReportFormat
+from fdc.evaluation.audit.checks import DEFAULT_CHANCE_BOUND
 
 if TYPE_CHECKING:
     from fdc.evaluation.audit.report import AuditReport
@@ -61,6 +62,11 @@ def audit_command(
                                  "disagreement go in REPORT.repro/ beside it.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random agent.")] = 0,
+    chance_bound: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="A memory task fails the random check "
+                            "when a random answer (uniform frames, as many as targets) is "
+                            "right with a chance above this share.")
+    ] = DEFAULT_CHANCE_BOUND,
     timeout: Annotated[
         float, typer.Option(min=0.1, help="Seconds the planner may take per task.")
     ] = 60.0,
@@ -72,7 +78,8 @@ def audit_command(
     """Judge every task by every model: the planner's certificate, that plan acted out in
     the embedded world, the oracle, idle and random agents, the goal at the start by the
     checkers and by the abstraction; for memory tasks the answer set, valid frames, L*
-    and a walk along it. An agreement matrix per category and per template, and every
+    and a walk along it, and the random agent by its exact chance of success (at most
+    --chance-bound). An agreement matrix per category and per template, and every
     disagreement with the commands that show it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -101,10 +108,11 @@ def audit_command(
         wanted = set(task)
         lines = [(n, r) for n, r in lines if r.id in wanted]
     options = AuditOptions(timeout_s=timeout, planner=planner.value if planner else None,
-                           seed=seed)
+                           seed=seed, chance_bound=chance_bound)
     folder = output.parent / f"{output.stem}.repro" if output is not None else None
     invocation = Invocation(suite=str(suite), scene=str(scene) if scene else None,
                             experience=str(experience) if experience else None, seed=seed,
+                            chance_bound=chance_bound,
                             timeout_s=timeout, planner=options.planner, folder=folder)
     started = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -129,7 +137,7 @@ def audit_command(
     report = build_report(str(suite), audits, seed, repro.commands,
                           str(folder) if folder is not None and any(
                               a.status == "disagree" for t in audits
-                              for a in t.outcomes.values()) else None)
+                              for a in t.outcomes.values()) else None, chance_bound)
     text = _render(report, output_format, to_file=output is not None)
     if output is None:
         sys.stdout.write(text)

@@ -1,9 +1,11 @@
 """Line of sight in the top-down world: which objects an eye at a pose can see.
 
 A sight line from the eye to an object's centre is blocked by a wall, or by an object
-(other than the target and the furniture carrying it) whose top is above the line where
-the line passes over it. Closed containers hide what they hold. Vectorised: all sight
-lines are tested against an STRtree of occluders in one query.
+(other than the target and the furniture carrying it) whose vertical extent spans the
+line's height where the line passes over it: an item on a high shelf does not hide what
+is below it, nor an item low down what the line passes above. Closed containers hide
+what they hold. Vectorised: all sight lines are tested against an STRtree of occluders
+in one query.
 """
 
 from __future__ import annotations
@@ -64,16 +66,16 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
         denom = np.maximum(dx * dx + dy * dy, 1e-12)
         s = np.clip(((c[:, 0] - eye[0]) * dx + (c[:, 1] - eye[1]) * dy) / denom, 0, 1)
         h = eye[2] + s * (tz[li] - eye[2])
-        tops = g.bodies.tops[oi]
+        tops, bottoms = g.bodies.tops[oi], g.bodies.bottoms[oi]
         carriers = [_carrier_chain(g, targets[k]) for k in range(len(targets))]
-        for a, b, top, hh in zip(li.tolist(), oi.tolist(), tops.tolist(), h.tolist(),
-                                 strict=True):
+        for a, b, top, bottom, hh in zip(li.tolist(), oi.tolist(), tops.tolist(),
+                                         bottoms.tolist(), h.tolist(), strict=True):
             if blocked[a] or ids[b] == targets[a] or ids[b] in carriers[a]:
                 continue
             o = g.object(ids[b])
             if o.kind is Kind.STAGE and o.spec.obstacle is False:
                 continue
-            if top > hh:
+            if bottom < hh < top:
                 blocked[a] = True
     walls = g.layout.walls
     if not walls.is_empty:
@@ -149,6 +151,7 @@ class SightIndex:
         self._tree = shapely.STRtree(self._footprints)
         self._n = n
         self._tops = np.asarray(b.tops, dtype=np.float64)
+        self._bottoms = np.asarray(b.bottoms, dtype=np.float64)
         centres = shapely.centroid(self._footprints)
         self._cx = shapely.get_x(centres)
         self._cy = shapely.get_y(centres)
@@ -188,8 +191,8 @@ class SightIndex:
                                               np.stack([tx, ty], axis=1)], axis=1))
         blocked = self._hidden[ti].copy()
         # Walls first (they block at any height), then, for the lines still open, the
-        # objects whose box overlaps theirs: those that are tall enough where the line
-        # passes and may be in the way are tested exactly.
+        # objects whose box overlaps theirs: those whose height spans the line's where the
+        # line passes and may be in the way are tested exactly.
         li, _ = self._walls.query(lines, predicate="intersects")
         blocked[li] = True
         open_ = np.flatnonzero(~blocked)
@@ -206,7 +209,7 @@ class SightIndex:
                 self._exempt[oi]
             if exclude is not None and exclude in self._index:
                 skip |= oi == self._index[exclude]
-            maybe = ~skip & (self._tops[oi] > h)
+            maybe = ~skip & (self._bottoms[oi] < h) & (h < self._tops[oi])
             li, oi = li[maybe], oi[maybe]
             hit = shapely.intersects(lines[li], self._footprints[oi])
             blocked[li[hit]] = True

@@ -4,7 +4,9 @@ baseline is seeded and deterministic."""
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from fdc.agents.baselines import (
     oracle_run,
     random_actions,
     random_frames,
+    random_frames_chance,
     run_baseline,
 )
 from fdc.agents.env import ManipulationEnv, step_budget
@@ -27,7 +30,7 @@ from fdc.compiler.suite import TaskRecord
 from fdc.evaluation.manipulation import score_manipulation
 from fdc.evaluation.memory import MemoryWorld
 from fdc.predicates.goal import GAnd, Goal, GTargets, Target, atom, to_pddl
-from fdc.predicates.verify import verify_snapshots
+from fdc.predicates.verify import verify, verify_snapshots
 from fdc.sim_bridge.graph.routes import Walker
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.experience import Experience
@@ -288,3 +291,55 @@ def test_run_baseline_predicts_every_task(compiled: tuple[SceneCompiler, list[Ta
                for p, r in zip(out, records, strict=True))
     with pytest.raises(ValueError, match="unknown baseline `smart`"):
         list(run_baseline("smart", records, lambda _r: ctx))
+
+
+# ----- the random agent's chance on memory tasks -----------------------------------------
+
+
+def _frames_task(lists: list[list[int]], ordered: bool | None) -> TaskRecord:
+    """A memory task over targets t0, t1, ... (single goal when `ordered` is None)."""
+    parts = [atom("robot-at-object", f"t{k}") for k in range(len(lists))]
+    goal: Goal = parts[0] if ordered is None else GTargets(
+        ordered=ordered, targets=[Target(entity=f"t{k}", goal=p)
+                                  for k, p in enumerate(parts)])
+    return TaskRecord(id="t", template="t", goal=goal, goal_pddl=to_pddl(goal),
+                      targets=[f"t{k}" for k in range(len(lists))], valid_frames=lists,
+                      experience="e" * 64)
+
+
+def _brute_chance(task: TaskRecord, n: int) -> Fraction:
+    """Every answer of as many frames as targets, judged by `verify`: the share that
+    succeeds (the random agent draws each frame uniformly, independently)."""
+    lists = task.valid_frames or []
+    index = {f"t{k}": set(fs) for k, fs in enumerate(lists)}
+    wins = 0
+    answers = list(itertools.product(range(n), repeat=len(lists)))
+    for chosen in answers:
+        verdict = verify(task.goal, ["stop"] * len(chosen),
+                         lambda a, i, c=chosen: c[i] in index[a.args[0]])
+        wins += verdict.success
+    return Fraction(wins, len(answers))
+
+
+@pytest.mark.parametrize(("lists", "ordered"), [
+    ([[0, 2, 5]], None),
+    ([[]], None),
+    ([[0, 1], [1, 2], [2, 3, 4]], False),
+    ([[0, 1], [1, 2], [2, 3, 4]], True),
+    ([[0, 1, 2], [0, 1, 2], [5]], False),  # overlapping lists: the first target credited
+    ([[0, 1, 2], [0, 1, 2], [5]], True),
+    ([[3], []], False),
+])
+def test_the_random_agents_chance_is_exact(lists: list[list[int]], ordered: bool | None) -> None:
+    task = _frames_task(lists, ordered)
+    assert random_frames_chance(task, 7) == _brute_chance(task, 7)
+
+
+def test_the_random_agent_draws_each_frame_independently() -> None:
+    task = _frames_task([[0], [1], [2]], False)
+    log = Experience.model_construct(frames=[None] * 2)  # two frames, three targets
+    drawn = {tuple(random_frames(task, log, seed)) for seed in range(40)}
+    assert all(len(d) == 3 and set(d) <= {0, 1} for d in drawn)
+    assert any(len(set(d)) < 3 for d in drawn)
+    assert random_frames_chance(task, 0) is None
+    assert random_frames_chance(task.model_copy(update={"valid_frames": None}), 5) is None

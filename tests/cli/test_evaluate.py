@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, read_suite
+from fdc.core.hashing import sha256_text
 from fdc.evaluation.report import EvaluationReport
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,10 +83,24 @@ def test_the_suite_has_single_and_multi_goal_memory_tasks(compiled: Path) -> Non
 
 @pytest.mark.slow
 def test_valid_frames_score_full_marks(compiled: Path, tmp_path: Path) -> None:
-    tasks = memory_tasks(compiled)
+    # `fdc compile` drops a binding whose target no frame shows; a suite made elsewhere
+    # may keep one (flagged, as FindingDory keeps it): the first memory task, made so.
+    suite = tmp_path / "kept" / "suite.jsonl"
+    suite.parent.mkdir()
+    lines = (compiled / "suite.jsonl").read_text().splitlines()
+    first = next(k for k, line in enumerate(lines) if json.loads(line)["valid_frames"])
+    kept = json.loads(lines[first])
+    kept |= {"valid_frames": [[] for _ in kept["valid_frames"]],
+             "flags": ["target-without-valid-frame"], "optimal_path_m": None}
+    lines[first] = json.dumps(kept)
+    suite.write_text("".join(line + "\n" for line in lines))
+    manifest = json.loads((compiled / "manifest.json").read_text())
+    manifest["suite_sha256"] = sha256_text(suite.read_text())  # the manifest of this suite
+    (suite.parent / "manifest.json").write_text(json.dumps(manifest))
+    tasks = memory_tasks(suite.parent)
     solvable = [r for r in tasks if all(r.valid_frames or [[]])]
     preds = write_lines(tmp_path / "preds.jsonl", oracle(tasks))
-    code, out = run("evaluate", compiled / "suite.jsonl", "-p", preds, "-o",
+    code, out = run("evaluate", suite, "-p", preds, "-o",
                     tmp_path / "report.json", "--plots", tmp_path / "plots")
     assert code == 0, out
     assert "memory tasks" in out and "HL-SR" in out

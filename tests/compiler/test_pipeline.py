@@ -63,13 +63,46 @@ def test_widening_grounds_again_after_the_start_checks(tmp_path: Path) -> None:
                                 Pass.DESCRIBE, Pass.RENDER, Pass.RECORD]
 
 
-def test_a_memory_template_gets_its_frames_last(tmp_path: Path) -> None:
+def test_a_memory_binding_gets_its_frames_before_its_record(tmp_path: Path) -> None:
     src = template("first-object", "(:goal (robot-at-object ?o))", "?o - movable",
                    extra="(:constraints (= (interaction-order ?o) 1)) (:tags memory)")
     trace = Trace()
     rep = compile_template(compiler(experience()), entries(tmp_path, src)[0], timings=trace)
     assert rep.tasks == 1 and rep.records[0].valid_frames
-    assert trace.order[-1] is Pass.FRAMES
+    assert rep.records[0].optimal_path_m is not None and rep.records[0].flags == []
+    assert trace.order[-2:] == [Pass.FRAMES, Pass.RECORD]
+
+
+def test_a_memory_binding_whose_target_no_frame_shows_drops_and_another_is_drawn(
+        tmp_path: Path) -> None:
+    # The robot never went into the living room: no frame has it at the book there.
+    src = template("go-to", "(:goal (robot-at-object ?o))", "?o - movable",
+                   extra="(:tags memory)")
+    every = compile_template(compiler(experience()), entries(tmp_path, src)[0], explain=True)
+    assert every.drops["the goal holds at no frame of the experience"] == 1
+    dropped = {o.binding["?o"]: o.reason for o in every.outcomes}["book_0"]
+    assert dropped == Drop(DropCode.NO_VALID_FRAME, "the goal", ("book_0",))
+    assert dropped.message == "the goal holds at no frame of the experience (`book_0`)"
+    assert all(r.valid_frames and all(r.valid_frames) and r.optimal_path_m is not None
+               for r in every.records)
+    redrawn = 0
+    for seed in range(12):  # `--max-per-template 1`: a frameless binding is replaced
+        one = compile_template(compiler(experience(), max_per_template=1, seed=seed),
+                               entries(tmp_path, src)[0])
+        assert one.tasks == 1 and one.records[0].valid_frames
+        assert one.records[0].valid_frames[0]
+        redrawn += one.drops["the goal holds at no frame of the experience"]
+    assert redrawn  # some seed drew the book first, and drew again
+
+
+def test_a_multi_goal_binding_drops_on_its_frameless_target(tmp_path: Path) -> None:
+    src = template("revisit-untouched", "(:goal (targets (?o - movable) (not (interacted ?o))"
+                   " (robot-at-object ?o)))", extra="(:tags memory)")
+    rep = compile_template(compiler(experience()), entries(tmp_path, src)[0], explain=True)
+    assert rep.tasks == 0
+    assert [o.reason for o in rep.outcomes] == [
+        Drop(DropCode.NO_VALID_FRAME, "a target", ("book_0",))]
+    assert rep.drops == {"a target holds at no frame of the experience": 1}
 
 
 def test_every_pass_of_a_scene_is_timed() -> None:
@@ -154,6 +187,11 @@ def test_a_false_constraint_is_no_counted_drop() -> None:
     (Drop(DropCode.UNRENDERABLE, "'x' is undefined"),
      "instruction cannot be rendered: 'x' is undefined",
      "instruction cannot be rendered: 'x' is undefined"),
+    (Drop(DropCode.NO_VALID_FRAME, "a target", ("bed|top", "sofa|top")),
+     "a target holds at no frame of the experience (`bed|top` and `sofa|top`)",
+     "a target holds at no frame of the experience"),
+    (Drop(DropCode.NO_FRAME_WALK), "no walk from the start through the valid frames",
+     "no walk from the start through the valid frames"),
 ])
 def test_the_manifest_keys_of_drops_are_unchanged(drop: Drop, message: str, key: str) -> None:
     # the keys of docs/formats/manifest.md, as manifests have always counted drops
@@ -226,3 +264,24 @@ def test_twin_scopes_name_the_later_files_of_one_content() -> None:
 
     jobs = [SceneJob(p) for p in ("a.json", "b.json", "a.json", "c.json")]
     assert twin_scopes(jobs, ["x", "y", "x", "x"]) == {2: "a.json#2", 3: "c.json#3"}
+
+
+def test_a_memory_binding_whose_frames_no_walk_reaches_drops() -> None:
+    from fdc.compiler.frames import goal_frames
+    from fdc.compiler.record import task_start
+    from fdc.predicates.goal import atom
+
+    comp = compiler(experience())
+    frames, walker = comp.goal_frames()
+    goal = atom("robot-at-object", "mug_red")
+    start = task_start(comp, "after")
+    found = goal_frames(goal, ["mug_red"], start, frames, walker)
+    assert not isinstance(found, Drop) and found.valid_frames == [[5, 6, 7]]
+
+    class Stranded:  # the start cut off from every frame
+        def walk(self, *_args: object) -> tuple[None, bool]:
+            return None, True
+
+    stranded: Any = Stranded()
+    assert goal_frames(goal, ["mug_red"], start, frames, stranded) == \
+        Drop(DropCode.NO_FRAME_WALK)

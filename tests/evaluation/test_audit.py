@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,42 @@ def test_a_target_with_no_valid_frame_is_caught_by_the_frames(suite: Path,
     assert columns(report, "recall-category-in-room")["answer"] == "agree"
 
 
+@pytest.mark.slow
+def test_a_frameless_target_a_random_answer_hits_is_caught_by_the_random_agent(
+        suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record says no frame is valid (its random chance is 0), yet the judge finds
+    the goal where the random agent stops: the record's frames and the judge disagree."""
+    record = records(suite)["recall-category-in-room"]
+    lucky = record.valid_frames[0][0]  # type: ignore[index]
+    monkeypatch.setattr(checks, "random_frames", lambda *_a: [lucky])
+    one = copy_with(suite, tmp_path / "lucky", record.model_copy(update={
+        "valid_frames": [[]], "flags": ["target-without-valid-frame"]}))
+    code, report, _ = audit_json(str(one))
+    assert code == 1
+    assert ("recall-category-in-room", "random") in disagreeing(report)
+    detail = next(d.detail for d in report.disagreements if d.check == "random")
+    assert "no chance" in detail and "chance of success 0" in detail
+
+
+@pytest.mark.slow
+def test_the_random_check_judges_a_memory_task_by_its_exact_chance(suite: Path) -> None:
+    """A random answer's chance is the share of valid frames: at most the bound, the
+    check agrees whatever the seeded answer; a bound below it, the check disagrees."""
+    record = records(suite)["recall-category-in-room"]
+    code, report, _ = audit_json(str(suite), "--task", record.id)
+    assert code == 0 and report.chance_bound == 0.5
+    detail = report.task_results[0].checks["random"].detail
+    frames = json.loads((suite.parent / "manifest.json").read_text())[
+        "scenes"][0]["experience"]["frames"]
+    chance = Fraction(len(set(record.valid_frames[0])), frames)  # type: ignore[index]
+    assert f"its chance of success {chance} ({float(chance):.1%}, bound 50%)" in detail
+    code, report, _ = audit_json(str(suite), "--task", record.id, "--chance-bound", "0")
+    assert code == 1 and disagreeing(report) == {("recall-category-in-room", "random")}
+    found = report.disagreements[0]
+    assert "a random answer is right too often" in found.detail
+    assert found.commands[0].endswith("--chance-bound 0")  # the reproducer keeps the bound
+
+
 # --------------------------------------------------------------------------- the report
 
 
@@ -240,16 +277,17 @@ def test_an_unknown_task_is_a_usage_error(suite: Path) -> None:
 
 
 @pytest.mark.slow
-def test_text_and_junit_reports(suite: Path) -> None:
-    r = records(suite)
-    code, out, _ = run("audit", str(suite), "--task", r["recall-category"].id)
-    assert code == 1  # its target has no valid frame in this experience
+def test_text_and_junit_reports(suite: Path, tmp_path: Path) -> None:
+    record = records(suite)["recall-category"]
+    one = copy_with(suite, tmp_path / "frameless", record.model_copy(update={
+        "valid_frames": [[]], "flags": ["target-without-valid-frame"]}))
+    code, out, _ = run("audit", str(one), "--task", record.id)
+    assert code == 1  # its target has no valid frame now
     assert "Agreement by category" in out and "Agreement by template" in out
-    assert f"task {r['recall-category'].id} [frames]: no valid frame" in out
-    assert f"$ fdc audit {suite} --task {r['recall-category'].id}" in out
+    assert f"task {record.id} [frames]: no valid frame" in out
+    assert f"$ fdc audit {one} --task {record.id}" in out
     assert all(line == line.rstrip() for line in out.splitlines())
-    code, out, _ = run("audit", str(suite), "--task", r["recall-category"].id,
-                       "--format", "junit")
+    code, out, _ = run("audit", str(one), "--task", record.id, "--format", "junit")
     assert code == 1 and ET.fromstring(out).find(".//failure[@type='frames']") is not None
 
 

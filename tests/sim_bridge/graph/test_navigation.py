@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.sim_bridge.helpers import graph, obj, room
+from tests.sim_bridge.helpers import graph, obj, on_top, room
 
 TWO_ROOMS = [room("a", "kitchen", 0, 0, 4, 4), room("b", "living_room", 4, 0, 8, 4)]
 
@@ -87,3 +87,30 @@ def test_obstacles_block_the_grid_and_visibility() -> None:
     assert not g.line_of_sight((1.0, 2.0, 0.0), "lamp")
     assert g.line_of_sight((2.8, 1.0, 0.0), "lamp")
     assert g.visible_objects((1.0, 2.0, 0.0), 0.0) == ["wardrobe"]
+
+
+def test_only_what_spans_the_sight_line_hides_behind_it() -> None:
+    # A lamp on the table, near its far edge: the sight line to the table's centre passes
+    # below the lamp (which stands on the table, 0.75-1.15 m) where it crosses it. Only
+    # an object whose height spans the line's there hides what lies behind it.
+    from fdc.sim_bridge.graph.visibility import SightIndex
+
+    g = graph(
+        [
+            obj("table", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75), kind="furniture"),
+            on_top("lamp", "lamp", (2.1, 2.0), 0.75, (0.2, 0.2, 0.4)),
+            obj("crate", "crate", (1.2, 3.2, 0.4), (0.3, 0.3, 0.8), kind="furniture"),
+            obj("bin", "bin", (2.0, 3.2, 0.2), (0.2, 0.2, 0.4), kind="furniture"),
+        ],
+        agent=(0.5, 2.0),
+    )
+    eye = (0.5, 2.0, 0.0)
+    assert g.line_of_sight(eye, "table")
+    seen = g.visible_objects(eye, 0.0)
+    assert "table" in seen and "lamp" in seen
+    # The crate (0-0.8 m) spans the line from (0.5, 3.2) to the bin's centre (0.2 m).
+    assert not g.line_of_sight((0.5, 3.2, 0.0), "bin")
+    index = SightIndex(g)
+    assert index.visible_objects([eye], [0.0], math.radians(90), 5.0) == [seen]
+    assert "bin" not in index.visible_objects([(0.5, 3.2, 0.0)], [0.0], math.radians(90),
+                                              5.0)[0]
