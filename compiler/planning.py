@@ -335,6 +335,7 @@ class PlanningWorld:
             if support is not None:
                 keep.add(support)
         keep |= self._under(goal)
+        keep |= self._carried(items)
         # One spare open surface the goal says nothing about: a place for what must
         # leave the surfaces it names (any other such surface would do as well).
         spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep
@@ -342,6 +343,28 @@ class PlanningWorld:
                                                                           ("articulated",))]
         keep.update(sorted(spare)[:1])
         return keep
+
+    def _carried(self, items: set[str]) -> set[str]:
+        """The surfaces of the items a plan may move and what stands on them or lies in
+        them at the start, at any depth: `pick` needs an item's tops and insides clear,
+        so a plan must see what to take off first (a tray's cups)."""
+        f = self.facts
+        movables = f.entities(("movable",))
+        out: set[str] = set()
+        todo = sorted(items)
+        while todo:
+            item = todo.pop()
+            surfaces = [s for s in self.graph.object(item).surfaces if s in f.types]
+            out.update(surfaces)
+            wanted = [atom("on", x, s) for x in movables for s in surfaces if x != item]
+            if f.has_type(item, ("container",)):
+                wanted += [atom("inside", x, item) for x in movables if x != item]
+            truth = self.initially(wanted)
+            for a in wanted:
+                if truth[a] and a.args[0] not in out and a.args[0] not in items:
+                    out.add(a.args[0])
+                    todo.append(a.args[0])
+        return out
 
     def _under(self, goal: Goal) -> set[str]:
         """Every surface the items of the goal's `same-surface` atoms are `on` at the start
