@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 #: fdc-home's actions and their arity (the parameters a plan's line names).
 ARITY: dict[str, int] = {
     "navigate-to-receptacle": 3, "navigate-to-item": 1, "navigate-to-object": 2,
-    "pick": 2, "place": 4, "place-on-item": 3, "place-in-cell": 5, "place-around": 5, "place-at-side": 6,
-    "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
+    "pick": 2, "place": 4, "place-on-item": 3, "place-in-cell": 5, "place-around": 5,
+    "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
 }
 
 
