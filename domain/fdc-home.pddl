@@ -203,11 +203,7 @@
 
   (:action place-on-item
     :parameters (?o - movable ?t - item-top ?i - movable)
-    :precondition (and
-      (holding ?o)
-      (not (= ?o ?i))
-      (top-of ?t ?i)
-      (robot-at-receptacle ?t))
+    :precondition (and (holding ?o) (not (= ?o ?i)) (top-of ?t ?i) (robot-at-receptacle ?t))
     :effect (and
       (on ?o ?t)
       (forall (?r - room) (when (in-room ?i ?r) (in-room ?o ?r)))
