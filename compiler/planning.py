@@ -359,9 +359,11 @@ class PlanningWorld:
         return keep
 
     def _carried(self, items: set[str]) -> set[str]:
-        """These items, their surfaces and what stands on them or lies in them at the
-        start, at any depth: `pick` needs an item's tops and insides clear, so a plan must
-        see what to take off first (a tray's cups)."""
+        """These items, and what stands on them or lies in them at the start, at any
+        depth, with the tops it stands on: `pick` needs an item's tops and insides clear,
+        so a plan must see what to take off first (a tray's cups). A top nothing stands
+        on is left out unless the goal names it: a plan never needs to park an item on
+        another's top (whose free space the abstraction does not model)."""
         f = self.facts
         movables = f.entities(("movable",))
         out: set[str] = set(items)
@@ -369,15 +371,16 @@ class PlanningWorld:
         while todo:
             item = todo.pop()
             surfaces = [s for s in self.graph.object(item).surfaces if s in f.types]
-            out.update(surfaces)
             wanted = [atom("on", x, s) for x in movables for s in surfaces if x != item]
             if f.has_type(item, ("container",)):
                 wanted += [atom("inside", x, item) for x in movables if x != item]
             truth = self.initially(wanted)
             for a in wanted:
-                if truth[a] and a.args[0] not in out:
-                    out.add(a.args[0])
-                    todo.append(a.args[0])
+                if truth[a]:
+                    out.add(a.args[1])  # the top (or the container itself)
+                    if a.args[0] not in out:
+                        out.add(a.args[0])
+                        todo.append(a.args[0])
         return out
 
     def _under(self, goal: Goal) -> set[str]:

@@ -320,3 +320,17 @@ def test_an_item_goes_on_another_items_top(world: PlanningWorld,
     apart = GAnd(parts=(on_top, atom("on", "tray_1", under),
                         GNot(body=atom("on", "remote_0", under))))
     assert solve(world.build("onto-tray-only", apart), 120).status == "unsolvable"
+
+
+def test_a_problem_keeps_the_item_tops_something_stands_on_or_the_goal_names(
+        world: PlanningWorld) -> None:
+    """What the kept items carry is kept (to take off before a pick); an empty top is
+    not (a plan never parks an item on another's top, whose free space is not modelled)
+    unless the goal names it, with its item."""
+    names = {o.name for o in world.build("t", atom("on", "tray_0", "sofa|top"))
+             .problem.all_objects}
+    assert {"tray_0|top", "cup_0", "cup_1"} <= names
+    assert "tray_1|top" not in names and "book_0|top" not in names
+    names = {o.name for o in world.build("t", atom("on", "remote_0", "tray_1|top"))
+             .problem.all_objects}
+    assert {"tray_1|top", "tray_1"} <= names and "book_0|top" not in names
