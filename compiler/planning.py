@@ -1,10 +1,11 @@
 """Planning certificates: a task's ground goal as a classical planning problem, solved.
 
 The domain is fdc-home's actions (`domain/fdc-home.pddl`): a symbolic abstraction of the
-embedded world in which the robot navigates to any furniture surface, picks an item from
-the surface it rests on, and puts it down with one placement action per geometric fluent
-(`place`, `place-in-cell`, `place-around`, `place-at-side`, `place-between`,
-`place-inside`); a fluent becomes true only by the placement that establishes it, and
+embedded world in which the robot navigates to any furniture surface or item top, picks
+an item from the surface it rests on when nothing stands on it, and puts it down with one
+placement action per geometric fluent (`place`, `place-in-cell`, `place-around`,
+`place-at-side`, `place-between`, `place-inside`) or on another item's top
+(`place-on-item`); a fluent becomes true only by the placement that establishes it, and
 false when an item it relates is picked up. Receptacles of articulated furniture are
 reached only while it is open.
 
@@ -14,7 +15,8 @@ which unified-planning lacks; numeric functions other than `total-cost` left out
 scene's facts and its initial state. `PlanningWorld.build` makes one task's problem:
 
 - objects: the scene's furniture and rooms, the surfaces a plan may use (those named,
-  those the items start on, one spare: see `_objects`) and the items the goal names,
+  those the items start on, one spare: see `_objects`), what stands on the items kept
+  (`pick` needs an item's tops clear, as the world does) and the items the goal names,
   except items it names only in literals that are false at the start and must stay
   false (`(not (on cup_3 table|top))` for every cup not on the table): no plan needs to
   move them, so leaving them out changes no answer and keeps grounding small;
@@ -367,14 +369,22 @@ class PlanningWorld:
         return PlanningProblem(task, problem, tuple(sorted(items)), len(left_out), checkpoints)
 
     def _dominated(self, mentioned: set[str]) -> set[str]:
-        """Placement actions the goal has no use for: what each makes true for sure
-        beyond `place`'s unconditional effects is a fluent the goal does not mention and
-        no precondition reads (`place` then does all of it that can matter)."""
+        """Placement actions the goal has no use for: they put the item on the surfaces
+        `place` does, and what each makes true for sure beyond `place`'s unconditional
+        effects is a fluent the goal does not mention and no precondition reads (`place`
+        then does all of it that can matter)."""
         actions = {a.name: a for a in self.info.domain.actions}
         base = _added(actions["place"])
+        where = self._surface_types(actions["place"])
         return {name for name, a in actions.items()
                 if name != "place" and name.startswith("place")
+                and self._surface_types(a) == where  # not `place-on-item`: item tops
                 and not (_added(a) - base) & (mentioned | self._read)}
+
+    def _surface_types(self, action: A.Action) -> set[str]:
+        """The types of an action's surface parameters (where it puts the item)."""
+        return {t for p in action.parameters for t in p.types
+                if "surface" in self.info.ancestors(t)}
 
     @cached_property
     def _read(self) -> set[str]:
@@ -386,7 +396,9 @@ class PlanningWorld:
         """The objects of a task's problem: furniture and rooms; the items a plan may
         move; the surfaces the goal names, those the items (and anchors) start on (every
         one a `same-surface` item is `on`), and those of furniture in a room or of
-        furniture the goal names, and one spare open surface. In the abstraction surfaces
+        furniture the goal names, and one spare open surface; the items whose tops the
+        goal names, and the surfaces of every item kept with what stands on them or lies
+        in them (`_carried`). In the abstraction surfaces
         have no capacity, so a plan never needs another: what it parks elsewhere it can
         park where the item came from, or, when the goal sends the item away from there,
         on the spare surface."""
@@ -406,6 +418,9 @@ class PlanningWorld:
             if support is not None:
                 keep.add(support)
         keep |= self._under(goal)
+        # the items whose tops the goal names (a plan may put something there)
+        tops = {o for t, o in f.true_atoms("top-of") if t in named}
+        keep |= self._carried(items | tops)
         # One spare open surface the goal says nothing about: a place for what must
         # leave the surfaces it names (any other such surface would do as well).
         spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep
@@ -413,6 +428,31 @@ class PlanningWorld:
                                                                           ("articulated",))]
         keep.update(sorted(spare)[:1])
         return keep
+
+    def _carried(self, items: set[str]) -> set[str]:
+        """These items, and what stands on them or lies in them at the start, at any
+        depth, with the tops it stands on: `pick` needs an item's tops and insides clear,
+        so a plan must see what to take off first (a tray's cups). A top nothing stands
+        on is left out unless the goal names it: a plan never needs to park an item on
+        another's top (whose free space the abstraction does not model)."""
+        f = self.facts
+        movables = f.entities(("movable",))
+        out: set[str] = set(items)
+        todo = sorted(items)
+        while todo:
+            item = todo.pop()
+            surfaces = [s for s in self.graph.object(item).surfaces if s in f.types]
+            wanted = [atom("on", x, s) for x in movables for s in surfaces if x != item]
+            if f.has_type(item, ("container",)):
+                wanted += [atom("inside", x, item) for x in movables if x != item]
+            truth = self.initially(wanted)
+            for a in wanted:
+                if truth[a]:
+                    out.add(a.args[1])  # the top (or the container itself)
+                    if a.args[0] not in out:
+                        out.add(a.args[0])
+                        todo.append(a.args[0])
+        return out
 
     def _under(self, goal: Goal) -> set[str]:
         """Every surface the items of the goal's `same-surface` atoms are `on` at the start

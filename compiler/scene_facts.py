@@ -7,8 +7,10 @@ Entities and their types (the domain's type names):
   `container` when it has a container floor (a basket, a box), else `movable`;
 - furniture is `articulated` when it has parts that open, else `furniture` (built-in
   stage objects with surfaces, such as a kitchen counter, are furniture too);
-- a surface is a `receptacle` when it lies inside something (a shelf in a cabinet), else
-  `surface`; a room is a `room`;
+- a surface of a piece of furniture is a `furniture-surface`, a `receptacle` (under
+  `furniture-surface`) when it lies inside the furniture (a shelf in a cabinet); a
+  surface of a movable item is an `item-top` (a tray's top; a container item's floor
+  too, where items are `inside` the item rather than on a top); a room is a `room`;
 - the domain's constants have their declared types;
 - `category`: every category word of the scene's items and the types above it below
   `movable` (`mug`, `tableware`), so `(is-category ?o ?c)` binds `?c`;
@@ -117,6 +119,14 @@ class SceneFacts:
             return base
         return word
 
+    def _surface_type(self, inside: bool, of_item: bool) -> str:
+        """A surface's type: `item-top`, `receptacle` or `furniture-surface`; `surface`
+        in a domain without the subtypes."""
+        want = "item-top" if of_item else "receptacle" if inside else "furniture-surface"
+        if self.domain.has_type(want):
+            return want
+        return "receptacle" if inside and self.domain.has_type("receptacle") else "surface"
+
     @cached_property
     def types(self) -> dict[str, tuple[str, ...]]:
         """Every entity and its types, most specific first. A scene entity has one; a
@@ -147,8 +157,9 @@ class SceneFacts:
             elif o.kind is SceneKind.FURNITURE or o.surfaces:
                 add(o.id, self._category_type(o.category, "furniture"))
         for s in g.surfaces():
-            if s.object_id in out:  # surfaces of furniture and of containers
-                add(s.id, "receptacle" if s.container is not None else "surface")
+            if s.object_id in out:
+                add(s.id, self._surface_type(s.container is not None,
+                                             g.object(s.object_id).kind is SceneKind.MOVABLE))
         for r in g.rooms():
             add(r.id, self._category_type(r.category, "room"))
         for const in self.domain.constants.values():

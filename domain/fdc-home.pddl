@@ -8,7 +8,10 @@
 
   (:types
     room furniture surface movable value - object
-    receptacle - surface ; a surface inside something: a shelf in a cabinet
+    ; a surface of a piece of furniture; a surface of a movable item (a tray's top, a
+    ; box's floor): `surface` is either
+    furniture-surface item-top - surface
+    receptacle - furniture-surface ; inside the furniture: a shelf in a cabinet
     articulated - furniture ; has parts that open and close
     food kitchenware tableware decor electronics clothing stationery toy tool - movable
     fruit vegetable snack drink - food
@@ -48,6 +51,8 @@
     (has-material ?o - movable ?m - material)
     (has-shape ?o - movable ?s - shape)
     (surface-of ?s - surface ?f - furniture)
+    (top-of ?t - item-top ?o - movable) ; the item's top (not a container's floor)
+    (low-top ?t - item-top) ; what stands on it is on what the item stands on too
     (furniture-in-room ?f - furniture ?r - room)
     (initially-on ?o - movable ?s - surface) ; in the scene as given (its support)
     (fits ?o - movable ?s - surface) ; can stand on it at all (size, room above it)
@@ -106,8 +111,8 @@
 
   ; Actions: a symbolic abstraction of the embedded world for planners (`fdc validate
   ; --solve`, `fdc export pddl`). Navigation reaches any furniture surface (knowing its
-  ; room), any surface of an item (a tray: its room unknown) and any item that is not in
-  ; the hand; an item rests on one surface, and each geometric fluent (in-cell, around,
+  ; room), any item top (a tray: its room unknown) and any item that is not in the
+  ; hand; an item rests on one surface, and each geometric fluent (in-cell, around,
   ; at-side, between, inside, in-room, on-furniture) becomes true only by the placement
   ; that establishes it and false when an item it relates is picked up (every `on` of
   ; the item: one on a tray is on the table too); fluents no action here establishes
@@ -117,8 +122,14 @@
   ; only on a surface it `fits` (its size and the room above it); free space, which
   ; depends on what else stands there, is not modelled: `fdc validate --solve` acts each
   ; plan out in the embedded world and forbids a placement it refuses for lack of room.
+  ; Item tops, as the embedded world has them: an item is picked only when nothing
+  ; stands on its top or lies inside it (the world refuses: "take them off first"), so
+  ; an item never moves while it carries others; `place-on-item` puts the held item on
+  ; another's top, in that item's room, and, when the top is low (`low-top`: a tray, a
+  ; book), on (and inside) every surface that item is on, as the `on` checker judges a
+  ; cup on a tray on a table.
   (:action navigate-to-receptacle
-    :parameters (?to - surface ?f - furniture ?r - room)
+    :parameters (?to - furniture-surface ?f - furniture ?r - room)
     :precondition (and (surface-of ?to ?f) (furniture-in-room ?f ?r))
     :effect (and
       (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
@@ -129,8 +140,7 @@
       (increase (total-cost) 1)))
 
   (:action navigate-to-item
-    :parameters (?to - surface)
-    :precondition (forall (?f - furniture) (not (surface-of ?to ?f)))
+    :parameters (?to - item-top)
     :effect (and
       (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
       (forall (?x - room) (not (robot-in-room ?x)))
@@ -158,7 +168,9 @@
       (on ?o ?s)
       (robot-at-receptacle ?s)
       (forall (?x - receptacle ?g - articulated)
-        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g))))
+        (imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g)))
+      (forall (?t - item-top ?x - movable) (imply (top-of ?t ?o) (not (on ?x ?t))))
+      (forall (?x - movable) (not (inside ?x ?o))))
     :effect (and
       (holding ?o)
       (not (hand-empty))
@@ -176,7 +188,7 @@
       (increase (total-cost) 1)))
 
   (:action place
-    :parameters (?o - movable ?s - surface ?f - furniture ?r - room)
+    :parameters (?o - movable ?s - furniture-surface ?f - furniture ?r - room)
     :precondition (and
       (holding ?o)
       (robot-at-receptacle ?s)
@@ -194,8 +206,26 @@
       (not (holding ?o))
       (increase (total-cost) 1)))
 
+  (:action place-on-item
+    :parameters (?o - movable ?t - item-top ?i - movable)
+    :precondition (and
+      (holding ?o)
+      (not (= ?o ?i))
+      (top-of ?t ?i)
+      (fits ?o ?t)
+      (robot-at-receptacle ?t))
+    :effect (and
+      (on ?o ?t)
+      (forall (?r - room) (when (in-room ?i ?r) (in-room ?o ?r)))
+      (forall (?x - surface) (when (and (low-top ?t) (on ?i ?x)) (on ?o ?x)))
+      (forall (?x - receptacle) (when (and (low-top ?t) (inside ?i ?x)) (inside ?o ?x)))
+      (when (and (low-top ?t) (on-furniture ?i)) (on-furniture ?o))
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+
   (:action place-in-cell
-    :parameters (?o - movable ?s - surface ?c - cell ?f - furniture ?r - room)
+    :parameters (?o - movable ?s - furniture-surface ?c - cell ?f - furniture ?r - room)
     :precondition (and
       (holding ?o)
       (robot-at-receptacle ?s)
@@ -215,7 +245,7 @@
       (increase (total-cost) 1)))
 
   (:action place-around
-    :parameters (?o ?a - movable ?s - surface ?f - furniture ?r - room)
+    :parameters (?o ?a - movable ?s - furniture-surface ?f - furniture ?r - room)
     :precondition (and
       (holding ?o)
       (on ?a ?s)
@@ -236,7 +266,7 @@
       (increase (total-cost) 1)))
 
   (:action place-at-side
-    :parameters (?o ?a - movable ?d - cell ?s - surface ?f - furniture ?r - room)
+    :parameters (?o ?a - movable ?d - cell ?s - furniture-surface ?f - furniture ?r - room)
     :precondition (and
       (holding ?o)
       (on ?a ?s)
@@ -259,7 +289,7 @@
       (increase (total-cost) 1)))
 
   (:action place-between
-    :parameters (?o ?a ?b - movable ?s - surface ?f - furniture ?r - room)
+    :parameters (?o ?a ?b - movable ?s - furniture-surface ?f - furniture ?r - room)
     :precondition (and
       (holding ?o)
       (on ?a ?s)
@@ -282,7 +312,7 @@
       (increase (total-cost) 1)))
 
   (:action place-inside
-    :parameters (?o - movable ?c - container ?s - surface ?f - furniture ?r - room)
+    :parameters (?o - movable ?c - container ?s - furniture-surface ?f - furniture ?r - room)
     :precondition (and
       (holding ?o)
       (not (= ?o ?c))
@@ -300,7 +330,7 @@
       (increase (total-cost) 1)))
 
   (:action open
-    :parameters (?f - articulated ?s - surface)
+    :parameters (?f - articulated ?s - furniture-surface)
     :precondition (and
       (hand-empty)
       (surface-of ?s ?f)
@@ -309,7 +339,7 @@
     :effect (and (is-open ?f) (increase (total-cost) 1)))
 
   (:action close
-    :parameters (?f - articulated ?s - surface)
+    :parameters (?f - articulated ?s - furniture-surface)
     :precondition (and
       (hand-empty)
       (surface-of ?s ?f)

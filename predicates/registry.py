@@ -67,6 +67,7 @@ class PddlType:
 
 Movable = Annotated[str, PddlType("movable")]
 Surface = Annotated[str, PddlType("surface")]
+ItemTop = Annotated[str, PddlType("item-top")]
 Furniture = Annotated[str, PddlType("furniture")]
 Articulated = Annotated[str, PddlType("articulated")]
 Room = Annotated[str, PddlType("room")]

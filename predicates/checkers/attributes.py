@@ -16,6 +16,7 @@ from fdc.predicates.registry import (
     Context,
     EvaluationError,
     Furniture,
+    ItemTop,
     Material,
     Movable,
     PddlType,
@@ -89,6 +90,24 @@ def has_shape(ctx: Context, o: Movable, s: Shape) -> bool:
 def surface_of(ctx: Context, s: Surface, f: Furniture) -> bool:
     """The surface belongs to the furniture (its top, a shelf, a container floor)."""
     return ctx.graph.surface(s).object_id == f
+
+
+@static
+def top_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
+    """The surface is the item's top, where items stand on it (a tray's, a book's); a
+    container item's floor (`box|inside`) is not: items there are `inside` the item."""
+    s = ctx.graph.surface(t)
+    return s.object_id == o and s.container is None
+
+
+@static
+def low_top(ctx: Context, t: ItemTop, *, on_top_m: float = 0.15) -> bool:
+    """The item's top is at most `on_top_m` above the item's bottom (a tray, a plate, a
+    book; not a lamp): an item put on it is `on` what the item stands on too, as the
+    `on` checker judges it with the same threshold (a cup on a tray on a table is on
+    the table)."""
+    s = ctx.graph.surface(t)
+    return s.z - ctx.graph.object(s.object_id).bottom_z <= on_top_m
 
 
 @static

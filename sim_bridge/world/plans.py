@@ -9,7 +9,8 @@ the world the experience left behind), as its meaning in fdc-home says:
 - `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to`: walk to the surface `?to`;
   `navigate-to-object ?o ?r`: walk to the item `?o`;
 - `pick ?o ?s`: pick `?o`;
-- `place ?o ?s ...`: put the held item anywhere on `?s` (`on`); `place-in-cell ?o ?s ?c
+- `place ?o ?s ...`, `place-on-item ?o ?t ?i`: put the held item anywhere on the
+  surface `?s` (or the item top `?t`) (`on`); `place-in-cell ?o ?s ?c
   ...`: in cell `?c` of `?s`; `place-around ?o ?a ...`: next to `?a`; `place-at-side ?o ?a
   ?d ?s ...`: on side `?d` of `?a` in the words of the robot where it stands (as the
   `at-side` checker judges it); `place-between ?o ?a ?b ...`: between `?a` and `?b`;
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
 #: fdc-home's actions and their arity (the parameters a plan's line names).
 ARITY: dict[str, int] = {
     "navigate-to-receptacle": 3, "navigate-to-item": 1, "navigate-to-object": 2,
-    "pick": 2, "place": 4, "place-in-cell": 5, "place-around": 5, "place-at-side": 6,
-    "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
+    "pick": 2, "place": 4, "place-on-item": 3, "place-in-cell": 5, "place-around": 5,
+    "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
 }
 
 #: The placements that put an item on a surface: the parameter (from 0) naming it.
@@ -100,7 +101,7 @@ def _act(world: EmbeddedWorld, line: str) -> ActionResult:
         return world.navigate(args[0])
     if name == "pick":
         return world.pick(args[0])
-    if name == "place":
+    if name in ("place", "place-on-item"):
         return world.place(args[1], Relation.ON)
     if name == "place-in-cell":
         return world.place(args[1], Relation.IN_CELL, cell=args[2])

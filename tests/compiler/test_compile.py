@@ -42,7 +42,7 @@ def test_entities_are_typed_by_category_kind_and_domain() -> None:
     assert f.type_of("mug_red") == "mug"
     assert f.type_of("banana_0") == "banana"  # a fruit type of the domain
     assert f.type_of("table") == "table"  # furniture and rooms: typed by category too
-    assert f.type_of("table|top") == "surface"
+    assert f.type_of("table|top") == "furniture-surface"  # a surface of furniture
     assert f.type_of("kitchen") == "kitchen"
     assert f.type_of("red") == "color"
     assert f.type_of("tableware") == "category"  # above mug and plate

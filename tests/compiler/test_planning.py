@@ -272,3 +272,65 @@ def test_a_memory_goal_is_reached_from_where_the_experience_ends() -> None:
     res = solve(after.build("recall", atom("robot-at-object", item)), 60)
     assert res.status == "solved", res.message
     assert [s.split()[:2] for s in res.plan] == [["navigate-to-object", item]]
+
+
+def test_surfaces_are_typed_furniture_surface_or_item_top(world: PlanningWorld) -> None:
+    f = world.facts
+    assert f.types["coffee_table|top"] == ("furniture-surface",)
+    assert f.types["fridge|upper"] == ("receptacle",)  # inside the fridge
+    assert f.types["tray_0|top"] == ("item-top",)
+    assert f.types["box_0|inside"] == ("item-top",)  # a container item's floor
+    furniture = set(f.entities(("furniture-surface",)))
+    assert "fridge|upper" in furniture and "tray_0|top" not in furniture
+    assert set(f.entities(("surface",))) == furniture | set(f.entities(("item-top",)))
+    assert ("tray_0|top", "tray_0") in f.true_atoms("top-of")
+    assert not any(t == "box_0|inside" for t, _ in f.true_atoms("top-of"))
+    assert ("tray_0|top",) in f.true_atoms("low-top")
+    assert ("lamp_0|top",) not in f.true_atoms("low-top")
+
+
+def tray_plan(world: PlanningWorld) -> list[str]:
+    res = solve(world.build("tray-to-sofa", atom("on", "tray_0", "sofa|top")), 120)
+    assert res.status == "solved", res.message
+    return res.plan
+
+
+@pytest.mark.slow
+def test_a_tray_that_carries_cups_is_picked_only_once_they_are_off(
+        world: PlanningWorld, compiler: SceneCompiler) -> None:
+    # the world refuses to pick an item that carries others ("take them off first"); the
+    # abstraction's pick used to take the tray with its cups on it
+    assert {support(compiler, c) for c in ("cup_0", "cup_1")} == {"tray_0|top"}
+    plan = tray_plan(world)
+    picks = [s.split()[1] for s in plan if s.startswith("pick")]
+    assert picks[-1] == "tray_0" and {"cup_0", "cup_1"} <= set(picks[:-1])
+
+
+@pytest.mark.slow
+def test_an_item_goes_on_another_items_top(world: PlanningWorld,
+                                           compiler: SceneCompiler) -> None:
+    """`place-on-item` puts the held item on a top; on a low top (a tray) it is `on` the
+    surface under the tray too, as the `on` checker finds it: the goal that it be on the
+    tray, the tray where it stands, and the item not on that surface is unreachable."""
+    under = support(compiler, "tray_1")
+    on_top = atom("on", "remote_0", "tray_1|top")
+    res = solve(world.build("onto-tray", on_top), 120)
+    assert res.status == "solved", res.message
+    assert res.plan[-1] == "place-on-item remote_0 tray_1|top tray_1"
+    apart = GAnd(parts=(on_top, atom("on", "tray_1", under),
+                        GNot(body=atom("on", "remote_0", under))))
+    assert solve(world.build("onto-tray-only", apart), 120).status == "unsolvable"
+
+
+def test_a_problem_keeps_the_item_tops_something_stands_on_or_the_goal_names(
+        world: PlanningWorld) -> None:
+    """What the kept items carry is kept (to take off before a pick); an empty top is
+    not (a plan never parks an item on another's top, whose free space is not modelled)
+    unless the goal names it, with its item."""
+    names = {o.name for o in world.build("t", atom("on", "tray_0", "sofa|top"))
+             .problem.all_objects}
+    assert {"tray_0|top", "cup_0", "cup_1"} <= names
+    assert "tray_1|top" not in names and "book_0|top" not in names
+    names = {o.name for o in world.build("t", atom("on", "remote_0", "tray_1|top"))
+             .problem.all_objects}
+    assert {"tray_1|top", "tray_1"} <= names and "book_0|top" not in names

@@ -100,6 +100,22 @@ def test_sound_tasks_agree_in_every_column_that_applies(suite: Path) -> None:
     assert "audited 2 task(s)" in err
 
 
+@pytest.mark.slow
+def test_a_plan_that_moves_a_tray_takes_its_cups_off_first(tmp_path: Path) -> None:
+    """The planner, the world and the checkers agree on item tops: out-move-all moves
+    everything on the coffee table, the tray with two cups among it; the plan used to
+    pick the tray with its cups on it, which the world refuses ("take them off first")."""
+    path = tmp_path / "suite.jsonl"
+    code, out, err = run("compile", APARTMENT, "-T", str(TEMPLATES / "manipulation" /
+                         "level-4.pddl"), "--max-per-template", "1", "-o", str(path))
+    assert code == 0, out + err
+    task = records(path)["out-move-all"]
+    assert "tray_0" in task.goal_pddl
+    _, report, _ = audit_json(str(path), "--task", task.id)
+    assert columns(report, "out-move-all")["replay"] == "agree", report.disagreements
+    assert "the goal verified" in report.task_results[0].checks["replay"].detail
+
+
 # --------------------------------------------------------------------------- mutations
 
 

@@ -82,3 +82,17 @@ def test_unknown_entities_are_errors() -> None:
         evaluate("initially-on", ["mug", "attic|top"], c())
     with pytest.raises(EvaluationError, match="unknown room"):
         evaluate("furniture-in-room", ["table", "attic"], c())
+
+
+def test_an_item_top_belongs_to_its_item() -> None:
+    assert evaluate("top-of", ["tray|top", "tray"], c())
+    assert not evaluate("top-of", ["tray|top", "cup"], c())
+    assert evaluate("top-of", ["basket|top", "basket"], c())
+
+
+def test_a_low_top_is_within_on_top_m_of_its_items_bottom() -> None:
+    # the tray's top is 0.02 m above its bottom, the basket's 0.2 m: a cup on the tray
+    # is `on` the table too (within on_top_m = 0.15), one on the basket is not on the floor
+    assert evaluate("low-top", ["tray|top"], c())
+    assert not evaluate("low-top", ["basket|top"], c())
+    assert evaluate("low-top", ["basket|top"], c(thresholds={"on_top_m": 0.25}))

@@ -12,7 +12,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an unambiguous item to an empty surface of a piece of furniture.")
-  (:parameters ?o - movable ?k - category ?s - surface ?f - furniture)
+  (:parameters ?o - movable ?k - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (category-of ?o ?k)
     (surface-of ?s ?f)
@@ -36,7 +36,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an unambiguous item to one cell of the 3x3 grid of an empty furniture surface (cells in the surface's own frame, judged by the item's centre).")
-  (:parameters ?o - movable ?k - category ?s - surface ?f - furniture ?c - cell)
+  (:parameters ?o - movable ?k - category ?s - furniture-surface ?f - furniture ?c - cell)
   (:constraints (and
     (category-of ?o ?k)
     (surface-of ?s ?f)
@@ -60,7 +60,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an unambiguous item into one of the 8 regions around an anchor that stands on a furniture surface.")
-  (:parameters ?o - movable ?k - category ?a - movable ?s - surface ?f - furniture)
+  (:parameters ?o - movable ?k - category ?a - movable ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (category-of ?o ?k)
     (initially-on ?a ?s)
@@ -84,7 +84,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an unambiguous item to an anchor's region in one direction (in the words of the viewer at the anchor's surface).")
-  (:parameters ?o - movable ?k - category ?a - movable ?s - surface ?f - furniture ?d - cell)
+  (:parameters ?o - movable ?k - category ?a - movable ?s - furniture-surface ?f - furniture ?d - cell)
   (:constraints (and
     (category-of ?o ?k)
     (initially-on ?a ?s)
@@ -109,7 +109,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an unambiguous item between two anchors that stand on one furniture surface.")
-  (:parameters ?o - movable ?k - category ?a ?b - movable ?s - surface ?f - furniture)
+  (:parameters ?o - movable ?k - category ?a ?b - movable ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (category-of ?o ?k)
     (initially-on ?a ?s)

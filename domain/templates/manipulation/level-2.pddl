@@ -10,7 +10,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an item that has a look-alike on its surface to an empty surface of a piece of furniture.")
-  (:parameters ?o - movable ?k - category ?s - surface ?f - furniture)
+  (:parameters ?o - movable ?k - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (category-of ?o ?k)
     (surface-of ?s ?f)
@@ -33,7 +33,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an item that has a look-alike on its surface to one cell of the 3x3 grid of an empty furniture surface (cells in the surface's own frame, judged by the item's centre).")
-  (:parameters ?o - movable ?k - category ?s - surface ?f - furniture ?c - cell)
+  (:parameters ?o - movable ?k - category ?s - furniture-surface ?f - furniture ?c - cell)
   (:constraints (and
     (category-of ?o ?k)
     (surface-of ?s ?f)
@@ -56,7 +56,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an item that has a look-alike on its surface into one of the 8 regions around an anchor that stands on a furniture surface.")
-  (:parameters ?o - movable ?k - category ?a - movable ?s - surface ?f - furniture)
+  (:parameters ?o - movable ?k - category ?a - movable ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (category-of ?o ?k)
     (initially-on ?a ?s)
@@ -79,7 +79,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an item that has a look-alike on its surface to an anchor's region in one direction (in the words of the viewer at the anchor's surface).")
-  (:parameters ?o - movable ?k - category ?a - movable ?s - surface ?f - furniture ?d - cell)
+  (:parameters ?o - movable ?k - category ?a - movable ?s - furniture-surface ?f - furniture ?d - cell)
   (:constraints (and
     (category-of ?o ?k)
     (initially-on ?a ?s)
@@ -103,7 +103,7 @@
   (:tags manipulation process)
   (:version 1)
   (:description "Move an item that has a look-alike on its surface between two anchors that stand on one furniture surface.")
-  (:parameters ?o - movable ?k - category ?a ?b - movable ?s - surface ?f - furniture)
+  (:parameters ?o - movable ?k - category ?a ?b - movable ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (category-of ?o ?k)
     (initially-on ?a ?s)

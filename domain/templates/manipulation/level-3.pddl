@@ -12,7 +12,7 @@
   (:tags manipulation process sequence)
   (:version 1)
   (:description "Two items that share a surface go, one after the other, to two other furniture surfaces in the same room; the first stays where it was put.")
-  (:parameters ?o1 ?o2 - movable ?t ?s1 ?s2 - surface ?g ?f1 ?f2 - furniture ?r - room)
+  (:parameters ?o1 ?o2 - movable ?t ?s1 ?s2 - furniture-surface ?g ?f1 ?f2 - furniture ?r - room)
   (:constraints (and
     (on ?o1 ?t)
     (on ?o2 ?t)
@@ -35,7 +35,7 @@
   (:tags manipulation process sequence)
   (:version 1)
   (:description "Move an item to a furniture surface, then a second item around it: the first step's item is the second step's anchor, where the first step put it.")
-  (:parameters ?o1 ?o2 - movable ?s - surface ?f - furniture ?r - room)
+  (:parameters ?o1 ?o2 - movable ?s - furniture-surface ?f - furniture ?r - room)
   (:constraints (and
     (in-room ?o1 ?r)
     (in-room ?o2 ?r)
@@ -55,7 +55,7 @@
   (:tags manipulation process sequence)
   (:version 1)
   (:description "Rearrange one surface: an item to one side of an anchor, then another item to another side of it; the anchor and the first item stay on the surface.")
-  (:parameters ?a ?o1 ?o2 - movable ?s - surface ?f - furniture ?d1 ?d2 - cell)
+  (:parameters ?a ?o1 ?o2 - movable ?s - furniture-surface ?f - furniture ?d1 ?d2 - cell)
   (:constraints (and
     (initially-on ?a ?s)
     (initially-on ?o1 ?s)
@@ -76,7 +76,7 @@
   (:tags manipulation process sequence)
   (:version 1)
   (:description "Move an item around an anchor, then a second item between the anchor and the first item; the anchor and the first item stay on the anchor's surface.")
-  (:parameters ?a ?o1 ?o2 - movable ?s - surface ?f - furniture ?r - room)
+  (:parameters ?a ?o1 ?o2 - movable ?s - furniture-surface ?f - furniture ?r - room)
   (:constraints (and
     (initially-on ?a ?s)
     (surface-of ?s ?f)
@@ -96,7 +96,7 @@
   (:tags manipulation process sequence)
   (:version 1)
   (:description "Three items from one surface: the first to the left part of an empty furniture surface, the second to its right part, the third between them; each step keeps the items placed before it.")
-  (:parameters ?o1 ?o2 ?o3 - movable ?t ?s - surface ?g ?f - furniture)
+  (:parameters ?o1 ?o2 ?o3 - movable ?t ?s - furniture-surface ?g ?f - furniture)
   (:constraints (and
     (on ?o1 ?t)
     (on ?o2 ?t)
@@ -142,7 +142,7 @@
   (:tags manipulation process conjunction)
   (:version 1)
   (:description "Two items that share a surface go to two other furniture surfaces in the same room, in either order.")
-  (:parameters ?o1 ?o2 - movable ?t ?s1 ?s2 - surface ?g ?f1 ?f2 - furniture ?r - room)
+  (:parameters ?o1 ?o2 - movable ?t ?s1 ?s2 - furniture-surface ?g ?f1 ?f2 - furniture ?r - room)
   (:constraints (and
     (on ?o1 ?t)
     (on ?o2 ?t)
@@ -165,7 +165,7 @@
   (:tags manipulation process conjunction)
   (:version 1)
   (:description "Two items of the anchor's room both end up around the anchor, which stays on its surface.")
-  (:parameters ?a ?o1 ?o2 - movable ?s - surface ?f - furniture ?r - room)
+  (:parameters ?a ?o1 ?o2 - movable ?s - furniture-surface ?f - furniture ?r - room)
   (:constraints (and
     (initially-on ?a ?s)
     (surface-of ?s ?f)
@@ -185,7 +185,7 @@
   (:tags manipulation process disjunction)
   (:version 1)
   (:description "Move an item to either of two surfaces of one piece of furniture (two shelves of a bookshelf, say).")
-  (:parameters ?o - movable ?s1 ?s2 - surface ?f - furniture)
+  (:parameters ?o - movable ?s1 ?s2 - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s1 ?f)
     (surface-of ?s2 ?f)

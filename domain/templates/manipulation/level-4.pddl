@@ -15,7 +15,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "No item in the right column of cells of a surface that has one there now; what stood on the surface stays on furniture (not held, not on the floor).")
-  (:parameters ?s - surface ?f - furniture)
+  (:parameters ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (exists (?x - movable)
@@ -43,7 +43,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "No item in the left column of cells of a surface that has one there now; what stood on the surface stays on furniture (not held, not on the floor).")
-  (:parameters ?s - surface ?f - furniture)
+  (:parameters ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (exists (?x - movable)
@@ -71,7 +71,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "No item in the front row of cells of a surface that has one there now; what stood on the surface stays on furniture (not held, not on the floor).")
-  (:parameters ?s - surface ?f - furniture)
+  (:parameters ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (exists (?x - movable)
@@ -99,7 +99,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "No item in one cell of a surface that has one there now; what stood on the surface stays on furniture.")
-  (:parameters ?s - surface ?f - furniture ?c - cell)
+  (:parameters ?s - furniture-surface ?f - furniture ?c - cell)
   (:constraints (and (surface-of ?s ?f) (exists (?x - movable) (in-cell ?x ?s ?c))))
   (:goal (and
     (forall (?x - movable) (not (in-cell ?x ?s ?c)))
@@ -120,7 +120,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Nothing left on a surface that holds items now; each of them put on another furniture surface.")
-  (:parameters ?s - surface ?f - furniture)
+  (:parameters ?s - furniture-surface ?f - furniture)
   (:constraints (and (surface-of ?s ?f) (exists (?x - movable) (initially-on ?x ?s))))
   (:goal (and
     (forall (?x - movable) (not (on ?x ?s)))
@@ -141,7 +141,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Every item of a category (two or more in the scene) on one furniture surface.")
-  (:parameters ?c - category ?s - surface ?f - furniture)
+  (:parameters ?c - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (at-least 2 (?x - movable) (category-of ?x ?c))
@@ -246,7 +246,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Every item of a small category (two to four) around one anchor, which stays on its surface.")
-  (:parameters ?c - category ?a - movable ?s - surface ?f - furniture)
+  (:parameters ?c - category ?a - movable ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (initially-on ?a ?s)
     (surface-of ?s ?f)
@@ -266,7 +266,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Every item of a small category (two to four) in one cell of a furniture surface.")
-  (:parameters ?c - category ?s - surface ?f - furniture ?z - cell)
+  (:parameters ?c - category ?s - furniture-surface ?f - furniture ?z - cell)
   (:constraints (and
     (surface-of ?s ?f)
     (at-least 2 (?x - movable) (category-of ?x ?c))
@@ -284,7 +284,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "At least two items of a category on a furniture surface that holds at most one now.")
-  (:parameters ?c - category ?s - surface ?f - furniture)
+  (:parameters ?c - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (at-least 2 (?x - movable) (category-of ?x ?c))
@@ -302,7 +302,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Exactly one item of a category (two or more in the scene) on a furniture surface that holds none or several now.")
-  (:parameters ?c - category ?s - surface ?f - furniture)
+  (:parameters ?c - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (at-least 2 (?x - movable) (category-of ?x ?c))
@@ -320,7 +320,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "No item of a category left on a furniture surface that holds one now; those put on other furniture surfaces.")
-  (:parameters ?c - category ?s - surface ?f - furniture)
+  (:parameters ?c - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (exists (?x - movable) (and (category-of ?x ?c) (initially-on ?x ?s)))))
@@ -343,7 +343,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Only the items of a category left on a furniture surface that now holds them among others.")
-  (:parameters ?c - category ?s - surface ?f - furniture)
+  (:parameters ?c - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (exists (?x - movable) (and (category-of ?x ?c) (on ?x ?s)))
@@ -390,7 +390,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Every item of a category and a colour (two or more) on one furniture surface.")
-  (:parameters ?k - color ?c - category ?s - surface ?f - furniture)
+  (:parameters ?k - color ?c - category ?s - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s ?f)
     (at-least 2 (?x - movable) (and (category-of ?x ?c) (has-color ?x ?k)))
@@ -409,7 +409,7 @@
   (:tags manipulation outcome)
   (:version 2)
   (:description "Every plate on a furniture surface (two there now) with a glass of its own around it (a matching, as BDDL's forpairs), glasses from that room. Bounded by the surface and the room: over every plate and glass of a large house the matchings are past counting.")
-  (:parameters ?s - surface ?f - furniture ?r - room)
+  (:parameters ?s - furniture-surface ?f - furniture ?r - room)
   (:constraints (and
     (surface-of ?s ?f)
     (furniture-in-room ?f ?r)
@@ -442,7 +442,7 @@
   (:tags manipulation outcome)
   (:version 2)
   (:description "Two plates on a furniture surface that holds tableware now, each with a mug of its own around it; plates and mugs from the surface's room (over a whole large house the matchings are past counting).")
-  (:parameters ?s - surface ?f - furniture ?r - room)
+  (:parameters ?s - furniture-surface ?f - furniture ?r - room)
   (:constraints (and
     (surface-of ?s ?f)
     (furniture-in-room ?f ?r)
@@ -482,7 +482,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "The items of a category split over two surfaces of one piece of furniture (two shelves), at least one on each and none elsewhere.")
-  (:parameters ?c - category ?s1 ?s2 - surface ?f - furniture)
+  (:parameters ?c - category ?s1 ?s2 - furniture-surface ?f - furniture)
   (:constraints (and
     (surface-of ?s1 ?f)
     (surface-of ?s2 ?f)
@@ -527,7 +527,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "An item alone in the centre cell of a furniture surface in its room.")
-  (:parameters ?a - movable ?s - surface ?f - furniture ?r - room)
+  (:parameters ?a - movable ?s - furniture-surface ?f - furniture ?r - room)
   (:constraints (and (in-room ?a ?r) (surface-of ?s ?f) (furniture-in-room ?f ?r)))
   (:goal (and
     (in-cell ?a ?s center)
@@ -544,7 +544,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Two items of one room on two furniture surfaces trade places.")
-  (:parameters ?a ?b - movable ?sa ?sb - surface ?fa ?fb - furniture ?r - room)
+  (:parameters ?a ?b - movable ?sa ?sb - furniture-surface ?fa ?fb - furniture ?r - room)
   (:constraints (and
     (initially-on ?a ?sa)
     (initially-on ?b ?sb)
@@ -565,7 +565,7 @@
   (:tags manipulation outcome)
   (:version 1)
   (:description "Everything that stands on one furniture surface now on another one in the same room.")
-  (:parameters ?s1 ?s2 - surface ?f1 ?f2 - furniture ?r - room)
+  (:parameters ?s1 ?s2 - furniture-surface ?f1 ?f2 - furniture ?r - room)
   (:constraints (and
     (surface-of ?s1 ?f1)
     (surface-of ?s2 ?f2)

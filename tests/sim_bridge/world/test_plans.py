@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fdc.predicates.goal import atom
+from fdc.predicates.goal import GAtom, atom
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, load_scene_graph
 from fdc.sim_bridge.world.plans import replay_plan
@@ -53,3 +53,34 @@ def test_the_first_refusal_stops_the_replay(graph: SceneGraph, plan: list[str], 
     assert replay.refused == step and words in replay.reason
     assert replay.reason.startswith(f"`{plan[step - 1]}`")
     assert replay.snapshots[-1].action == "stop"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("goal", [
+    atom("on", "tray_0", "sofa|top"),  # the tray carries two cups: off first
+    atom("on", "remote_0", "tray_1|top"),  # onto an item's top
+])
+def test_the_planners_plan_on_item_tops_is_acted_out_and_judged_alike(
+        graph: SceneGraph, goal: GAtom) -> None:
+    """The three models agree on item tops: the abstraction's plan is one the world
+    performs, and the checkers find its goal reached, and on a low top (a tray) the item
+    `on` the surface under it too, as `place-on-item` says."""
+    from fdc.compiler.compile import CompileOptions, load_entries
+    from fdc.compiler.planning import PlanningWorld, solve
+    from fdc.compiler.prepare import SceneJob, prepare_scene
+
+    compiler, _ = prepare_scene(SceneJob(str(APARTMENT), None, simulate=False),
+                                CompileOptions())
+    entries, _ = load_entries(None)
+    world = PlanningWorld(compiler.facts(entries[0].domain), compiler.states["initial"])
+    res = solve(world.build("t", goal), 120)
+    assert res.status == "solved", res.message
+    replay = replay_plan(res.plan, graph)
+    assert replay.refused is None, replay.reason
+    judged = verify_snapshots({"t": goal}, graph, replay.snapshots)["t"]
+    assert judged.success
+    if goal.args[1] == "tray_1|top":
+        under = compiler.states["initial"].support_of("tray_1")
+        assert under is not None and res.plan[-1].startswith("place-on-item")
+        also = atom("on", "remote_0", under)
+        assert verify_snapshots({"t": also}, graph, replay.snapshots)["t"].success
