@@ -159,9 +159,14 @@ def compile_command(
     if timings:
         _timings(result.timings)
     err.print(f"wrote {manifest.tasks} task(s) to {output} and the manifest to {manifest_path}")
-    failed = [f"{name}: {e}" for name, t in manifest.per_template.items() for e in t.errors]
-    for f in failed:
-        err.print(f"error: template {f}")
+    failed: dict[str, list[str]] = {}  # an error -> the templates it stopped
+    for name, t in manifest.per_template.items():
+        for e in t.errors:
+            failed.setdefault(e, []).append(name)
+    for e, names in failed.items():  # a scene no experience is simulated in: said once
+        which = f"template {names[0]}" if len(names) == 1 else \
+            f"{len(names)} templates ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
+        err.print(f"error: {which}: {e}", markup=False, highlight=False)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
