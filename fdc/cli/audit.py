@@ -29,7 +29,7 @@ from fdc.cli.common import (
     open_suite_or_exit,
     stderr,
 )
-from fdc.cli.validate import Planner, ReportFormat
+from fdc.cli.validate import PlannerChoice, PlannerTimeout, ReportFormat
 from fdc.evaluation.audit.checks import DEFAULT_CHANCE_BOUND
 
 if TYPE_CHECKING:
@@ -67,13 +67,8 @@ def audit_command(
                             "when a random answer (uniform frames, as many as targets) is "
                             "right with a chance above this share.")
     ] = DEFAULT_CHANCE_BOUND,
-    timeout: Annotated[
-        float, typer.Option(min=0.1, help="Seconds the planner may take per task.")
-    ] = 60.0,
-    planner: Annotated[
-        Planner | None, typer.Option(help="The planner (default: Fast Downward, else "
-                                     "pyperplan).")
-    ] = None,
+    timeout: PlannerTimeout = 60.0,
+    planner: PlannerChoice = None,
 ) -> None:
     """Judge every task by every model: the planner's certificate, that plan acted out in
     the embedded world, the oracle, idle and random agents, the goal at the start by the

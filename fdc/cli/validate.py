@@ -39,6 +39,13 @@ class Planner(StrEnum):
     pyperplan = "pyperplan"
 
 
+#: The options of the planner, shared by `fdc validate` and `fdc audit`.
+PlannerTimeout = Annotated[
+    float, typer.Option(min=0.1, help="Seconds the planner may take per task.")]
+PlannerChoice = Annotated[
+    Planner | None, typer.Option(help="The planner (default: Fast Downward, else pyperplan).")]
+
+
 def validate_command(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
     scene: Annotated[
@@ -52,13 +59,8 @@ def validate_command(
         ReportFormat, typer.Option("--format", help="text, json, or junit (XML, for CI).")
     ] = ReportFormat.text,
     strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
-    timeout: Annotated[
-        float, typer.Option(min=0.1, help="Seconds the planner may take per task.")
-    ] = 60.0,
-    planner: Annotated[
-        Planner | None, typer.Option(help="The planner (default: Fast Downward, else "
-                                     "pyperplan).")
-    ] = None,
+    timeout: PlannerTimeout = 60.0,
+    planner: PlannerChoice = None,
 ) -> None:
     """Check every task of a suite: schema, template version, goal types, not already
     true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
