@@ -255,8 +255,8 @@ class PlanningWorld:
         `plan_rounds` plans within `timeout_s` in all. What is forbidden is any placement
         of that item on that surface while every item then on it stands as it stood then
         (`_forbid`): with one of them elsewhere, or put down another way (anchors
-        included), there may be room. Items on it the problem left out become items of
-        the problem (built again), so that a plan can take them away. `refused`: the
+        included), there may be room. When none of them is an item of the problem, they
+        become items of it (built again), so that a plan can take them away. `refused`: the
         world still refuses a placement of the last plan when the rounds are spent, or
         no plan is left once the refused placements are forbidden; neither proves the
         task unsolvable. A plan the world refuses for another reason (an action the
@@ -296,16 +296,18 @@ class PlanningWorld:
                                f"action {replay.refused} of the plan, {replay.reason}{said}")
             refusal = self._refusal(spot, res.plan[:replay.refused - 1],
                                     SnapshotState(self.graph, replay.snapshots[-1]))
-            refusals.append(refusal)
-            forbidden.append(str(refusal))
-            missing = {x for x, _ in refusal.occupants} - set(task.items)
-            if missing and task.goal is not None:  # make room: they become movable
-                task = self.build(task.task, task.goal, reduce=task.reduce,
-                                  movable=set(task.items) | missing)
+            mine = tuple(o for o in refusal.occupants if o[0] in task.items)
+            if not mine and refusal.occupants and task.goal is not None:
+                # no plan could make room: what fills the surface becomes movable
+                task = self.build(task.task, task.goal, reduce=task.reduce, movable={
+                    *task.items, *(x for x, _ in refusal.occupants)})
+                refusals.append(refusal)
                 for k, r in enumerate(refusals):
                     _forbid(task.problem, r, k)
-            else:
-                _forbid(task.problem, refusal, len(refusals) - 1)
+            else:  # the others no plan moves: they stand as they stood
+                refusals.append(replace(refusal, occupants=mine))
+                _forbid(task.problem, refusals[-1], len(refusals) - 1)
+            forbidden.append(str(refusals[-1]))
 
     def _refusal(self, spot: tuple[str, str], before: Sequence[str], state: WorldState
                  ) -> Refusal:
