@@ -91,6 +91,9 @@ SAME_SURFACE = "same-surface"
 IN_CELL = "in-cell"
 #: Planning only: the item may be in the cell (`_may_be_in_cell`).
 MAY_BE_IN_CELL = "fdc-may-be-in-cell"
+#: Planning-only fluents of a forbidden placement: `fdc-as-refused-K-J`, occupant J of
+#: the surface of the K-th refusal stands as it stood then (`_forbid`).
+AS_REFUSED = "fdc-as-refused"
 
 N = TypeVar("N", bound=A.Node)
 
@@ -165,6 +168,26 @@ class PlanningProblem:
     items: tuple[str, ...]  # the items kept as objects
     left_out: int  # items the goal names only in literals that stay false
     checkpoints: tuple[str, ...] = ()  # checkpoint action names (not part of the plan)
+    goal: Goal | None = None  # what it was built from, to build it again with more items
+    reduce: bool = True
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A placement the embedded world refused for lack of room: `item` on `surface`
+    while each occupant stood there as it did (`placed`: the plan line that put it
+    there, None: where it stood at the start)."""
+
+    item: str
+    surface: str
+    occupants: tuple[tuple[str, str | None], ...]
+
+    def __str__(self) -> str:
+        if not self.occupants:
+            return f"{self.item} on {self.surface}"
+        said = ", ".join(x if line is None else f"{x} (put there by `{line}`)"
+                         for x, line in self.occupants)
+        return f"{self.item} on {self.surface} while {said} stand there"
 
 
 @dataclass
@@ -230,8 +253,10 @@ class PlanningWorld:
         refuses a placement for lack of room (free space depends on what stands there,
         which the abstraction does not model), forbid it and solve again, at most
         `plan_rounds` plans within `timeout_s` in all. What is forbidden is any placement
-        of that item on that surface while the items of the problem then on it all stand
-        there (`_forbid`): with one of them elsewhere there may be room. `refused`: the
+        of that item on that surface while every item then on it stands as it stood then
+        (`_forbid`): with one of them elsewhere, or put down another way (anchors
+        included), there may be room. When none of them is an item of the problem, they
+        become items of it (built again), so that a plan can take them away. `refused`: the
         world still refuses a placement of the last plan when the rounds are spent, or
         no plan is left once the refused placements are forbidden; neither proves the
         task unsolvable. A plan the world refuses for another reason (an action the
@@ -240,6 +265,7 @@ class PlanningWorld:
         from fdc.sim_bridge.world.plans import placed_on, replay_plan
 
         task = replace(pp, problem=pp.problem.clone())
+        refusals: list[Refusal] = []
         forbidden: list[str] = []
         started = time.perf_counter()
         while True:
@@ -268,10 +294,35 @@ class PlanningWorld:
                 return replace(res, status="refused", seconds=time.perf_counter() - started,
                                forbidden=forbidden, message=f"the embedded world refuses "
                                f"action {replay.refused} of the plan, {replay.reason}{said}")
-            state = SnapshotState(self.graph, replay.snapshots[-1])
-            there = sorted(i for i in task.items if i != spot[0]
-                           and state.support_of(i) == spot[1])
-            forbidden.append(_forbid(task.problem, spot[0], spot[1], there))
+            refusal = self._refusal(spot, res.plan[:replay.refused - 1],
+                                    SnapshotState(self.graph, replay.snapshots[-1]))
+            mine = tuple(o for o in refusal.occupants if o[0] in task.items)
+            if not mine and refusal.occupants and task.goal is not None:
+                # no plan could make room: what fills the surface becomes movable
+                task = self.build(task.task, task.goal, reduce=task.reduce, movable={
+                    *task.items, *(x for x, _ in refusal.occupants)})
+                refusals.append(refusal)
+                for k, r in enumerate(refusals):
+                    _forbid(task.problem, r, k)
+            else:  # the others no plan moves: they stand as they stood
+                refusals.append(replace(refusal, occupants=mine))
+                _forbid(task.problem, refusals[-1], len(refusals) - 1)
+            forbidden.append(str(refusals[-1]))
+
+    def _refusal(self, spot: tuple[str, str], before: Sequence[str], state: WorldState
+                 ) -> Refusal:
+        """The refused placement of `spot` (item, surface) after the plan lines `before`,
+        in the world `state` then: what stood on the surface, and how each got there."""
+        from fdc.sim_bridge.world.plans import moved
+
+        item, surface = spot
+        occupants = []
+        for x in sorted(self.facts.entities(("movable",))):
+            if x == item or state.support_of(x) != surface:
+                continue
+            lines = [line for line in before if moved(line) == x]
+            occupants.append((x, lines[-1] if lines else None))
+        return Refusal(item, surface, tuple(occupants))
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
         """Whether each atom holds in the initial state (one checker call per predicate)."""
@@ -288,10 +339,12 @@ class PlanningWorld:
 
     # ----- one task ---------------------------------------------------------------------
 
-    def build(self, task: str, goal: Goal, *, reduce: bool = True) -> PlanningProblem:
+    def build(self, task: str, goal: Goal, *, reduce: bool = True,
+              movable: Iterable[str] = ()) -> PlanningProblem:
         """The planning problem of a task that starts in the scene's initial state.
         `reduce`: leave out the placement actions the goal has no use for (exact; off
-        for export, so that every plain task shares one domain). A count node is planned
+        for export, so that every plain task shares one domain). `movable`: items a plan
+        may move besides those the goal needs moved. A count node is planned
         for as its `and`/`or` expansion, up to the `goal_atoms` limit."""
         try:
             goal = expand_counts(goal, current().goal_atoms)
@@ -302,7 +355,7 @@ class PlanningWorld:
         unknown = sorted(x for x in named if x not in self.facts.types)
         if unknown:
             raise PlanningError(f"the goal names {', '.join(unknown)}, not in the scene")
-        items = self._items(goal)
+        items = self._items(goal) | set(movable)
         keep = self._objects(goal, items, named)
         mentioned = {a.predicate for a in atoms(goal)}
         if SAME_SURFACE in mentioned:  # planned over `on`: its initial atoms, not its own
@@ -366,7 +419,8 @@ class PlanningWorld:
             checkpoints = self._checkpoints(problem, goal, lambda g: simplify(expr(g)))
         else:
             problem.add_goal(simplify(expr(goal)))
-        return PlanningProblem(task, problem, tuple(sorted(items)), len(left_out), checkpoints)
+        return PlanningProblem(task, problem, tuple(sorted(items)), len(left_out), checkpoints,
+                               goal, reduce)
 
     def _dominated(self, mentioned: set[str]) -> set[str]:
         """Placement actions the goal has no use for: they put the item on the surfaces
@@ -606,26 +660,42 @@ def _may_be_in_cell(problem: Any) -> None:
             action.add_effect(may(p[0], p[SURFACE_ARG[action.name]], c), True, forall=(c,))
 
 
-def _forbid(problem: Any, item: str, surface: str, there: Sequence[str]) -> str:
-    """Forbid every placement of `item` on `surface` while every item of `there` stands
-    on it (always, when `there` is empty): a precondition `(imply (and (= ?o item) (= ?s
-    surface)) (not (and (on x surface) ...)))` of each placement on a surface the problem
-    has. Says what it forbade."""
+def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
+    """Forbid every placement of the refused item on the surface while every occupant
+    stands as it stood then (always, with none): per occupant J a fluent
+    `AS_REFUSED-k-J`, true at the start if it had not moved then, false once it is
+    picked, true again when the very plan line that put it there runs again; and a
+    precondition `(imply (and (= ?o item) (= ?s surface)) (not (and AS_REFUSED-k-J ...)))`
+    of each placement on a surface."""
+    from unified_planning.model import Fluent
+
     from fdc.sim_bridge.world.plans import SURFACE_ARG
 
-    em = problem.environment.expression_manager
+    env = problem.environment
+    em = env.expression_manager
     costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
-    on = problem.fluent("on")
-    o, s = problem.object(item), problem.object(surface)
-    full = em.And(*(on(problem.object(x), s) for x in there))
-    for name, k in SURFACE_ARG.items():
+    flags = []
+    for j, (x, line) in enumerate(refusal.occupants):
+        flag = Fluent(f"{AS_REFUSED}-{k}-{j}", env.type_manager.BoolType(), environment=env)
+        problem.add_fluent(flag, default_initial_value=line is None)
+        flags.append(flag())
+        problem.action("pick").add_effect(
+            flag(), em.FALSE(), condition=em.Equals(problem.action("pick").parameters[0],
+                                                    problem.object(x)))
+        if line is not None:
+            name, *args = line.split()
+            action = problem.action(name)
+            action.add_effect(flag(), em.TRUE(), condition=em.And(*(
+                em.Equals(p, problem.object(a))
+                for p, a in zip(action.parameters, args, strict=True))))
+    o, s = problem.object(refusal.item), problem.object(refusal.surface)
+    for name, j in SURFACE_ARG.items():
         if problem.has_action(name):
             action = problem.action(name)
             same = em.And(em.Equals(action.parameters[0], o),
-                          em.Equals(action.parameters[k], s))
-            action.add_precondition(em.Implies(same, em.Not(full)))
+                          em.Equals(action.parameters[j], s))
+            action.add_precondition(em.Implies(same, em.Not(em.And(*flags))))
     _set_costs(problem, costs)  # the metric names actions by value: changed ones anew
-    return f"{item} on {surface}" + (f" while {', '.join(there)} stand there" if there else "")
 
 
 def _added(action: A.Action) -> set[str]:

@@ -275,8 +275,8 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             out["plan"] = disagree(out["start"].detail)
             out["replay"] = not_applicable("no plan")
         else:
-            res = models.worlds.planning(entry).certify(problem, options.timeout_s,
-                                                        options.planner)
+            res = models.worlds.planning(entry, start).certify(problem, options.timeout_s,
+                                                               options.planner)
             if res.status != "solved":
                 out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
                 out["replay"] = not_applicable("no plan")

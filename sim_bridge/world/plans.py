@@ -23,7 +23,8 @@ trajectory is the world's snapshots: the caller judges the goal on them with the
 checkers (`fdc.predicates.verify`). Nothing here reads the checkers: the plan, the
 world and the judgement are three models, and an audit compares them. The planner's
 certificate (`compiler/planning.py`) acts its plans out here too, and `placed_on` tells
-it which item and surface a refused placement was about.
+it which item and surface a refused placement was about, `moved` which item a line
+moves.
 """
 
 from __future__ import annotations
@@ -73,6 +74,14 @@ def placed_on(line: str) -> tuple[str, str] | None:
     if k is None or len(args) != ARITY[name]:
         return None
     return args[0], args[k]
+
+
+def moved(line: str) -> str | None:
+    """The item a plan line picks or puts down (None: it moves no item)."""
+    name, *args = line.split()
+    if ARITY.get(name) != len(args) or not (name == "pick" or name.startswith("place")):
+        return None
+    return args[0]
 
 
 def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.planning import PlanningWorld
+from fdc.compiler.planning import AS_REFUSED, PlanningWorld, _forbid
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.core.limits import current, set_current
 from fdc.predicates.goal import GAnd, GNot, GOr, atom
@@ -103,3 +103,35 @@ def test_an_item_put_down_plainly_may_be_in_any_cell(world: PlanningWorld) -> No
     replay = replay_plan(res.plan, world.graph)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+@pytest.mark.slow
+def test_what_fills_a_refused_surface_becomes_movable(world: PlanningWorld) -> None:
+    """`l1-into-furniture`: the soap in the bathroom cabinet leaves no room for the tray,
+    and the problem had no soap to move, so the ban was unconditional and no plan was
+    left. Now the occupants join the problem and the ban lasts while the soap is there."""
+    goal = atom("inside", "tray_0", "bathroom_cabinet|inside")
+    pp = world.build("into", goal)
+    assert "soap_1" not in pp.items
+    res = world.certify(pp, 60)
+    assert res.status == "solved", res.message
+    assert any("soap_1" in f for f in res.forbidden), res.forbidden
+    assert any(line.startswith("pick soap_1") for line in res.plan)
+    replay = replay_plan(res.plan, world.graph)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+def test_a_ban_lasts_while_each_occupant_stands_as_it_stood(world: PlanningWorld) -> None:
+    """A ban names how each occupant got there (unmoved, or the plan line that put it
+    there): moving the anchor and putting it down another way lifts it."""
+    pp = world.build("ban", atom("around", "plate_2", "bowl_2"))
+    refusal = world._refusal(("plate_2", "fridge|upper"), [],
+                             world.context.require_state())
+    assert ("bowl_2", None) in refusal.occupants
+    assert str(refusal).startswith("plate_2 on fridge|upper while ")
+    _forbid(pp.problem, refusal, 0)
+    flags = [f.name for f in pp.problem.fluents if f.name.startswith(AS_REFUSED)]
+    assert len(flags) == len(refusal.occupants)
+    pick = pp.problem.action("pick")
+    assert any(e.fluent.fluent().name in flags for e in pick.conditional_effects)
