@@ -258,8 +258,8 @@ class PlanningWorld:
         included), there may be room. When none of them is an item of the problem, they
         become items of it (built again), so that a plan can take them away. `refused`: the
         world still refuses a placement of the last plan when the rounds are spent, or
-        no plan is left once the refused placements are forbidden; neither proves the
-        task unsolvable. A plan the world refuses for another reason (an action the
+        no plan is left (or none is found in the time left) once the refused placements
+        are forbidden; neither proves the task unsolvable. A plan the world refuses for another reason (an action the
         abstraction allows and the world does not) is returned as found: `fdc audit`'s
         replay reports it, a fault of the abstraction to fix in the domain."""
         from fdc.sim_bridge.world.plans import placed_on, replay_plan
@@ -276,9 +276,12 @@ class PlanningWorld:
             seconds = time.perf_counter() - started
             said = f"; {len(forbidden)} placement(s) the embedded world refused for lack " \
                 f"of room forbidden ({'; '.join(forbidden)})" if forbidden else ""
-            if res.status == "unsolvable" and forbidden:
+            if res.status in ("unsolvable", "timeout") and forbidden:
+                # the world refused every plan found before: not proof of either
+                left_ = "no plan left" if res.status == "unsolvable" else \
+                    f"no other plan within {timeout_s:g} s"
                 return replace(res, status="refused", seconds=seconds, forbidden=forbidden,
-                               message=f"no plan left{said}")
+                               message=f"{left_}{said}")
             if res.status != "solved":
                 return replace(res, seconds=seconds, forbidden=forbidden,
                                message=res.message + said)

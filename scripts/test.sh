@@ -18,11 +18,13 @@ SOLVE=(--solve --timeout 60)
 [[ " $* " == *"not slow"* ]] && SOLVE=()
 fdc validate "$SUITE_DIR/suite.jsonl" "${SOLVE[@]}" > "$SUITE_DIR/validation.txt" \
     || { cat "$SUITE_DIR/validation.txt"; exit 1; }
-# The audit of the whole suite (116 tasks, about 2.5 minutes of CPU). The models still
-# disagree on some tasks, which issue 16 fixes: until then no more disagreements than
-# AUDIT_KNOWN (their count when the audit was added) may be found; lower it as fixes
-# land, and at 0 let `fdc audit`'s exit code decide alone.
-AUDIT_KNOWN=107
+# The audit of the whole suite (118 tasks, about 5 minutes of CPU). The models agree on
+# every task but a few where the planner finds no plan the embedded world carries out
+# within its rounds and timeout, though the oracle solves the task (free space on crowded
+# surfaces, which the abstraction learns only from the world's refusals): until those
+# are fixed no more disagreements than AUDIT_KNOWN may be found; at 0 let `fdc audit`'s
+# exit code decide alone.
+AUDIT_KNOWN=6
 if [[ " $* " != *"not slow"* ]]; then
     status=0
     fdc audit "$SUITE_DIR/suite.jsonl" --format json -o "$SUITE_DIR/audit.json" || status=$?

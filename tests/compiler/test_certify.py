@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from fdc.compiler import planning
 from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.planning import AS_REFUSED, PlanningWorld, _forbid
+from fdc.compiler.planning import AS_REFUSED, PlanningProblem, PlanningWorld, PlanResult, _forbid
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.core.limits import current, set_current
 from fdc.predicates.goal import GAnd, GNot, GOr, atom
@@ -81,6 +82,30 @@ def test_the_rounds_are_bounded(world: PlanningWorld, one_round: None) -> None:
     res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
     assert res.status == "refused" and res.forbidden == []
     assert "refuses action" in res.message and "no free spot" in res.message
+
+
+@pytest.mark.slow
+def test_time_running_out_after_a_refusal_is_refused_not_a_timeout(
+        world: PlanningWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first plan is refused for lack of room and the planner finds no other in the
+    time left: the world refused every plan found, which proves neither a timeout of the
+    task nor that it is unsolvable (it was `timeout`, an error of `fdc validate`)."""
+    real = planning.solve
+    calls: list[float] = []
+
+    def solve_once(pp: PlanningProblem, timeout_s: float, planner: str | None = None
+                   ) -> PlanResult:
+        calls.append(timeout_s)
+        if len(calls) == 1:
+            return real(pp, timeout_s, planner)
+        return PlanResult("timeout", "fast-downward", timeout_s, message="no plan")
+
+    monkeypatch.setattr(planning, "solve", solve_once)
+    res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
+    assert len(calls) == 2
+    assert res.status == "refused" and res.forbidden == [
+        "plate_2 on fridge|upper while bowl_2 stand there"]
+    assert res.message.startswith("no other plan within 60 s; 1 placement(s)")
 
 
 @pytest.mark.slow

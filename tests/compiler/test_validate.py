@@ -158,6 +158,26 @@ def test_an_unreachable_goal_is_found_unsolvable(suite: Path, tmp_path: Path) ->
 
 
 @pytest.mark.slow
+def test_no_plan_the_world_carries_out_warns_and_strict_fails(suite: Path, tmp_path: Path
+                                                              ) -> None:
+    """`l2-around`'s goal with one planning round: the world refuses the only plan (no
+    room around the bowl on the fridge's upper shelf). Not a proof that the task is
+    unsolvable: a `plan-refused` warning, an error under --strict."""
+    first = records(suite)[0]
+    goal = atom("around", "plate_2", "bowl_2")
+    path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal),
+                                 targets=["plate_2"])])
+    args = ("--limit", "plan_rounds=1", "validate", str(path), "--solve", "--format", "json")
+    code, out, err = run(*args)
+    assert code == 0, out + err
+    assert findings(out)[first.id] == [("plan-refused", "warning")]
+    cert = ValidationReport.model_validate_json(out).task_reports[0].certificate
+    assert cert is not None and cert.status == "refused" and cert.length is not None
+    code, out, _ = run(*args, "--strict")
+    assert code == 1
+
+
+@pytest.mark.slow
 def test_a_stale_template_version_is_an_error(suite: Path, tmp_path: Path) -> None:
     first = records(suite)[0]
     path = write(tmp_path, [line(first, template_version=first.template_version + 1),
