@@ -259,9 +259,10 @@ class PlanningWorld:
         become items of it (built again), so that a plan can take them away. `refused`: the
         world still refuses a placement of the last plan when the rounds are spent, or
         no plan is left (or none is found in the time left) once the refused placements
-        are forbidden; neither proves the task unsolvable. A plan the world refuses for another reason (an action the
-        abstraction allows and the world does not) is returned as found: `fdc audit`'s
-        replay reports it, a fault of the abstraction to fix in the domain."""
+        are forbidden; neither proves the task unsolvable. A plan the world refuses for
+        another reason (an action the abstraction allows and the world does not) is
+        returned as found: `fdc audit`'s replay reports it, a fault of the abstraction to
+        fix in the domain."""
         from fdc.sim_bridge.world.plans import placed_on, replay_plan
 
         task = replace(pp, problem=pp.problem.clone())
