@@ -413,10 +413,12 @@ class _TracePlanner:
             lits = list(dict.fromkeys(self.literals(g)))
             self.lits = lits
             anchors = {x for a, pos in lits if pos for x in a.args[1:]}
-            # anchors first: moving an anchor later would break what was placed by it
+            # anchors first: moving an anchor later would break what was placed by it;
+            # what must end in the hand last: the hand is needed for the others
             positives = sorted(self.gathered([a for a, pos in lits
                                               if pos and a.predicate != "is-open"]),
-                               key=lambda a: a.args[0] not in anchors)
+                               key=lambda a: (a.predicate == "holding",
+                                              a.args[0] not in anchors))
             for a in positives:
                 if not self.now(a):
                     self.make(a)
@@ -474,13 +476,11 @@ class _TracePlanner:
         for other in w.state.posed.items_carried_by(item):  # take them off first
             self.move_away(other, [], avoid)
         src = w.state.posed.support_of(item)
-        if src is None:
-            raise Unsolvable(f"`{item}` stands on no surface")
         closed = w.state.posed.enclosing_container(item)
         if closed is not None:
             self.open_container(closed.id)
-        if not self.env.reachable(item):
-            self.do(ActionName.GO_TO, src)
+        if not self.env.reachable(item):  # to its surface, or beside it on the floor
+            self.do(ActionName.GO_TO, item if src is None else src)
         self.do(ActionName.PICK, item)
 
     def open_container(self, surface: str) -> None:
@@ -500,6 +500,12 @@ class _TracePlanner:
         self.do(ActionName.OPEN if value else ActionName.CLOSE, furniture)
 
     def make(self, a: GAtom) -> None:
+        if a.predicate == "holding":  # in the hand at the end: what it holds goes first
+            held = self.env.world.held_object()
+            if held is not None and held != a.args[0]:
+                self.move_away(held, [])
+            self.fetch(a.args[0])
+            return
         if a.predicate not in RELOCATING:
             raise Unsolvable(f"{to_pddl(a)}: the action space has no action that changes "
                              f"`{a.predicate}`")

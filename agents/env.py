@@ -328,6 +328,13 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         return within_reach(w.state.posed, w.agent_pose(), what, reach_m=w.config.reach_m,
                             arm_reach_m=w.config.arm_reach_m)
 
+    def floor_items(self) -> list[str]:
+        """The movable items that stand on no surface (on the floor), not in the hand."""
+        posed = self.world.state.posed
+        held = self.world.held_object()
+        return [o.id for o in posed.objects() if o.kind is Kind.MOVABLE and o.id != held
+                and posed.support_of(o.id) is None]
+
     def regions(self, surface_id: str) -> list[Region]:
         return listed_regions(self.world.state.posed, surface_id)
 
@@ -344,6 +351,11 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         posed = w.state.posed
         out = [AgentAction(action=ActionName.GO_TO, target=s.id)
                for s in self.graph.surfaces() if s.object_id != w.held_object()]
+        floor = self.floor_items()
+        out += [AgentAction(action=ActionName.GO_TO, target=x) for x in floor]
+        if w.held_object() is None:
+            out += [AgentAction(action=ActionName.PICK, target=x) for x in floor
+                    if self.reachable(x)]
         here = self._at
         if here is not None:
             out.append(AgentAction(action=ActionName.CHANGE_VIEW))
@@ -479,6 +491,11 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         return None, f"`{target}` is a room, not a surface"
 
     def _go_to(self, target: str) -> tuple[bool, str]:
+        if target in self.floor_items():  # beside the item, at no surface
+            res = self.world.navigate(target)
+            if res.ok:
+                self._at = None
+            return res.ok, res.reason
         s, why = self._surface(target)
         if s is None:
             return False, why
@@ -636,6 +653,10 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         if first:
             lines.append("Surfaces: " + ", ".join(f"`{s.id}`" for s in self.graph.surfaces())
                          + ".")
+            floor = self.floor_items()
+            if floor:
+                lines.append("On the floor: " + "; ".join(
+                    _item_text(self.graph.object(x)) for x in floor) + ".")
             containers = [s for s in posed.surfaces() if s.container is not None]
             if containers:
                 lines.append("Containers: " + ", ".join(

@@ -32,7 +32,6 @@ class DropCode(StrEnum):
     NO_TARGET = "no-target"  # start checks: the goal names no target entity
     ALREADY_TRUE = "already-true"  # start checks: the goal holds where the task starts
     INFEASIBLE = "infeasible"  # start checks: the embedded world can never achieve it
-    OFF_SURFACES = "off-surfaces"  # start checks: it needs an item on no surface (floor)
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
     RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
     DUPLICATE = "duplicate"  # record: the same goal and instructions as a task kept before
@@ -57,8 +56,6 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.NO_TARGET: "no target entity",
     DropCode.ALREADY_TRUE: "goal already true at the start",
     DropCode.INFEASIBLE: "goal cannot be achieved: {subject}",
-    DropCode.OFF_SURFACES: "goal needs {entities}, on no surface (the floor): fdc's planner "
-                           "and oracle act on items on surfaces only",
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
     DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",
     DropCode.DUPLICATE: "the same goal and instructions as task `{subject}`",
@@ -73,8 +70,6 @@ _KEYS: dict[DropCode, str] = {
     DropCode.TARGET_FALSE: "the goal of target … folds to false",
     DropCode.ORDER_TIE: "tie in the order {subject}",
     DropCode.DUPLICATE: "the same goal and instructions as another task",
-    DropCode.OFF_SURFACES: "goal needs an item on no surface (the floor): fdc's planner and "
-                           "oracle act on items on surfaces only",
     DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience",
 }
 

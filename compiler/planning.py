@@ -2,7 +2,8 @@
 
 The domain is fdc-home's actions (`domain/fdc-home.pddl`): a symbolic abstraction of the
 embedded world in which the robot navigates to any furniture surface or item top, picks
-an item from the surface it rests on when nothing stands on it, and puts it down with one
+an item from the surface it rests on when nothing stands on it (or, walking to it, from
+the floor, where it rests on no surface: `pick-from-floor`), and puts it down with one
 placement action per geometric fluent (`place`, `place-in-cell`, `place-around`,
 `place-at-side`, `place-between`, `place-inside`) or on another item's top
 (`place-on-item`); a fluent becomes true only by the placement that establishes it, and
@@ -15,7 +16,7 @@ which unified-planning lacks; numeric functions other than `total-cost` left out
 scene's facts and its initial state. `PlanningWorld.build` makes one task's problem:
 
 - objects: the scene's furniture and rooms, the surfaces a plan may use (those named,
-  those the items start on, one spare: see `_objects`), what stands on the items kept
+  those the kept items start on, one spare: see `_objects`), what stands on the items kept
   (`pick` needs an item's tops clear, as the world does) and the items the goal names,
   except items it names only in literals that are false at the start and must stay
   false (`(not (on cup_3 table|top))` for every cup not on the table): no plan needs to
@@ -452,11 +453,11 @@ class PlanningWorld:
 
     def _objects(self, goal: Goal, items: set[str], named: set[str]) -> set[str]:
         """The objects of a task's problem: furniture and rooms; the items a plan may
-        move; the surfaces the goal names, those the items (and anchors) start on (every
-        one a `same-surface` item is `on`), and those of furniture in a room or of
-        furniture the goal names, and one spare open surface; the items whose tops the
-        goal names, and the surfaces of every item kept with what stands on them or lies
-        in them (`_carried`). In the abstraction surfaces
+        move; the surfaces the goal names, every one a `same-surface` item is `on`, and
+        those of furniture in a room or of furniture the goal names, and one spare open
+        surface; the items whose tops the goal names, and the surfaces of every item kept
+        with what stands on them or lies in them (`_carried`); the surface each kept item
+        stands on (an item on none is on the floor). In the abstraction surfaces
         have no capacity, so a plan never needs another: what it parks elsewhere it can
         park where the item came from, or, when the goal sends the item away from there,
         on the spare surface."""
@@ -471,14 +472,15 @@ class PlanningWorld:
         in_room = f.true_atoms("furniture-in-room")
         owners = {g for g, r in in_room if r in rooms}
         keep |= {s for s, owner in f.true_atoms("surface-of") if owner in owners}
-        for item in items:
-            support = self.context.require_state().support_of(item)
-            if support is not None:
-                keep.add(support)
         keep |= self._under(goal)
         # the items whose tops the goal names (a plan may put something there)
         tops = {o for t, o in f.true_atoms("top-of") if t in named}
         keep |= self._carried(items | tops)
+        # every item kept with the surface it stands on: an item `on` no kept surface is
+        # on the floor to `pick-from-floor`
+        state = self.context.require_state()
+        keep |= {s for x in keep if f.has_type(x, ("movable",))
+                 if (s := state.support_of(x)) is not None and s in f.types}
         # One spare open surface the goal says nothing about: a place for what must
         # leave the surfaces it names (any other such surface would do as well).
         spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep

@@ -1,8 +1,6 @@
 """The start checks: a ground goal makes no task when it names no target entity, when it
 already holds where the task starts, or when the embedded world can never make it true
-(judged in this order, so each dropped binding is counted under the first that applies),
-or when it needs an item that stands on no surface (on the floor), which fdc's planning
-abstraction and oracle act on from surfaces only.
+(judged in this order, so each dropped binding is counted under the first that applies).
 
 A ground goal is infeasible when some atom it needs can never hold, by the geometric
 rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
@@ -18,7 +16,7 @@ negated one, a memory task's targets, or PARTNR's counting forms.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from fdc.predicates.goal import GAnd, GAtom, Goal, GOr, GTargets, GThen, atoms
 from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on
@@ -31,12 +29,9 @@ from .drops import Drop, DropCode
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
-    from fdc.sim_bridge.world.state import WorldState
 
     from .check import DomainInfo
     from .compile import SceneCompiler
-
-R = TypeVar("R")
 
 _CELLS = frozenset(d.value for d in Direction)
 
@@ -53,10 +48,7 @@ def check_start(compiler: SceneCompiler, goal: Goal, domain: DomainInfo, start: 
     holds = compiler.judge(domain, start, atoms(goal))
     thresholds = {th.name: float(th.value) for th in domain.domain.thresholds}
     rule = infeasible(goal, compiler.graph, holds.__getitem__, thresholds)
-    if rule is not None:
-        return Drop(DropCode.INFEASIBLE, str(rule))
-    off = off_surfaces(goal, compiler.graph, compiler.states[start], holds.__getitem__)
-    return Drop(DropCode.OFF_SURFACES, entities=off) if off else None
+    return None if rule is None else Drop(DropCode.INFEASIBLE, str(rule))
 
 
 def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
@@ -89,24 +81,16 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                     return found
         return None
 
-    return _needed(goal, atom, together)
-
-
-def _needed(goal: Goal, atom: Callable[[GAtom], R | None],
-            together: Callable[[GAnd], R | None] | None = None) -> R | None:
-    """The first finding of `atom` on an atom the goal needs (every part of a
-    conjunction, every step of a sequence, some part of a disjunction: found only when
-    every part has one), and of `together` on each conjunction; None when none."""
-    def walk(g: Goal) -> R | None:
+    def walk(g: Goal) -> Infeasible | None:
         if isinstance(g, GAtom):
             return atom(g)
         if isinstance(g, GAnd):
             found = next((r for p in g.parts if (r := walk(p)) is not None), None)
-            return found if found is not None or together is None else together(g)
+            return found if found is not None else together(g)
         if isinstance(g, GThen):
             return next((r for p in g.steps if (r := walk(p)) is not None), None)
-        if isinstance(g, GOr):  # impossible when every part is: the first one's finding
-            first: R | None = None
+        if isinstance(g, GOr):  # impossible when every part is: the first one's rule
+            first: Infeasible | None = None
             for p in g.parts:
                 r = walk(p)
                 if r is None:
@@ -116,21 +100,6 @@ def _needed(goal: Goal, atom: Callable[[GAtom], R | None],
         return None
 
     return walk(goal)
-
-
-def off_surfaces(goal: Goal, graph: SceneGraph, state: WorldState,
-                 holds: Callable[[GAtom], bool]) -> tuple[str, ...]:
-    """The items standing on no surface (on the floor) that an atom the goal needs and
-    that does not hold at the start names: fdc's planning abstraction picks and reaches
-    items on surfaces only, and so does the oracle; the embedded world would pick them."""
-    def atom(a: GAtom) -> tuple[str, ...] | None:
-        if holds(a):
-            return None
-        off = tuple(x for x in a.args if graph.has(x) and isinstance(
-            e := graph.entity(x), ObjectInfo) and e.is_movable and state.support_of(x) is None)
-        return off or None
-
-    return _needed(goal, atom) or ()
 
 
 def _conjuncts(g: GAnd) -> list[GAtom]:

@@ -187,6 +187,28 @@
         (and (not (between ?o ?a ?b)) (not (between ?a ?o ?b)) (not (between ?a ?b ?o))))
       (increase (total-cost) 1)))
 
+  ; An item that stands on no surface (on the floor): walk to it and pick it up. The
+  ; robot then stands by the item's old spot, at no surface and in no room it could name.
+  (:action pick-from-floor
+    :parameters (?o - movable)
+    :precondition (and
+      (hand-empty)
+      (forall (?s - surface) (not (on ?o ?s)))
+      (forall (?t - item-top ?x - movable) (imply (top-of ?t ?o) (not (on ?x ?t))))
+      (forall (?x - movable) (not (inside ?x ?o))))
+    :effect (and
+      (holding ?o)
+      (not (hand-empty))
+      (forall (?s - surface) (not (robot-at-receptacle ?s)))
+      (forall (?r - room) (and (not (robot-in-room ?r)) (not (in-room ?o ?r))))
+      (forall (?x - movable) (not (robot-at-object ?x)))
+      (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
+      (forall (?a - movable ?d - cell)
+        (and (not (at-side ?o ?a ?d)) (not (at-side ?a ?o ?d))))
+      (forall (?a ?b - movable)
+        (and (not (between ?o ?a ?b)) (not (between ?a ?o ?b)) (not (between ?a ?b ?o))))
+      (increase (total-cost) 2)))
+
   (:action place
     :parameters (?o - movable ?s - furniture-surface ?f - furniture ?r - room)
     :precondition (and

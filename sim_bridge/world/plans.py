@@ -8,7 +8,7 @@ the world the experience left behind), as its meaning in fdc-home says:
 
 - `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to`: walk to the surface `?to`;
   `navigate-to-object ?o ?r`: walk to the item `?o`;
-- `pick ?o ?s`: pick `?o`;
+- `pick ?o ?s`: pick `?o`; `pick-from-floor ?o`: walk to `?o` and pick it;
 - `place ?o ?s ...`, `place-on-item ?o ?t ?i`: put the held item anywhere on the
   surface `?s` (or the item top `?t`) (`on`); `place-in-cell ?o ?s ?c
   ...`: in cell `?c` of `?s`; `place-around ?o ?a ...`: next to `?a`; `place-at-side ?o ?a
@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 #: fdc-home's actions and their arity (the parameters a plan's line names).
 ARITY: dict[str, int] = {
     "navigate-to-receptacle": 3, "navigate-to-item": 1, "navigate-to-object": 2,
-    "pick": 2, "place": 4, "place-on-item": 3, "place-in-cell": 5, "place-around": 5,
-    "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2, "close": 2,
+    "pick": 2, "pick-from-floor": 1, "place": 4, "place-on-item": 3, "place-in-cell": 5,
+    "place-around": 5, "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2,
+    "close": 2,
 }
 
 #: The placements that put an item on a surface: the parameter (from 0) naming it.
@@ -79,7 +80,7 @@ def placed_on(line: str) -> tuple[str, str] | None:
 def moved(line: str) -> str | None:
     """The item a plan line picks or puts down (None: it moves no item)."""
     name, *args = line.split()
-    if ARITY.get(name) != len(args) or not (name == "pick" or name.startswith("place")):
+    if ARITY.get(name) != len(args) or not name.startswith(("pick", "place")):
         return None
     return args[0]
 
@@ -110,6 +111,9 @@ def _act(world: EmbeddedWorld, line: str) -> ActionResult:
         return world.navigate(args[0])
     if name == "pick":
         return world.pick(args[0])
+    if name == "pick-from-floor":
+        walked = world.navigate(args[0])
+        return world.pick(args[0]) if walked.ok else walked
     if name in ("place", "place-on-item"):
         return world.place(args[1], Relation.ON)
     if name == "place-in-cell":

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
+from fdc.compiler.planning import PlanningWorld
 from fdc.compiler.suite import TaskRecord, parse_suite
 from fdc.evaluation.audit import checks
 from fdc.evaluation.audit.checks import CHECKS, MEMORY, PROCESS, Outcome, TaskAudit
@@ -144,13 +145,13 @@ def test_a_plan_step_removed_is_caught_by_the_replay(suite: Path, tmp_path: Path
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The planner's last action dropped: the shortened plan still runs in the world,
     and the checkers find the goal not reached; the reproducer shows it again."""
-    solve = checks.solve
+    certify = PlanningWorld.certify
 
     def short(*args: Any, **kwargs: Any) -> Any:
-        res = solve(*args, **kwargs)
+        res = certify(*args, **kwargs)
         return dataclasses.replace(res, plan=res.plan[:-1], length=len(res.plan) - 1)
 
-    monkeypatch.setattr(checks, "solve", short)
+    monkeypatch.setattr(PlanningWorld, "certify", short)
     report_path = tmp_path / "audit.json"
     code, out, err = run("audit", str(suite), "--task", records(suite)["l1-to-surface"].id,
                          "--format", "json", "-o", str(report_path))
@@ -328,3 +329,57 @@ def test_ctrl_c_leaves_no_report(suite: Path, tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "interrupted: no report" in err and "Traceback" not in err
     assert not report.exists() and not (tmp_path / "audit.repro").exists()
+
+
+FLOOR_TEMPLATES = """(define (template ball-to-table)
+  (:domain fdc-home)
+  (:tags manipulation process)
+  (:parameters ?o - movable ?s - furniture-surface)
+  (:goal (on ?o ?s))
+  (:instruction "Put {{ o | ref }} on {{ s | ref }}.")
+  (:ambiguity reject))
+(define (template pick-any)
+  (:domain fdc-home)
+  (:tags manipulation process)
+  (:parameters ?o - movable)
+  (:goal (holding ?o))
+  (:instruction "Pick up {{ o | ref }}.")
+  (:ambiguity reject))
+"""
+
+
+@pytest.mark.slow
+def test_items_on_the_floor_are_picked_by_planner_world_and_oracle_alike(tmp_path: Path) -> None:
+    """A ball on the floor (as the Habitat fixture scene's donut and ball): its tasks
+    compile, the planner picks it with `pick-from-floor`, the world carries the plan out,
+    the oracle walks to it: every column agrees (before, no model could pick it)."""
+    def thing(ident: str, category: str, xyz: tuple[float, ...], size: tuple[float, ...],
+              kind: str) -> dict[str, Any]:
+        return {"id": ident, "category": category, "pose": {"position": list(xyz)},
+                "size": list(size), "kind": kind}
+
+    scene = tmp_path / "scene.json"
+    scene.write_text(json.dumps({
+        "format_version": "1.0", "name": "floor",
+        "rooms": [{"id": "r", "category": "kitchen",
+                   "polygon": [[0, 0], [4, 0], [4, 4], [0, 4]]}],
+        "objects": [thing("table", "table", (2, 2, 0.375), (0.8, 1.4, 0.75), "furniture"),
+                    thing("cup_0", "cup", (2, 2, 0.8), (0.08, 0.08, 0.1), "movable"),
+                    thing("ball_0", "ball", (3.2, 3.2, 0.1), (0.2, 0.2, 0.2), "movable")],
+        "agent": {"position": [0.5, 0.5, 0.0]}}))
+    (tmp_path / "t.pddl").write_text(FLOOR_TEMPLATES)
+    suite = tmp_path / "out" / "suite.jsonl"
+    code, out, err = run("compile", str(scene), "-T", str(tmp_path / "t.pddl"),
+                         "-o", str(suite))
+    assert code == 0, out + err
+    ball = {r.template: r for r in parse_suite(suite.read_text())[0]
+            if r.bindings["?o"] == "ball_0"}
+    assert set(ball) == {"ball-to-table", "pick-any"}
+    code, report, _ = audit_json(str(suite))
+    assert code == 0, report.disagreements
+    for r in ball.values():
+        task = next(t for t in report.task_results if t.id == r.id)
+        wanted = ("plan", "replay", "oracle", "idle", "random", "start")
+        assert {k: task.checks[k].status for k in wanted} == dict.fromkeys(wanted, "agree")
+    code, out, err = run("validate", str(suite), "--solve")
+    assert code == 0, out + err
