@@ -2,7 +2,8 @@
 
 This module builds the app, registers each command and group in the order `fdc --help`
 lists them, and holds the one top-level guard (`GuardedGroup`). Exit codes everywhere: 0
-ok, 1 findings, 2 usage or input error, 3 internal error, 130 interrupted.
+ok, 1 findings (or the output's reader gone), 2 usage or input error, 3 internal error,
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class GuardedGroup(TyperGroup):
     """The `fdc` group: whatever a command lets escape ends as an exit code and a short
     message, never a traceback (unless `fdc --debug`). An `InputError` (a bad input or
     output the user named) exits 2 with its message; an interrupt exits 130; any other
-    exception is an internal error, exit 3. Typer's own exits and usage errors pass."""
+    exception is an internal error, exit 3. Typer's own exits and usage errors pass, and so
+    does a reader that closed the pipe (`fdc ... | head`): click ends quietly, exit 1."""
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: Any = None, **extra: Any) -> Any:
@@ -53,8 +55,8 @@ class GuardedGroup(TyperGroup):
 
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, ClickException):
-            raise
+        except (typer.Exit, typer.Abort, ClickException, BrokenPipeError):
+            raise  # a broken pipe (`fdc ... | head`): click ends quietly, exit 1
         except KeyboardInterrupt:
             _echo("fdc: interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None

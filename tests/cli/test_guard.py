@@ -1,8 +1,13 @@
 """The top-level guard: an unexpected exception is an internal error (exit 3, a short
 message, the command, fdc's version, a hint), its traceback only with `fdc --debug`; an
-`InputError` exits 2 with its message; an interrupt 130; typer's usage errors stay 2."""
+`InputError` exits 2 with its message; an interrupt 130; typer's usage errors stay 2; a
+closed output pipe ends quietly."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -63,3 +68,15 @@ def test_an_interrupt_exits_130_without_a_traceback(monkeypatch: pytest.MonkeyPa
 def test_usage_errors_stay_exit_2(args: list[str]) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and "internal error" not in result.output
+
+
+def test_a_closed_output_pipe_ends_quietly() -> None:
+    """`fdc audit --help | head`: the reader is gone before fdc writes; no internal error."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "fdc", "audit", "--help"], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (1, "")
