@@ -1,22 +1,12 @@
-; FindingDory's room visitation tasks: rooms the robot did or did not visit, where it
-; started, where it spent the most (and, new in fdc, the least) time, and the rooms an
-; item started and ended in. Times within half a minute (`tie_duration_min`) are a tie:
-; the binding is rejected. An item is named by its category when it is the only item of
-; that category the robot moved, so its description never gives the room away.
-(define (template room-not-visited)
-  (:domain fdc-home)
-  (:category room-visitation)
-  (:tags memory single-goal)
-  (:version 1)
-  (:description "Go to any room the robot did not visit.")
-  (:parameters)
-  (:constraints (exists (?r - room) (not (visited ?r))))
-  (:goal (exists (?r - room) (and (not (visited ?r)) (robot-in-room ?r))))
-  (:instruction
-    "Navigate to a room that you did not visit yesterday."
-    "Go to a room you did not enter yesterday.")
-  (:ambiguity reject))
-
+; FindingDory's room visitation tasks: where the robot started, the room it entered second
+; and (new in fdc) the last room it entered for the first time, where it spent the most
+; (and, new in fdc, the least) time, and the rooms an item started and ended in.
+; FindingDory also asks for a room the robot did not visit: the robot is in such a room
+; at no frame of its experience, so no frame answers it (FindingDory's `[-1]`); its
+; opposite, any visited room, is in most frames, so a random frame answers it. Times
+; within half a minute (`tie_duration_min`) are a tie: the binding is rejected. An item is
+; named by its category when it is the only item of that category the robot moved, so
+; its description never gives the room away.
 (define (template room-initial)
   (:domain fdc-home)
   (:category room-visitation)
@@ -43,6 +33,25 @@
   (:instruction
     "Navigate to the {{ 2 | ordinal_word }} room you visited yesterday."
     "Go to the room you entered right after the one you started in yesterday.")
+  (:ambiguity reject))
+
+; The third room or later, so never the second one `room-second-visited` asks for.
+(define (template room-last-first-visited)
+  (:domain fdc-home)
+  (:category room-visitation)
+  (:tags memory single-goal)
+  (:version 1)
+  (:description "Go to the last room the robot entered for the first time, the third or later.")
+  (:parameters ?r - room)
+  (:constraints (and
+    (visited ?r)
+    (> (visit-order ?r) 2)
+    (not (final-room ?r))
+    (argmax ?r (?x - room) (visit-order ?x) (visited ?x))))
+  (:goal (robot-in-room ?r))
+  (:instruction
+    "Navigate to the last new room you entered yesterday."
+    "Of the rooms you went into yesterday, go to the one you first entered last.")
   (:ambiguity reject))
 
 (define (template room-most-time)
