@@ -305,21 +305,28 @@ def stacking_blocked(g: SceneGraph, surface_id: str) -> bool:
 
 
 def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction | None]], *,
-         on_top_m: float = 0.15, on_below_m: float = 0.02) -> Infeasible | None:
+         at_least: int | None = None, on_top_m: float = 0.15, on_below_m: float = 0.02
+         ) -> Infeasible | None:
     """Why the items of `wanted` (each with the cell its centre must lie in, or None)
-    can never all stand on `surface_id` at once, each moved there by a placement, or
-    None. Judged where nothing can be stacked (`stacking_blocked`): each item then
-    stands on the surface itself, turned 0 or 90 degrees, and keeps the placement gap
-    from the others. When no two of them can stand side by side along one axis of the
-    surface (their centres' spans along it are too short for their widths), they stand
-    in a row along the other, which needs the sum of their widths there (the two widest
-    at the ends counting half) and the gaps between them."""
-    if len(wanted) < 2 or not stacking_blocked(g, surface_id):
+    can never all stand on `surface_id` at once (with `at_least`, never that many of
+    them: a count), each moved there by a placement, or None. Judged where nothing can
+    be stacked (`stacking_blocked`): each item then stands on the surface itself,
+    turned 0 or 90 degrees, and keeps the placement gap from the others. When no two of
+    them can stand side by side along one axis of the surface (their centres' spans
+    along it are too short for their widths), they stand in a row along the other,
+    which needs the sum of their widths there (the two widest at the ends counting
+    half) and the gaps between them. For a count, only the items that can rest there
+    alone are candidates, and the narrowest of them make the shortest row: no choice
+    of them fits when those do not (the span the row must fit in is the candidates'
+    widest)."""
+    need_n = len(wanted) if at_least is None else at_least
+    if need_n < 2 or not stacking_blocked(g, surface_id):
         return None
     s = g.surface(surface_id)
     gap = g.config.placement.gap_m
     # per item: (u0, v0, u1, v1, half along u, half along v) of each orientation that fits
     shapes: list[list[tuple[float, ...]]] = []
+    alone: Infeasible | None = None  # why the first item that cannot rest there alone
     for item, cell in wanted:
         info = g.object(item)
         height = item_height_m(info)
@@ -327,7 +334,10 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
             return None
         one = rest_on(g, item, surface_id, cell, on_top_m=on_top_m, on_below_m=on_below_m)
         if one is not None:
-            return one
+            if at_least is None:
+                return one
+            alone = alone or one
+            continue
         box = cell_box(s, Direction(cell)) if cell is not None else None
         sx, sy = float(info.size[0]) / 2, float(info.size[1]) / 2
         found = []
@@ -338,6 +348,8 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
             if not c.is_empty:
                 found.append((*c.bounds, hu - SLACK_M, hv - SLACK_M))
         shapes.append(found)
+    if len(shapes) < need_n:
+        return alone
     for axis in (0, 1):  # the axis along which no two can stand side by side
         other = 1 - axis
         apart = any(
@@ -346,8 +358,8 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
             for a in shapes[i] for b in shapes[j])
         if apart:
             continue
-        widths = sorted(2 * min(o[4 + other] for o in sh) for sh in shapes)
-        need = sum(widths) - (widths[-1] + widths[-2]) / 2 + gap * (len(widths) - 1)
+        widths = sorted(2 * min(o[4 + other] for o in sh) for sh in shapes)[:need_n]
+        need = sum(widths) - (widths[-1] + widths[-2]) / 2 + gap * (need_n - 1)
         span = max(o[other + 2] for sh in shapes for o in sh) - \
             min(o[other] for sh in shapes for o in sh)
         if span < need - SLACK_M:
