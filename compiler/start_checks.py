@@ -6,13 +6,13 @@ A ground goal is infeasible when some atom it needs can never hold, by the geome
 rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
 larger than the surface, or whose centre cannot lie in its cell while it stands on the
 surface), or when several items it needs on one surface cannot stand there side by
-side where nothing can be stacked: those a conjunction puts on the surface (or around
-an anchor it keeps there), or `at-least N` of a count node's. This module only reads
-the goal: which atoms must hold (every part of a conjunction, every step of a
-sequence, some part of a disjunction, N items of a count), and which relocation each
-asks for; the geometry is the scene graph's. An atom that holds at the start is never
-judged (the item need not move), nor a negated one, a memory task's targets, or
-PARTNR's checklists.
+side, or take more room than it has, where nothing can be stacked: those a conjunction
+puts on the surface (or around an anchor it keeps there), or `at-least N` of a count
+node's. This module only reads the goal: which atoms must hold (every part of a
+conjunction, every step of a sequence, some part of a disjunction, N items of a count),
+and which relocation each asks for; the geometry is the scene graph's. An atom that
+holds at the start is never judged (the item need not move), nor a negated one, a
+memory task's targets, or PARTNR's checklists.
 """
 
 from __future__ import annotations

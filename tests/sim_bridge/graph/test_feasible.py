@@ -141,6 +141,19 @@ def test_at_least_some_side_by_side_where_nothing_stacks(g: SceneGraph) -> None:
     assert pack(g, "table|top", trays * 2, at_least=3) is None
 
 
+def test_more_items_than_the_room_holds() -> None:
+    """0.16 m cubes on the 0.9 x 0.35 m shelf: two rows of five fit, and rows do not
+    rule out more (two stand side by side either way); twelve take more room, with the
+    gap, than the shelf has."""
+    cubes = [item(f"cube_{k}", (0.16, 0.16, 0.1), k) for k in range(12)]
+    g = graph([SHELF, TABLE, *cubes], agent=(3.5, 3.5))
+    wanted = [(f"cube_{k}", None) for k in range(12)]
+    assert pack(g, "shelf|shelf_2", wanted) is Infeasible.CROWDED
+    assert pack(g, "shelf|shelf_2", wanted, at_least=12) is Infeasible.CROWDED
+    assert pack(g, "shelf|shelf_2", wanted, at_least=10) is None
+    assert pack(g, "shelf|shelf_2", wanted[:10]) is None
+
+
 def test_a_container_item_too_low_inside(g: SceneGraph) -> None:
     assert inside_object(g, "lamp", "box") is Infeasible.TOO_TALL
     assert not place_inside(g, "lamp", "box").ok
