@@ -5,12 +5,14 @@ already holds where the task starts, or when the embedded world can never make i
 A ground goal is infeasible when some atom it needs can never hold, by the geometric
 rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
 larger than the surface, or whose centre cannot lie in its cell while it stands on the
-surface), or when the items a conjunction puts on one surface cannot stand there side
-by side where nothing can be stacked. This module only reads the goal: which atoms
-must hold (every part of a conjunction, every step of a sequence, some part of a
-disjunction), and which relocation each asks for; the geometry is the scene graph's.
-An atom that holds at the start is never judged (the item need not move), nor a
-negated one, a memory task's targets, or PARTNR's counting forms.
+surface), or when several items it needs on one surface cannot stand there side by
+side, or take more room than it has, where nothing can be stacked: those a conjunction
+puts on the surface (or around an anchor it keeps there), or `at-least N` of a count
+node's. This module only reads the goal: which atoms must hold (every part of a
+conjunction, every step of a sequence, some part of a disjunction, N items of a count),
+and which relocation each asks for; the geometry is the scene graph's. An atom that
+holds at the start is never judged (the item need not move), nor a negated one, a
+memory task's targets, or PARTNR's checklists.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from fdc.predicates.goal import GAnd, GAtom, Goal, GOr, GTargets, GThen, atoms
+from fdc.predicates.goal import GAnd, GAtom, GCount, Goal, GOr, GTargets, GThen, atoms
 from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
@@ -68,18 +70,64 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
         return memo[a]
 
     def together(g: GAnd) -> Infeasible | None:
-        """The items a conjunction puts on one surface, judged together."""
+        """The items a conjunction puts on one surface, judged together: those it
+        names on the surface (in a cell), and those it puts `around` an anchor it names
+        on the surface that stand elsewhere at the start (the `around` checker wants
+        them on the anchor's surface: each is judged there alone, then with the rest)."""
+        parts = _conjuncts(g)
         groups: dict[str, list[tuple[str, Direction | None]]] = {}
-        for a in _conjuncts(g):
+        home: dict[str, str] = {}  # an item the conjunction keeps on a surface -> it
+        for a in parts:
             where = _surface_of(a, graph)
-            if where is not None and not holds(a):
-                groups.setdefault(where[1], []).append((a.args[0], where[2]))
+            if where is not None:
+                home[where[0]] = where[1]
+                if not holds(a):
+                    groups.setdefault(where[1], []).append((where[0], where[2]))
+        for a in parts:
+            item = _around_of(a, graph, home)
+            if item is None or holds(a):
+                continue
+            alone = rest_on(graph, item, home[a.args[1]], **band)
+            if alone is not None:  # it can never stand on the anchor's surface
+                return alone
+            wanted = groups.setdefault(home[a.args[1]], [])
+            if all(x != item for x, _ in wanted):
+                wanted.append((item, None))
         for surface, wanted in sorted(groups.items()):
             if len({item for item, _ in wanted}) == len(wanted):
                 found = pack(graph, surface, wanted, **band)
                 if found is not None:
                     return found
         return None
+
+    def count(g: GCount) -> Infeasible | None:
+        """At least `number` of the items on a surface (in a receptacle): those there at
+        the start count free, the rest are packed (`pack`'s count). Impossible when it is
+        so on every surface of `others`; judged only when the items must gather on one
+        surface (one surface named, or `same_other`), and by the checkers' own thresholds
+        (`holds` judged the atoms with them)."""
+        if g.op == "at-most" or not g.others or (len(g.others) > 1 and not g.same_other) \
+                or g.thresholds:
+            return None
+        first: Infeasible | None = None
+        for other in g.others:
+            held, wanted, surface = 0, [], None
+            for item in dict.fromkeys(g.items):
+                a = g.atom_for(item, other)
+                where = _surface_of(a, graph)
+                if where is None:
+                    return None
+                if holds(a):
+                    held += 1
+                else:
+                    wanted.append((where[0], None))
+                    surface = where[1]
+            found = None if surface is None or g.number <= held else pack(
+                graph, surface, wanted, at_least=g.number - held, **band)
+            if found is None:
+                return None
+            first = first or found
+        return first
 
     def walk(g: Goal) -> Infeasible | None:
         if isinstance(g, GAtom):
@@ -97,6 +145,8 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                     return None
                 first = first or r
             return first
+        if isinstance(g, GCount):
+            return count(g)
         return None
 
     return walk(goal)
@@ -129,6 +179,22 @@ def _surface_of(a: GAtom, graph: SceneGraph) -> tuple[str, str, Direction | None
     if len(args) < 3 or args[2] not in _CELLS:
         return None
     return item.id, where.id, Direction(args[2])
+
+
+def _around_of(a: GAtom, graph: SceneGraph, home: Mapping[str, str]) -> str | None:
+    """The item of an `around` atom whose anchor must stand on a surface (`home`) the
+    item stands off at the start (its footprint clear of the surface's outline), else
+    None."""
+    import shapely
+
+    if a.predicate != "around" or len(a.args) != 2 or a.args[1] not in home or \
+            not graph.has(a.args[0]):
+        return None
+    item = graph.entity(a.args[0])
+    if not isinstance(item, ObjectInfo) or not item.is_movable:
+        return None
+    surface = graph.surface(home[a.args[1]])
+    return None if shapely.intersects(item.footprint, surface.polygon) else item.id
 
 
 def _atom(a: GAtom, graph: SceneGraph, band: Mapping[str, float], margin_m: float

@@ -23,6 +23,10 @@ centres where a footprint fits are the outline eroded by the footprint (the outl
 minus every edge swept by the box), computed with a box a little smaller than the
 item so that only a real impossibility is reported.
 
+Several items on one surface where nothing can be stacked (`pack`) each stand on the
+surface itself, kept the placement gap apart: in a row when no two fit side by side
+across it (`PACKING`), and never on more area than the surface offers (`CROWDED`).
+
 A container item (`box_0`) counts an item inside when the item's centre is in its box
 (grown by the checker's margin): the item rests on one of its floors, or stands beside
 it or on its lid close enough. Beside it, another item keeps the placement gap from it;
@@ -65,6 +69,7 @@ class Infeasible(StrEnum):
     TOO_LARGE = "an item larger than its surface"
     CELL = "an item whose centre cannot lie in its cell while it stands on the surface"
     PACKING = "items that cannot stand side by side on their surface"
+    CROWDED = "items whose footprints together take more room than their surface has"
 
 
 def item_height_m(info: ObjectInfo) -> float:
@@ -305,21 +310,36 @@ def stacking_blocked(g: SceneGraph, surface_id: str) -> bool:
 
 
 def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction | None]], *,
-         on_top_m: float = 0.15, on_below_m: float = 0.02) -> Infeasible | None:
+         at_least: int | None = None, on_top_m: float = 0.15, on_below_m: float = 0.02
+         ) -> Infeasible | None:
     """Why the items of `wanted` (each with the cell its centre must lie in, or None)
-    can never all stand on `surface_id` at once, each moved there by a placement, or
-    None. Judged where nothing can be stacked (`stacking_blocked`): each item then
-    stands on the surface itself, turned 0 or 90 degrees, and keeps the placement gap
-    from the others. When no two of them can stand side by side along one axis of the
-    surface (their centres' spans along it are too short for their widths), they stand
-    in a row along the other, which needs the sum of their widths there (the two widest
-    at the ends counting half) and the gaps between them."""
-    if len(wanted) < 2 or not stacking_blocked(g, surface_id):
+    can never all stand on `surface_id` at once (with `at_least`, never that many of
+    them: a count), each moved there by a placement, or None. Judged where nothing can
+    be stacked (`stacking_blocked`): each item then stands on the surface itself,
+    turned 0 or 90 degrees, and keeps the placement gap from the others. Two rules:
+
+    - `PACKING`: when no two of them can stand side by side along one axis of the
+      surface (their centres' spans along it are too short for their widths), they
+      stand in a row along the other, which needs the sum of their widths there (the
+      two widest at the ends counting half) and the gaps between them;
+    - `CROWDED`: each footprint grown by half the gap is clear of the others' and lies
+      within the part of the surface its centre's span reaches (grown by as much), so
+      the grown footprints' areas sum to no more than that part's.
+
+    For a count, only the items that can rest there alone are candidates, and the
+    narrowest (smallest) of them make the shortest row (least area): no choice of them
+    fits when those do not (the room they must fit in is that of all the candidates)."""
+    import shapely
+
+    need_n = len(wanted) if at_least is None else at_least
+    if need_n < 2 or not stacking_blocked(g, surface_id):
         return None
     s = g.surface(surface_id)
     gap = g.config.placement.gap_m
+    local = shapely.transform(s.polygon, lambda xy: to_frame(xy, s.origin, s.yaw_rad))
     # per item: (u0, v0, u1, v1, half along u, half along v) of each orientation that fits
     shapes: list[list[tuple[float, ...]]] = []
+    alone: Infeasible | None = None  # why the first item that cannot rest there alone
     for item, cell in wanted:
         info = g.object(item)
         height = item_height_m(info)
@@ -327,7 +347,10 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
             return None
         one = rest_on(g, item, surface_id, cell, on_top_m=on_top_m, on_below_m=on_below_m)
         if one is not None:
-            return one
+            if at_least is None:
+                return one
+            alone = alone or one
+            continue
         box = cell_box(s, Direction(cell)) if cell is not None else None
         sx, sy = float(info.size[0]) / 2, float(info.size[1]) / 2
         found = []
@@ -338,6 +361,17 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
             if not c.is_empty:
                 found.append((*c.bounds, hu - SLACK_M, hv - SLACK_M))
         shapes.append(found)
+    if len(shapes) < need_n:
+        return alone
+    if _row_too_long(shapes, need_n, gap):
+        return Infeasible.PACKING
+    if _crowded(shapes, need_n, gap, local):
+        return Infeasible.CROWDED
+    return None
+
+
+def _row_too_long(shapes: list[list[tuple[float, ...]]], n: int, gap: float) -> bool:
+    """`pack`'s `PACKING` rule for `n` of the items of `shapes`."""
     for axis in (0, 1):  # the axis along which no two can stand side by side
         other = 1 - axis
         apart = any(
@@ -346,10 +380,32 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
             for a in shapes[i] for b in shapes[j])
         if apart:
             continue
-        widths = sorted(2 * min(o[4 + other] for o in sh) for sh in shapes)
-        need = sum(widths) - (widths[-1] + widths[-2]) / 2 + gap * (len(widths) - 1)
+        widths = sorted(2 * min(o[4 + other] for o in sh) for sh in shapes)[:n]
+        need = sum(widths) - (widths[-1] + widths[-2]) / 2 + gap * (n - 1)
         span = max(o[other + 2] for sh in shapes for o in sh) - \
             min(o[other] for sh in shapes for o in sh)
         if span < need - SLACK_M:
-            return Infeasible.PACKING
-    return None
+            return True
+    return False
+
+
+def _crowded(shapes: list[list[tuple[float, ...]]], n: int, gap: float, local: Any) -> bool:
+    """`pack`'s `CROWDED` rule for `n` of the items of `shapes` on the surface outline
+    `local` (in its frame). A footprint kept more than `gap` from the others, grown by
+    a disc of half of it, is clear of theirs; the room is over-estimated (grown by a
+    square, not a disc) and each footprint under-estimated, so only a real shortage
+    counts."""
+    import shapely
+
+    r = max(gap - SLACK_M, 0.0) / 2
+
+    def grown(hu: float, hv: float) -> float:
+        return 4 * hu * hv + 4 * r * (hu + hv) + math.pi * r * r
+
+    areas = sorted(min(grown(o[4], o[5]) for o in sh) for sh in shapes)[:n]
+    reach = shapely.union_all([
+        shapely.box(o[0] - o[4] - SLACK_M, o[1] - o[5] - SLACK_M, o[2] + o[4] + SLACK_M,
+                    o[3] + o[5] + SLACK_M) for sh in shapes for o in sh])
+    within = local.buffer(SLACK_M, join_style="mitre")  # the placements' own slack
+    room = within.intersection(reach).buffer(r + SLACK_M, join_style="mitre")
+    return bool(sum(areas) > room.area + SLACK_M)

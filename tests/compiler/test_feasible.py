@@ -10,10 +10,11 @@ import pytest
 
 from fdc.compiler.drops import Drop, DropCode
 from fdc.compiler.start_checks import infeasible
-from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, GThen
+from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr, GThen
 from fdc.sim_bridge.graph.feasible import Infeasible
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
+from tests.sim_bridge.helpers import obj, scene
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 
@@ -108,3 +109,98 @@ def test_compile_drops_and_counts_them(tmp_path: Path) -> None:
     goals = [json.loads(line)["goal_pddl"] for line in out.read_text().splitlines()]
     assert "(inside lamp_2 box_0)" not in goals
     assert "(in-cell plate_2 office_shelf|shelf_1 rear-left)" not in goals
+
+
+# ----------------------------------------------------------------------------- several items
+
+#: A bookcase 0.35 m deep and 0.9 m wide (nothing stacks on its shelves), a table, and
+#: four 0.45 m trays and a saucer on the floor: no two trays fit side by side on a shelf.
+SHELF = obj("shelf", "bookshelf", (1.0, 3.0, 0.9), (0.35, 0.9, 1.8), kind="furniture",
+            surfaces=[{"name": "shelf_0", "z": -0.5}, {"name": "shelf_1", "z": -0.1},
+                      {"name": "shelf_2", "z": 0.3}, {"name": "top", "z": 0.9}])
+TABLE = obj("table", "table", (2.8, 1.5, 0.375), (1.2, 0.8, 0.75), kind="furniture")
+SMALL = {"tray_a": (0.45, 0.32, 0.03), "tray_b": (0.45, 0.32, 0.03),
+         "tray_c": (0.45, 0.32, 0.03), "saucer": (0.1, 0.1, 0.02)}
+TRAYS = ("tray_a", "tray_b", "tray_c")
+ON_SHELF = at("on", "tray_a", "shelf|shelf_2")
+
+
+def small_scene() -> dict:
+    things = [obj(i, i.split("_")[0], (0.4 + 0.5 * k, 0.4, size[2] / 2), size,
+                  kind="movable") for k, (i, size) in enumerate(SMALL.items())]
+    return scene([SHELF, TABLE, *things], agent=(3.5, 3.5)).model_dump(mode="json")
+
+
+@pytest.fixture(scope="module")
+def shelf() -> SceneGraph:
+    return build_scene_graph(scene([SHELF, TABLE, *[
+        obj(i, "thing", (0.4 + 0.5 * k, 0.4, size[2] / 2), size, kind="movable")
+        for k, (i, size) in enumerate(SMALL.items())]], agent=(3.5, 3.5)))
+
+
+def count(number: int, others: tuple[str, ...] = ("shelf|shelf_2",), **kw: object
+          ) -> GCount:
+    return GCount(relation="on", items=TRAYS, others=others, number=number, **kw)
+
+
+def test_a_count_of_items_on_one_surface(shelf: SceneGraph) -> None:
+    assert infeasible(count(2), shelf, never, {}) is Infeasible.PACKING
+    assert infeasible(count(1), shelf, never, {}) is None
+    assert infeasible(count(2, op="exactly"), shelf, never, {}) is Infeasible.PACKING
+    assert infeasible(count(2, op="at-most"), shelf, never, {}) is None
+    # a tray there at the start counts free: one more fits
+    assert infeasible(count(2), shelf, lambda a: a == ON_SHELF, {}) is None
+    # on one of two shelves: the trays may split between them
+    both = ("shelf|shelf_1", "shelf|shelf_2")
+    assert infeasible(count(2, both), shelf, never, {}) is None
+    assert infeasible(count(2, both, same_other=True), shelf, never, {}) is \
+        Infeasible.PACKING
+    # the node's own thresholds: not judged
+    assert infeasible(count(2, thresholds={"on_top_m": 0.5}), shelf, never, {}) is None
+    # inside a disjunction, impossible only when every part is
+    assert infeasible(GOr(parts=(count(2), count(1))), shelf, never, {}) is None
+
+
+def test_items_around_an_anchor_on_one_surface(shelf: SceneGraph) -> None:
+    keep = at("on", "tray_c", "shelf|shelf_2")
+    around = [at("around", x, "tray_c") for x in ("tray_a", "tray_b")]
+    # the anchor and the items around it stand on its surface together
+    assert infeasible(GAnd(parts=(keep, *around)), shelf, never, {}) is Infeasible.PACKING
+    assert infeasible(GAnd(parts=(keep, around[0])), shelf, never, {}) is Infeasible.PACKING
+    assert infeasible(GAnd(parts=(keep, at("around", "saucer", "tray_c"))), shelf, never,
+                      {}) is None
+    # with the anchor's surface unnamed, nothing is judged
+    assert infeasible(GAnd(parts=tuple(around)), shelf, never, {}) is None
+
+
+@pytest.mark.slow
+def test_compile_drops_a_count_and_counts_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from fdc.cli import app
+
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(small_scene()))
+    template = tmp_path / "count.pddl"
+    level4 = (Path(__file__).parents[2] / "domain" / "templates" / "manipulation" /
+              "level-4.pddl").read_text()
+    start = level4.index("(define (template out-at-least-two-on)")
+    template.write_text(level4[start:level4.index("(define (template", start + 1)])
+    out = tmp_path / "suite.jsonl"
+    res = CliRunner().invoke(app, ["compile", str(path), "-T", str(template), "-o", str(out),
+                                   "--no-history"])
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["drops"][reason(Infeasible.PACKING)] >= 1
+    goals = [json.loads(line)["goal_pddl"] for line in out.read_text().splitlines()]
+    assert goals and not any("shelf|shelf_2" in g and "tray" in g for g in goals)
+
+
+def test_an_item_around_an_anchor_it_cannot_stand_beside(g: SceneGraph) -> None:
+    # the 0.40 m lamp never stands under the 0.40 m of room on the kitchen shelf, so
+    # never around a plate kept there: judged alone, before the items are packed
+    plate = at("on", "plate_2", "kitchen_shelf|shelf_0")
+    assert infeasible(GAnd(parts=(plate, at("around", "lamp_1", "plate_2"))), g, never,
+                      {}) is Infeasible.TOO_TALL
+    assert infeasible(GAnd(parts=(plate, at("around", "bowl_1", "plate_2"))), g, never,
+                      {}) is None

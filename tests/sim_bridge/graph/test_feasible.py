@@ -4,6 +4,7 @@ never does; what it keeps, the world does)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from fdc.sim_bridge.graph.placement import place_in_cell, place_inside, place_on
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from tests.sim_bridge.helpers import graph, obj
 
 APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
@@ -105,6 +107,53 @@ def test_side_by_side_where_nothing_stacks(g: SceneGraph) -> None:
     assert pack(g, "shelf|shelf_2", [("tray", None)]) is None
 
 
+def placed(g: SceneGraph, surface: str, items: list[str]) -> list[str]:
+    """The items the embedded world puts down on `surface`, one after another (each
+    fetched from the floor), those it refuses put on the table instead."""
+    w = EmbeddedWorld(g)
+    done = []
+    for x in items:
+        assert w.navigate(x) and w.pick(x) and w.navigate(surface), x
+        if w.place(surface):
+            done.append(x)
+        else:
+            assert w.navigate("table|top") and w.place("table|top"), x
+    return done
+
+
+def test_at_least_some_side_by_side_where_nothing_stacks(g: SceneGraph) -> None:
+    trays = [("tray", None), ("tray_b", None), ("tray_c", None)]
+    # no two of three trays fit on the 0.9 m shelf; the world puts down one
+    assert pack(g, "shelf|shelf_2", trays, at_least=2) is Infeasible.PACKING
+    assert placed(g, "shelf|shelf_2", ["tray", "tray_b", "tray_c"]) == ["tray"]
+    # a tray and a saucer do: the narrowest pair of the candidates fits
+    with_saucer = [("tray", None), ("tray_b", None), ("saucer", None)]
+    assert pack(g, "shelf|shelf_2", with_saucer, at_least=2) is None
+    assert placed(g, "shelf|shelf_2", ["tray", "saucer"]) == ["tray", "saucer"]
+    assert pack(g, "shelf|shelf_2", trays, at_least=1) is None  # one alone fits
+    # only the items that can rest there alone are candidates: the lamp is too tall
+    # for the 0.4 m of room on shelf_1, so a tray and it are no pair
+    assert pack(g, "shelf|shelf_1", [("lamp", None), ("book", None)], at_least=2) is \
+        Infeasible.TOO_TALL
+    assert pack(g, "shelf|shelf_1", [("lamp", None), ("book", None), ("book_b", None)],
+                at_least=2) is None
+    # where items can be stacked, nothing is ruled out
+    assert pack(g, "table|top", trays * 2, at_least=3) is None
+
+
+def test_more_items_than_the_room_holds() -> None:
+    """0.16 m cubes on the 0.9 x 0.35 m shelf: two rows of five fit, and rows do not
+    rule out more (two stand side by side either way); twelve take more room, with the
+    gap, than the shelf has."""
+    cubes = [item(f"cube_{k}", (0.16, 0.16, 0.1), k) for k in range(12)]
+    g = graph([SHELF, TABLE, *cubes], agent=(3.5, 3.5))
+    wanted = [(f"cube_{k}", None) for k in range(12)]
+    assert pack(g, "shelf|shelf_2", wanted) is Infeasible.CROWDED
+    assert pack(g, "shelf|shelf_2", wanted, at_least=12) is Infeasible.CROWDED
+    assert pack(g, "shelf|shelf_2", wanted, at_least=10) is None
+    assert pack(g, "shelf|shelf_2", wanted[:10]) is None
+
+
 def test_a_container_item_too_low_inside(g: SceneGraph) -> None:
     assert inside_object(g, "lamp", "box") is Infeasible.TOO_TALL
     assert not place_inside(g, "lamp", "box").ok
@@ -151,3 +200,20 @@ def test_never_rules_out_what_the_world_places(su: float, sv: float, h: float,
             assert not placed.ok, (surface, judged)
         if rest_on(g, "x", surface) is not None:
             assert not place_on(g, "x", surface).ok
+
+
+@settings(max_examples=12, deadline=None)
+@given(sizes=st.lists(st.tuples(st.floats(0.3, 0.6), st.floats(0.18, 0.34),
+                                st.floats(0.02, 0.3)), min_size=3, max_size=3))
+@pytest.mark.slow
+def test_never_rules_out_a_count_the_world_places(sizes: list[tuple[float, float, float]]
+                                                  ) -> None:
+    """At least two of three items on the shelf: when `pack` rules it out, no two of
+    them, in either order, are put down there by the world."""
+    names = ["x", "y", "z"]
+    g = graph([SHELF, TABLE, *[item(n, s, k) for k, (n, s) in enumerate(
+        zip(names, sizes, strict=True))]], agent=(3.5, 3.5))
+    if pack(g, "shelf|shelf_2", [(n, None) for n in names], at_least=2) is None:
+        return
+    for a, b in itertools.permutations(names, 2):
+        assert len(placed(g, "shelf|shelf_2", [a, b])) < 2, (a, b)
