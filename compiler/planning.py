@@ -254,9 +254,9 @@ class PlanningWorld:
         certified gathering each group on the surface most of it stands on now
         (`gathered`): the abstraction does not know how many items a surface holds and
         the planner picks any, the world then refusing the ninth cup on a small table
-        plan after plan. A plan of that stronger goal achieves the task's; when there is
-        none (or it is not found), the task's own goal is certified in the time left:
-        what the certificate says it proves is its answer alone."""
+        plan after plan. A plan of that stronger goal achieves the task's; when none is
+        found, the task's own goal is certified in the time left, so that an
+        `unsolvable` answer is always the task's own."""
         started = time.perf_counter()
         goal = gathered(pp.goal, self.context.require_state(), self.facts) \
             if pp.goal is not None else None

@@ -223,9 +223,10 @@ def _around_in_cell(world: EmbeddedWorld, anchor: str, surface: str, cell: Direc
     import shapely
 
     posed, item = world.state.posed, world.held_object()
-    found = place(posed, Relation.IN_CELL, (item or "", surface, cell),
-                  world.graph.config.placement) if item is not None else None
-    if found is not None and found.ok and found.pose is not None:
+    if item is None:  # the world says why
+        return world.place(surface, Relation.IN_CELL, cell=cell)
+    found = place(posed, Relation.IN_CELL, (item, surface, cell), world.graph.config.placement)
+    if found.ok and found.pose is not None:
         x, y = found.pose.position[:2]
         regions = posed.anchor_regions(surface, anchor, exclude=item)
         if not any(shapely.contains_xy(r.polygon, x, y) for r in regions):
