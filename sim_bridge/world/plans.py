@@ -133,9 +133,9 @@ def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None) -> l
     combination of the spots of the lines that put the surface's occupants there and of
     the refused line (the last line's first, as an odometer turns), acted out again from
     the first line changed, at most `replay_spots` combinations in all. When none is
-    left, the combination whose refusal came latest (the world's refusal reports it)."""
+    left, the first spot of each line (the world's first refusal is reported: what the
+    certificate forbids then is what its occupants' first spots left no room for)."""
     choices = [0] * len(plan)
-    best = (-1, list(choices))
     before: list[Snapshot] = []  # the world before each line acted out
     world, first = EmbeddedWorld(graph, clock=LONG_DAY, start=start), 0
     for _ in range(current().replay_spots + 1):
@@ -147,8 +147,6 @@ def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None) -> l
                 break
         if refused is None:
             return choices
-        if refused > best[0]:
-            best = (refused, list(choices))
         spot = placed_on(plan[refused])
         if spot is None:
             break
@@ -163,7 +161,7 @@ def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None) -> l
             break  # every combination tried
         first = k
         world = EmbeddedWorld(graph, clock=LONG_DAY, start=before[k])
-    return best[1]
+    return [0] * len(plan)
 
 
 def _occupants(before: Sequence[str], surface: str) -> list[int]:
