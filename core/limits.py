@@ -88,6 +88,11 @@ class Limits:
     """Plans one planning certificate tries (`fdc validate --solve`, `fdc audit`): each
     one the embedded world refuses for lack of room forbids that placement and plans
     again."""
+    replay_spots: int = 100
+    """Combinations of the world's spots a plan's replay tries (`sim_bridge/world/plans.py`)
+    when the world refuses a placement for lack of room: the placements that put the
+    surface's occupants there, each anywhere its action allows (a plain `place` in each
+    cell, a `place-around` at each side of the anchor)."""
     render_chars: int = 10_000
     """Characters of one rendered instruction."""
     render_depth: int = 20

@@ -17,6 +17,13 @@ the world the experience left behind), as its meaning in fdc-home says:
   `place-inside ?o ?c ...`: inside the container `?c`;
 - `open ?f ?s`, `close ?f ?s`: open or close every container of `?f`.
 
+An action that puts an item down "anywhere" has many spots in the world (`spots`: a
+plain `place` anywhere on the surface or in any of its cells, a `place-around` at any
+side of the anchor or in a cell next to it): the replay uses the world's first choice,
+and, where the world then refuses a later placement for lack of room, searches the
+spots of the placements that filled that surface (`_choose`, at most `replay_spots`
+combinations), so that the plan is acted out as its actions allow.
+
 The replay stops at the first action the world refuses (`PlanReplay.refused`, with the
 world's reason), then the robot stops (`stop`, where the goal is judged) and the
 trajectory is the world's snapshots: the caller judges the goal on them with the
@@ -33,7 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fdc.sim_bridge.graph.placement import Relation
+from fdc.core.limits import current
+from fdc.sim_bridge.graph.placement import Relation, place
+from fdc.sim_bridge.graph.regions import RING, STEP, Direction
 from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
 
 if TYPE_CHECKING:
@@ -53,6 +62,11 @@ SURFACE_ARG: dict[str, int] = {
     "place": 1, "place-in-cell": 1, "place-around": 2, "place-at-side": 3,
     "place-between": 3,
 }
+
+#: A surface's cells but the centre (the plain spot nearest it comes first), the corners
+#: first: out of the way of what goes there next.
+CELLS: tuple[Direction, ...] = tuple(sorted((d for d in STEP if d is not Direction.CENTER),
+                                            key=lambda d: -sum(map(abs, STEP[d]))))
 
 
 @dataclass(frozen=True)
@@ -88,10 +102,12 @@ def moved(line: str) -> str | None:
 def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None
                 ) -> PlanReplay:
     """Act out a plan's lines in the embedded world (module doc), from `start` (None: the
-    scene's initial state)."""
+    scene's initial state), each placement as the world's spot that `_choose` found
+    leaves room for the plan's later placements."""
+    choices = _choose(plan, graph, start)
     world = EmbeddedWorld(graph, clock=LONG_DAY, start=start)
     for k, line in enumerate(plan, 1):
-        res = _act(world, line)
+        res = _act(world, line, choices[k - 1])
         if not res.ok:
             world.stop()
             return PlanReplay(world.header(), tuple(world.snapshots), k,
@@ -100,8 +116,68 @@ def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None =
     return PlanReplay(world.header(), tuple(world.snapshots))
 
 
-def _act(world: EmbeddedWorld, line: str) -> ActionResult:
-    """One plan line as the world's action (a refusal when it is not an fdc-home action)."""
+def spots(line: str) -> int:
+    """How many of the world's placements act out a plan line (1: one way only): `place`
+    anywhere on the surface (the free spot nearest its centre), or in each of its cells,
+    the corners first; `place-around` next to the anchor (the free spot nearest it), at
+    each of its sides, or in each cell of the surface where that is next to it (farther
+    out than the world's `around` looks). Every one of them makes true what the line's
+    action does."""
+    name = line.split()[0]
+    return 1 + {"place": len(CELLS), "place-around": len(RING) + len(CELLS)}.get(name, 0)
+
+
+def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None) -> list[int]:
+    """For each line, which of its world placements (`spots`) the replay uses: the first
+    each time, until the world refuses a placement (for lack of room); then the next
+    combination of the spots of the lines that put the surface's occupants there and of
+    the refused line (the last line's first, as an odometer turns), acted out again from
+    the first line changed, at most `replay_spots` combinations in all. When none is
+    left, the first spot of each line (the world's first refusal is reported: what the
+    certificate forbids then is what its occupants' first spots left no room for)."""
+    choices = [0] * len(plan)
+    before: list[Snapshot] = []  # the world before each line acted out
+    world, first = EmbeddedWorld(graph, clock=LONG_DAY, start=start), 0
+    for _ in range(current().replay_spots + 1):
+        refused = None
+        for k in range(first, len(plan)):
+            before[k:] = [world.snapshot()]
+            if not _act(world, plan[k], choices[k]).ok:
+                refused = k
+                break
+        if refused is None:
+            return choices
+        spot = placed_on(plan[refused])
+        if spot is None:
+            break
+        # another spot of the refused line, or of those lines, may leave room
+        lines = [k for k in [*_occupants(plan[:refused], spot[1]), refused]
+                 if spots(plan[k]) > 1]
+        for k in reversed(lines):  # the odometer
+            choices[k] = (choices[k] + 1) % spots(plan[k])
+            if choices[k]:
+                break
+        else:
+            break  # every combination tried
+        first = k
+        world = EmbeddedWorld(graph, clock=LONG_DAY, start=before[k])
+    return [0] * len(plan)
+
+
+def _occupants(before: Sequence[str], surface: str) -> list[int]:
+    """The lines of `before` that put down what stands on `surface` after them: the last
+    line to move each item, when it put the item there."""
+    last: dict[str, int] = {}
+    for k, line in enumerate(before):
+        x = moved(line)
+        if x is not None:
+            last[x] = k
+    return sorted(k for k in last.values() if (placed_on(before[k]) or ("", ""))[1] == surface)
+
+
+def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
+    """One plan line as the world's action, its `spot`-th placement (`spots`) (a refusal
+    when it is not an fdc-home action)."""
     name, *args = line.split()
     want = ARITY.get(name)
     if want is None or len(args) != want:
@@ -114,11 +190,17 @@ def _act(world: EmbeddedWorld, line: str) -> ActionResult:
     if name == "pick-from-floor":
         walked = world.navigate(args[0])
         return world.pick(args[0]) if walked.ok else walked
+    if name == "place" and spot:
+        return world.place(args[1], Relation.IN_CELL, cell=CELLS[spot - 1])
     if name in ("place", "place-on-item"):
         return world.place(args[1], Relation.ON)
     if name == "place-in-cell":
         return world.place(args[1], Relation.IN_CELL, cell=args[2])
     if name == "place-around":
+        if spot > len(RING):
+            return _around_in_cell(world, args[1], args[2], CELLS[spot - len(RING) - 1])
+        if spot:
+            return world.place(args[1], Relation.DIRECTION, direction=RING[spot - 1])
         return world.place(args[1], Relation.AROUND)
     if name == "place-at-side":
         seen_from = side_of(world.state.posed.surface(args[3]), world.agent_pose())
@@ -129,3 +211,23 @@ def _act(world: EmbeddedWorld, line: str) -> ActionResult:
     if name == "place-inside":
         return world.place(args[1], Relation.INSIDE)
     return world.open(args[0]) if name == "open" else world.close(args[0])
+
+
+def _around_in_cell(world: EmbeddedWorld, anchor: str, surface: str, cell: Direction
+                    ) -> ActionResult:
+    """The held item put down in a cell of the anchor's surface where it is next to the
+    anchor: its centre in one of the anchor's regions (cut back at its neighbours),
+    what the world's `around` placement looks for nearer the anchor only."""
+    import shapely
+
+    posed, item = world.state.posed, world.held_object()
+    if item is None:  # the world says why
+        return world.place(surface, Relation.IN_CELL, cell=cell)
+    found = place(posed, Relation.IN_CELL, (item, surface, cell), world.graph.config.placement)
+    if found.ok and found.pose is not None:
+        x, y = found.pose.position[:2]
+        regions = posed.anchor_regions(surface, anchor, exclude=item)
+        if not any(shapely.contains_xy(r.polygon, x, y) for r in regions):
+            return ActionResult(False, f"the {cell.value} cell of `{surface}` is not next "
+                                f"to `{anchor}`", f"place {item} around {anchor}")
+    return world.place(surface, Relation.IN_CELL, cell=cell)

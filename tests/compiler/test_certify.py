@@ -12,10 +12,17 @@ import pytest
 
 from fdc.compiler import planning
 from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
-from fdc.compiler.planning import AS_REFUSED, PlanningProblem, PlanningWorld, PlanResult, _forbid
+from fdc.compiler.planning import (
+    AS_REFUSED,
+    PlanningProblem,
+    PlanningWorld,
+    PlanResult,
+    _forbid,
+    gathered,
+)
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.core.limits import current, set_current
-from fdc.predicates.goal import GAnd, GNot, GOr, atom
+from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, atom, atoms
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.world.plans import placed_on, replay_plan
 
@@ -162,3 +169,40 @@ def test_a_ban_lasts_while_each_occupant_stands_as_it_stood(world: PlanningWorld
     assert len(flags) == len(refusal.occupants)
     pick = pp.problem.action("pick")
     assert any(e.fluent.fluent().name in flags for e in pick.conditional_effects)
+
+
+def _gather(world: PlanningWorld, category: str) -> tuple[list[str], GAnd]:
+    """`out-group-kind`: every item of a category on furniture, all on one surface."""
+    kind = sorted(world.facts.entities((category,)))
+    return kind, GAnd(parts=(*(atom("on-furniture", x) for x in kind),
+                             *(atom("same-surface", kind[0], x) for x in kind[1:])))
+
+
+def test_a_gathering_goal_is_strengthened_to_where_most_of_the_group_stands(
+        world: PlanningWorld) -> None:
+    state = world.context.require_state()
+    kind, goal = _gather(world, "tableware")
+    stronger = gathered(goal, state, world.facts)
+    assert stronger is not None
+    home = {a.args[1] for a in atoms(stronger) if a.predicate == "on"}
+    assert home == {"dining_table|top"}  # 4 of the 22 stand there, at most 3 elsewhere
+    assert {a.args[0] for a in atoms(stronger) if a.predicate == "on"} == set(kind)
+    assert [p for p in stronger.parts if isinstance(p, GAtom) and p.predicate != "on"] == \
+        [p for p in goal.parts if isinstance(p, GAtom) and p.predicate == "on-furniture"]
+    assert gathered(atom("on", "mug_0", "sofa|top"), state, world.facts) is None
+    assert gathered(GAnd(parts=(GNot(body=atom("same-surface", "mug_0", "cup_0")),)),
+                    state, world.facts) is None
+
+
+@pytest.mark.slow
+def test_a_group_is_gathered_where_the_world_has_room(world: PlanningWorld) -> None:
+    """`out-group-kind`: the planner gathered the 22 tableware items on the coffee table,
+    which holds 8 of them: refused and no other plan within the minute. The certificate
+    now gathers them where most of them stand."""
+    _, goal = _gather(world, "tableware")
+    res = world.certify(world.build("gather", goal), 60)
+    assert res.status == "solved", res.message
+    assert res.forbidden == []
+    replay = replay_plan(res.plan, world.graph)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fdc.predicates.goal import GAtom, atom
+from fdc.predicates.goal import GAnd, GAtom, Goal, GThen, atom
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, load_scene_graph
-from fdc.sim_bridge.world.plans import replay_plan
+from fdc.sim_bridge.world.plans import replay_plan, spots
 
 APARTMENT = Path(__file__).resolve().parents[3] / "examples" / "scenes" / "apartment.json"
 
@@ -84,3 +84,57 @@ def test_the_planners_plan_on_item_tops_is_acted_out_and_judged_alike(
         assert under is not None and res.plan[-1].startswith("place-on-item")
         also = atom("on", "remote_0", under)
         assert verify_snapshots({"t": also}, graph, replay.snapshots)["t"].success
+
+
+def _to_desk(plant: str, home: str, room: str) -> list[str]:
+    return [f"navigate-to-receptacle {home}|top {home} {room}", f"pick {plant} {home}|top",
+            "navigate-to-receptacle office_desk|top office_desk office",
+            f"place-around {plant} pen_1 office_desk|top office_desk office"]
+
+
+#: `out-all-around`: every plant around the pen on the office desk.
+PLANTS_AROUND_PEN = [*_to_desk("plant_0", "tv_stand", "living_room"),
+                     *_to_desk("plant_1", "living_bookshelf", "living_room"),
+                     *_to_desk("plant_2", "office_cabinet", "office")]
+
+#: `l3-then-around-between`: the mug next to the bowl, then (the mug moved along the
+#: shelf) the bottle between them.
+MUG_THEN_BOTTLE = [
+    "navigate-to-receptacle kitchen_counter|top kitchen_counter kitchen",
+    "pick mug_0 kitchen_counter|top",
+    "navigate-to-receptacle kitchen_shelf|shelf_0 kitchen_shelf kitchen",
+    "place-around mug_0 bowl_3 kitchen_shelf|shelf_0 kitchen_shelf kitchen",
+    "pick mug_0 kitchen_shelf|shelf_0",
+    "place mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen",
+    "navigate-to-receptacle fridge|lower fridge kitchen",
+    "pick bottle_1 fridge|lower",
+    "navigate-to-receptacle kitchen_shelf|shelf_0 kitchen_shelf kitchen",
+    "place-between bottle_1 bowl_3 mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("plan", "goal"), [
+    (PLANTS_AROUND_PEN, GAnd(parts=tuple(atom("around", f"plant_{k}", "pen_1")
+                                         for k in range(3)))),
+    (MUG_THEN_BOTTLE, GThen(steps=(atom("around", "mug_0", "bowl_3"),
+                                   atom("between", "bottle_1", "bowl_3", "mug_0")))),
+])
+def test_a_placement_goes_where_it_leaves_room_for_the_next(
+        graph: SceneGraph, plan: list[str], goal: Goal) -> None:
+    """The world put each item down at its first choice (the free spot nearest the anchor
+    or the surface's centre) and then refused the last plant, or the bottle, for lack of
+    room, plan after plan: the replay now tries the other spots of the placements that
+    filled the surface (a side of the anchor, a cell next to it, a corner of the shelf),
+    and the checkers find the goal reached."""
+    replay = replay_plan(plan, graph)
+    assert replay.refused is None, replay.reason
+    assert verify_snapshots({"t": goal}, graph, replay.snapshots)["t"].success
+    assert len(replay.snapshots) == 1 + len(plan) + 1
+
+
+def test_the_spots_of_a_line() -> None:
+    assert spots("place-around plant_0 pen_1 office_desk|top office_desk office") == 17
+    assert spots("place mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen") == 9
+    assert spots("place-in-cell mug_0 kitchen_shelf|shelf_0 left kitchen_shelf kitchen") == 1
+    assert spots("pick mug_0 kitchen_shelf|shelf_0") == 1
