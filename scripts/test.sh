@@ -18,25 +18,10 @@ SOLVE=(--solve --timeout 60)
 [[ " $* " == *"not slow"* ]] && SOLVE=()
 fdc validate "$SUITE_DIR/suite.jsonl" "${SOLVE[@]}" > "$SUITE_DIR/validation.txt" \
     || { cat "$SUITE_DIR/validation.txt"; exit 1; }
-# The audit of the whole suite (118 tasks, about 5 minutes of CPU). The models agree on
-# every task but a few where the planner finds no plan the embedded world carries out
-# within its rounds and timeout, though the oracle solves the task (free space on crowded
-# surfaces, which the abstraction learns only from the world's refusals): until those
-# are fixed no more disagreements than AUDIT_KNOWN may be found; at 0 let `fdc audit`'s
-# exit code decide alone.
-AUDIT_KNOWN=6
+# The audit of the whole suite (118 tasks, about 5 minutes of CPU): every task judged
+# alike by the planner, the embedded world, the agents and the checkers, or the run fails.
 if [[ " $* " != *"not slow"* ]]; then
-    status=0
-    fdc audit "$SUITE_DIR/suite.jsonl" --format json -o "$SUITE_DIR/audit.json" || status=$?
-    (( status <= 1 )) || exit "$status"
-    python - "$SUITE_DIR/audit.json" "$AUDIT_KNOWN" <<'PY'
-import json, sys
-report, known = json.load(open(sys.argv[1])), int(sys.argv[2])
-if report["disagreeing"] > known:
-    for d in report["disagreements"]:
-        print(f"{d['task']} [{d['check']}]: {d['detail']}\n  $ {d['commands'][0]}")
-    sys.exit(f"fdc audit: {report['disagreeing']} disagreements, more than the "
-             f"{known} known")
-PY
+    fdc audit "$SUITE_DIR/suite.jsonl" > "$SUITE_DIR/audit.txt" \
+        || { cat "$SUITE_DIR/audit.txt"; exit 1; }
 fi
 python -m pytest "$@"
