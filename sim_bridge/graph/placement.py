@@ -68,6 +68,9 @@ FILLING = frozenset({Relation.ON, Relation.IN_CELL, Relation.INSIDE})
 @dataclass(frozen=True)
 class PlacementConfig:
     gap_m: float = 0.01  # free space kept between the item and anything else
+    # Pack the relations that fill a region (bottom-left fill, see `find_spot`); False:
+    # the free grid spot nearest the preferred point (the middle of the cell or surface).
+    pack: bool = True
     max_candidates: int = 4000  # grid size per region
     min_step_m: float = 0.005
     max_step_m: float = 0.05
@@ -157,15 +160,16 @@ def find_spot(
     t_local = shapely.transform(target, lambda xy: to_frame(xy, surface.origin, surface.yaw_rad))
     u0, v0, u1, v1 = t_local.bounds
     pu, pv = to_frame([preferred_xy], surface.origin, surface.yaw_rad)[0]
-    # Where an item would touch something: the sides of the obstacles near the target
-    # and of the region its centre must lie in, in the surface frame.
+    # Packing, where an item would touch something: the sides of the obstacles near the
+    # target and of the region its centre must lie in, in the surface frame.
+    pack = config.pack and relation in FILLING
     walls = np.zeros((0, 4))
-    if len(obstacles):
+    if pack and len(obstacles):
         near = obstacles[shapely.intersects(obstacles, shapely.buffer(
             target, max(sx, sy) + config.gap_m, join_style="mitre"))]
         walls = frame_bounds(near, surface.origin, surface.yaw_rad) if len(near) else walls
     inner = (frame_bounds([centre_in], surface.origin, surface.yaw_rad)[0]
-             if centre_in is not None else None)
+             if pack and centre_in is not None else None)
     for turn in (0.0, math.pi / 2):
         hx, hy = (sx / 2, sy / 2) if turn == 0.0 else (sy / 2, sx / 2)
         if 2 * hx > (u1 - u0) + 1e-9 or 2 * hy > (v1 - v0) + 1e-9:
@@ -173,11 +177,14 @@ def find_spot(
         area = (u1 - u0 - 2 * hx + 1e-9) * (v1 - v0 - 2 * hy + 1e-9)
         step = min(config.max_step_m,
                    max(config.min_step_m, math.sqrt(max(area, 1e-12) / config.max_candidates)))
-        reach = config.gap_m + CONTACT_MARGIN_M
-        us = _axis(u0 + hx, u1 - hx, step, walls[:, 0] - hx - reach, walls[:, 2] + hx + reach,
-                   None if inner is None else inner[[0, 2]])
-        vs = _axis(v0 + hy, v1 - hy, step, walls[:, 1] - hy - reach, walls[:, 3] + hy + reach,
-                   None if inner is None else inner[[1, 3]])
+        us = np.arange(u0 + hx, u1 - hx + 1e-9, step)
+        vs = np.arange(v0 + hy, v1 - hy + 1e-9, step)
+        if pack:  # and where the item touches something
+            reach = config.gap_m + CONTACT_MARGIN_M
+            us = _with_contacts(us, u1 - hx, walls[:, 0] - hx - reach, walls[:, 2] + hx + reach,
+                                None if inner is None else inner[[0, 2]])
+            vs = _with_contacts(vs, v1 - hy, walls[:, 1] - hy - reach, walls[:, 3] + hy + reach,
+                                None if inner is None else inner[[1, 3]])
         if len(us) == 0 or len(vs) == 0:
             continue
         gu, gv = np.meshgrid(us, vs, indexing="ij")
@@ -193,11 +200,10 @@ def find_spot(
             ok[cand[np.unique(hit)]] = False
         if not ok.any():
             continue
-        # Filling a region, bottom-left fill: a spot pressed against something along
-        # both axes (a corner) beats one pressed along one, which beats a free one.
-        # Then (and only, next to an anchor) the nearest to the preferred point wins,
-        # then the smallest u, then v.
-        pressed = (_pressed(ok.reshape(len(us), len(vs))).ravel() if relation in FILLING
+        # Packing, bottom-left fill: a spot pressed against something along both axes
+        # (a corner) beats one pressed along one, which beats a free one. Then the
+        # nearest to the preferred point wins, then the smallest u, then v.
+        pressed = (_pressed(ok.reshape(len(us), len(vs))).ravel() if pack
                    else np.zeros(len(ok), dtype=np.int8))
         d = np.round(np.hypot(cu - pu, cv - pv), 6)
         good = np.nonzero(ok)[0]
@@ -212,15 +218,16 @@ def find_spot(
                  f"in the target region on `{surface.id}`", surface.id)
 
 
-def _axis(lo: float, hi: float, step: float, before: Any, after: Any,
-          bounds: Any) -> Any:
-    """Candidate centre coordinates along one axis of the surface frame, in [lo, hi]:
-    a grid of `step` from `lo`, `hi`, where the item touches an obstacle (`before` /
-    `after` it) and a hair inside the range `bounds` its centre must lie in."""
-    parts = [np.arange(lo, hi + 1e-9, step), np.array([hi]), before, after]
+def _with_contacts(grid: Any, hi: float, before: Any, after: Any, bounds: Any) -> Any:
+    """Candidate centre coordinates along one axis of the surface frame: the `grid`
+    (from the lowest coordinate up, at most `hi`), plus `hi`, where the item touches an
+    obstacle (`before` / `after` it) and a hair inside the range `bounds` its centre
+    must lie in; sorted, those a hair apart merged, none outside the grid's range."""
+    parts = [grid, np.array([hi]), before, after]
     if bounds is not None:
         parts.append(np.array([bounds[0] + CONTACT_MARGIN_M, bounds[1] - CONTACT_MARGIN_M]))
     c = np.concatenate(parts)
+    lo = grid[0] if len(grid) else hi
     c = np.unique(c[(c >= lo - 1e-12) & (c <= hi + 1e-9)])
     if len(c) > 1:  # coordinates a hair apart are one
         c = c[np.concatenate([[True], np.diff(c) > 1e-7])]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import shapely
 
+from fdc.sim_bridge.graph.placement import PlacementConfig
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.world.embedded import EmbeddedWorld, WorldConfig
@@ -436,3 +437,14 @@ def test_apartment_closed_cabinet(apartment: SceneGraph) -> None:
     assert w.pick("cup_2").ok
     assert w.place("kitchen_cabinet|top").ok
     assert w.support_of("cup_2") == "kitchen_cabinet|top"
+
+
+def test_a_world_that_does_not_pack_sets_items_down_in_the_middle(kitchen: SceneGraph) -> None:
+    """The simulated experience's robot sets items down near the middle (unpacked)."""
+    unpacked = WorldConfig(placement=PlacementConfig(pack=False))
+    w = EmbeddedWorld(kitchen, config=unpacked)
+    w.navigate("mug")
+    assert w.pick("mug").ok
+    w.navigate("counter|top")
+    assert w.place("counter|top").ok
+    assert w.object_pose("mug").position[:2] == pytest.approx((3.45, 1.0), abs=0.01)
