@@ -2,9 +2,11 @@
 
 `place(view, relation, args)` is the one dispatch from a relation to its query. One
 function per relation, all built on `find_spot`: candidate centres on a grid over the
-target region (in the surface frame), the item's box tested against the region and the
-obstacles in one vectorised pass, the best candidate chosen by a fixed score (nearest to
-the relation's preferred point, then smallest u, then smallest v). Deterministic; the
+target region (in the surface frame) and on the lines where the item touches something,
+the item's box tested against the region and the obstacles in one vectorised pass, the
+best candidate chosen by a fixed score (for the relations that fill a region, packed:
+pressed against something along the most axes first; then nearest to the relation's
+preferred point, then smallest u, then smallest v). Deterministic; the
 same answers serve the compiler (is this task feasible?) and the embedded world (where
 does the item go?).
 """
@@ -19,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fdc.sim_bridge.geometry import from_frame, rects, to_frame, yaw_quaternion
+from fdc.sim_bridge.geometry import (
+    frame_bounds,
+    from_frame,
+    rects,
+    to_frame,
+    yaw_quaternion,
+)
 from fdc.sim_bridge.graph.regions import (
     RING,
     Direction,
@@ -47,11 +55,22 @@ class Relation(StrEnum):
 HEADROOM_MARGIN_M = 0.005
 #: An item's footprint may pass its target region by this much (rounding).
 FIT_SLACK_M = 1e-6
+#: An item pressed against something stands this much further off than the least gap,
+#: so rounding never makes the contact a collision.
+CONTACT_MARGIN_M = 1e-4
+
+
+#: The relations that fill a region (a surface, a cell, a container) rather than put the
+#: item next to an anchor: their spots are packed (see `find_spot`).
+FILLING = frozenset({Relation.ON, Relation.IN_CELL, Relation.INSIDE})
 
 
 @dataclass(frozen=True)
 class PlacementConfig:
     gap_m: float = 0.01  # free space kept between the item and anything else
+    # Pack the relations that fill a region (bottom-left fill, see `find_spot`); False:
+    # the free grid spot nearest the preferred point (the middle of the cell or surface).
+    pack: bool = True
     max_candidates: int = 4000  # grid size per region
     min_step_m: float = 0.005
     max_step_m: float = 0.05
@@ -141,6 +160,16 @@ def find_spot(
     t_local = shapely.transform(target, lambda xy: to_frame(xy, surface.origin, surface.yaw_rad))
     u0, v0, u1, v1 = t_local.bounds
     pu, pv = to_frame([preferred_xy], surface.origin, surface.yaw_rad)[0]
+    # Packing, where an item would touch something: the sides of the obstacles near the
+    # target and of the region its centre must lie in, in the surface frame.
+    pack = config.pack and relation in FILLING
+    walls = np.zeros((0, 4))
+    if pack and len(obstacles):
+        near = obstacles[shapely.intersects(obstacles, shapely.buffer(
+            target, max(sx, sy) + config.gap_m, join_style="mitre"))]
+        walls = frame_bounds(near, surface.origin, surface.yaw_rad) if len(near) else walls
+    inner = (frame_bounds([centre_in], surface.origin, surface.yaw_rad)[0]
+             if pack and centre_in is not None else None)
     for turn in (0.0, math.pi / 2):
         hx, hy = (sx / 2, sy / 2) if turn == 0.0 else (sy / 2, sx / 2)
         if 2 * hx > (u1 - u0) + 1e-9 or 2 * hy > (v1 - v0) + 1e-9:
@@ -150,15 +179,17 @@ def find_spot(
                    max(config.min_step_m, math.sqrt(max(area, 1e-12) / config.max_candidates)))
         us = np.arange(u0 + hx, u1 - hx + 1e-9, step)
         vs = np.arange(v0 + hy, v1 - hy + 1e-9, step)
+        if pack:  # and where the item touches something
+            reach = config.gap_m + CONTACT_MARGIN_M
+            us = _with_contacts(us, u1 - hx, walls[:, 0] - hx - reach, walls[:, 2] + hx + reach,
+                                None if inner is None else inner[[0, 2]])
+            vs = _with_contacts(vs, v1 - hy, walls[:, 1] - hy - reach, walls[:, 3] + hy + reach,
+                                None if inner is None else inner[[1, 3]])
         if len(us) == 0 or len(vs) == 0:
             continue
         gu, gv = np.meshgrid(us, vs, indexing="ij")
         cu, cv = gu.ravel(), gv.ravel()
-        d = np.hypot(cu - pu, cv - pv)
-        order = np.lexsort((cv, cu, np.round(d, 6)))
-        cu, cv = cu[order], cv[order]
         xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
-        yaw = surface.yaw_rad + turn
         boxes = rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad)
         ok = shapely.contains(within, boxes)
         if centre_in is not None:
@@ -167,16 +198,49 @@ def find_spot(
             cand = np.nonzero(ok)[0]
             hit, _ = tree.query(boxes[cand], predicate="dwithin", distance=config.gap_m)
             ok[cand[np.unique(hit)]] = False
+        if not ok.any():
+            continue
+        # Packing, bottom-left fill: a spot pressed against something along both axes
+        # (a corner) beats one pressed along one, which beats a free one. Then the
+        # nearest to the preferred point wins, then the smallest u, then v.
+        pressed = (_pressed(ok.reshape(len(us), len(vs))).ravel() if pack
+                   else np.zeros(len(ok), dtype=np.int8))
+        d = np.round(np.hypot(cu - pu, cv - pv), 6)
         good = np.nonzero(ok)[0]
-        if len(good):
-            k = int(good[0])
-            z = surface.z + height / 2
-            pose = Pose(position=(float(xy[k, 0]), float(xy[k, 1]), float(z)),
-                        orientation=yaw_quaternion(yaw))
-            return Placement(item, relation, pose, surface.id, region_ids, "", float(yaw),
-                             boxes[k])
+        k = int(good[np.lexsort((cv[good], cu[good], d[good], -pressed[good]))[0]])
+        yaw = surface.yaw_rad + turn
+        z = surface.z + height / 2
+        pose = Pose(position=(float(xy[k, 0]), float(xy[k, 1]), float(z)),
+                    orientation=yaw_quaternion(yaw))
+        return Placement(item, relation, pose, surface.id, region_ids, "", float(yaw),
+                         boxes[k])
     return _fail(item, relation, f"no collision-free spot for `{item}` ({sx:.2f} x {sy:.2f} m) "
                  f"in the target region on `{surface.id}`", surface.id)
+
+
+def _with_contacts(grid: Any, hi: float, before: Any, after: Any, bounds: Any) -> Any:
+    """Candidate centre coordinates along one axis of the surface frame: the `grid`
+    (from the lowest coordinate up, at most `hi`), plus `hi`, where the item touches an
+    obstacle (`before` / `after` it) and a hair inside the range `bounds` its centre
+    must lie in; sorted, those a hair apart merged, none outside the grid's range."""
+    parts = [grid, np.array([hi]), before, after]
+    if bounds is not None:
+        parts.append(np.array([bounds[0] + CONTACT_MARGIN_M, bounds[1] - CONTACT_MARGIN_M]))
+    c = np.concatenate(parts)
+    lo = grid[0] if len(grid) else hi
+    c = np.unique(c[(c >= lo - 1e-12) & (c <= hi + 1e-9)])
+    if len(c) > 1:  # coordinates a hair apart are one
+        c = c[np.concatenate([[True], np.diff(c) > 1e-7])]
+    return c
+
+
+def _pressed(ok: Any) -> Any:
+    """For each spot of a grid of free spots (`ok`, axes u and v): along how many axes
+    (0-2) it cannot move one grid line further on at least one side."""
+    pad = np.pad(ok, 1, constant_values=False)
+    free_u = pad[:-2, 1:-1] & pad[2:, 1:-1]
+    free_v = pad[1:-1, :-2] & pad[1:-1, 2:]
+    return (~free_u).astype(np.int8) + (~free_v).astype(np.int8)
 
 
 def place_on(g: SceneView, item: str, surface_id: str,

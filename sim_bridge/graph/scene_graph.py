@@ -185,6 +185,12 @@ class SceneGraph:
                 self._children[info.parent_surface].append(ident)
         for v in self._children.values():
             v.sort()
+        # What rests on something, for the obstacles reaching over another surface.
+        resting = sorted(i for i, o in self._objects.items() if o.parent_surface is not None)
+        self._resting_ids = np.array(resting, dtype=object)
+        self._resting_z = np.array([(self._objects[i].bottom_z, self._objects[i].top_z)
+                                    for i in resting], dtype=np.float64).reshape(-1, 2)
+        self._resting_tree = shapely.STRtree([self._objects[i].footprint for i in resting])
         room_objects: dict[str, list[str]] = defaultdict(list)
         for ident, info in self._objects.items():
             if info.room is not None:
@@ -368,13 +374,30 @@ class SceneGraph:
         ok = (zlo < s.z + height_m) & (zhi > s.z + 0.005) & (own != s.object_id)
         return self._layer_geoms[hits[ok]]
 
+    def _carriers(self, s: Surface) -> list[str]:
+        """The objects under a surface: its owner, what the owner rests on, and so on."""
+        out: list[str] = []
+        owner: str | None = s.object_id
+        while owner is not None and owner not in out and owner in self._objects:
+            out.append(owner)
+            owner = self._objects[owner].parent_surface
+            owner = self._surfaces[owner].object_id if owner is not None else None
+        return out
+
     def obstacles_on(self, surface_id: str, exclude: str | None = None,
                      height_m: float = 0.1) -> Any:
         """What an item placed on the surface must not touch: the items on it (but
-        `exclude`), walls and fixed objects crossing its layer."""
+        `exclude`), walls and fixed objects crossing its layer, and the items resting
+        elsewhere (another receptacle overlapping this one, a shelf below) that reach
+        into the layer [z, z + height] above it."""
         s = self._surfaces[surface_id]
-        items = [self._objects[i].footprint for i in self._children.get(surface_id, [])
-                 if i != exclude]
+        own = self._children.get(surface_id, [])
+        items = [self._objects[i].footprint for i in own if i != exclude]
+        hits = np.sort(self._resting_tree.query(s.polygon, predicate="intersects"))
+        zs = self._resting_z[hits]
+        hits = hits[(zs[:, 0] < s.z + max(height_m, 0.01)) & (zs[:, 1] > s.z + 0.005)]
+        skip = {*own, exclude, *self._carriers(s)}
+        items += [self._objects[i].footprint for i in self._resting_ids[hits] if i not in skip]
         return np.concatenate([np.array(items, dtype=object),
                                np.asarray(self._fixed_near(s, max(height_m, 0.01)),
                                           dtype=object)])

@@ -28,7 +28,7 @@ import numpy as np
 from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.geometry import to_frame
 from fdc.sim_bridge.graph.navigation import path_length
-from fdc.sim_bridge.graph.placement import Placement, Relation, place
+from fdc.sim_bridge.graph.placement import Placement, PlacementConfig, Relation, place
 from fdc.sim_bridge.graph.regions import Direction, Side
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -54,6 +54,7 @@ class WorldConfig:
     arm_reach_m: float = 0.8  # ... or, with no standing point there, this close to the thing
     carry_height_m: float = 1.0  # a held item's centre above the floor under the robot
     action_steps: int = 1  # clock steps taken by pick, place, open, close and stop
+    placement: PlacementConfig | None = None  # how `place` chooses (None: the scene graph's)
 
 
 @dataclass(frozen=True)
@@ -368,7 +369,7 @@ class EmbeddedWorld(LiveRecord):
                  Relation.BETWEEN: (second,)}.get(rel, ())
         try:
             res = place(posed, rel, (item, where, *(w for w in extra if w is not None)),
-                        g.config.placement)
+                        self.config.placement or g.config.placement)
         except ValueError as e:  # a bad direction, cell or side word
             return self._refuse(action, str(e))
         if not res.ok or res.pose is None:

@@ -130,6 +130,8 @@ class PosedGraph:
                 children[under].append(o.id)
         self._children = children
         self._rooms = self._current_rooms(fps, bottoms[rows], tops[rows], held_k)
+        self._fps, self._zs = fps, np.stack([bottoms[rows], tops[rows]], axis=1) if t else \
+            np.zeros((0, 2))
         self._info: dict[str, ObjectInfo] = {}
 
     def _current_rooms(self, fps: Any, bottoms: np.ndarray, tops: np.ndarray, held_k: int
@@ -252,11 +254,27 @@ class PosedGraph:
     def obstacles_on(self, surface_id: str, exclude: str | None = None,
                      height_m: float = 0.1) -> Any:
         """What an item placed on the surface must not touch now: the items on it (but
-        `exclude`), walls and fixed objects crossing its layer."""
+        `exclude`), walls and fixed objects crossing its layer, and the items resting
+        elsewhere (another receptacle overlapping this one, a shelf below) that reach
+        into the layer [z, z + height] above it, so no two items ever share space."""
+        import shapely
+
         s = self._surfaces[surface_id]
-        items = [self.object(i).footprint for i in self._children.get(surface_id, [])
-                 if i != exclude and i != self.held]
+        own = self._children.get(surface_id, [])
+        items = [self.object(i).footprint for i in own if i != exclude and i != self.held]
         fixed = self.graph._fixed_near(s, max(height_m, 0.01))  # the graph's layer query
+        st = self.statics
+        skip = {*own, exclude, self.held}
+        under: Surface | None = s  # the objects under the surface, at any depth
+        while under is not None and under.object_id not in skip:
+            skip.add(under.object_id)
+            under = self.parent_surface(under.object_id) if under.object_id in st.tracked_index \
+                else None
+        layer = (self._zs[:, 0] < s.z + max(height_m, 0.01)) & (self._zs[:, 1] > s.z + 0.005)
+        near = [k for k in np.nonzero(layer)[0] if st.tracked[k] not in skip]
+        if near:
+            fps = self._fps[near]
+            items += list(fps[shapely.intersects(fps, s.polygon)])
         return np.concatenate([np.array(items, dtype=object), np.asarray(fixed, dtype=object)])
 
     def cells(self, surface_id: str) -> list[Region]:

@@ -5,7 +5,8 @@ phase in fdc's `EmbeddedWorld`: the robot performs N pick-and-place interactions
 drawn with `random.Random(seed)` from the relocations the world can really carry out
 (an item it can pick: movable, carrying nothing, not shut in a closed container, its
 furniture reachable; a furniture surface that is not the item's, reachable, where the
-placement queries find a collision-free spot in a random cell, else anywhere on it). It
+placement queries find a collision-free spot in a random cell, else anywhere on it: the
+free spot nearest its middle, unpacked, in plain view as a person sets things down). It
 walks there along the navigation grid in primitive steps (0.25 m forward, 10 degree
 turns) and records one frame per step: the pose, the action, the held item, what is in
 view (field of view and occlusion: `visibility.SightIndex`, the rules of
@@ -44,6 +45,7 @@ still refused would fall back to the world's own `navigate`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Sequence
@@ -58,7 +60,7 @@ from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.routes import GridRouter
 from fdc.sim_bridge.graph.visibility import SightIndex
 from fdc.sim_bridge.scene.schema import Kind
-from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
+from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld, WorldConfig
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
 from fdc.sim_bridge.world.posed import PosedGraph
 from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M
@@ -193,7 +195,11 @@ class _Collector:
         self.rng = random.Random(seed)
         # One snapshot per action (the frames of a walk come from its moves): a snapshot
         # holds every tracked pose, too much to keep per step in a large scene.
-        self.world = EmbeddedWorld(graph, clock=_WORLD_CLOCK, seed=seed, record_steps=False)
+        # It sets items down near the middle of the cell or surface, not packed into a
+        # corner (where a later frame could miss them).
+        self.placement = dataclasses.replace(graph.config.placement, pack=False)
+        self.world = EmbeddedWorld(graph, clock=_WORLD_CLOCK, seed=seed, record_steps=False,
+                                   config=WorldConfig(placement=self.placement))
         self.router = GridRouter(graph.nav)
         self.movable = sorted(o.id for o in graph.objects(kind=Kind.MOVABLE))
         self.moved: set[str] = set()
@@ -255,7 +261,7 @@ class _Collector:
         """A surface for `item` (not `source`) where a placement exists now."""
         cands = [s for s in self.targets if s != source and s not in exclude]
         self.rng.shuffle(cands)
-        cfg = self.graph.config.placement
+        cfg = self.placement
         at: Direction | None  # the cell aimed at (None: anywhere on the surface)
         for s in cands[: self.cfg.target_tries]:
             pts, _ = posed.standing_points_for(s)

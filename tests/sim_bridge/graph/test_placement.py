@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fdc.sim_bridge.graph.placement import Placement
+from fdc.sim_bridge.graph.placement import Placement, place
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from tests.sim_bridge.helpers import graph, obj, on_top
 
@@ -25,19 +27,21 @@ def xy(p) -> tuple[float, float]:
     return (p.pose.position[0], p.pose.position[1])
 
 
-def test_on_an_empty_surface_goes_to_its_middle() -> None:
+def test_on_an_empty_surface_goes_to_a_corner() -> None:
+    # Packed: the four corners are equally near the middle; the smallest u, then v wins.
     g = graph([TABLE, spare()])
     p = g.place_on("cube", "table|top")
-    assert xy(p) == pytest.approx((2.0, 2.0), abs=STEP)
+    assert xy(p) == pytest.approx((1.45, 1.65), abs=1e-3)
     assert p.pose.position[2] == pytest.approx(0.75 + 0.05)
     assert p.surface_id == "table|top"
 
 
-def test_in_a_cell_goes_to_the_cell_centre() -> None:
+def test_in_a_cell_goes_to_a_corner_of_the_cell() -> None:
     g = graph([TABLE, spare()])
-    # front-left as seen facing the front (+x): x 2.2-2.6, y 1.6-1.867
+    # front-left as seen facing the front (+x): x 2.2-2.6, y 1.6-1.867; packed into the
+    # table's corner (the corner of the cell nearest its centre that the cube reaches)
     p = g.place_in_cell("cube", "table|top", "front-left")
-    assert xy(p) == pytest.approx((2.4, 2.0 - 0.4 * 2 / 3), abs=STEP)
+    assert xy(p) == pytest.approx((2.55, 1.65), abs=1e-3)
     assert p.region_ids == ("table|top#cell:front-left",)
 
 
@@ -156,7 +160,8 @@ def test_inside_an_open_container_and_not_a_closed_one() -> None:
         )
 
     p = graph([cabinet(True), spare()]).place_inside("cube", "cabinet")
-    assert xy(p) == pytest.approx((3.0, 1.0), abs=STEP) and p.pose.position[2] == pytest.approx(
+    # packed into a corner of the floor (x 2.78-3.22, y 0.63-1.37)
+    assert xy(p) == pytest.approx((2.83, 0.68), abs=1e-3) and p.pose.position[2] == pytest.approx(
         0.05 + 0.05
     )
     closed = graph([cabinet(False), spare()]).place_inside("cube", "cabinet|inside")
@@ -246,3 +251,58 @@ def test_place_rejects_unknown_relations_and_bad_arguments(relation: str,
 
     with pytest.raises(ValueError, match=message):
         place(_dispatch_scene(), relation, args)
+
+
+def test_items_put_one_after_another_are_packed() -> None:
+    """Four 8 cm cubes fit the front cell of a 35 x 90 cm shelf in one column only when
+    the first is pressed against the cell's side (failed before: the first went to the
+    cell's middle, the fourth found no room)."""
+    shelf = obj("shelf", "shelf", (2.0, 2.0, 0.25), (0.35, 0.9, 0.5))
+    size = (0.08, 0.08, 0.2)
+    placed: list[dict] = []
+    for k in range(4):
+        spare_k = obj(f"cube{k}", "box", (-5.0, -5.0, 0.1), size, kind="movable")
+        p = graph([shelf, *placed, spare_k]).place_in_cell(f"cube{k}", "shelf|top", "front")
+        x, y = xy(p)
+        assert 2 + 0.35 / 6 <= x <= 2.175 - 0.04 and 1.85 <= y <= 2.15  # centre in the cell
+        assert all(abs(y - o["pose"]["position"][1]) >= 0.08 + 0.01 - 1e-6 for o in placed)
+        placed.append(on_top(f"cube{k}", "box", (x, y), 0.5, size))
+
+
+def test_items_on_an_overlapping_surface_are_obstacles() -> None:
+    """Two tables whose tops overlap at the same height (as two receptacles of one
+    Habitat chair do): the cube on one keeps the other's spot free (failed before)."""
+    g = graph([
+        obj("a", "table", (2.0, 2.0, 0.375), (0.5, 0.5, 0.75)),
+        obj("b", "table", (2.3, 2.0, 0.375), (0.9, 0.5, 0.75)),
+        on_top("c1", "box", (1.9, 1.9), 0.75, (0.3, 0.3, 0.1)),
+        spare(),
+    ])
+    assert g.object("c1").parent_surface == "a|top"
+    p = g.place_on("cube", "b|top")
+    assert p.ok and p.footprint.distance(g.object("c1").footprint) >= 0.01 - 1e-6
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["on", "in_cell"]),
+                          st.sampled_from(["front", "rear-left", "center", "right"]),
+                          st.floats(0.05, 0.3), st.floats(0.05, 0.3)),
+                min_size=2, max_size=6))
+def test_items_put_one_after_another_never_overlap(
+        moves: list[tuple[str, str, float, float]]) -> None:
+    """Whatever goes on the table, in whichever cell, keeps the 1 cm gap to what is there."""
+    placed: list[dict] = []
+    for k, (rel, cell, sx, sy) in enumerate(moves):
+        size = (sx, sy, 0.1)
+        g = graph([TABLE, *placed, obj(f"it{k}", "box", (-5.0, -5.0, 0.05), size,
+                                       kind="movable")])
+        args = ("table|top", cell) if rel == "in_cell" else ("table|top",)
+        p = place(g, rel, (f"it{k}", *args))
+        if not p.ok:
+            continue
+        others = [g.object(o["id"]).footprint for o in placed]
+        assert all(p.footprint.distance(f) >= 0.01 - 1e-6 for f in others)
+        assert g.surface("table|top").polygon.buffer(1e-6).contains(p.footprint)
+        turned = abs(p.yaw_rad) > 1e-9
+        placed.append(on_top(f"it{k}", "box", xy(p), 0.75, size, yaw_deg=90.0 if turned else 0.0))
