@@ -63,6 +63,7 @@ from fdc.predicates.goal import (
     GThen,
     NotExpandable,
     expand_counts,
+    joined,
     to_pddl,
 )
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
@@ -437,21 +438,9 @@ class _TracePlanner:
         same = [a for a in atoms if a.predicate == "same-surface" and len(a.args) == 2]
         if not same:
             return list(atoms)
-        group: dict[str, str] = {}
-
-        def root(x: str) -> str:
-            while group.setdefault(x, x) != x:
-                x = group[x]
-            return x
-
-        for a in same:
-            group[root(a.args[0])] = root(a.args[1])
         posed = self.env.world.state.posed
-        members: dict[str, list[str]] = {}
-        for x in sorted(group):
-            members.setdefault(root(x), []).append(x)
         moves: list[GAtom] = []
-        for items in members.values():
+        for items in joined((a.args[0], a.args[1]) for a in same):
             where = {x: posed.support_of(x) for x in items}
             counts: dict[str, int] = {}
             for w in where.values():

@@ -70,6 +70,7 @@ from fdc.predicates.goal import (
     atom,
     atoms,
     expand_counts,
+    joined,
 )
 from fdc.predicates.registry import Context, Kind, Registry
 from fdc.sim_bridge.world.snapshot import SnapshotState
@@ -647,23 +648,11 @@ def gathered(goal: Goal, state: WorldState, facts: SceneFacts) -> Goal | None:
     same = [p for p in goal.parts if isinstance(p, GAtom) and p.predicate == SAME_SURFACE]
     if not same:
         return None
-    group: dict[str, str] = {}
-
-    def root(x: str) -> str:
-        while group.setdefault(x, x) != x:
-            x = group[x]
-        return x
-
-    for a in same:
-        group[root(a.args[0])] = root(a.args[1])
-    members: dict[str, list[str]] = {}
-    for x in sorted(group):
-        members.setdefault(root(x), []).append(x)
     fits: dict[str, set[str]] = {}
     for o, s in facts.true_atoms("fits"):
         fits.setdefault(o, set()).add(s)
     ons: list[Goal] = []
-    for items in members.values():
+    for items in joined((a.args[0], a.args[1]) for a in same):
         counts: dict[str, int] = {}
         for x in items:
             if (s := state.support_of(x)) is not None:

@@ -494,6 +494,25 @@ def cluster_pairs(goal: GCluster) -> list[tuple[str, str]]:
     return [(a, b) for a in ents for b in ents if a != b]
 
 
+def joined(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """The groups of names that pairs join, transitively (the items that `same-surface`
+    atoms put on one surface): each group sorted, the groups in order of their first
+    name."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for x in sorted(parent):
+        groups.setdefault(root(x), []).append(x)
+    return list(groups.values())
+
+
 def is_multi_goal(goal: _Goal | GAtom) -> bool:
     """Judged over the trajectory (stops, sequences, checklists), not at one snapshot."""
     return isinstance(goal, GTargets | GThen | GChecklist)
