@@ -29,6 +29,7 @@ from fdc.evaluation.audit.checks import CHECKS, MEMORY, PROCESS, Outcome, TaskAu
 from fdc.evaluation.audit.report import AuditReport, build_report, junit_xml
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import atom, to_pddl
+from tests.sim_bridge.helpers import PICK_HELD, obj, on_top, write_scene
 
 REPO = Path(__file__).resolve().parents[2]
 APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
@@ -331,19 +332,12 @@ def test_ctrl_c_leaves_no_report(suite: Path, tmp_path: Path) -> None:
     assert not report.exists() and not (tmp_path / "audit.repro").exists()
 
 
-FLOOR_TEMPLATES = """(define (template ball-to-table)
+BALL_TO_TABLE = """(define (template ball-to-table)
   (:domain fdc-home)
   (:tags manipulation process)
   (:parameters ?o - movable ?s - furniture-surface)
   (:goal (on ?o ?s))
   (:instruction "Put {{ o | ref }} on {{ s | ref }}.")
-  (:ambiguity reject))
-(define (template pick-any)
-  (:domain fdc-home)
-  (:tags manipulation process)
-  (:parameters ?o - movable)
-  (:goal (holding ?o))
-  (:instruction "Pick up {{ o | ref }}.")
   (:ambiguity reject))
 """
 
@@ -353,28 +347,18 @@ def test_items_on_the_floor_are_picked_by_planner_world_and_oracle_alike(tmp_pat
     """A ball on the floor (as the Habitat fixture scene's donut and ball): its tasks
     compile, the planner picks it with `pick-from-floor`, the world carries the plan out,
     the oracle walks to it: every column agrees (before, no model could pick it)."""
-    def thing(ident: str, category: str, xyz: tuple[float, ...], size: tuple[float, ...],
-              kind: str) -> dict[str, Any]:
-        return {"id": ident, "category": category, "pose": {"position": list(xyz)},
-                "size": list(size), "kind": kind}
-
-    scene = tmp_path / "scene.json"
-    scene.write_text(json.dumps({
-        "format_version": "1.0", "name": "floor",
-        "rooms": [{"id": "r", "category": "kitchen",
-                   "polygon": [[0, 0], [4, 0], [4, 4], [0, 4]]}],
-        "objects": [thing("table", "table", (2, 2, 0.375), (0.8, 1.4, 0.75), "furniture"),
-                    thing("cup_0", "cup", (2, 2, 0.8), (0.08, 0.08, 0.1), "movable"),
-                    thing("ball_0", "ball", (3.2, 3.2, 0.1), (0.2, 0.2, 0.2), "movable")],
-        "agent": {"position": [0.5, 0.5, 0.0]}}))
-    (tmp_path / "t.pddl").write_text(FLOOR_TEMPLATES)
+    scene = write_scene(tmp_path / "scene.json", [
+        obj("table", "table", (2, 2, 0.375), (0.8, 1.4, 0.75), kind="furniture"),
+        on_top("cup_0", "cup", (2, 2), 0.75, (0.08, 0.08, 0.1)),
+        obj("ball_0", "ball", (3.2, 3.2, 0.1), (0.2, 0.2, 0.2), kind="movable")])
+    (tmp_path / "t.pddl").write_text(BALL_TO_TABLE + PICK_HELD)
     suite = tmp_path / "out" / "suite.jsonl"
     code, out, err = run("compile", str(scene), "-T", str(tmp_path / "t.pddl"),
                          "-o", str(suite))
     assert code == 0, out + err
     ball = {r.template: r for r in parse_suite(suite.read_text())[0]
             if r.bindings["?o"] == "ball_0"}
-    assert set(ball) == {"ball-to-table", "pick-any"}
+    assert set(ball) == {"ball-to-table", "pick-held"}
     code, report, _ = audit_json(str(suite))
     assert code == 0, report.disagreements
     for r in ball.values():

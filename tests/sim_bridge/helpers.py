@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,36 @@ def room(ident: str, category: str, x0: float, y0: float, x1: float, y1: float) 
     return {"id": ident, "category": category, "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
 
 
+#: A template that asks for any movable item in the hand.
+PICK_HELD = """(define (template pick-held)
+  (:domain fdc-home)
+  (:tags manipulation process)
+  (:parameters ?o - movable)
+  (:goal (holding ?o))
+  (:instruction "Pick up {{ o | ref }}.")
+  (:ambiguity reject))
+"""
+
+
+def scene_data(
+    objects: list[dict[str, Any]],
+    rooms: list[dict[str, Any]] | None = None,
+    doors: list[dict[str, Any]] | None = None,
+    agent: tuple[float, float] = (0.5, 0.5),
+    **extra: Any,
+) -> dict[str, Any]:
+    """A scene file's content: by default one 4 m x 4 m kitchen, the agent in a corner."""
+    return {
+        "format_version": "1.0",
+        "name": "test",
+        "rooms": rooms if rooms is not None else [room("room", "kitchen", 0, 0, 4, 4)],
+        "doors": doors or [],
+        "objects": objects,
+        "agent": {"position": [agent[0], agent[1], 0.0]},
+        **extra,
+    }
+
+
 def scene(
     objects: list[dict[str, Any]],
     rooms: list[dict[str, Any]] | None = None,
@@ -60,17 +91,14 @@ def scene(
     agent: tuple[float, float] = (0.5, 0.5),
     **extra: Any,
 ) -> Scene:
-    return Scene.model_validate(
-        {
-            "format_version": "1.0",
-            "name": "test",
-            "rooms": rooms if rooms is not None else [room("room", "kitchen", 0, 0, 4, 4)],
-            "doors": doors or [],
-            "objects": objects,
-            "agent": {"position": [agent[0], agent[1], 0.0]},
-            **extra,
-        }
-    )
+    return Scene.model_validate(scene_data(objects, rooms, doors, agent, **extra))
+
+
+def write_scene(path: Path, objects: list[dict[str, Any]],
+                rooms: list[dict[str, Any]] | None = None, **kw: Any) -> Path:
+    """`scene_data` written to `path` as JSON."""
+    path.write_text(json.dumps(scene_data(objects, rooms, **kw)))
+    return path
 
 
 def graph(objects: list[dict[str, Any]], **kw: Any) -> SceneGraph:

@@ -16,6 +16,8 @@ import pytest
 
 from fdc.core.limits import current
 from fdc.instructions.describe import Describer
+from tests.sim_bridge import helpers
+from tests.sim_bridge.helpers import PICK_HELD, obj, scene_data, write_scene
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_DATASET = (REPO.parent / "shared" / "fixtures" / "habitat" / "habitat-sim" / "data"
@@ -38,35 +40,10 @@ def fdc(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.Comple
 
 
 def room(ident: str, x0: float, y0: float, x1: float, y1: float) -> dict[str, Any]:
-    return {"id": ident, "category": "kitchen",
-            "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
+    return helpers.room(ident, "kitchen", x0, y0, x1, y1)
 
 
-def obj(ident: str, category: str, position: tuple[float, float, float],
-        size: tuple[float, float, float], **extra: Any) -> dict[str, Any]:
-    return {"id": ident, "category": category, "pose": {"position": list(position)},
-            "size": list(size), **extra}
-
-
-PICK_CUP = """(define (template pick-cup)
-  (:domain fdc-home)
-  (:tags manipulation process)
-  (:parameters ?o - movable)
-  (:goal (holding ?o))
-  (:instruction "Pick up {{ o | ref }}.")
-  (:ambiguity reject))
-"""
 TABLE = obj("table", "table", (2, 2, 0.375), (0.8, 1.4, 0.75), kind="furniture")
-
-
-def write_scene(path: Path, objects: list[dict[str, Any]],
-                rooms: list[dict[str, Any]] | None = None,
-                agent: tuple[float, float, float] = (0.5, 0.5, 0.0), **extra: Any) -> Path:
-    path.write_text(json.dumps({
-        "format_version": "1.0", "name": "hostile",
-        "rooms": rooms if rooms is not None else [room("r", 0, 0, 4, 4)],
-        "objects": objects, "agent": {"position": list(agent)}, **extra}))
-    return path
 
 
 def cup(k: int, x: float, y: float, z: float = 0.05) -> dict[str, Any]:
@@ -96,7 +73,7 @@ def test_a_floor_too_large_for_the_navigation_grid_is_a_located_error(tmp_path: 
 
 @pytest.mark.slow
 def test_an_agent_far_outside_a_scene_without_rooms_is_a_located_error(tmp_path: Path) -> None:
-    scene = write_scene(tmp_path / "s.json", [TABLE], [], agent=(5000, 5000, 0), walls="none")
+    scene = write_scene(tmp_path / "s.json", [TABLE], [], agent=(5000, 5000), walls="none")
     done = fdc("compile", scene, "-o", tmp_path / "out" / "suite.jsonl", cwd=tmp_path)
     assert done.returncode == 2
     assert "agent.position: error[G040]" in done.stderr
@@ -253,7 +230,7 @@ def test_the_habitat_fixture_scene_compiles_with_the_default_library(tmp_path: P
 def test_no_experience_is_simulated_when_no_template_needs_one(tmp_path: Path) -> None:
     scene = write_scene(tmp_path / "s.json", [TABLE, cup(0, 2, 2, 0.8)])
     template = tmp_path / "t.pddl"
-    template.write_text(PICK_CUP)
+    template.write_text(PICK_HELD)
     done = fdc("compile", scene, "-T", template, "-o", tmp_path / "out" / "suite.jsonl",
                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -300,9 +277,9 @@ def test_ten_thousand_identical_cups_compile_in_bounded_time(tmp_path: Path) -> 
     cups = [cup(i, 3 + i % k * 0.2, 3 + i // k * 0.2, 0.8) for i in range(10_000)]
     table = obj("big_table", "table", (13, 13, 0.375), (24, 24, 0.75), kind="furniture")
     scene = write_scene(tmp_path / "s.json", [table, *cups], [room("r", 0, 0, 26, 26)],
-                        agent=(0.5, 0.5, 0.0))
+                        agent=(0.5, 0.5))
     template = tmp_path / "t.pddl"
-    template.write_text(PICK_CUP)
+    template.write_text(PICK_HELD)
     done = fdc("compile", scene, "-T", template, "--no-history", "-o",
                tmp_path / "out" / "suite.jsonl", cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -321,9 +298,7 @@ def _codes(text: str, base_dir: Path | None = None) -> list[tuple[str, str]]:
 
 def _scene_text(objects: list[dict[str, Any]], rooms: list[dict[str, Any]] | None = None,
                 **extra: Any) -> str:
-    return json.dumps({"format_version": "1.0", "name": "hostile",
-                       "rooms": rooms if rooms is not None else [room("r", 0, 0, 4, 4)],
-                       "objects": objects, "agent": {"position": [0.5, 0.5, 0.0]}, **extra})
+    return json.dumps(scene_data(objects, rooms, **extra))
 
 
 def test_in_process_the_object_count_is_checked_before_validation() -> None:
