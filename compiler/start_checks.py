@@ -6,7 +6,8 @@ A ground goal is infeasible when some atom it needs can never hold, by the geome
 rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
 larger than the surface, or whose centre cannot lie in its cell while it stands on the
 surface), or when several items it needs on one surface cannot stand there side by
-side, or take more room than it has, where nothing can be stacked: those a conjunction
+side, or take more room than it has, in as many layers as can count as on it (one
+where nothing can be stacked): those a conjunction
 puts on the surface (or around an anchor it keeps there), or `at-least N` of a count
 node's. This module only reads the goal: which atoms must hold (every part of a
 conjunction, every step of a sequence, some part of a disjunction, N items of a count),

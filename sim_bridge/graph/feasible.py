@@ -23,9 +23,11 @@ centres where a footprint fits are the outline eroded by the footprint (the outl
 minus every edge swept by the box), computed with a box a little smaller than the
 item so that only a real impossibility is reported.
 
-Several items on one surface where nothing can be stacked (`pack`) each stand on the
-surface itself, kept the placement gap apart: in a row when no two fit side by side
-across it (`PACKING`), and never on more area than the surface offers (`CROWDED`).
+Several items on one surface (`pack`) stand on it or on one another, as deep as the
+checkers' band lets an item count as on the surface (`layers`; one where nothing can
+be stacked); those at one depth stand side by side, kept the placement gap apart: in a
+row when no two fit side by side across it (`PACKING`), and never on more area than
+the surface offers (`CROWDED`).
 
 A container item (`box_0`) counts an item inside when the item's centre is in its box
 (grown by the checker's margin): the item rests on one of its floors, or stands beside
@@ -309,14 +311,34 @@ def stacking_blocked(g: SceneGraph, surface_id: str) -> bool:
                 and shapely.covers(owner.footprint, s.polygon))
 
 
+def layers(heights: Sequence[float], on_top_m: float) -> int:
+    """How many items of these heights can stand one over another and all count as on
+    the surface under the lowest: one on k others stands at least as high as the k
+    lowest together, and its bottom must be at most `on_top_m` above the surface."""
+    deep, total = 1, 0.0
+    for h in sorted(heights)[:-1]:
+        total += h
+        if total > on_top_m + SLACK_M:
+            break
+        deep += 1
+    return deep
+
+
 def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction | None]], *,
          at_least: int | None = None, on_top_m: float = 0.15, on_below_m: float = 0.02
          ) -> Infeasible | None:
     """Why the items of `wanted` (each with the cell its centre must lie in, or None)
     can never all stand on `surface_id` at once (with `at_least`, never that many of
-    them: a count), each moved there by a placement, or None. Judged where nothing can
-    be stacked (`stacking_blocked`): each item then stands on the surface itself,
-    turned 0 or 90 degrees, and keeps the placement gap from the others. Two rules:
+    them: a count), each moved there by a placement, or None. Each item stands on the
+    surface or on items there (a cup on a plate on the table is on the table while its
+    bottom is in the checkers' band), turned 0 or 90 degrees, within the outline and
+    the cell, and keeps the placement gap from the others on the same surface or top.
+    Stacked, an item stands within the top of the one below it, so the wanted items
+    form columns: one over another at most `layers` deep (the band allows no more), and
+    the items at the same depth of the columns stand side by side, kept the gap apart
+    (where they stand on different items, those are). Some depth holds a share of them
+    (a `layers`-th, rounded up), and two rules say when no such share can stand side by
+    side:
 
     - `PACKING`: when no two of them can stand side by side along one axis of the
       surface (their centres' spans along it are too short for their widths), they
@@ -326,13 +348,19 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
       within the part of the surface its centre's span reaches (grown by as much), so
       the grown footprints' areas sum to no more than that part's.
 
-    For a count, only the items that can rest there alone are candidates, and the
-    narrowest (smallest) of them make the shortest row (least area): no choice of them
-    fits when those do not (the room they must fit in is that of all the candidates)."""
+    Only the items that can rest there alone are candidates for a share (a count's, or
+    a depth's), and the narrowest (smallest) of them make the shortest row (least area):
+    no choice of them fits when those do not (the room they must fit in is that of all
+    the candidates)."""
     import shapely
 
     need_n = len(wanted) if at_least is None else at_least
-    if need_n < 2 or not stacking_blocked(g, surface_id):
+    if need_n < 2:
+        return None
+    depth = 1 if stacking_blocked(g, surface_id) else layers(
+        [item_height_m(g.object(item)) for item, _ in wanted], on_top_m)
+    share = -(-need_n // depth)  # the items at the most crowded depth of the columns
+    if share < 2:
         return None
     s = g.surface(surface_id)
     gap = g.config.placement.gap_m
@@ -363,9 +391,9 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
         shapes.append(found)
     if len(shapes) < need_n:
         return alone
-    if _row_too_long(shapes, need_n, gap):
+    if _row_too_long(shapes, share, gap):
         return Infeasible.PACKING
-    if _crowded(shapes, need_n, gap, local):
+    if _crowded(shapes, share, gap, local):
         return Infeasible.CROWDED
     return None
 

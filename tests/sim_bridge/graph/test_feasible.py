@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from fdc.sim_bridge.graph.feasible import (
     Infeasible,
     inside_object,
+    layers,
     pack,
     rest_on,
     stacking_blocked,
@@ -101,7 +102,7 @@ def test_side_by_side_where_nothing_stacks(g: SceneGraph) -> None:
     assert pack(g, "shelf|shelf_2", [("book", c), ("book_b", c), ("saucer", c)]) is None
     assert pack(g, "shelf|shelf_2", [("book", c), ("book_b", c), ("book_c", c)]) is \
         Infeasible.PACKING
-    # on a table trays can be stacked: nothing is ruled out
+    # on a table trays can be stacked three deep: nothing is ruled out
     assert pack(g, "table|top", [("tray", None), ("tray_b", None), ("tray_c", None)]) is None
     # one item alone is the single rules' business
     assert pack(g, "shelf|shelf_2", [("tray", None)]) is None
@@ -152,6 +153,31 @@ def test_more_items_than_the_room_holds() -> None:
     assert pack(g, "shelf|shelf_2", wanted, at_least=12) is Infeasible.CROWDED
     assert pack(g, "shelf|shelf_2", wanted, at_least=10) is None
     assert pack(g, "shelf|shelf_2", wanted[:10]) is None
+
+
+def test_stacks_only_as_deep_as_the_band() -> None:
+    """On the bookcase's open top items may stand on items, but one counts as on the top
+    only while its bottom is at most `on_top_m` (0.15 m) up: two 0.45 m trays side by
+    side need 0.91 m of the 0.9 m, so a pair of them is one on the other, which counts
+    for thin trays and not for 0.2 m crates."""
+    assert layers([0.03, 0.03, 0.03], 0.15) == 3
+    assert layers([0.08, 0.08, 0.08], 0.15) == 2  # the third would stand 0.16 m up
+    assert layers([0.2, 0.03], 0.15) == 2  # the crate on the tray
+    assert layers([0.2, 0.2], 0.15) == 1
+    flat, tall = (0.45, 0.32, 0.03), (0.45, 0.32, 0.2)
+    g = graph([SHELF, TABLE, item("tray", flat, 0), item("tray_b", flat, 1),
+               item("crate", tall, 2), item("crate_b", tall, 3)], agent=(3.5, 3.5))
+    assert pack(g, "shelf|top", [("tray", None), ("tray_b", None)]) is None
+    assert pack(g, "shelf|top", [("crate", None), ("crate_b", None)]) is \
+        Infeasible.PACKING
+    assert pack(g, "shelf|top", [("crate", None), ("tray", None)]) is None
+    # the world does stack the trays, the upper one's bottom 3 cm over the shelf's top
+    w = EmbeddedWorld(g)
+    for x, where in (("tray", "shelf|top"), ("tray_b", "tray|top")):
+        assert w.navigate(x) and w.pick(x) and w.navigate(where) and w.place(where), x
+    posed = w.state.posed
+    assert posed.support_of("tray_b") == "tray|top"
+    assert posed.object("tray_b").bottom_z - g.surface("shelf|top").z == pytest.approx(0.03)
 
 
 def test_a_container_item_too_low_inside(g: SceneGraph) -> None:
