@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fdc.sim_bridge.geometry import to_frame
+from fdc.sim_bridge.geometry import geometry_from_frame, geometry_to_frame, to_frame
 from fdc.sim_bridge.graph.placement import FIT_SLACK_M, HEADROOM_MARGIN_M
 from fdc.sim_bridge.graph.regions import STEP, Direction
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -139,7 +139,7 @@ class _Index:
     overlaps: list[tuple[int, int]]
     # answers already found: a goal over many items and surfaces asks the same again
     centres: dict[tuple[str, float, float], Any] = field(default_factory=dict)
-    support: dict[tuple[str, float, float, float], bool] = field(default_factory=dict)
+    support: dict[tuple[str, float, float, float, bool], bool] = field(default_factory=dict)
 
 
 _INDEXES: weakref.WeakKeyDictionary[SceneGraph, _Index] = weakref.WeakKeyDictionary()
@@ -176,23 +176,42 @@ def _overlapping(tree: Any, surfaces: list[Surface], polygon: Any) -> list[Surfa
 
 
 def _other_support(g: SceneGraph, height: float, surface: Surface, on_top_m: float,
-                   on_below_m: float) -> bool:
+                   on_below_m: float, twins: bool = False) -> bool:
     """Whether something other than the surface (and the items it carries) could hold
     the item so that it counts as on the surface: a furniture surface overlapping it in
     the checkers' height band, with room for the item (for the floor of a container
-    item, wherever the container stands); or an item's top that the surface carries at
-    the start overhanging it or turned to it by other than a right angle."""
+    item, wherever the container stands), but for its `twins` when asked; or an item's
+    top that the surface carries at the start overhanging it or turned to it by other
+    than a right angle."""
     idx = _index(g)
-    key = (surface.id, height, on_top_m, on_below_m)
+    key = (surface.id, height, on_top_m, on_below_m, twins)
     found = idx.support.get(key)
     if found is None:
         found = idx.support[key] = _find_support(g, idx, height, surface, on_top_m,
-                                                 on_below_m)
+                                                 on_below_m, twins)
     return found
 
 
+def twins(g: SceneGraph, surface: Surface, on_below_m: float) -> list[Surface]:
+    """The other furniture surfaces overlapping a furniture surface at its height (within
+    `on_below_m`) and turned as it is or half a turn (a chair's two receptacles, 1 mm
+    apart): an item on one of them counts as on the surface where its centre is over
+    it, and the world keeps items on them apart from those on the surface as from one
+    another (`SceneView.obstacles_on`)."""
+    if g.object(surface.object_id).kind is Kind.MOVABLE:
+        return []
+    idx = _index(g)
+    out = []
+    for s in _overlapping(idx.furniture_tree, idx.furniture, surface.polygon):
+        turn = (s.yaw_rad - surface.yaw_rad) % math.pi
+        if s.id != surface.id and abs(s.z - surface.z) <= on_below_m + SLACK_M and \
+                min(turn, math.pi - turn) <= 1e-6:
+            out.append(s)
+    return out
+
+
 def _find_support(g: SceneGraph, idx: _Index, height: float, surface: Surface,
-                  on_top_m: float, on_below_m: float) -> bool:
+                  on_top_m: float, on_below_m: float, twins_too: bool) -> bool:
     import shapely
 
     owner = g.object(surface.object_id)
@@ -210,8 +229,10 @@ def _find_support(g: SceneGraph, idx: _Index, height: float, surface: Surface,
         return lo <= z_hi + on_top_m and hi >= z_lo - on_below_m - SLACK_M
 
     if owner.kind is not Kind.MOVABLE:
+        skip = {s.id for s in twins(g, surface, on_below_m)} if twins_too else set()
         return any(in_band(s, surface.z, surface.z) for s in _overlapping(
-            idx.furniture_tree, idx.furniture, surface.polygon) if s.id != surface.id)
+            idx.furniture_tree, idx.furniture, surface.polygon)
+            if s.id != surface.id and s.id not in skip)
     # it moves with its item: over any furniture surface, raised by what is below it
     lift = surface.z - owner.bottom_z
     above = item_height_m(owner) - lift  # the container's walls above its floor
@@ -336,7 +357,9 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     Stacked, an item stands within the top of the one below it, so the wanted items
     form columns: one over another at most `layers` deep (the band allows no more), and
     the items at the same depth of the columns stand side by side, kept the gap apart
-    (where they stand on different items, those are). Some depth holds a share of them
+    (where they stand on different items, those are). An item may also stand on a twin
+    of the surface (`twins`), its centre over the surface: the room is then theirs
+    together. Some depth holds a share of them
     (a `layers`-th, rounded up), and two rules say when no such share can stand side by
     side:
 
@@ -364,14 +387,18 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
         return None
     s = g.surface(surface_id)
     gap = g.config.placement.gap_m
-    local = shapely.transform(s.polygon, lambda xy: to_frame(xy, s.origin, s.yaw_rad))
+    local = geometry_to_frame(s.polygon, s.origin, s.yaw_rad)
+    # the surfaces an item may stand on to count as on this one, and the room they make
+    beside = twins(g, s, on_below_m)
+    room = shapely.union_all([local, *(geometry_to_frame(t.polygon, s.origin, s.yaw_rad)
+                                       for t in beside)])
     # per item: (u0, v0, u1, v1, half along u, half along v) of each orientation that fits
     shapes: list[list[tuple[float, ...]]] = []
     alone: Infeasible | None = None  # why the first item that cannot rest there alone
     for item, cell in wanted:
         info = g.object(item)
         height = item_height_m(info)
-        if _other_support(g, height, s, on_top_m, on_below_m):
+        if _other_support(g, height, s, on_top_m, on_below_m, twins=True):
             return None
         one = rest_on(g, item, surface_id, cell, on_top_m=on_top_m, on_below_m=on_below_m)
         if one is not None:
@@ -384,16 +411,25 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
         found = []
         for hu, hv in ((sx, sy), (sy, sx)):
             c = _centres(g, s, hu, hv)
+            if beside:  # or on a twin, its centre over this surface
+                c = shapely.union_all([c, *(geometry_to_frame(geometry_from_frame(
+                    _centres(g, t, hu, hv), t.origin, t.yaw_rad), s.origin, s.yaw_rad
+                ).intersection(local) for t in beside)])
             if box is not None:
                 c = c.intersection(box)
             if not c.is_empty:
                 found.append((*c.bounds, hu - SLACK_M, hv - SLACK_M))
+        if not found:  # on no twin either (`rest_on` does not judge where twins are)
+            if at_least is None:
+                return Infeasible.CELL if box is not None else Infeasible.TOO_LARGE
+            alone = alone or (Infeasible.CELL if box is not None else Infeasible.TOO_LARGE)
+            continue
         shapes.append(found)
     if len(shapes) < need_n:
         return alone
     if _row_too_long(shapes, share, gap):
         return Infeasible.PACKING
-    if _crowded(shapes, share, gap, local):
+    if _crowded(shapes, share, gap, room):
         return Infeasible.CROWDED
     return None
 

@@ -18,6 +18,7 @@ from fdc.sim_bridge.graph.feasible import (
     pack,
     rest_on,
     stacking_blocked,
+    twins,
 )
 from fdc.sim_bridge.graph.placement import place_in_cell, place_inside, place_on
 from fdc.sim_bridge.graph.regions import Direction
@@ -178,6 +179,36 @@ def test_stacks_only_as_deep_as_the_band() -> None:
     posed = w.state.posed
     assert posed.support_of("tray_b") == "tray|top"
     assert posed.object("tray_b").bottom_z - g.surface("shelf|top").z == pytest.approx(0.03)
+
+
+def test_two_receptacles_of_one_seat_are_judged_together() -> None:
+    """A chair whose seat has two receptacles 1 mm apart in height, one a little larger
+    (Habitat's aabb and mesh receptacles): an item on either counts as on both, so
+    neither alone says what fits, but together they do: two 0.23 m donuts never stand
+    side by side on the 0.32 x 0.38 m seat (the world puts down one), and the chair's
+    back keeps one from standing on the other."""
+    seat = [[-0.16, -0.19], [0.16, -0.19], [0.16, 0.19], [-0.16, 0.19]]
+    inner = [[-0.145, -0.175], [0.145, -0.175], [0.145, 0.175], [-0.145, 0.175]]
+    chair = obj("chair", "chair", (2.0, 2.0, 0.45), (0.32, 0.38, 0.9), kind="furniture",
+                surfaces=[{"name": "aabb", "z": 0.217, "polygon": seat},
+                          {"name": "mesh", "z": 0.216, "polygon": inner}])
+    donut = (0.227, 0.218, 0.078)
+    g = graph([chair, TABLE, item("donut", donut, 0), item("donut_b", donut, 1)],
+              agent=(3.5, 3.5))
+    assert [t.id for t in twins(g, g.surface("chair|aabb"), 0.02)] == ["chair|mesh"]
+    assert stacking_blocked(g, "chair|aabb")
+    both = [("donut", None), ("donut_b", None)]
+    for surface in ("chair|aabb", "chair|mesh"):
+        assert rest_on(g, "donut", surface) is None  # not judged alone
+        assert pack(g, surface, both) is Infeasible.PACKING
+        assert placed(g, surface, ["donut", "donut_b"]) == ["donut"]
+    # whose centre cannot be in a corner cell of the seat, on either receptacle
+    corner = [(x, Direction.FRONT_LEFT) for x, _ in both]
+    assert pack(g, "chair|aabb", corner) is Infeasible.CELL
+    w = EmbeddedWorld(g)
+    assert w.navigate("donut") and w.pick("donut") and w.navigate("chair|aabb")
+    assert not w.place("chair|aabb", "in_cell", cell=Direction.FRONT_LEFT)
+    assert not w.place("chair|mesh", "in_cell", cell=Direction.FRONT_LEFT)
 
 
 def test_a_container_item_too_low_inside(g: SceneGraph) -> None:
