@@ -40,6 +40,7 @@ class SurfaceConfig:
     movable_min_area_m2: float = 0.02  # a movable item's top is a surface if this big
     min_clearance_m: float = 0.03
     ceiling_overlap: float = 0.5  # a surface above limits clearance if it covers this much
+    merge_gap_m: float = 0.02  # platforms this close in height, overlapping so, are one
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,6 +323,7 @@ def mesh_platforms(
             found.append((z, poly))
     if not found:
         return []
+    found = _merge_layers(found, config)
     largest = max(p.area for _, p in found)
     found = [(z, p) for z, p in found if p.area >= config.min_relative_area * largest]
     out: list[tuple[float, Any]] = []
@@ -331,6 +333,28 @@ def mesh_platforms(
         else:
             out.append((z, p))
     out.sort(key=lambda zp: (round(zp[0], 6), zp[1].centroid.x, zp[1].centroid.y))
+    return out
+
+
+def _merge_layers(found: list[tuple[float, Any]], config: SurfaceConfig
+                  ) -> list[tuple[float, Any]]:
+    """Platforms within `merge_gap_m` of one another in height whose outlines overlap by
+    more than `ceiling_overlap` of the smaller one are one surface modelled twice (a
+    double-sided face, a thin slab's top over the top it covers): each such group is
+    one platform, the union of their outlines at the highest of their heights. Two
+    surfaces there would each count what stands on the other as on it (the checkers'
+    height band) and no model could keep an item on one and off the other."""
+    import shapely
+
+    out: list[tuple[float, Any]] = []
+    for z, p in sorted(found, key=lambda zp: (zp[0], zp[1].centroid.x, zp[1].centroid.y)):
+        for k, (kz, kp) in enumerate(out):
+            if z - kz <= config.merge_gap_m and shapely.intersection(kp, p).area > \
+                    config.ceiling_overlap * min(kp.area, p.area):
+                out[k] = (z, _largest_polygonal(shapely.union(kp, p, grid_size=1e-6)))
+                break
+        else:
+            out.append((z, p))
     return out
 
 

@@ -43,6 +43,22 @@ def test_steps_give_platforms_and_tiny_ones_are_dropped() -> None:
     assert [(round(z, 6), round(p.area, 6)) for z, p in found] == [(0.4, 1.0), (0.9, 0.5)]
 
 
+def test_a_surface_modelled_twice_is_one_platform() -> None:
+    """A 1 mm slab over a table's top (as Habitat's test donut and platform meshes are
+    modelled: two platforms 1 mm apart): one platform, at the slab's height; a 5 cm step
+    stays two."""
+    import trimesh
+
+    table = _box((0, 0, 0), (1.0, 0.5, 0.7))
+    slab = _box((0.1, 0, 0.7), (1.0, 0.5, 0.701))
+    m = trimesh.util.concatenate([table, slab])
+    found = mesh_platforms(m.vertices, m.faces, SurfaceConfig())
+    assert [(round(z, 6), round(p.area, 6)) for z, p in found] == [(0.701, 0.5)]
+    m = trimesh.util.concatenate([table, _box((0.1, 0, 0.7), (1.0, 0.5, 0.75))])
+    found = mesh_platforms(m.vertices, m.faces, SurfaceConfig())
+    assert [round(z, 6) for z, _ in found] == [0.7, 0.75]
+
+
 def test_gently_sloped_neighbours_join_the_platform() -> None:
     # A flat square with a strip bent down by 10 degrees along one edge.
     v = np.array(

@@ -61,7 +61,8 @@ def test_dataset_0_imports_with_its_rooms(tmp_path: Path) -> None:
     out.write_text(s.to_json())
     g = build_scene_graph(s, base_dir=tmp_path)
     assert not [render_text(f) for f in g.findings if f.code.startswith("G")]  # meshes read
-    assert [x.source for x in g.surfaces("dataset_test_object2_:0000")] == ["mesh", "mesh"]
+    # its mesh has two layers 1 mm apart: one platform
+    assert [x.source for x in g.surfaces("dataset_test_object2_:0000")] == ["mesh"]
     outside = sorted(f.entities[0] for f in g.findings if f.code == "W103")
     assert outside == ["dataset_test_object1_:0000", "dataset_test_object2_:0000"]
 
