@@ -72,6 +72,7 @@ class Infeasible(StrEnum):
     CELL = "an item whose centre cannot lie in its cell while it stands on the surface"
     PACKING = "items that cannot stand side by side on their surface"
     CROWDED = "items whose footprints together take more room than their surface has"
+    STACKED = "items that fit in their cell only one on another, which no plan makes"
 
 
 def item_height_m(info: ObjectInfo) -> float:
@@ -374,7 +375,13 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     Only the items that can rest there alone are candidates for a share (a count's, or
     a depth's), and the narrowest (smallest) of them make the shortest row (least area):
     no choice of them fits when those do not (the room they must fit in is that of all
-    the candidates)."""
+    the candidates).
+
+    `STACKED`: items that must stand in cells, which fit there only when some stand on
+    others (all of them side by side break a rule above). An item on another's top is
+    on the surface below in every model of fdc (fdc-home's `low-top`), but whether its
+    centre is in the cell depends on where on the top it stands, which the abstraction
+    does not know: no plan certifies such a task, so it is not one fdc emits."""
     import shapely
 
     need_n = len(wanted) if at_least is None else at_least
@@ -383,7 +390,8 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     depth = 1 if stacking_blocked(g, surface_id) else layers(
         [item_height_m(g.object(item)) for item, _ in wanted], on_top_m)
     share = -(-need_n // depth)  # the items at the most crowded depth of the columns
-    if share < 2:
+    cells = any(cell is not None for _, cell in wanted)
+    if share < 2 and not cells:
         return None
     s = g.surface(surface_id)
     gap = g.config.placement.gap_m
@@ -427,10 +435,13 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
         shapes.append(found)
     if len(shapes) < need_n:
         return alone
-    if _row_too_long(shapes, share, gap):
+    if share > 1 and _row_too_long(shapes, share, gap):
         return Infeasible.PACKING
-    if _crowded(shapes, share, gap, room):
+    if share > 1 and _crowded(shapes, share, gap, room):
         return Infeasible.CROWDED
+    if share < need_n and cells and (
+            _row_too_long(shapes, need_n, gap) or _crowded(shapes, need_n, gap, room)):
+        return Infeasible.STACKED
     return None
 
 
@@ -439,7 +450,7 @@ def _row_too_long(shapes: list[list[tuple[float, ...]]], n: int, gap: float) -> 
     for axis in (0, 1):  # the axis along which no two can stand side by side
         other = 1 - axis
         apart = any(
-            max(a[axis + 2] - b[axis], b[axis + 2] - a[axis]) > a[4 + axis] + b[4 + axis]
+            max(a[axis + 2] - b[axis], b[axis + 2] - a[axis]) > a[4 + axis] + b[4 + axis] + gap
             for i, j in itertools.combinations(range(len(shapes)), 2)
             for a in shapes[i] for b in shapes[j])
         if apart:

@@ -181,6 +181,22 @@ def test_stacks_only_as_deep_as_the_band() -> None:
     assert posed.object("tray_b").bottom_z - g.surface("shelf|top").z == pytest.approx(0.03)
 
 
+def test_items_that_fit_in_a_cell_only_stacked() -> None:
+    """The 0.9 x 0.35 m open top of the bookcase: the centres of 0.16 m cubes in its
+    centre cell (0.3 x 0.12 m) can be 0.17 m apart along it (with the gap), so two stand
+    side by side there, not three; 5 cm cubes stack three deep within the band, so three
+    fit only with one on another, which no plan certifies in a cell (`STACKED`); 20 cm
+    cubes do not stack at all (`PACKING`)."""
+    low = [item(f"low_{k}", (0.16, 0.16, 0.05), k) for k in range(3)]
+    tall = [item(f"tall_{k}", (0.16, 0.16, 0.2), 3 + k) for k in range(3)]
+    g = graph([SHELF, *low, *tall], agent=(3.5, 3.5))
+    c = Direction.CENTER
+    assert pack(g, "shelf|top", [(f"low_{k}", c) for k in range(2)]) is None
+    assert pack(g, "shelf|top", [(f"low_{k}", c) for k in range(3)]) is Infeasible.STACKED
+    assert pack(g, "shelf|top", [(f"tall_{k}", c) for k in range(3)]) is Infeasible.PACKING
+    assert pack(g, "shelf|top", [(f"low_{k}", None) for k in range(3)]) is None  # anywhere
+
+
 def test_two_receptacles_of_one_seat_are_judged_together() -> None:
     """A chair whose seat has two receptacles 1 mm apart in height, one a little larger
     (Habitat's aabb and mesh receptacles): an item on either counts as on both, so
