@@ -177,19 +177,19 @@ def _overlapping(tree: Any, surfaces: list[Surface], polygon: Any) -> list[Surfa
 
 
 def _other_support(g: SceneGraph, height: float, surface: Surface, on_top_m: float,
-                   on_below_m: float, twins: bool = False) -> bool:
+                   on_below_m: float, but_twins: bool = False) -> bool:
     """Whether something other than the surface (and the items it carries) could hold
     the item so that it counts as on the surface: a furniture surface overlapping it in
     the checkers' height band, with room for the item (for the floor of a container
-    item, wherever the container stands), but for its `twins` when asked; or an item's
-    top that the surface carries at the start overhanging it or turned to it by other
-    than a right angle."""
+    item, wherever the container stands), its `twins` left out when `but_twins`; or an
+    item's top that the surface carries at the start overhanging it or turned to it by
+    other than a right angle."""
     idx = _index(g)
-    key = (surface.id, height, on_top_m, on_below_m, twins)
+    key = (surface.id, height, on_top_m, on_below_m, but_twins)
     found = idx.support.get(key)
     if found is None:
         found = idx.support[key] = _find_support(g, idx, height, surface, on_top_m,
-                                                 on_below_m, twins)
+                                                 on_below_m, but_twins)
     return found
 
 
@@ -212,7 +212,7 @@ def twins(g: SceneGraph, surface: Surface, on_below_m: float) -> list[Surface]:
 
 
 def _find_support(g: SceneGraph, idx: _Index, height: float, surface: Surface,
-                  on_top_m: float, on_below_m: float, twins_too: bool) -> bool:
+                  on_top_m: float, on_below_m: float, but_twins: bool) -> bool:
     import shapely
 
     owner = g.object(surface.object_id)
@@ -230,7 +230,7 @@ def _find_support(g: SceneGraph, idx: _Index, height: float, surface: Surface,
         return lo <= z_hi + on_top_m and hi >= z_lo - on_below_m - SLACK_M
 
     if owner.kind is not Kind.MOVABLE:
-        skip = {s.id for s in twins(g, surface, on_below_m)} if twins_too else set()
+        skip = {s.id for s in twins(g, surface, on_below_m)} if but_twins else set()
         return any(in_band(s, surface.z, surface.z) for s in _overlapping(
             idx.furniture_tree, idx.furniture, surface.polygon)
             if s.id != surface.id and s.id not in skip)
@@ -406,7 +406,7 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     for item, cell in wanted:
         info = g.object(item)
         height = item_height_m(info)
-        if _other_support(g, height, s, on_top_m, on_below_m, twins=True):
+        if _other_support(g, height, s, on_top_m, on_below_m, but_twins=True):
             return None
         one = rest_on(g, item, surface_id, cell, on_top_m=on_top_m, on_below_m=on_below_m)
         if one is not None:
