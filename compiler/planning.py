@@ -50,7 +50,7 @@ import os
 import tempfile
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -248,9 +248,11 @@ class PlanningWorld:
                         names.add(n.predicate)
         return tuple(sorted(names))
 
-    def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None
-                ) -> PlanResult:
-        """A plan the embedded world carries out (`_certify`). A goal that gathers items
+    def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
+                reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
+        """A plan the embedded world carries out (`_certify`; `reached`: the task's goal
+        judged at the end of its replay, for the replay to choose spots that reach it:
+        `fdc.predicates.verify.judge_at_end`). A goal that gathers items
         on one surface, any surface (positive `same-surface` conjuncts), is first
         certified gathering each group on the surface most of it stands on now
         (`gathered`): the abstraction does not know how many items a surface holds and
@@ -263,16 +265,16 @@ class PlanningWorld:
             if pp.goal is not None else None
         if goal is not None:
             res = self._certify(self.build(pp.task, goal, reduce=pp.reduce), timeout_s,
-                                planner)
+                                planner, reached)
             left = timeout_s - (time.perf_counter() - started)
             if res.status == "solved" or left <= 0:
                 return replace(res, seconds=time.perf_counter() - started)
-            res = self._certify(pp, left, planner)
+            res = self._certify(pp, left, planner, reached)
             return replace(res, seconds=time.perf_counter() - started)
-        return self._certify(pp, timeout_s, planner)
+        return self._certify(pp, timeout_s, planner, reached)
 
-    def _certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None
-                 ) -> PlanResult:
+    def _certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
+                 reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
         """A plan the embedded world carries out: solve, act the plan out in the world
         from where the task starts (`self.start`; `sim_bridge/world/plans.py`) and, while the world
         refuses a placement for lack of room (free space depends on what stands there,
@@ -311,7 +313,7 @@ class PlanningWorld:
             if res.status != "solved":
                 return replace(res, seconds=seconds, forbidden=forbidden,
                                message=res.message + said)
-            replay = replay_plan(res.plan, self.graph, self.start)
+            replay = replay_plan(res.plan, self.graph, self.start, reached)
             if replay.refused is None:
                 return replace(res, seconds=time.perf_counter() - started,
                                forbidden=forbidden)

@@ -63,6 +63,7 @@ from fdc.predicates.goal import (
     to_pddl,
 )
 from fdc.predicates.registry import EvaluationError
+from fdc.predicates.verify import judge_at_end
 
 from .compile import SceneCompiler, TemplateEntry, goal_targets
 from .ground import GroundError, ground, readings
@@ -417,7 +418,8 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
     except PlanningError as e:
         _error(task, "planner-error", f"the goal has no planning problem: {e}", "goal")
         return
-    res = world.certify(pp, timeout_s, planner)
+    res = world.certify(pp, timeout_s, planner, judge_at_end(
+        task.record.goal, world.graph, task.record.thresholds))
     task.certificate = Certificate(status=res.status, planner=res.planner,
                                    seconds=round(res.seconds, 3), length=res.length,
                                    plan=res.plan, objects=len(pp.items), left_out=pp.left_out,

@@ -50,6 +50,7 @@ from fdc.predicates.goal import (
     TerminalConstraint,
     _Goal,
     atom,
+    is_multi_goal,
 )
 
 if TYPE_CHECKING:
@@ -549,6 +550,22 @@ def verify_snapshots(
         except EvaluationError as e:
             raise EvaluationError(f"task `{task_id}`: {e}") from None
     return verdicts
+
+
+def judge_at_end(goal: Goal, graph: SceneGraph,
+                 thresholds: Mapping[str, float] | None = None
+                 ) -> Callable[[Snapshot], bool] | None:
+    """The goal judged by the checkers on one snapshot, as `verify_snapshots` judges a
+    plain goal at the stop (for a plan's replay to look for spots that reach it); None
+    for a goal judged over a whole trajectory (`is_multi_goal`)."""
+    if is_multi_goal(goal):
+        return None
+    overrides = {"": dict(thresholds or {})}
+
+    def reached(snapshot: Snapshot) -> bool:
+        return verify_snapshots({"": goal}, graph, [snapshot], thresholds=overrides)[""].success
+
+    return reached
 
 
 class _CheckerHolds:

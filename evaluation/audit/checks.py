@@ -76,7 +76,7 @@ from fdc.evaluation.memory import (
 )
 from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
-from fdc.predicates.verify import evaluate, verify_snapshots
+from fdc.predicates.verify import evaluate, judge_at_end, verify_snapshots
 from fdc.sim_bridge.world.plans import PlanReplay, replay_plan
 
 if TYPE_CHECKING:
@@ -275,14 +275,15 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             out["plan"] = disagree(out["start"].detail)
             out["replay"] = not_applicable("no plan")
         else:
+            reached = judge_at_end(record.goal, models.graph, record.thresholds)
             res = models.worlds.planning(entry, start).certify(problem, options.timeout_s,
-                                                               options.planner)
+                                                               options.planner, reached)
             if res.status != "solved":
                 out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
                 out["replay"] = not_applicable("no plan")
             else:
                 out["plan"] = agree(f"{res.length} action(s) ({res.planner})")
-                replay = replay_plan(res.plan, models.graph, after)
+                replay = replay_plan(res.plan, models.graph, after, reached)
                 out["replay"] = _judge_replay(record, replay, models.graph)
     else:
         out["start"] = out["plan"] = disagree(

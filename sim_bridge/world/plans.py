@@ -36,7 +36,7 @@ moves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -99,12 +99,13 @@ def moved(line: str) -> str | None:
     return args[0]
 
 
-def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None
-                ) -> PlanReplay:
+def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None,
+                reached: Callable[[Snapshot], bool] | None = None) -> PlanReplay:
     """Act out a plan's lines in the embedded world (module doc), from `start` (None: the
     scene's initial state), each placement as the world's spot that `_choose` found
-    leaves room for the plan's later placements."""
-    choices = _choose(plan, graph, start)
+    leaves room for the plan's later placements (and, given `reached`, the goal judged
+    on the world at the end, makes it hold there)."""
+    choices = _choose(plan, graph, start, reached)
     world = EmbeddedWorld(graph, clock=LONG_DAY, start=start)
     for k, line in enumerate(plan, 1):
         res = _act(world, line, choices[k - 1])
@@ -127,13 +128,17 @@ def spots(line: str) -> int:
     return 1 + {"place": len(CELLS), "place-around": len(RING) + len(CELLS)}.get(name, 0)
 
 
-def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None) -> list[int]:
+def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None,
+            reached: Callable[[Snapshot], bool] | None = None) -> list[int]:
     """For each line, which of its world placements (`spots`) the replay uses: the first
     each time, until the world refuses a placement (for lack of room); then the next
     combination of the spots of the lines that put the surface's occupants there and of
     the refused line (the last line's first, as an odometer turns), acted out again from
-    the first line changed, at most `replay_spots` combinations in all. When none is
-    left, the first spot of each line (the world's first refusal is reported: what the
+    the first line changed. When every line is acted out but the goal does not hold at
+    the end (`reached`: an item put next to an anchor behind another, which the
+    abstraction does not see), the next combination of the spots of every line that
+    has several. At most `replay_spots` combinations in all; when none is left, the
+    first spot of each line (the world's first refusal is reported: what the
     certificate forbids then is what its occupants' first spots left no room for)."""
     choices = [0] * len(plan)
     before: list[Snapshot] = []  # the world before each line acted out
@@ -146,13 +151,16 @@ def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None) -> l
                 refused = k
                 break
         if refused is None:
-            return choices
-        spot = placed_on(plan[refused])
-        if spot is None:
-            break
-        # another spot of the refused line, or of those lines, may leave room
-        lines = [k for k in [*_occupants(plan[:refused], spot[1]), refused]
-                 if spots(plan[k]) > 1]
+            if reached is None or reached(world.snapshot()):
+                return choices
+            lines = [k for k in range(len(plan)) if spots(plan[k]) > 1]
+        else:
+            spot = placed_on(plan[refused])
+            if spot is None:
+                break
+            # another spot of the refused line, or of those lines, may leave room
+            lines = [k for k in [*_occupants(plan[:refused], spot[1]), refused]
+                     if spots(plan[k]) > 1]
         for k in reversed(lines):  # the odometer
             choices[k] = (choices[k] + 1) % spots(plan[k])
             if choices[k]:

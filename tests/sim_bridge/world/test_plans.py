@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fdc.predicates.goal import GAnd, GAtom, Goal, GThen, atom
-from fdc.predicates.verify import verify_snapshots
+from fdc.predicates.verify import judge_at_end, verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, load_scene_graph
 from fdc.sim_bridge.world.plans import replay_plan, spots
 
@@ -131,6 +131,26 @@ def test_a_placement_goes_where_it_leaves_room_for_the_next(
     assert replay.refused is None, replay.reason
     assert verify_snapshots({"t": goal}, graph, replay.snapshots)["t"].success
     assert len(replay.snapshots) == 1 + len(plan) + 1
+
+
+@pytest.mark.slow
+def test_the_replay_looks_for_spots_that_reach_the_goal(graph: SceneGraph) -> None:
+    """A plain `place` may put the remote anywhere on the sofa; the goal wants it in one
+    corner cell. Alone, the replay takes the world's first spot, which is not in both
+    corners; given the goal judged at the end (`judge_at_end`), it takes a spot where
+    the goal holds, as for an item put next to an anchor but behind another item, which
+    the abstraction does not see (gen2's `out-all-around`)."""
+    first = replay_plan(REMOTE_TO_SOFA, graph)
+    missed = 0
+    for cell in ("front-left", "rear-right"):
+        goal = atom("in-cell", "remote_0", "sofa|top", cell)
+        missed += not verify_snapshots({"t": goal}, graph, first.snapshots)["t"].success
+        replay = replay_plan(REMOTE_TO_SOFA, graph, reached=judge_at_end(goal, graph))
+        assert replay.refused is None
+        assert verify_snapshots({"t": goal}, graph, replay.snapshots)["t"].success
+    assert missed
+    # a sequence is judged over the whole trajectory, not at its end
+    assert judge_at_end(GThen(steps=(atom("on", "remote_0", "sofa|top"),) * 2), graph) is None
 
 
 def test_the_spots_of_a_line() -> None:
