@@ -282,7 +282,7 @@ class PlanningWorld:
         `plan_rounds` plans within `timeout_s` in all. What is forbidden is any placement
         of that item on that surface while every item then on it stands as it stood then
         (`_forbid`): with one of them elsewhere, or put down another way (anchors
-        included), there may be room. When none of them is an item of the problem, they
+        included), there may be room. Those of them that are not items of the problem
         become items of it (built again), so that a plan can take them away. `refused`: the
         world still refuses a placement of the last plan when the rounds are spent, or
         no plan is left (or none is found in the time left) once the refused placements
@@ -328,14 +328,21 @@ class PlanningWorld:
             refusal = self._refusal(spot, res.plan[:replay.refused - 1],
                                     SnapshotState(self.graph, replay.snapshots[-1]))
             mine = tuple(o for o in refusal.occupants if o[0] in task.items)
-            if not mine and refusal.occupants and task.goal is not None:
-                # no plan could make room: what fills the surface becomes movable
-                task = self.build(task.task, task.goal, reduce=task.reduce, movable={
+            if len(mine) < len(refusal.occupants) and task.goal is not None:
+                # what fills the surface that no plan could move becomes movable (a
+                # laptop among the bowls a plan put on a shelf), and, unless the goal
+                # names it, off that surface: a plan makes room
+                named = {x for a in atoms(task.goal) for x in a.args}
+                away = tuple(GNot(body=atom("on", x, refusal.surface))
+                             for x, _ in refusal.occupants
+                             if x not in task.items and x not in named)
+                goal = GAnd(parts=(task.goal, *away)) if away else task.goal
+                task = self.build(task.task, goal, reduce=task.reduce, movable={
                     *task.items, *(x for x, _ in refusal.occupants)})
                 refusals.append(refusal)
                 for k, r in enumerate(refusals):
                     _forbid(task.problem, r, k)
-            else:  # the others no plan moves: they stand as they stood
+            else:  # every occupant is an item a plan may move (or no goal to build with)
                 refusals.append(replace(refusal, occupants=mine))
                 _forbid(task.problem, refusals[-1], len(refusals) - 1)
             forbidden.append(str(refusals[-1]))

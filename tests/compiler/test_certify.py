@@ -25,6 +25,7 @@ from fdc.core.limits import current, set_current
 from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, atom, atoms
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.world.plans import placed_on, replay_plan
+from tests.sim_bridge.helpers import obj, on_top, write_scene
 
 REPO = Path(__file__).resolve().parents[2]
 APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
@@ -151,6 +152,37 @@ def test_what_fills_a_refused_surface_becomes_movable(world: PlanningWorld) -> N
     assert res.status == "solved", res.message
     assert any("soap_1" in f for f in res.forbidden), res.forbidden
     assert any(line.startswith("pick soap_1") for line in res.plan)
+    replay = replay_plan(res.plan, world.graph)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+@pytest.mark.slow
+def test_an_item_among_those_a_plan_put_down_is_moved_away(tmp_path: Path) -> None:
+    """Five 0.16 m bowls onto a 0.7 x 0.35 m shelf that holds six of them in two rows,
+    but four beside the laptop standing there (gen2's `out-all-on-surface`): the plan put
+    bowls there until the world refused one, and the ban (while those bowls and the
+    laptop stand there) left the planner searching to its timeout, the laptop being no
+    item of the problem. Now it becomes one, to be taken off the shelf: a plan moves it."""
+    shelf = obj("shelf", "bookshelf", (1.0, 3.0, 0.3), (0.35, 0.7, 0.6), kind="furniture",
+                surfaces=[{"name": "shelf_0", "z": -0.1}])
+    table = obj("table", "table", (2.8, 1.5, 0.375), (1.2, 0.8, 0.75), kind="furniture")
+    laptop = on_top("laptop_0", "laptop", (1.0, 3.22), 0.2, (0.34, 0.24, 0.03))
+    bowls = [on_top(f"bowl_{k}", "bowl", (2.35 + 0.2 * (k % 5), 1.3 + 0.3 * (k // 5)), 0.75,
+                    (0.16, 0.16, 0.07)) for k in range(5)]
+    scene = write_scene(tmp_path / "scene.json", [shelf, table, laptop, *bowls],
+                        agent=(3.5, 3.5))
+    compiler, _ = prepare_scene(SceneJob(str(scene), None, simulate=False), CompileOptions())
+    assert compiler is not None
+    entries, _ = load_entries(None)
+    world = PlanningWorld(compiler.facts(entries[0].domain), compiler.states["initial"])
+    goal = GAnd(parts=tuple(atom("on", f"bowl_{k}", "shelf|shelf_0") for k in range(5)))
+    pp = world.build("bowls", goal)
+    assert "laptop_0" not in pp.items
+    res = world.certify(pp, 60)
+    assert res.status == "solved", res.message
+    assert any("laptop_0" in f for f in res.forbidden), res.forbidden
+    assert any(line.startswith("pick laptop_0") for line in res.plan)
     replay = replay_plan(res.plan, world.graph)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
