@@ -7,13 +7,13 @@ rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its
 larger than the surface, or whose centre cannot lie in its cell while it stands on the
 surface), or when several items it needs on one surface cannot stand there side by
 side, or take more room than it has, in as many layers as can count as on it (one
-where nothing can be stacked): those a conjunction
-puts on the surface (or around an anchor it keeps there), or `at-least N` of a count
-node's. This module only reads the goal: which atoms must hold (every part of a
-conjunction, every step of a sequence, some part of a disjunction, N items of a count),
-and which relocation each asks for; the geometry is the scene graph's. An atom that
-holds at the start is never judged (the item need not move), nor a negated one, a
-memory task's targets, or PARTNR's checklists.
+where nothing can be stacked): those a conjunction puts on the surface (or around an
+anchor it keeps there, or each on one of the surface and its twins, a chair's two
+receptacles), or `at-least N` of a count node's. This module only reads the goal:
+which atoms must hold (every part of a conjunction, every step of a sequence, some part
+of a disjunction, N items of a count), and which relocation each asks for; the geometry
+is the scene graph's. An atom that holds at the start is never judged (the item need
+not move), nor a negated one, a memory task's targets, or PARTNR's checklists.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from fdc.predicates.goal import GAnd, GAtom, GCount, Goal, GOr, GTargets, GThen, atoms
-from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on
+from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on, twins
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -84,6 +84,14 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                 home[where[0]] = where[1]
                 if not holds(a):
                     groups.setdefault(where[1], []).append((where[0], where[2]))
+        anywhere = set()  # surfaces whose items may stand on any of their twins
+        for d in g.parts:  # an item on a surface or its twins (a chair's receptacles)
+            if isinstance(d, GOr) and not any(holds(p) for p in d.parts
+                                              if isinstance(p, GAtom)):
+                found = _on_twins(d, graph, band["on_below_m"])
+                if found is not None:
+                    groups.setdefault(found[1], []).append((found[0], None))
+                    anywhere.add(found[1])
         for a in parts:
             item = _around_of(a, graph, home)
             if item is None or holds(a):
@@ -96,7 +104,7 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                 wanted.append((item, None))
         for surface, wanted in sorted(groups.items()):
             if len({item for item, _ in wanted}) == len(wanted):
-                found = pack(graph, surface, wanted, **band)
+                found = pack(graph, surface, wanted, any_twin=surface in anywhere, **band)
                 if found is not None:
                     return found
         return None
@@ -180,6 +188,20 @@ def _surface_of(a: GAtom, graph: SceneGraph) -> tuple[str, str, Direction | None
     if len(args) < 3 or args[2] not in _CELLS:
         return None
     return item.id, where.id, Direction(args[2])
+
+
+def _on_twins(d: GOr, graph: SceneGraph, on_below_m: float) -> tuple[str, str] | None:
+    """(item, surface) for a disjunction that puts one item on one of a surface and its
+    `twins` (the first of them by id), else None."""
+    wheres = [_surface_of(p, graph) if isinstance(p, GAtom) else None for p in d.parts]
+    if not wheres or any(w is None or w[2] is not None for w in wheres):
+        return None
+    items = {w[0] for w in wheres if w is not None}
+    surfaces = sorted({w[1] for w in wheres if w is not None})
+    if len(items) != 1:
+        return None
+    mates = {t.id for t in twins(graph, graph.surface(surfaces[0]), on_below_m)}
+    return (items.pop(), surfaces[0]) if set(surfaces[1:]) <= mates else None
 
 
 def _around_of(a: GAtom, graph: SceneGraph, home: Mapping[str, str]) -> str | None:

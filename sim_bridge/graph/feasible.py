@@ -347,8 +347,8 @@ def layers(heights: Sequence[float], on_top_m: float) -> int:
 
 
 def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction | None]], *,
-         at_least: int | None = None, on_top_m: float = 0.15, on_below_m: float = 0.02
-         ) -> Infeasible | None:
+         at_least: int | None = None, on_top_m: float = 0.15, on_below_m: float = 0.02,
+         any_twin: bool = False) -> Infeasible | None:
     """Why the items of `wanted` (each with the cell its centre must lie in, or None)
     can never all stand on `surface_id` at once (with `at_least`, never that many of
     them: a count), each moved there by a placement, or None. Each item stands on the
@@ -359,10 +359,10 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     form columns: one over another at most `layers` deep (the band allows no more), and
     the items at the same depth of the columns stand side by side, kept the gap apart
     (where they stand on different items, those are). An item may also stand on a twin
-    of the surface (`twins`), its centre over the surface: the room is then theirs
-    together. Some depth holds a share of them
-    (a `layers`-th, rounded up), and two rules say when no such share can stand side by
-    side:
+    of the surface (`twins`), its centre over the surface (over any of them with
+    `any_twin`: the items go on one or another): the room is then theirs together.
+    Some depth holds a share of them (a `layers`-th, rounded up), and two rules say when
+    no such share can stand side by side:
 
     - `PACKING`: when no two of them can stand side by side along one axis of the
       surface (their centres' spans along it are too short for their widths), they
@@ -419,10 +419,12 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
         found = []
         for hu, hv in ((sx, sy), (sy, sx)):
             c = _centres(g, s, hu, hv)
-            if beside:  # or on a twin, its centre over this surface
-                c = shapely.union_all([c, *(geometry_to_frame(geometry_from_frame(
-                    _centres(g, t, hu, hv), t.origin, t.yaw_rad), s.origin, s.yaw_rad
-                ).intersection(local) for t in beside)])
+            if beside:  # or on a twin, its centre over this surface (or any)
+                over = [geometry_to_frame(geometry_from_frame(
+                    _centres(g, t, hu, hv), t.origin, t.yaw_rad), s.origin, s.yaw_rad)
+                    for t in beside]
+                c = shapely.union_all([c, *(o if any_twin else o.intersection(local)
+                                            for o in over)])
             if box is not None:
                 c = c.intersection(box)
             if not c.is_empty:

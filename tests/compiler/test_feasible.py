@@ -174,6 +174,28 @@ def test_items_around_an_anchor_on_one_surface(shelf: SceneGraph) -> None:
 
 
 @pytest.mark.slow
+def test_items_on_either_receptacle_of_one_seat() -> None:
+    """`out-spread-over-two` bound to a chair's two receptacles (Habitat's aabb and
+    mesh, 1 mm apart): each donut on one or the other, so all of them on the seat,
+    which holds one; judged on the two together (before, a disjunction went unjudged).
+    One donut on either is no trouble."""
+    seat = [[-0.16, -0.19], [0.16, -0.19], [0.16, 0.19], [-0.16, 0.19]]
+    inner = [[-0.145, -0.175], [0.145, -0.175], [0.145, 0.175], [-0.145, 0.175]]
+    chair = obj("chair", "chair", (2.0, 2.0, 0.45), (0.32, 0.38, 0.9), kind="furniture",
+                surfaces=[{"name": "aabb", "z": 0.217, "polygon": seat},
+                          {"name": "mesh", "z": 0.216, "polygon": inner}])
+    donuts = [obj(f"donut_{k}", "donut", (0.5 + 0.4 * k, 0.5, 0.04), (0.227, 0.218, 0.078),
+                  kind="movable") for k in range(2)]
+    g = build_scene_graph(scene([chair, *donuts], agent=(3.5, 3.5)))
+
+    def either(item: str) -> GOr:
+        return GOr(parts=(at("on", item, "chair|aabb"), at("on", item, "chair|mesh")))
+
+    both = GAnd(parts=(either("donut_0"), either("donut_1")))
+    assert infeasible(both, g, never, {}) is Infeasible.PACKING
+    assert infeasible(GAnd(parts=(either("donut_0"),)), g, never, {}) is None
+
+
 def test_compile_drops_a_count_and_counts_it(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
