@@ -22,7 +22,7 @@ from fdc.compiler.planning import (
 )
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.core.limits import current, set_current
-from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, atom, atoms
+from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, atom, atoms
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.world.plans import placed_on, replay_plan
 from tests.sim_bridge.helpers import obj, on_top, write_scene
@@ -145,13 +145,18 @@ def test_what_fills_a_refused_surface_becomes_movable(world: PlanningWorld) -> N
     """`l1-into-furniture`: the soap in the bathroom cabinet leaves no room for the tray,
     and the problem had no soap to move, so the ban was unconditional and no plan was
     left. Now the occupants join the problem and the ban lasts while the soap is there."""
-    goal = atom("inside", "tray_0", "bathroom_cabinet|inside")
-    pp = world.build("into", goal)
-    assert "soap_1" not in pp.items
+    _certified_moving(world, atom("inside", "tray_0", "bathroom_cabinet|inside"), "soap_1")
+
+
+def _certified_moving(world: PlanningWorld, goal: Goal, occupant: str) -> None:
+    """`goal` is certified by a plan that moves `occupant`, no item of its first problem,
+    after a placement was refused while it stood there; the world carries it out."""
+    pp = world.build("t", goal)
+    assert occupant not in pp.items
     res = world.certify(pp, 60)
     assert res.status == "solved", res.message
-    assert any("soap_1" in f for f in res.forbidden), res.forbidden
-    assert any(line.startswith("pick soap_1") for line in res.plan)
+    assert any(occupant in f for f in res.forbidden), res.forbidden
+    assert any(line.startswith(f"pick {occupant}") for line in res.plan)
     replay = replay_plan(res.plan, world.graph)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
@@ -177,15 +182,7 @@ def test_an_item_among_those_a_plan_put_down_is_moved_away(tmp_path: Path) -> No
     entries, _ = load_entries(None)
     world = PlanningWorld(compiler.facts(entries[0].domain), compiler.states["initial"])
     goal = GAnd(parts=tuple(atom("on", f"bowl_{k}", "shelf|shelf_0") for k in range(5)))
-    pp = world.build("bowls", goal)
-    assert "laptop_0" not in pp.items
-    res = world.certify(pp, 60)
-    assert res.status == "solved", res.message
-    assert any("laptop_0" in f for f in res.forbidden), res.forbidden
-    assert any(line.startswith("pick laptop_0") for line in res.plan)
-    replay = replay_plan(res.plan, world.graph)
-    assert replay.refused is None
-    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+    _certified_moving(world, goal, "laptop_0")
 
 
 def test_a_ban_lasts_while_each_occupant_stands_as_it_stood(world: PlanningWorld) -> None:
