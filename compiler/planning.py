@@ -70,6 +70,7 @@ from fdc.predicates.goal import (
     atom,
     atoms,
     expand_counts,
+    is_multi_goal,
     joined,
 )
 from fdc.predicates.registry import Context, Kind, Registry
@@ -328,21 +329,24 @@ class PlanningWorld:
             refusal = self._refusal(spot, res.plan[:replay.refused - 1],
                                     SnapshotState(self.graph, replay.snapshots[-1]))
             mine = tuple(o for o in refusal.occupants if o[0] in task.items)
-            if len(mine) < len(refusal.occupants) and task.goal is not None:
+            steps = task.goal is not None and is_multi_goal(task.goal)
+            if task.goal is not None and len(mine) < len(refusal.occupants) and (
+                    not mine or not steps):
                 # what fills the surface that no plan could move becomes movable (a
                 # laptop among the bowls a plan put on a shelf), and, unless the goal
-                # names it, off that surface: a plan makes room
+                # names it, off that surface: a plan makes room (in a sequence, only
+                # when nothing of the plan's own is there, the goal left as it is)
                 named = {x for a in atoms(task.goal) for x in a.args}
-                away = tuple(GNot(body=atom("on", x, refusal.surface))
-                             for x, _ in refusal.occupants
-                             if x not in task.items and x not in named)
+                away = () if steps else tuple(
+                    GNot(body=atom("on", x, refusal.surface)) for x, _ in refusal.occupants
+                    if x not in task.items and x not in named)
                 goal = GAnd(parts=(task.goal, *away)) if away else task.goal
                 task = self.build(task.task, goal, reduce=task.reduce, movable={
                     *task.items, *(x for x, _ in refusal.occupants)})
                 refusals.append(refusal)
                 for k, r in enumerate(refusals):
                     _forbid(task.problem, r, k)
-            else:  # every occupant is an item a plan may move (or no goal to build with)
+            else:  # the others stand as they stood (a sequence, or no goal to build with)
                 refusals.append(replace(refusal, occupants=mine))
                 _forbid(task.problem, refusals[-1], len(refusals) - 1)
             forbidden.append(str(refusals[-1]))
