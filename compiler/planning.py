@@ -338,8 +338,9 @@ class PlanningWorld:
                 # when nothing of the plan's own is there, the goal left as it is)
                 named = {x for a in atoms(task.goal) for x in a.args}
                 away = () if steps else tuple(
-                    GNot(body=atom("on", x, refusal.surface)) for x, _ in refusal.occupants
-                    if x not in task.items and x not in named)
+                    part for x, _ in refusal.occupants if x not in task.items and x not in named
+                    for part in (GNot(body=atom("on", x, refusal.surface)),
+                                 atom("on-furniture", x)))  # set down elsewhere, not held
                 goal = GAnd(parts=(task.goal, *away)) if away else task.goal
                 task = self.build(task.task, goal, reduce=task.reduce, movable={
                     *task.items, *(x for x, _ in refusal.occupants)})
