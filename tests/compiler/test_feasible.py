@@ -14,7 +14,7 @@ from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr, GThen
 from fdc.sim_bridge.graph.feasible import Infeasible
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
-from tests.sim_bridge.helpers import obj, scene
+from tests.sim_bridge.helpers import CHAIR, obj, scene
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 
@@ -179,14 +179,9 @@ def test_items_on_either_receptacle_of_one_seat() -> None:
     mesh, 1 mm apart): each donut on one or the other, so all of them on the seat,
     which holds one; judged on the two together (before, a disjunction went unjudged).
     One donut on either is no trouble."""
-    seat = [[-0.16, -0.19], [0.16, -0.19], [0.16, 0.19], [-0.16, 0.19]]
-    inner = [[-0.145, -0.175], [0.145, -0.175], [0.145, 0.175], [-0.145, 0.175]]
-    chair = obj("chair", "chair", (2.0, 2.0, 0.45), (0.32, 0.38, 0.9), kind="furniture",
-                surfaces=[{"name": "aabb", "z": 0.217, "polygon": seat},
-                          {"name": "mesh", "z": 0.216, "polygon": inner}])
     donuts = [obj(f"donut_{k}", "donut", (0.5 + 0.4 * k, 0.5, 0.04), (0.227, 0.218, 0.078),
                   kind="movable") for k in range(2)]
-    g = build_scene_graph(scene([chair, *donuts], agent=(3.5, 3.5)))
+    g = build_scene_graph(scene([CHAIR, *donuts], agent=(3.5, 3.5)))
 
     def either(item: str) -> GOr:
         return GOr(parts=(at("on", item, "chair|aabb"), at("on", item, "chair|mesh")))

@@ -54,6 +54,14 @@ def room(ident: str, category: str, x0: float, y0: float, x1: float, y1: float) 
     return {"id": ident, "category": category, "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]}
 
 
+#: A chair whose 0.32 x 0.38 m seat has two receptacles 1 mm apart in height, one a
+#: little larger (as Habitat's aabb and mesh receptacles of one seat).
+CHAIR = obj("chair", "chair", (2.0, 2.0, 0.45), (0.32, 0.38, 0.9), kind="furniture",
+            surfaces=[{"name": "aabb", "z": 0.217, "polygon": [
+                [-0.16, -0.19], [0.16, -0.19], [0.16, 0.19], [-0.16, 0.19]]},
+                      {"name": "mesh", "z": 0.216, "polygon": [
+                [-0.145, -0.175], [0.145, -0.175], [0.145, 0.175], [-0.145, 0.175]]}])
+
 #: A template that asks for any movable item in the hand.
 PICK_HELD = """(define (template pick-held)
   (:domain fdc-home)

@@ -25,7 +25,7 @@ from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
-from tests.sim_bridge.helpers import graph, obj
+from tests.sim_bridge.helpers import CHAIR, graph, obj
 
 APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 #: A bookcase 0.35 m deep and 0.9 m wide: shelves at 0.4, 0.8 and 1.2 m (0.4 m of room
@@ -203,13 +203,8 @@ def test_two_receptacles_of_one_seat_are_judged_together() -> None:
     neither alone says what fits, but together they do: two 0.23 m donuts never stand
     side by side on the 0.32 x 0.38 m seat (the world puts down one), and the chair's
     back keeps one from standing on the other."""
-    seat = [[-0.16, -0.19], [0.16, -0.19], [0.16, 0.19], [-0.16, 0.19]]
-    inner = [[-0.145, -0.175], [0.145, -0.175], [0.145, 0.175], [-0.145, 0.175]]
-    chair = obj("chair", "chair", (2.0, 2.0, 0.45), (0.32, 0.38, 0.9), kind="furniture",
-                surfaces=[{"name": "aabb", "z": 0.217, "polygon": seat},
-                          {"name": "mesh", "z": 0.216, "polygon": inner}])
     donut = (0.227, 0.218, 0.078)
-    g = graph([chair, TABLE, item("donut", donut, 0), item("donut_b", donut, 1)],
+    g = graph([CHAIR, TABLE, item("donut", donut, 0), item("donut_b", donut, 1)],
               agent=(3.5, 3.5))
     assert [t.id for t in twins(g, g.surface("chair|aabb"), 0.02)] == ["chair|mesh"]
     assert stacking_blocked(g, "chair|aabb")
