@@ -19,7 +19,7 @@ from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, Severity, SourceFile, did_you_mean, sort_key
 
 from . import ast as A
-from .parse import parse_source
+from .parse import ParseResult, parse_source
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
@@ -1126,14 +1126,24 @@ def missing_message(path: str) -> str:
     return "no .pddl file in this folder" if os.path.isdir(path) else "no such file or folder"
 
 
-def check_sources(sources: Sequence[SourceFile], library: Sequence[SourceFile] = ()) -> CheckResult:
-    """Parse and check `sources`; `library` files (built-in domains) resolve names only."""
-    all_sources = {s.path: s for s in (*library, *sources)}
+def check_sources(
+    sources: Sequence[SourceFile],
+    library: Sequence[SourceFile] = (),
+    *,
+    texts: Sequence[SourceFile] = (),
+    parse: Callable[[SourceFile], ParseResult] = parse_source,
+) -> CheckResult:
+    """Parse and check `sources`; `library` files (built-in domains) resolve names only.
+
+    `texts` are instruction files as an editor holds them (read from disk when not
+    given); `parse` parses one file (an editor passes a cached `parse_source`).
+    """
+    all_sources = {s.path: s for s in (*texts, *library, *sources)}
     diagnostics: list[Diagnostic] = []
     units: list[A.SourceUnit] = []
     lib_units: list[A.SourceUnit] = []
     for src, bucket in [*((s, lib_units) for s in library), *((s, units) for s in sources)]:
-        result = parse_source(src)
+        result = parse(src)
         if bucket is units:
             diagnostics.extend(result.diagnostics)
         if result.unit is not None:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
+from fdc.core.limits import Limits, current
 from fdc.core.problems import Diagnostic, Severity, Span, did_you_mean
 from fdc.instructions.variants import Variant, jinja_name
 
@@ -86,57 +87,72 @@ def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterabl
                       problems: list[Diagnostic]) -> set[str]:
     """Report bad instructions of template `template` (its parameters `scope`, with `?`)
     in `problems`; return the parameters they mention."""
+    params = tuple(sorted(scope))
+    used: set[str] = set()
+    for variant in variants:
+        found, mentioned = _lint_variant(variant, template, params, current())
+        problems.extend(found)
+        used |= mentioned
+    return used
+
+
+@lru_cache(maxsize=4096)
+def _lint_variant(variant: Variant, template: str, scope: tuple[str, ...], limits: Limits
+                  ) -> tuple[tuple[Diagnostic, ...], frozenset[str]]:
+    """One variant's problems and the parameters it mentions, under `limits` (those in
+    effect). Cached: an editor checks the same instructions again after every change of
+    their file (`fdc lsp`)."""
     from jinja2 import TemplateSyntaxError, nodes
 
     params = {jinja_name(p): p for p in scope}
     filters = known_filters()
     names_ok = known_globals()
     used: set[str] = set()
-    for variant in variants:
-        try:
-            tree = _environment().parse(variant.text)
-        except TemplateSyntaxError as e:
+    problems: list[Diagnostic] = []
+    try:
+        tree = _environment().parse(variant.text)
+    except TemplateSyntaxError as e:
+        _report(problems,
+            Severity.ERROR,
+            "J601",
+            f"instruction is not valid Jinja: {e.message}",
+            _locate(variant, e.lineno, ""),
+            "placeholders look like `{{ name | filter }}`",
+            file=variant.path,
+        )
+        return tuple(problems), frozenset(used)
+    bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    bound |= {m.name for m in tree.find_all(nodes.Macro)}
+    for n in tree.find_all(nodes.Name):
+        if n.ctx != "load":
+            continue
+        if n.name in params:
+            used.add(params[n.name])
+        elif n.name not in bound and n.name not in names_ok:
             _report(problems,
                 Severity.ERROR,
-                "J601",
-                f"instruction is not valid Jinja: {e.message}",
-                _locate(variant, e.lineno, ""),
-                "placeholders look like `{{ name | filter }}`",
+                "J602",
+                f"`{n.name}` in the instruction names no parameter of template "
+                f"`{template}`",
+                _locate(variant, n.lineno, n.name),
+                _name_hint(n.name, params, names_ok),
                 file=variant.path,
             )
-            continue
-        bound = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
-        bound |= {m.name for m in tree.find_all(nodes.Macro)}
-        for n in tree.find_all(nodes.Name):
-            if n.ctx != "load":
-                continue
-            if n.name in params:
-                used.add(params[n.name])
-            elif n.name not in bound and n.name not in names_ok:
-                _report(problems,
-                    Severity.ERROR,
-                    "J602",
-                    f"`{n.name}` in the instruction names no parameter of template "
-                    f"`{template}`",
-                    _locate(variant, n.lineno, n.name),
-                    _name_hint(n.name, params, names_ok),
-                    file=variant.path,
-                )
-        _sandbox_checks(tree, variant, problems)
-        for f in tree.find_all(nodes.Filter):
-            if f.name not in filters:
-                _report(problems,
-                    Severity.ERROR,
-                    "J603",
-                    f"unknown filter `{f.name}`",
-                    _locate(variant, f.lineno, f.name),
-                    did_you_mean(f.name, sorted(filters))
-                    or "fdc's filters: "
-                    + ", ".join(sorted(fdc_filters()))
-                    + "; Jinja's built-in filters work too",
-                    file=variant.path,
-                )
-    return used
+    _sandbox_checks(tree, variant, problems)
+    for f in tree.find_all(nodes.Filter):
+        if f.name not in filters:
+            _report(problems,
+                Severity.ERROR,
+                "J603",
+                f"unknown filter `{f.name}`",
+                _locate(variant, f.lineno, f.name),
+                did_you_mean(f.name, sorted(filters))
+                or "fdc's filters: "
+                + ", ".join(sorted(fdc_filters()))
+                + "; Jinja's built-in filters work too",
+                file=variant.path,
+            )
+    return tuple(problems), frozenset(used)
 
 
 @cache
@@ -276,3 +292,30 @@ def names_used(text: str) -> frozenset[str]:
 
     tree = _environment().parse(text)
     return frozenset(n.name for n in tree.find_all(nodes.Name) if n.ctx == "load")
+
+
+def name_spans(raw: str, name: str) -> Iterator[Span]:
+    """Where instruction text `raw` reads `name` (a parameter in Jinja spelling): whole
+    words inside `{{ }}` and `{% %}`, never an attribute (`x.name`) or a filter (`| name`).
+    Offsets are into `raw`."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(name) + r"(?!\w)")
+    for block in _JINJA_BLOCK.finditer(raw):
+        for m in pattern.finditer(raw, block.start(), block.end()):
+            if not _after_pipe(raw, m.start()):
+                yield Span(m.start(), m.end())
+
+
+def word_at(raw: str, offset: int) -> tuple[Span, str, bool] | None:
+    """The Jinja word under `offset` of instruction text `raw`, and whether it names a
+    filter (it follows `|`); None outside `{{ }}` and `{% %}`."""
+    for block in _JINJA_BLOCK.finditer(raw):
+        if block.start() <= offset <= block.end():
+            for m in re.finditer(r"\w+", raw[block.start() : block.end()]):
+                start, end = block.start() + m.start(), block.start() + m.end()
+                if start <= offset <= end:
+                    return Span(start, end), m.group(0), _after_pipe(raw, start)
+    return None
+
+
+def _after_pipe(raw: str, start: int) -> bool:
+    return raw[:start].rstrip().endswith("|")

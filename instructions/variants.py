@@ -91,7 +91,8 @@ def read_variants(inline: Sequence[Inline], ref: FileRef | None, path: str,
                   sources: dict[str, SourceFile], problems: list[Diagnostic]
                   ) -> Iterator[Variant]:
     """Every variant of the template in `path`: its inline instructions, then its
-    instruction file's (read into `sources`); an unreadable or empty file is a problem."""
+    instruction file's (taken from `sources`, an editor's text, or else read into it);
+    an unreadable or empty file is a problem."""
     src = sources.get(path)
     for ins in inline:
         raw = src.text[ins.span.start + 1 : ins.span.end - 1] if src else ins.text
@@ -100,12 +101,13 @@ def read_variants(inline: Sequence[Inline], ref: FileRef | None, path: str,
         return
     file_path = os.path.normpath(os.path.join(os.path.dirname(path), ref.path))
     why = unreadable(path, ref.path, file_path)
-    if not why:
+    jsrc = sources.get(file_path)
+    if not why and jsrc is None:
         try:
             jsrc = SourceFile.read(file_path)
         except InputFileError as e:
             why = str(e)
-    if why:
+    if why or jsrc is None:
         problems.append(Diagnostic(
             severity=Severity.ERROR, code="J604",
             message=f"cannot read instruction file `{ref.path}`: {why}", file=path,
