@@ -28,6 +28,7 @@ from fdc.cli.export import export_app
 from fdc.cli.fmt import fmt_command
 from fdc.cli.imports import import_app
 from fdc.cli.limits import apply_limits
+from fdc.cli.lsp import lsp_command
 from fdc.cli.scene import scene_app
 from fdc.cli.schema import schema_command
 from fdc.cli.validate import validate_command
@@ -120,6 +121,7 @@ app.command("evaluate")(evaluate_command)
 app.command("run-baseline")(run_baseline_command)
 app.command("check")(check_command)
 app.command("fmt")(fmt_command)
+app.command("lsp")(lsp_command)
 app.command("verify")(verify_command)
 app.command("schema")(schema_command)
 app.add_typer(scene_app, name="scene")

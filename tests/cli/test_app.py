@@ -10,7 +10,7 @@ from fdc.cli import app
 def test_commands_and_groups_in_order() -> None:
     group = get_group(app)
     assert list(group.commands) == [
-        "validate", "audit", "compile", "explain", "evaluate", "run-baseline", "check", "fmt",
+        "validate", "audit", "compile", "explain", "evaluate", "run-baseline", "check", "fmt", "lsp",
         "verify", "schema", "scene", "import", "experience", "export"]
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
                    for name in ("scene", "import", "experience", "export")}
