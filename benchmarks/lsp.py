@@ -5,8 +5,9 @@
 Starts `python -m fdc lsp` over stdio with pygls's own client, the workspace being the
 built-in library (`domain/`: the domain and its 16 template files), opens every
 template, then edits them in turn: each change misspells the first predicate of the
-first goal of one template file (or puts it back). The latency of a change is the time from sending `didChange` to
-receiving that file's `publishDiagnostics` with the new state (a diagnostic, or none):
+first goal of one template file (or puts it back). The latency of a change is the time
+from sending `didChange` to receiving that file's `publishDiagnostics` with the new
+state (a diagnostic, or none):
 it includes the server's debounce (`fdc.lsp.server.DEBOUNCE_S`), the check of the whole
 workspace and the JSON-RPC round trip. Prints the median and the 95th percentile.
 """

@@ -223,9 +223,10 @@ def _label_angle(yaw: float, size: tuple[float, float, float]) -> float:
     return deg - 180 if deg > 90 else deg
 
 
-def render_support_tree(g: SceneGraph) -> str:
-    """The support tree as an indented SVG outline: rooms, the furniture standing in
-    them, their surfaces and containers, and what rests on each (recursively)."""
+def support_tree_rows(g: SceneGraph) -> list[tuple[int, str, str]]:
+    """The support tree as an outline, one row per node (depth, text, colour): rooms,
+    the furniture standing in them, their surfaces and containers, and what rests on
+    each (recursively). The SVG and PNG pictures and `fdc scene render --tree` draw it."""
     rows: list[tuple[int, str, str]] = []  # depth, text, colour
 
     def item_rows(surface_id: str, depth: int) -> None:
@@ -261,6 +262,15 @@ def render_support_tree(g: SceneGraph) -> str:
         rows.append((1, "outside every room", "#c53030"))
         for o in loose:
             furniture_rows(o.id, 2)
+    return rows
+
+
+def render_support_tree(g: SceneGraph, *, fmt: str = "svg", dpi: int = 150) -> str | bytes:
+    """The support tree as an indented outline with connectors: SVG text, or PNG bytes
+    (`fmt="png"`)."""
+    rows = support_tree_rows(g)
+    if fmt == "png":
+        return _support_tree_png(rows, dpi)
     line_h, indent, char_w = 16, 18, 6.6
     width = int(max(indent * d + char_w * len(t) for d, t, _ in rows) + 40)
     height = line_h * len(rows) + 20
@@ -282,6 +292,38 @@ def render_support_tree(g: SceneGraph) -> str:
         out.append(f'<text x="{x}" y="{y}" fill="{colour}">{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _support_tree_png(rows: list[tuple[int, str, str]], dpi: int) -> bytes:
+    """The outline drawn by matplotlib: one line of monospace text per row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    line_in, indent_in, char_in = 0.2, 0.25, 0.085
+    width = max(indent_in * d + char_in * len(t) for d, t, _ in rows) + 0.4
+    height = line_in * len(rows) + 0.3
+    fig = plt.figure(figsize=(width, height), dpi=dpi)
+    fig.patch.set_facecolor("white")
+    parents: list[int] = []
+    for k, (depth, text, colour) in enumerate(rows):
+        y = 1 - (0.2 + (k + 0.5) * line_in) / height
+        x = (0.15 + depth * indent_in) / width
+        while len(parents) > depth:
+            parents.pop()
+        if depth > 0 and parents:
+            py = 1 - (0.2 + (parents[-1] + 0.5) * line_in) / height
+            px = (0.15 + (depth - 1) * indent_in + 0.05) / width
+            fig.add_artist(matplotlib.lines.Line2D(
+                [px, px, x - 0.03 / width], [py - 0.06 / height, y, y], color="#a0aec0",
+                linewidth=0.8))
+        parents.append(k)
+        fig.text(x, y, text, color=colour, family="monospace", fontsize=8, va="center")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
 
 
 def _clock(minutes: float) -> str:

@@ -26,6 +26,7 @@ from fdc.cli.evaluate import evaluate_command
 from fdc.cli.experience import experience_app
 from fdc.cli.export import export_app
 from fdc.cli.fmt import fmt_command
+from fdc.cli.help import COMPILE, EXCHANGE, VALIDATE, WRITE, tidy
 from fdc.cli.imports import import_app
 from fdc.cli.limits import apply_limits
 from fdc.cli.lsp import lsp_command
@@ -37,10 +38,15 @@ from fdc.cli.verify import verify_command
 
 class GuardedGroup(TyperGroup):
     """The `fdc` group: whatever a command lets escape ends as an exit code and a short
-    message, never a traceback (unless `fdc --debug`). An `InputError` (a bad input or
+    message, never a traceback (unless `fdc --debug`); its help and every command's is
+    tidied (`fdc.cli.help`). An `InputError` (a bad input or
     output the user named) exits 2 with its message; an interrupt exits 130; any other
     exception is an internal error, exit 3. Typer's own exits and usage errors pass, and so
     does a reader that closed the pipe (`fdc ... | head`): click ends quietly, exit 1."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        tidy(self)
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: Any = None, **extra: Any) -> Any:
@@ -100,8 +106,19 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from fdc.core.version import __version__
+
+        sys.stdout.write(f"fdc {__version__}\n")
+        raise typer.Exit()
+
+
 @app.callback()
 def fdc_options(
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print fdc's version and exit.", is_eager=True, callback=_version,
+    )] = False,
     debug: Annotated[bool, typer.Option(
         "--debug", help="On an internal error (exit 3), print the full traceback.")] = False,
     limit: Annotated[list[str] | None, typer.Option(
@@ -113,21 +130,22 @@ def fdc_options(
     apply_limits(limit or [])
 
 
-app.command("validate")(validate_command)
-app.command("audit")(audit_command)
-app.command("compile")(compile_command)
-app.command("explain")(explain_command)
-app.command("evaluate")(evaluate_command)
-app.command("run-baseline")(run_baseline_command)
-app.command("check")(check_command)
-app.command("fmt")(fmt_command)
-app.command("lsp")(lsp_command)
-app.command("verify")(verify_command)
-app.command("schema")(schema_command)
-app.add_typer(scene_app, name="scene")
-app.add_typer(import_app, name="import")
-app.add_typer(experience_app, name="experience")
-app.add_typer(export_app, name="export")
+# Commands in the order of a user's three jobs: write templates, compile suites, validate.
+app.command("check", rich_help_panel=WRITE)(check_command)
+app.command("fmt", rich_help_panel=WRITE)(fmt_command)
+app.command("lsp", rich_help_panel=WRITE)(lsp_command)
+app.command("compile", rich_help_panel=COMPILE)(compile_command)
+app.command("explain", rich_help_panel=COMPILE)(explain_command)
+app.add_typer(scene_app, name="scene", rich_help_panel=COMPILE)
+app.add_typer(experience_app, name="experience", rich_help_panel=COMPILE)
+app.command("validate", rich_help_panel=VALIDATE)(validate_command)
+app.command("audit", rich_help_panel=VALIDATE)(audit_command)
+app.command("verify", rich_help_panel=VALIDATE)(verify_command)
+app.command("run-baseline", rich_help_panel=VALIDATE)(run_baseline_command)
+app.command("evaluate", rich_help_panel=VALIDATE)(evaluate_command)
+app.add_typer(import_app, name="import", rich_help_panel=EXCHANGE)
+app.add_typer(export_app, name="export", rich_help_panel=EXCHANGE)
+app.command("schema", rich_help_panel=EXCHANGE)(schema_command)
 
 
 def main() -> None:  # pragma: no cover - console entry point

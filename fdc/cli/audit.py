@@ -24,10 +24,13 @@ from fdc.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    console,
     file_option,
     input_or_exit,
     open_suite_or_exit,
+    progress_bar,
     stderr,
+    table,
 )
 from fdc.cli.validate import PlannerChoice, PlannerTimeout, ReportFormat
 from fdc.evaluation.audit.checks import DEFAULT_CHANCE_BOUND
@@ -76,8 +79,6 @@ def audit_command(
     and a walk along it, and the random agent by its exact chance of success (at most
     --chance-bound). An agreement matrix per category and per template, and every
     disagreement with the commands that show it."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from fdc.compiler.reopen import ReopenError
     from fdc.core.files import Outputs
     from fdc.evaluation.audit.checks import AuditOptions, audit_suite
@@ -110,8 +111,7 @@ def audit_command(
                             chance_bound=chance_bound,
                             timeout_s=timeout, planner=options.planner, folder=folder)
     started = time.perf_counter()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress, \
+    with progress_bar(err) as progress, \
             _interrupts() as interrupted:
         bar = progress.add_task("auditing", total=len(lines))
 
@@ -185,33 +185,33 @@ def _render(report: AuditReport, output_format: ReportFormat, *, to_file: bool) 
 
     terminal = not to_file and sys.stdout.isatty()
     buffer = io.StringIO()
-    console = Console(file=buffer, highlight=False, soft_wrap=False, force_terminal=terminal,
-                      width=None if terminal else TEXT_WIDTH, no_color=not terminal)
-    _print_text(report, console)
+    out = console(file=buffer, force_terminal=terminal,
+                  width=None if terminal else TEXT_WIDTH, no_color=not terminal)
+    _print_text(report, out)
     text = buffer.getvalue()
     return text if terminal else "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
 def _print_text(report: AuditReport, out: Console) -> None:
-    from rich.table import Table
+    from rich.text import Text
 
     from fdc.evaluation.audit.report import MatrixRow, cell_text
 
     def matrix(title: str, what: str, rows: list[MatrixRow]) -> None:
-        table = Table(title=title, title_justify="left")
-        table.add_column(what)
-        table.add_column("tasks", justify="right")
+        shown = table(title)
+        shown.add_column(what)
+        shown.add_column("tasks", justify="right")
         for check in report.checks:
-            table.add_column(check, justify="right")
+            shown.add_column(check, justify="right")
         for row in [*rows, report.total]:
-            cells = []
+            cells: list[str | Text] = []
             for check in report.checks:
                 c = row.cells[check]
                 text = cell_text(c)
-                cells.append(f"[red]{text}[/red]" if c.disagree else text)
-            table.add_row(row.group, str(row.tasks), *cells,
+                cells.append(Text(text, style="red") if c.disagree else text)
+            shown.add_row(row.group, str(row.tasks), *cells,
                           end_section=row is rows[-1] if rows else False)
-        out.print(table)
+        out.print(shown)
 
     matrix("Agreement by category (agreed/applicable)", "category", report.by_category)
     matrix("Agreement by template (agreed/applicable)", "template", report.by_template)

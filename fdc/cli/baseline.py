@@ -18,6 +18,7 @@ from fdc.cli.common import (
     EXIT_USAGE,
     file_option,
     open_suite_or_exit,
+    progress_bar,
     report_findings,
     stderr,
 )
@@ -46,7 +47,6 @@ def run_baseline_command(
     """Predict every task of a suite with a baseline agent: frames for memory tasks (the
     oracle also walks to them, recorded beside the predictions), action traces for
     manipulation tasks."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.agents.baselines import BASELINES, SceneContext, run_baseline
     from fdc.compiler.reopen import ReopenError
@@ -74,9 +74,7 @@ def run_baseline_command(
     lines: list[str] = []
     failures: list[tuple[str, str]] = []
     # trajectories and predictions go in place together at the end, or not at all
-    with Outputs() as out, Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err,
-            transient=True, disable=not err.is_terminal) as progress:
+    with Outputs() as out, progress_bar(err) as progress:
         bar = progress.add_task(f"{name} baseline", total=len(records))
         for result in run_baseline(name, records, lambda r: contexts[r.id], seed=seed,
                                    trajectories=trajectories, predictions_dir=output.parent,

@@ -11,6 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -25,9 +34,37 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+def console(*, stderr: bool = False, soft_wrap: bool = False, **options: Any) -> Console:
+    """A console that prints text as it is: file content and locations are never read as
+    rich markup (`[red]`), emoji codes (`suite.jsonl:100:`) or highlights; styles are
+    given as `rich.text.Text`."""
+    return Console(stderr=stderr, markup=False, emoji=False, highlight=False,
+                   soft_wrap=soft_wrap, **options)
+
+
 def stderr() -> Console:
-    """The console for messages: standard error, no markup highlighting, lines kept."""
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    """The console for messages: standard error, text as it is, lines kept."""
+    return console(stderr=True, soft_wrap=True)
+
+
+def table(title: str, **options: Any) -> Table:
+    """A table whose columns wrap (a long word is folded) instead of cutting a value
+    short with `…`; add columns with `add_column` as usual."""
+    return _FoldingTable(title=title, title_justify="left", **options)
+
+
+class _FoldingTable(Table):
+    def add_column(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("overflow", "fold")
+        super().add_column(*args, **kwargs)
+
+
+def progress_bar(err: Console, *, transient: bool = True) -> Progress:
+    """A progress bar on `err`: what it does, the bar, done of total, the time elapsed
+    and the time left; shown only on a terminal."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                    console=err, transient=transient, disable=not err.is_terminal)
 
 
 def output_file(value: Path | None) -> Path | None:

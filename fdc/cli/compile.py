@@ -13,17 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    console,
     file_option,
     input_or_exit,
+    progress_bar,
     stderr,
+    table,
 )
 
 if TYPE_CHECKING:
@@ -108,7 +110,6 @@ def compile_command(
     ] = False,
 ) -> None:
     """Compile templates on scenes into a task suite (suite.jsonl + manifest.json)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.emit import emit_suite
@@ -136,8 +137,7 @@ def compile_command(
              for k, s in enumerate(scenes) for d in range(days)]
     per_template = jobs <= 1 or len(jobs_) <= 1
     total = sum(len(job_entries(j, entries)) for j in jobs_) if per_template else len(jobs_)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+    with progress_bar(err) as progress:
         bar = progress.add_task("compiling", total=total)
         try:
             result, refs = compile_suite(
@@ -188,12 +188,12 @@ def _days(scenes: int, logs: int, experiences: int | None, simulate: bool) -> in
 
 
 def _summary(manifest: Manifest) -> None:
-    out = Console(highlight=False)
-    table = Table(title="tasks")
-    table.add_column("category")
-    table.add_column("level", justify="right")
-    table.add_column("templates", justify="right")
-    table.add_column("tasks", justify="right")
+    out = console()
+    shown = table("tasks")
+    shown.add_column("category")
+    shown.add_column("level", justify="right")
+    shown.add_column("templates", justify="right")
+    shown.add_column("tasks", justify="right")
     groups: Counter[tuple[str, str]] = Counter()
     tasks: Counter[tuple[str, str]] = Counter()
     for t in manifest.per_template.values():
@@ -201,12 +201,12 @@ def _summary(manifest: Manifest) -> None:
         groups[key] += 1
         tasks[key] += t.tasks
     for key in sorted(groups):
-        table.add_row(key[0], key[1], str(groups[key]), str(tasks[key]))
-    table.add_section()
-    table.add_row("all", "", str(len(manifest.per_template)), str(manifest.tasks))
-    out.print(table)
+        shown.add_row(key[0], key[1], str(groups[key]), str(tasks[key]))
+    shown.add_section()
+    shown.add_row("all", "", str(len(manifest.per_template)), str(manifest.tasks))
+    out.print(shown)
     if manifest.drops:
-        drops = Table(title="dropped bindings")
+        drops = table("dropped bindings")
         drops.add_column("reason")
         drops.add_column("bindings", justify="right")
         for reason, n in sorted(manifest.drops.items(), key=lambda p: (-p[1], p[0])):
@@ -216,18 +216,18 @@ def _summary(manifest: Manifest) -> None:
 
 def _timings(timings: Timings) -> None:
     """Seconds per pass, summed over templates, scenes and worker processes."""
-    table = Table(title="time per pass")
-    table.add_column("pass")
-    table.add_column("seconds", justify="right")
-    table.add_column("share", justify="right")
-    table.add_column("calls", justify="right")
+    shown = table("time per pass")
+    shown.add_column("pass")
+    shown.add_column("seconds", justify="right")
+    shown.add_column("share", justify="right")
+    shown.add_column("calls", justify="right")
     total = sum(t.seconds for _, t in timings.rows())
     for name, t in timings.rows():
         share = f"{100 * t.seconds / total:.1f}%" if total else "-"
-        table.add_row(name.value, f"{t.seconds:.3f}", share, str(t.calls))
-    table.add_section()
-    table.add_row("all", f"{total:.3f}", "", "")
-    stderr().print(table)
+        shown.add_row(name.value, f"{t.seconds:.3f}", share, str(t.calls))
+    shown.add_section()
+    shown.add_row("all", f"{total:.3f}", "", "")
+    stderr().print(shown)
 
 
 def explain_command(
@@ -269,11 +269,11 @@ def explain_command(
         err.print(f"error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     report = compile_template(compiler, chosen[0], explain=True)
-    out = Console(highlight=False, soft_wrap=True)
+    out = console(soft_wrap=True)
     entry = chosen[0]
     out.print(f"template {entry.name} ({entry.path}) on {scene}")
     if report.error:
-        out.print(f"[red]error[/]: {report.error}")
+        out.print(Text("error", style="red"), f": {report.error}", sep="")
         raise typer.Exit(EXIT_FINDINGS)
     out.print(f"{report.bindings} binding(s) satisfy the constraints; {report.tasks} task(s)")
     for reason, n in sorted(report.drops.items()):

@@ -20,15 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    console,
     file_option,
     folder_option,
     open_suite_or_exit,
+    progress_bar,
     report_findings,
     stderr,
 )
@@ -106,7 +107,6 @@ def evaluate_command(
     """Score predictions on a suite: HL-SR, HL-SPL, DTG-SR, SC-SR (and LL-SR, LL-SPL with
     trajectories) for memory tasks, success rate and points for manipulation tasks (and
     memory-manipulation tasks, acted out from the world after the experience)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.agents.predictions import read_predictions
     from fdc.compiler.reopen import ReopenError
@@ -147,8 +147,7 @@ def evaluate_command(
         raise typer.Exit(EXIT_USAGE) from None
     except ReopenError as e:
         raise _fail(_input_error(e)) from None
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+    with progress_bar(err) as progress:
         bar = progress.add_task("scoring", total=len(records))
         evaluation = build_report(
             records, preds, bad_lines, opened, suite=str(suite),
@@ -156,7 +155,7 @@ def evaluate_command(
             predictions_sha256=sha256_text(pred_bytes), trajectory_root=predictions.parent,
             on_task=lambda t: progress.update(bar, advance=1, description=f"scoring {t.id}"))
     report = evaluation.report
-    out = Console(highlight=False)
+    out = console()
     for table in tables(report):
         out.print(table)
     shown: dict[str, int] = {}

@@ -25,6 +25,7 @@ from fdc.cli.common import (
     folder_option,
     input_or_exit,
     open_suite_or_exit,
+    progress_bar,
     stderr,
 )
 
@@ -56,7 +57,6 @@ def habitat(
 ) -> None:
     """Write process tasks as RearrangeDataset-v0 episodes and every task's goal as
     habitat-lab's PDDL (YAML domain and problems); name each task a format cannot express."""
-    from rich.progress import Progress
 
     from fdc.compiler.reopen import ReopenError
     from fdc.core.problems import render_text
@@ -65,7 +65,7 @@ def habitat(
 
     err = stderr()
     opened = open_suite_or_exit(suite, err)
-    with Progress(console=err, transient=True) as progress:
+    with progress_bar(err) as progress:
         bar = progress.add_task("exporting", total=len(opened.records))
         try:
             result = export_suite(opened, output, dataset, data_root,

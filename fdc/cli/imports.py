@@ -19,6 +19,7 @@ from fdc.cli.common import (
     EXIT_USAGE,
     file_option,
     input_or_exit,
+    progress_bar,
     report_findings,
     stderr,
 )
@@ -62,7 +63,6 @@ def partnr(
 ) -> None:
     """Import PARTNR episodes as a task suite: each episode's instruction and evaluation
     (propositions, dependencies, constraints) become a task whose goal means the same."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.compiler.suite import suite_lines
     from fdc.core.files import write_atomic
@@ -76,8 +76,7 @@ def partnr(
         err.print(render_text(f), markup=False)
     if dataset is None:
         raise typer.Exit(EXIT_USAGE)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+    with progress_bar(err) as progress:
         bar = progress.add_task("importing", total=len(dataset.episodes))
         records, skipped = import_episodes(dataset, str(episodes),
                                            lambda: progress.update(bar, advance=1))

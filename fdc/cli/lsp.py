@@ -9,7 +9,8 @@ import typer
 
 def lsp_command(
     stdio: Annotated[bool, typer.Option(
-        "--stdio", help="Talk over standard input and output (the default; editors pass it).",
+        "--stdio", show_default=False,
+        help="Talk over standard input and output (the default; editors pass it).",
     )] = True,
 ) -> None:
     """Run the language server for .pddl templates and instruction files."""

@@ -10,15 +10,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
 from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
     OutputFormat,
+    console,
     file_option,
     graph_or_exit,
     report_findings,
@@ -88,29 +92,64 @@ def inspect(
 @scene_app.command()
 def render(
     scene: Annotated[Path, typer.Argument(help="A scene.json file.")],
-    output: Annotated[Path, file_option("-o", "--output", help="The map (.png or .svg).")],
-    graph: Annotated[
-        Path | None, file_option("--graph", help="Also write the support tree (.svg).")
+    output: Annotated[
+        Path | None, file_option("-o", "--output", help="The map (.png or .svg).")
     ] = None,
-    dpi: Annotated[int, typer.Option(help="Resolution of a PNG map.")] = 150,
+    graph: Annotated[Path | None, file_option(
+        "--graph", help="Also write the support tree: .svg, .png, or .txt (an outline).",
+    )] = None,
+    tree: Annotated[bool, typer.Option(
+        "--tree", help="Print the support tree as an outline on the terminal.")] = False,
+    dpi: Annotated[int, typer.Option(help="Resolution of a PNG map or support tree.")] = 150,
     no_regions: Annotated[bool, typer.Option("--no-regions", help="Leave regions out.")] = False,
     mesh_root: MeshRoots = None,
 ) -> None:
-    """Draw a top-down map of the scene (and its support tree)."""
+    """Draw a top-down map of the scene and its support tree (what stands on what)."""
     from fdc.core.files import Outputs
     from fdc.sim_bridge.pictures import render_map, render_support_tree
 
-    fmt = output.suffix.lower().lstrip(".")
-    if fmt not in ("png", "svg"):
-        stderr().print(f"error: the map must be .png or .svg, not `{output.name}`")
+    if output is None and graph is None and not tree:
+        stderr().print("error: nothing to draw: give -o MAP, --graph FILE or --tree")
+        raise typer.Exit(EXIT_USAGE)
+    fmt = output.suffix.lower().lstrip(".") if output is not None else "png"
+    graph_fmt = graph.suffix.lower().lstrip(".") if graph is not None else "svg"
+    if fmt not in ("png", "svg") or graph_fmt not in ("png", "svg", "txt"):
+        wrong = output if fmt not in ("png", "svg") else graph
+        stderr().print(f"error: `{wrong}`: the map is .png or .svg, the support tree .svg, "
+                       ".png or .txt")
         raise typer.Exit(EXIT_USAGE)
     g = graph_or_exit(scene, mesh_root or ())
     with Outputs() as out:  # the map and the support tree together, or neither
-        out.write(output, render_map(g, dpi=dpi, fmt=fmt, show_regions=not no_regions))
+        if output is not None:
+            out.write(output, render_map(g, dpi=dpi, fmt=fmt, show_regions=not no_regions))
         if graph is not None:
-            out.write(graph, render_support_tree(g))
+            out.write(graph, _outline(g, color=False) if graph_fmt == "txt"
+                      else render_support_tree(g, fmt=graph_fmt, dpi=dpi))
+    if tree:
+        sys.stdout.write(_outline(g, color=sys.stdout.isatty()))
     report_findings(g.findings, str(scene))
     raise typer.Exit(EXIT_OK)
+
+
+def _outline(g: SceneGraph, *, color: bool) -> str:
+    """The support tree as a rich tree, as text (with colours on a terminal)."""
+    import io
+
+    from rich.text import Text
+    from rich.tree import Tree
+
+    from fdc.sim_bridge.pictures import support_tree_rows
+
+    rows = support_tree_rows(g)
+    root = Tree(Text(rows[0][1], style=rows[0][2]))
+    branches = [root]
+    for depth, text, colour in rows[1:]:
+        del branches[depth:]
+        branches.append(branches[-1].add(Text(text, style=colour)))
+    buffer = io.StringIO()
+    console(file=buffer, width=10_000, force_terminal=color, no_color=not color,
+            soft_wrap=True).print(root)
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
 @scene_app.command()

@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    console,
     input_or_exit,
+    progress_bar,
     stderr,
 )
 
@@ -64,7 +65,6 @@ def validate_command(
 ) -> None:
     """Check every task of a suite: schema, template version, goal types, not already
     true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from fdc.compiler.reopen import ReopenError
     from fdc.compiler.validate import ValidateOptions, validate_suite
@@ -77,8 +77,7 @@ def validate_command(
     options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
                               timeout_s=timeout, strict=strict,
                               planner=planner.value if planner else None)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+    with progress_bar(err) as progress:
         bar = progress.add_task("validating", total=None)
         try:
             report = validate_suite(
@@ -105,7 +104,7 @@ def validate_command(
 
 
 def _print_text(report: ValidationReport) -> None:
-    out = Console(highlight=False, soft_wrap=True)
+    out = console(soft_wrap=True)
     for b in report.bad_lines:
         for f in b.findings:
             where = f" at {f.where}" if f.where else ""

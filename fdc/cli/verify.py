@@ -16,17 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
     OutputFormat,
+    console,
     graph_or_exit,
     report_findings,
     report_suite,
     stderr,
+    table,
 )
 
 if TYPE_CHECKING:
@@ -199,20 +200,20 @@ def _scene_of(trajectory: Path, named: str) -> Path:
 
 
 def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
-    from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="verification", show_lines=False)
+    shown = table("verification")
     for column in ("task", "result", "end step", "why", "targets (step)"):
-        table.add_column(column)
+        shown.add_column(column)
     for task_id, v in verdicts.items():
         targets = ", ".join(
             f"{t.target} ({'-' if t.step is None else t.step}"
             + ("" if t.counts is not False else ", does not count") + ")"
             for t in v.records
         )
-        result = "[green]success[/]" if v.success else "[red]failure[/]"
+        result = Text("success", style="green") if v.success else Text("failure", style="red")
         if v.percent_complete is not None:
             result += f" {100 * v.percent_complete:.1f}%"
-        table.add_row(task_id, result, str(v.end_step), v.reason, targets)
-    Console(highlight=False).print(table)
+        shown.add_row(task_id, result, str(v.end_step), v.reason, targets)
+    console().print(shown)
     stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")

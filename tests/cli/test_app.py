@@ -1,4 +1,5 @@
-"""The app: each command and group registered once, in the order `fdc --help` lists them."""
+"""The app: each command and group registered once (typer keeps commands before groups;
+`fdc --help` shows them in the panels of the three jobs, tests/cli/test_help.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from fdc.cli import app
 def test_commands_and_groups_in_order() -> None:
     group = get_group(app)
     assert list(group.commands) == [
-        "validate", "audit", "compile", "explain", "evaluate", "run-baseline", "check", "fmt", "lsp",
-        "verify", "schema", "scene", "import", "experience", "export"]
+        "check", "fmt", "lsp", "compile", "explain", "validate", "audit", "verify",
+        "run-baseline", "evaluate", "schema", "scene", "experience", "import", "export"]
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
                    for name in ("scene", "import", "experience", "export")}
     assert subcommands == {"scene": ["inspect", "render", "generate"],
