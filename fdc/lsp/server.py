@@ -1,7 +1,8 @@
 """The language server: pygls over stdio, a thin layer over the modules beside it.
 
 Diagnostics are `fdc check`'s, published for every file of the workspace after each
-change, once the editor has been quiet for `DEBOUNCE_S`. Offsets become LSP positions
+change: at once after a quiet spell, and once the editor has been quiet for `DEBOUNCE_S`
+when changes come in a burst (as keystrokes do). Offsets become LSP positions
 here (lines from 0, columns in UTF-16 code units, as the protocol counts them).
 """
 
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import math
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,8 +25,9 @@ from fdc.core.version import __version__
 from fdc.lsp import complete, fixes, hover, symbols, tokens
 from fdc.lsp.workspace import Workspace
 
-#: Seconds without a change before the workspace is checked again.
-DEBOUNCE_S = 0.03
+#: Changes closer together than this (seconds) are a burst: the workspace is checked
+#: again once they stop.
+DEBOUNCE_S = 0.05
 
 _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error,
              Severity.WARNING: lsp.DiagnosticSeverity.Warning,
@@ -84,6 +88,7 @@ class FdcServer(LanguageServer):
         self.pending: asyncio.Task[None] | None = None
         self.published: set[str] = set()
         self.debounce_s = DEBOUNCE_S
+        self.last_change = -math.inf
 
     def path(self, uri: str) -> str:
         return os.path.abspath(to_fs_path(uri) or uri)
@@ -152,13 +157,18 @@ class FdcServer(LanguageServer):
                             range=self.lines(loc.path).range(loc.span))
 
     def schedule(self) -> None:
-        """Check again once the editor has been quiet for `debounce_s`."""
+        """Check again soon: at once after a quiet spell, else once the editor has been
+        quiet for `debounce_s` (a burst of keystrokes is checked once, after it)."""
+        burst = self.pending is not None or \
+            time.monotonic() - self.last_change < self.debounce_s
         if self.pending is not None:
             self.pending.cancel()
-        self.pending = asyncio.get_event_loop().create_task(self._later())
+        self.last_change = time.monotonic()
+        self.pending = asyncio.get_event_loop().create_task(
+            self._later(self.debounce_s if burst else 0.0))
 
-    async def _later(self) -> None:
-        await asyncio.sleep(self.debounce_s)
+    async def _later(self, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
         self.pending = None
         self.publish()
 
