@@ -125,8 +125,10 @@ def _jinja_items(ws: Workspace, path: str, offset: int, text: str) -> list[Item]
     if text[:offset].rstrip(" \t\r\n" + "abcdefghijklmnopqrstuvwxyz_0123456789").endswith("|"):
         return [Item(f, ItemKind.FILTER, "fdc" if f in FILTERS else "Jinja")
                 for f in sorted(known_filters())]
+    declared = _template_of(ws, path, offset).parameters
     params = [Item(jinja_name(p.name), ItemKind.PARAMETER, " ".join(p.types))
-              for p in _template_of(ws, path, offset).parameters]
+              for p in declared] or [Item(jinja_name(name), ItemKind.PARAMETER)
+                                     for name in _typed_parameters(ws, path, offset)]
     return [*params, *(Item(g, ItemKind.VARIABLE, doc) for g, doc in GLOBALS.items())]
 
 
@@ -148,6 +150,21 @@ def _template_of(ws: Workspace, path: str, offset: int) -> A.Template:
                 os.path.join(os.path.dirname(file), ref.path)) == path:
             return template
     return _NO_TEMPLATE
+
+
+def _typed_parameters(ws: Workspace, path: str, offset: int) -> list[str]:
+    """The variables of the last `(:parameters ...)` before `offset`, from the tokens
+    (a template whose instruction is being typed does not parse)."""
+    toks = [t for t in ws.tokens(path) if t.start_pos < offset] if is_pddl(path) else []
+    starts = [i for i, t in enumerate(toks) if t.type == "K_PARAMETERS"]
+    found: list[str] = []
+    if starts:
+        for t in toks[starts[-1] + 1 :]:
+            if t.type == "RPAR":
+                break
+            if t.type == "VAR":
+                found.append(t.value)
+    return found
 
 
 _NO_TEMPLATE = A.Template(name="", domain=A.DomainRef(name=""))
