@@ -78,6 +78,30 @@ def test_cli_generate_inspect_render(tmp_path: Path) -> None:
     assert r.exit_code == 2
 
 
+def test_cli_support_tree_as_picture_outline_and_on_the_terminal(tmp_path: Path) -> None:
+    scene = tmp_path / "g.json"
+    scene.write_text(generate_scene(2, 12, seed=0).to_json())
+    png, txt = tmp_path / "tree.png", tmp_path / "tree.txt"
+    r = runner.invoke(app, ["scene", "render", str(scene), "--graph", str(png)])
+    assert r.exit_code == 0, r.output
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    r = runner.invoke(app, ["scene", "render", str(scene), "--graph", str(txt), "--tree"])
+    assert r.exit_code == 0, r.output
+    outline = txt.read_text()
+    assert r.stdout == outline  # not a terminal: the same text, no colour codes
+    lines = outline.splitlines()
+    assert lines[0] == "scene generated-r2-n12-s0"
+    assert lines[1].startswith("├── room room_000 (kitchen)")
+    assert any(line.lstrip("│ ").startswith("└── ") and "|top [surface" in line
+               for line in lines)
+    g = build_scene_graph(generate_scene(2, 12, seed=0))
+    assert all(o.id in outline for o in g.objects())
+    r = runner.invoke(app, ["scene", "render", str(scene)])
+    assert r.exit_code == 2 and "nothing to draw" in r.output
+    r = runner.invoke(app, ["scene", "render", str(scene), "--graph", str(tmp_path / "t.gif")])
+    assert r.exit_code == 2 and "t.gif" in r.output
+
+
 def test_cli_exit_codes_for_bad_and_odd_scenes(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format_version": "1.0", "name": "x", "agent": {"position": [0, 0, NaN]}}')
