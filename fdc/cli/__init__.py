@@ -130,22 +130,23 @@ def fdc_options(
     apply_limits(limit or [])
 
 
-# Commands in the order of a user's three jobs: write templates, compile suites, validate.
-app.command("check", rich_help_panel=WRITE)(check_command)
-app.command("fmt", rich_help_panel=WRITE)(fmt_command)
-app.command("lsp", rich_help_panel=WRITE)(lsp_command)
-app.command("compile", rich_help_panel=COMPILE)(compile_command)
-app.command("explain", rich_help_panel=COMPILE)(explain_command)
-app.add_typer(scene_app, name="scene", rich_help_panel=COMPILE)
-app.add_typer(experience_app, name="experience", rich_help_panel=COMPILE)
-app.command("validate", rich_help_panel=VALIDATE)(validate_command)
-app.command("audit", rich_help_panel=VALIDATE)(audit_command)
-app.command("verify", rich_help_panel=VALIDATE)(verify_command)
-app.command("run-baseline", rich_help_panel=VALIDATE)(run_baseline_command)
-app.command("evaluate", rich_help_panel=VALIDATE)(evaluate_command)
-app.add_typer(import_app, name="import", rich_help_panel=EXCHANGE)
-app.add_typer(export_app, name="export", rich_help_panel=EXCHANGE)
-app.command("schema", rich_help_panel=EXCHANGE)(schema_command)
+# Commands and groups in the order of a user's three jobs: write templates, compile
+# suites, validate; then formats and exchange (`fdc --help` shows one panel each).
+_COMMANDS: tuple[tuple[str, str, Any], ...] = (
+    (WRITE, "check", check_command), (WRITE, "fmt", fmt_command), (WRITE, "lsp", lsp_command),
+    (COMPILE, "compile", compile_command), (COMPILE, "explain", explain_command),
+    (COMPILE, "scene", scene_app), (COMPILE, "experience", experience_app),
+    (VALIDATE, "validate", validate_command), (VALIDATE, "audit", audit_command),
+    (VALIDATE, "verify", verify_command), (VALIDATE, "run-baseline", run_baseline_command),
+    (VALIDATE, "evaluate", evaluate_command),
+    (EXCHANGE, "import", import_app), (EXCHANGE, "export", export_app),
+    (EXCHANGE, "schema", schema_command),
+)
+for _panel, _name, _command in _COMMANDS:
+    if isinstance(_command, typer.Typer):
+        app.add_typer(_command, name=_name, rich_help_panel=_panel)
+    else:
+        app.command(_name, rich_help_panel=_panel)(_command)
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -55,6 +55,14 @@ async def _diagnostics(client: LanguageClient, uri: str, want: bool) -> list[lsp
     raise AssertionError(f"no {'diagnostics' if want else 'clearing'} for {uri}")
 
 
+async def _hover(client: LanguageClient, doc: lsp.TextDocumentIdentifier,
+                 position: lsp.Position) -> str:
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=doc, position=position))
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    return hover.contents.value
+
+
 def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
     lines = text.splitlines(keepends=True)
     starts = [0]
@@ -103,28 +111,16 @@ async def test_hover_completion_definition_references(client: LanguageClient) ->
     uri = _open(client, RECALL)
     doc = lsp.TextDocumentIdentifier(uri=uri)
 
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=doc, position=_position(text, "robot-at-object ?x", 2)))
-    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
-    shown = hover.contents.value
+    shown = await _hover(client, doc, _position(text, "robot-at-object ?x", 2))
     assert "(robot-at-object ?o - movable)" in shown and "**fluent** predicate" in shown
     assert "`object_distance_m` = 2" in shown and "FindingDory" in shown
-
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=doc, position=_position(text, "?c - category", 8)))
-    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
-    assert "`category` < `value` < `object`" in hover.contents.value
-
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=doc, position=_position(text, "c | a }}", 4)))
-    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
-    assert hover.contents.value.startswith("fdc filter `a`")
-
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=doc, position=_position(text, "recall-category)", 2)))
-    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
-    assert "category `object-recall`" in hover.contents.value
-    assert "Go to any item of a category the robot saw." in hover.contents.value
+    shown = await _hover(client, doc, _position(text, "?c - category", 8))
+    assert "`category` < `value` < `object`" in shown
+    shown = await _hover(client, doc, _position(text, "c | a }}", 4))
+    assert shown.startswith("fdc filter `a`")
+    shown = await _hover(client, doc, _position(text, "recall-category)", 2))
+    assert "category `object-recall`" in shown
+    assert "Go to any item of a category the robot saw." in shown
 
     items = await client.text_document_completion_async(lsp.CompletionParams(
         text_document=doc, position=_position(text, "(seen ?x)", 1)))
