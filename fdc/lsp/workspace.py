@@ -147,12 +147,6 @@ class Workspace:
                                          parse=self.parse)
         return self._result
 
-    def checked_files(self) -> list[str]:
-        """The files the last check read: the workspace's `.pddl` files and the
-        instruction files its templates name."""
-        result = self.check()
-        return sorted(set(result.sources) | {d.file for d in result.diagnostics if d.file})
-
     # ------------------------------------------------------------------ definitions
     def definition_at(self, path: str, offset: int) -> A.Definition | None:
         """The domain, problem or template of `path` around `offset`."""

@@ -203,3 +203,25 @@ def test_formatting_needs_a_parse(library: Workspace) -> None:
     text = library.text(RECALL)
     assert fixes.formatted(RECALL, text) == text
     assert fixes.formatted(RECALL, text[:-20]) is None
+
+
+@pytest.mark.parametrize("cut", [None, 0.5, 0.8])
+def test_every_position_answers_without_raising(cut: float | None, tmp_path: Path) -> None:
+    """Hover, completion, definition, references and rename at every position of a real
+    template, whole and cut short (as a file being typed is)."""
+    text = Path(RECALL).read_text()
+    if cut is not None:
+        text = text[: int(len(text) * cut)]
+    path = str(tmp_path / "recall.pddl")
+    ws = Workspace([str(tmp_path)])
+    ws.set_text(path, text)
+    ws.check()
+    for offset in range(0, len(text) + 1, 3):
+        hover.hover(ws, path, offset)
+        complete.complete(ws, path, offset)
+        n = symbols.name_at(ws, path, offset)
+        if n is not None:
+            symbols.declaration(ws, path, offset, n)
+            symbols.references(ws, path, offset, n)
+            symbols.rename(ws, path, offset, "?renamed")
+    tokens.semantic_tokens(ws, path)
