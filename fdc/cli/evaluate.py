@@ -108,52 +108,39 @@ def evaluate_command(
     trajectories) for memory tasks, success rate and points for manipulation tasks (and
     memory-manipulation tasks, acted out from the world after the experience)."""
 
-    from fdc.agents.predictions import read_predictions
     from fdc.compiler.reopen import ReopenError
-    from fdc.compiler.suite import is_memory_manipulation
     from fdc.core.files import Outputs
     from fdc.core.hashing import sha256_text
     from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
-    from fdc.evaluation.memory import frames_expected
-    from fdc.evaluation.report import build_report, is_memory, tables
+    from fdc.evaluation.report import tables
+    from fdc.evaluation.score import read_predictions_file, score_predictions
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
     opened = open_suite_or_exit(suite, err, scenes=scene or [], experiences=history or [])
-    records = opened.records
     try:
         suite_bytes = read_input_bytes(suite, InputKind.SUITE)
     except InputFileError as e:
         raise _fail(f"{suite}: error: cannot read the suite: {e}") from None
     try:
-        preds, bad_lines = read_predictions(predictions)
-        pred_bytes = read_input_bytes(predictions, InputKind.PREDICTIONS)
+        run = read_predictions_file(predictions)
     except InputFileError as e:
         raise _fail(f"{predictions}: error: cannot read the predictions: {e}") from None
     note = opened.read_manifest_leniently()
     if note is not None:
         err.print(f"{opened.manifest_path}: warning: {note}", markup=False)
-    by_id = {r.id: r for r in records}
-    predicted = [(by_id[p.task_id], p) for _, p in preds if p.task_id in by_id]
-    graph_tasks = [t for t, p in predicted if p.frames is not None or p.trajectory is not None
-                   or p.actions is not None]
-    log_tasks = [t for t, p in predicted if (is_memory(t) and p.frames is not None and
-                 p.actions is None and frames_expected(t) > 0) or
-                 (is_memory_manipulation(t) and p.actions is not None)]
-    try:
-        opened.load(graph_tasks, log_tasks)
-    except SceneLoadError as e:
-        report_findings(e.findings, str(e.path))
-        raise typer.Exit(EXIT_USAGE) from None
-    except ReopenError as e:
-        raise _fail(_input_error(e)) from None
     with progress_bar(err) as progress:
-        bar = progress.add_task("scoring", total=len(records))
-        evaluation = build_report(
-            records, preds, bad_lines, opened, suite=str(suite),
-            suite_sha256=sha256_text(suite_bytes), predictions_file=str(predictions),
-            predictions_sha256=sha256_text(pred_bytes), trajectory_root=predictions.parent,
-            on_task=lambda t: progress.update(bar, advance=1, description=f"scoring {t.id}"))
+        bar = progress.add_task("scoring", total=len(opened.records))
+        try:
+            evaluation = score_predictions(
+                opened, sha256_text(suite_bytes), run,
+                on_task=lambda t: progress.update(bar, advance=1,
+                                                  description=f"scoring {t.id}"))
+        except SceneLoadError as e:
+            report_findings(e.findings, str(e.path))
+            raise typer.Exit(EXIT_USAGE) from None
+        except ReopenError as e:
+            raise _fail(_input_error(e)) from None
     report = evaluation.report
     out = console()
     for table in tables(report):
