@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from fdc.cli.audit import audit_command
 from fdc.cli.baseline import run_baseline_command
+from fdc.cli.browse import browse_command
 from fdc.cli.check import check_command
 from fdc.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 from fdc.cli.compile import compile_command, explain_command
@@ -138,7 +139,7 @@ _COMMANDS: tuple[tuple[str, str, Any], ...] = (
     (COMPILE, "scene", scene_app), (COMPILE, "experience", experience_app),
     (VALIDATE, "validate", validate_command), (VALIDATE, "audit", audit_command),
     (VALIDATE, "verify", verify_command), (VALIDATE, "run-baseline", run_baseline_command),
-    (VALIDATE, "evaluate", evaluate_command),
+    (VALIDATE, "evaluate", evaluate_command), (VALIDATE, "browse", browse_command),
     (EXCHANGE, "import", import_app), (EXCHANGE, "export", export_app),
     (EXCHANGE, "schema", schema_command),
 )

@@ -1,0 +1,132 @@
+"""Writing the browser: the page, its script and style (package data, copied as they
+are), `data.js` (the index) and `tasks/NNNN.js` (details, `CHUNK` tasks a file), all
+staged and put in place together. Opened from disk, the page needs no server: each data
+file is a script that hands its JSON to the page (`FDC.index(...)`, `FDC.chunk(...)`),
+which `file://` allows where `fetch` is refused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from fdc.core.errors import InputError
+from fdc.core.inputs import InputKind, read_input_text
+
+from .data import CHUNK, Extras, Run, chunks, index_data, run_outcomes
+from .scenes import experience_timeline, scene_map
+
+if TYPE_CHECKING:
+    from fdc.compiler.reopen import ReopenedSuite
+
+#: The files of the page itself, in `fdc/browse/assets/`.
+ASSETS = ("index.html", "app.js", "style.css")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Site:
+    """What was written: the folder, the tasks, the data files."""
+
+    folder: Path
+    tasks: int
+    files: int
+
+
+def read_report(path: Path, model: type[M], what: str, how: str) -> M:
+    """A JSON report of a suite, or `InputError` saying what was expected and how to get
+    one (`how`: the command that writes it)."""
+    text = read_input_text(path, InputKind.SUITE)
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the top level"
+        raise InputError(f"{path}: not {what} ({first['msg']} at {where}); hint: `{how}` "
+                         "writes one") from None
+
+
+def js(call: str, *args: Any) -> str:
+    """A script line handing JSON values to the page: `FDC.index({...});`."""
+    body = ",".join(json.dumps(a, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                    for a in args)
+    return f"{call}({body});\n"
+
+
+def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
+    """Each predictions file scored on the suite, named by its file (its path where two
+    files share a name)."""
+    from fdc.core.hashing import sha256_text
+    from fdc.core.inputs import read_input_bytes
+    from fdc.evaluation.score import read_predictions_file, score_predictions
+
+    if not predictions:
+        return []
+    suite_sha = sha256_text(read_input_bytes(opened.path, InputKind.SUITE))
+    names = [p.name for p in predictions]
+    runs = []
+    for path, name in zip(predictions, names, strict=True):
+        run = read_predictions_file(path)
+        report = score_predictions(opened, suite_sha, run).report
+        shown = name if names.count(name) == 1 else str(path)
+        runs.append(Run(shown, run_outcomes(report, [p for _, p in run.predictions])))
+    return runs
+
+
+def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
+    """Every scene's map and every experience's timeline that can be found (a warning
+    for each that cannot: its tasks are shown without it)."""
+    from fdc.core.errors import FdcError
+
+    extras = Extras()
+    manifest = opened.read_manifest()
+    for s in manifest.scenes if manifest is not None else []:
+        if s.experience is not None:
+            e = s.experience
+            extras.experience_names[e.sha256] = f"{e.path or 'simulated'}" + (
+                f" (seed {e.seed})" if e.path is None and e.seed is not None else "") + \
+                f" {e.sha256[:8]}"
+    for r in opened.records:
+        scene = r.scene or ""
+        if scene and scene not in extras.scenes:
+            try:
+                extras.scenes[scene] = scene_map(opened.graph(r))
+            except FdcError as e:
+                extras.scenes[scene] = {"missing": str(e)}
+                warn(f"{scene}: no map for its tasks: {e}")
+        sha = r.experience
+        if sha is not None and sha not in extras.experiences:
+            try:
+                extras.experiences[sha] = experience_timeline(opened.experience(r))
+            except FdcError as e:
+                extras.experiences[sha] = {"missing": str(e)}
+                warn(f"experience {sha[:12]}: no timeline for its tasks: {e}")
+    return extras
+
+
+def write_site(opened: ReopenedSuite, extras: Extras, folder: Path, suite_name: str,
+               on_chunk: Callable[[int], None] | None = None) -> Site:
+    """Write the site into `folder` (see the module); nothing is written on an error."""
+    from fdc.core.files import Outputs
+
+    records = opened.records
+    assets = resources.files("fdc.browse") / "assets"
+    files = 0
+    with Outputs() as out:
+        for name in ASSETS:
+            out.write(folder / name, (assets / name).read_bytes())
+            files += 1
+        out.write(folder / "data.js",
+                  js("FDC.index", index_data(records, extras, opened.read_manifest(),
+                                             suite_name)))
+        files += 1
+        for k, chunk in enumerate(chunks(records, extras, on_chunk)):
+            out.write(folder / "tasks" / f"{k:04d}.js", js("FDC.chunk", k * CHUNK, chunk))
+            files += 1
+    return Site(folder, len(records), files)

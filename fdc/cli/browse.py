@@ -1,0 +1,86 @@
+"""`fdc browse`: write a static site to read a suite in a web browser (`fdc.browse`).
+
+Exit codes: 0 written, 2 bad input (a suite, report or predictions file that cannot be
+read or is not one, a scene or log a prediction needs that cannot be found) or an output
+folder that cannot be written."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fdc.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    folder_option,
+    input_or_exit,
+    open_suite_or_exit,
+    progress_bar,
+    report_findings,
+    stderr,
+)
+
+
+def browse_command(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, folder_option("--output", "-o", help="The folder to write the "
+                                          "site into (open its index.html).")],
+    audit: Annotated[Path | None, typer.Option(
+        "--audit", help="An audit report (`fdc audit --format json -o REPORT`): each "
+        "task's checks and a filter by agreement.")] = None,
+    validation: Annotated[Path | None, typer.Option(
+        "--validation", help="A validation report (`fdc validate --solve --format json`): "
+        "each task's findings and the planner's plan.")] = None,
+    predictions: Annotated[list[Path] | None, typer.Option(
+        "--predictions", "-p", help="A predictions file, scored as `fdc evaluate` scores "
+        "it (repeatable: one outcome filter and one section per agent).")] = None,
+    scene: Annotated[list[Path] | None, typer.Option(
+        "--scene", help="A scene file (repeatable; default: the ones the suite names).")] = None,
+    history: Annotated[list[Path] | None, typer.Option(
+        "--history", help="An experience log memory tasks are about (repeatable; default: "
+        "found through the manifest beside the suite).")] = None,
+) -> None:
+    """Write a static site to browse a suite: a table of tasks with search, filters and
+    counts; each task's instructions, goal, bindings, map (targets and distractors
+    highlighted), experience timeline, plan and agents' outcomes; the manifest's drops.
+    Open OUTPUT/index.html from disk: no server is needed."""
+    from fdc.browse import gather, read_report, score_runs, write_site
+    from fdc.compiler.reopen import ReopenError
+    from fdc.compiler.validate import ValidationReport
+    from fdc.evaluation.audit.report import AuditReport
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+
+    err = stderr()
+    for path, what in [(audit, "the audit report"), (validation, "the validation report"),
+                       *((p, "the predictions") for p in predictions or [])]:
+        if path is not None:
+            input_or_exit(path, what, err)
+    started = time.perf_counter()
+    opened = open_suite_or_exit(suite, err, scenes=scene or [], experiences=history or [])
+    try:
+        extras = gather(opened, lambda m: err.print(f"warning: {m}", markup=False))
+        if audit is not None:
+            extras.audit = read_report(audit, AuditReport, "an fdc audit report",
+                                       "fdc audit SUITE --format json -o REPORT")
+        if validation is not None:
+            extras.validation = read_report(
+                validation, ValidationReport, "an fdc validation report",
+                "fdc validate SUITE --solve --format json > REPORT")
+        extras.runs = score_runs(opened, predictions or [])
+    except SceneLoadError as e:
+        report_findings(e.findings, str(e.path))
+        raise typer.Exit(EXIT_USAGE) from None
+    except ReopenError as e:
+        err.print(f"error: {e}; hint: give it with --scene or --history", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    with progress_bar(err) as progress:
+        bar = progress.add_task("writing", total=len(opened.records))
+        site = write_site(opened, extras, output, suite.name,
+                          on_chunk=lambda _: progress.update(bar, advance=500))
+    err.print(f"wrote {site.files} file(s) for {site.tasks} task(s) into {output} in "
+              f"{time.perf_counter() - started:.1f} s; open {output / 'index.html'}",
+              markup=False)
+    raise typer.Exit(EXIT_OK)

@@ -1,0 +1,104 @@
+"""`fdc browse` without a browser: the files it writes, the data they hold (facets and
+counts, statuses, plans, agents' outcomes, frames), byte-identical output for the same
+input, and bad input exiting 2 with the file and what was expected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fdc.browse.data import frame_runs
+
+from .conftest import run
+
+pytestmark = pytest.mark.slow
+
+
+def read_js(path: Path) -> list[Any]:
+    """The JSON arguments of a data file's one call: `FDC.index({...});`."""
+    text = path.read_text(encoding="utf-8")
+    return json.loads("[" + text[text.index("(") + 1:text.rindex(")")] + "]")
+
+
+def browse(d: Path, out: Path, *extra: str | Path) -> tuple[int, str]:
+    return run("browse", d / "suite.jsonl", "-o", out, *extra)
+
+
+@pytest.fixture(scope="module")
+def site(suite_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    code, text = browse(suite_dir, out, "--audit", suite_dir / "audit.json", "--validation",
+                        suite_dir / "validation.json", "-p", suite_dir / "oracle.jsonl",
+                        "-p", suite_dir / "random.jsonl")
+    assert code == 0, text
+    return out
+
+
+def test_the_site_is_a_page_its_assets_and_data_files(site: Path) -> None:
+    names = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+    assert names == ["app.js", "data.js", "index.html", "style.css", "tasks/0000.js"]
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert '<script src="data.js">' in page and "http" not in page.replace(
+        "http://www.w3.org", "")  # nothing to fetch from a network
+
+
+def test_the_index_has_every_task_and_a_facet_per_filter(site: Path, suite_dir: Path) -> None:
+    (index,) = read_js(site / "data.js")
+    lines = (suite_dir / "suite.jsonl").read_text(encoding="utf-8").splitlines()
+    assert index["tasks"] == len(lines) == len(index["ids"]) == len(index["texts"])
+    keys = [f["key"] for f in index["facets"]]
+    assert keys == ["category", "level", "template", "scene", "experience", "validation",
+                    "audit", "run0", "run1"]
+    for f in index["facets"]:
+        assert len(f["codes"]) == index["tasks"]
+        assert sorted(set(f["codes"])) == list(range(len(f["values"])))
+    assert index["runs"] == ["oracle.jsonl", "random.jsonl"]
+    oracle = next(f for f in index["facets"] if f["key"] == "run0")
+    assert "success" in oracle["values"]
+    assert {"rooms", "walls", "furniture", "items", "bounds"} <= set(
+        next(iter(index["scenes"].values())))
+    assert index["manifest"]["templates"] and index["checks"]
+
+
+def test_a_task_has_its_plan_checks_outcomes_and_frames(site: Path) -> None:
+    first, tasks = read_js(site / "tasks" / "0000.js")
+    assert first == 0
+    planned = [t for t in tasks if t.get("validation", {}).get("certificate")]
+    assert planned and all(t["validation"]["certificate"]["plan"] for t in planned
+                           if t["validation"]["certificate"]["status"] == "solved")
+    assert all(set(t["audit"]) and len(t["runs"]) == 2 for t in tasks)
+    memory = [t for t in tasks if t.get("valid_frames")]
+    assert memory and all(isinstance(r, list) and len(r) == 2
+                          for t in memory for fs in t["valid_frames"] for r in fs)
+    manipulation = [t for t in tasks if t["runs"][0].get("actions")]
+    assert manipulation, "the oracle's actions are shown"
+
+
+def test_the_same_input_gives_the_same_bytes(site: Path, suite_dir: Path,
+                                             tmp_path: Path) -> None:
+    code, text = browse(suite_dir, tmp_path, "--audit", suite_dir / "audit.json",
+                        "--validation", suite_dir / "validation.json",
+                        "-p", suite_dir / "oracle.jsonl", "-p", suite_dir / "random.jsonl")
+    assert code == 0, text
+    for path in site.rglob("*"):
+        if path.is_file():
+            assert (tmp_path / path.relative_to(site)).read_bytes() == path.read_bytes(), path
+
+
+def test_a_report_that_is_not_one_exits_2_naming_it(suite_dir: Path, tmp_path: Path) -> None:
+    wrong = tmp_path / "audit.json"
+    wrong.write_text('{"kind": "something else"}', encoding="utf-8")
+    code, text = browse(suite_dir, tmp_path / "site", "--audit", wrong)
+    assert code == 2
+    assert str(wrong) in text and "not an fdc audit report" in text and "fdc audit" in text
+    assert not (tmp_path / "site").exists()
+    code, text = run("browse", tmp_path / "missing.jsonl", "-o", tmp_path / "site")
+    assert code == 2 and "missing.jsonl" in text
+
+
+def test_frames_are_written_as_runs() -> None:
+    assert frame_runs([9, 3, 4, 5, 5]) == [[3, 3], [9, 1]]
+    assert frame_runs([]) == []
