@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from fdc.core.inputs import InputKind, read_input_text
-from fdc.core.jsonl import parse_jsonl
+from fdc.core.jsonl import gc_paused, parse_jsonl
 from fdc.core.problems import Diagnostic, error
 from fdc.predicates.goal import Goal
 from fdc.sim_bridge.world.state import AgentPose
@@ -124,17 +124,18 @@ def parse_numbered_suite(text: str
     records: list[tuple[int, TaskRecord]] = []
     problems: list[Diagnostic] = []
     seen: dict[str, int] = {}
-    for got in parse_jsonl(text, TaskRecord, "schema"):
-        record = got.value
-        if record is None:
-            problems.extend(got.problems)
-            continue
-        if record.id in seen:
-            problems.append(error("schema", f"task id `{record.id}` repeats line "
-                                  f"{seen[record.id]}", "id", line=got.line))
-            continue
-        seen[record.id] = got.line
-        records.append((got.line, record))
+    with gc_paused():
+        for got in parse_jsonl(text, TaskRecord, "schema"):
+            record = got.value
+            if record is None:
+                problems.extend(got.problems)
+                continue
+            if record.id in seen:
+                problems.append(error("schema", f"task id `{record.id}` repeats line "
+                                      f"{seen[record.id]}", "id", line=got.line))
+                continue
+            seen[record.id] = got.line
+            records.append((got.line, record))
     return records, problems
 
 

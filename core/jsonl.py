@@ -12,10 +12,13 @@ with their JSON path.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -30,33 +33,65 @@ M = TypeVar("M", bound=BaseModel)
 
 @dataclass(frozen=True)
 class JsonlLine(Generic[M]):
-    """One non-blank line of a JSONL file: its number (from 1), the JSON value, and the
-    model it validates to (None when it did not: `problems` say why, located)."""
+    """One non-blank line of a JSONL file: its number (from 1), its text, and the model
+    it validates to (None when it did not: `problems` say why, located)."""
 
     line: int
-    raw: Any
+    text: str
     value: M | None
     problems: tuple[Diagnostic, ...]
+
+    @property
+    def raw(self) -> Any:
+        """The line's JSON value (None when it is not JSON within the limits)."""
+        try:
+            return loads(self.text)
+        except json.JSONDecodeError:
+            return None
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cycle collector paused: reading a large file builds millions of acyclic
+    objects (JSON values, models), and a collection each few thousand of them would
+    take most of the time (60% of reading a suite of 100,000 tasks)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def parse_jsonl(text: str, model: type[M], code: str) -> Iterator[JsonlLine[M]]:
     """Each non-blank line of `text` read as JSON and validated as `model`; a line that
     is not JSON or does not validate comes with every problem it has (each an error with
     `code`), never raises."""
+    limits = current()
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if _within_limits(line, limits.json_depth, limits.number_digits):
+            # The fast path: pydantic parses and validates in one pass. A line it refuses
+            # takes the slow path, whose problems are worded as they always were.
+            try:
+                yield JsonlLine(n, line, model.model_validate_json(line), ())
+                continue
+            except ValidationError:
+                pass
         try:
             raw = loads(line)
         except json.JSONDecodeError as e:
             not_json = error(code, f"not JSON: {e.msg} (column {e.colno})", line=n)
-            yield JsonlLine(n, None, None, (not_json,))
+            yield JsonlLine(n, line, None, (not_json,))
             continue
         try:
-            yield JsonlLine(n, raw, model.model_validate(raw), ())
+            yield JsonlLine(n, line, model.model_validate(raw), ())
         except ValidationError as e:
-            yield JsonlLine(n, raw, None, tuple(error(code, err["msg"], json_path(err["loc"]),
-                                                      line=n) for err in e.errors()))
+            yield JsonlLine(n, line, None, tuple(error(code, err["msg"],
+                                                       json_path(err["loc"]), line=n)
+                                                 for err in e.errors()))
 
 
 class JsonLimitError(FdcError, json.JSONDecodeError):
@@ -73,17 +108,59 @@ def loads(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     limits = current()
+    # Fast paths, in C: a text without a run of number characters longer than the limit
+    # has no number past it, so it is parsed without a Python call per number; its depth
+    # is read from its brackets (`_within_limits`).
+    bounded = _has_run(text, limits.number_digits + 1)
     try:
         value = json.loads(text, parse_int=_bounded(int, limits.number_digits),
                            parse_float=_bounded(float, limits.number_digits),
-                           parse_constant=float)
+                           parse_constant=float) if bounded else \
+            json.loads(text, parse_constant=float)
     except _TooLong:
         raise _located(text, "number_digits") from None
     except RecursionError:
         raise _located(text, "json_depth") from None
-    if _depth_over(value, limits.json_depth):
+    if not _shallow(text, limits.json_depth) and _depth(text) > limits.json_depth:
         raise _located(text, "json_depth") from None
     return value
+
+
+def _shallow(text: str, depth: int) -> bool:
+    """Too few brackets to nest deeper than `depth`."""
+    return text.count("[") + text.count("{") <= depth
+
+
+def _within_limits(text: str, depth: int, digits: int) -> bool:
+    """Whether a JSON text is within `json_depth` and `number_digits` (an invalid text
+    may be judged either way: its parser says what is wrong with it)."""
+    return not _has_run(text, digits + 1) and (_shallow(text, depth) or _depth(text) <= depth)
+
+
+#: JSON number characters to `x`, every other ASCII byte to a space.
+_NUMBER_BYTES = bytes(ord("x") if chr(b) in "-+0123456789.eE" else ord(" ")
+                      for b in range(256))
+
+
+def _has_run(text: str, n: int) -> bool:
+    """Whether `text` holds `n` JSON number characters in a row (a number past the
+    limit does; a string may too, and then only costs the slow path)."""
+    return b"x" * n in text.encode("utf-8", "surrogatepass").translate(_NUMBER_BYTES)
+
+
+#: Every byte but a quote or a bracket (deleted to find how deep a text nests).
+_NOT_STRUCTURE = bytes(b for b in range(256) if chr(b) not in '"[]{}')
+_STRING = re.compile(rb'"[^"]*"')
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def _depth(text: str) -> int:
+    """How deep the arrays and objects of a JSON text nest (the text is valid JSON): its
+    escapes dropped, then all but quotes and brackets, then its strings, in C; the
+    brackets left are counted."""
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    kept = unescaped.encode("utf-8", "surrogatepass").translate(None, _NOT_STRUCTURE)
+    return max(accumulate(_STEP[c] for c in _STRING.sub(b"", kept)), default=0)
 
 
 def _bounded(kind: Callable[[str], Any], digits: int) -> Callable[[str], Any]:
@@ -92,20 +169,6 @@ def _bounded(kind: Callable[[str], Any], digits: int) -> Callable[[str], Any]:
             raise _TooLong
         return kind(literal)
     return parse
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    """Whether `value` nests arrays and objects more than `limit` deep (no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return False
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]|-?[0-9][0-9.eE+\-]*')

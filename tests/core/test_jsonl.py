@@ -97,3 +97,27 @@ def test_hostile_json_parses_or_is_a_located_limit_error(value: object, depth: i
         assert "json_depth" in e.msg or "number_digits" in e.msg
     else:
         assert depth < 100 and digits <= 100
+
+
+def _walk_depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_walk_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_walk_depth, value), default=0)
+    return 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ax\n'),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(alphabet='[]{}"\\a'), inner, max_size=3), max_leaves=20)
+
+
+@given(_JSON)
+def test_the_depth_read_from_text_is_the_depth_of_the_value(value: object) -> None:
+    """`loads` finds how deep a text nests from its characters (strings and escapes
+    left out): the same depth as a walk of the parsed value."""
+    from fdc.core.jsonl import _depth
+
+    for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
+        assert _depth(text) == _walk_depth(value)
