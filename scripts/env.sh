@@ -20,4 +20,11 @@ if [[ ",$EXTRAS," == *",dev,"* ]] && [ ! -f .venv/.fdc-habitat-lab ]; then
     .venv/bin/python -m pip install -q --no-deps "habitat-lab==0.3.320260507"
     touch .venv/.fdc-habitat-lab
 fi
+# fdc browse's tests drive Debian's chromium headless (Playwright with the system
+# browser; it never downloads one): installed here as root when missing, else they skip.
+if [[ ",$EXTRAS," == *",dev,"* ]] && ! command -v chromium > /dev/null \
+        && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium > /dev/null 2>&1 \
+        || echo "warning: could not install chromium; the browser tests will skip" >&2
+fi
 export PATH="$ROOT/.venv/bin:$PATH"

@@ -1,13 +1,14 @@
 """The browser's data: an index of every task (facets as integer codes into value lists,
-ids, the first instruction for search), and each task's details in chunks of `CHUNK`
-tasks, loaded when a task is opened. docs/browse.md documents the format.
+ids, the first instruction for search), and, in chunks of `CHUNK` tasks loaded when a
+task is opened, each task's record as the suite holds it with its statuses and agents'
+outcomes. docs/browse.md documents the format.
 
 The builders are pure: records, reports and scored runs in, JSON-ready dicts out, in
 suite order and with sorted value lists, so the same inputs give the same bytes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -193,35 +194,22 @@ def _statuses(extras: Extras) -> dict[str, dict[str, tuple[str, dict[str, Any]]]
 # ----------------------------------------------------------------------------- details
 
 
-def frame_runs(frames: Sequence[int]) -> list[list[int]]:
-    """Sorted frames as runs `[first, count]`: [3, 4, 5, 9] -> [[3, 3], [9, 1]]."""
-    out: list[list[int]] = []
-    for f in sorted(set(frames)):
-        if out and out[-1][0] + out[-1][1] == f:
-            out[-1][1] += 1
-        else:
-            out.append([f, 1])
-    return out
-
-
-def task_detail(r: TaskRecord, extras: Extras,
+def task_extras(task_id: str, extras: Extras,
                 statuses: dict[str, dict[str, tuple[str, dict[str, Any]]]]) -> dict[str, Any]:
-    """What a task's page shows (see docs/browse.md)."""
-    d: dict[str, Any] = r.model_dump(mode="json", exclude={"valid_frames", "format_version"})
-    if r.valid_frames is not None:
-        d["valid_frames"] = [frame_runs(fs) for fs in r.valid_frames]
-    for key, by_id in statuses.items():
-        if r.id in by_id:
-            d[key] = by_id[r.id][1]
-    d["runs"] = [run.outcomes.get(r.id, {"outcome": "not predicted"}) for run in extras.runs]
+    """What a task's page shows beside its record: its statuses (`validation`: findings
+    and the planner's plan; `audit`: every check) and each agent's outcome (`runs`)."""
+    d: dict[str, Any] = {key: by_id[task_id][1] for key, by_id in statuses.items()
+                         if task_id in by_id}
+    if extras.runs:
+        d["runs"] = [run.outcomes.get(task_id, {"outcome": "not predicted"})
+                     for run in extras.runs]
     return d
 
 
-def chunks(records: Sequence[TaskRecord], extras: Extras,
-           on_chunk: Callable[[int], None] | None = None) -> Iterable[list[dict[str, Any]]]:
-    """Every task's details, `CHUNK` at a time, in suite order."""
+def chunks(ids: Sequence[str], extras: Extras
+           ) -> Iterable[tuple[int, list[dict[str, Any]]]]:
+    """Per `CHUNK` tasks in suite order, the first one's position and every task's
+    `task_extras`."""
     statuses = _statuses(extras)
-    for start in range(0, len(records), CHUNK):
-        yield [task_detail(r, extras, statuses) for r in records[start:start + CHUNK]]
-        if on_chunk is not None:
-            on_chunk(start)
+    for start in range(0, len(ids), CHUNK):
+        yield start, [task_extras(i, extras, statuses) for i in ids[start:start + CHUNK]]

@@ -52,11 +52,9 @@ def read_report(path: Path, model: type[M], what: str, how: str) -> M:
                          "writes one") from None
 
 
-def js(call: str, *args: Any) -> str:
-    """A script line handing JSON values to the page: `FDC.index({...});`."""
-    body = ",".join(json.dumps(a, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-                    for a in args)
-    return f"{call}({body});\n"
+def compact(value: Any) -> str:
+    """JSON without spaces, keys sorted: the same value gives the same text."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
@@ -110,6 +108,14 @@ def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
     return extras
 
 
+def record_lines(opened: ReopenedSuite) -> list[str]:
+    """The suite's records as its lines hold them (each validated when the suite was
+    reopened; numbered as `fdc.core.jsonl` numbers lines): a task's page shows what the
+    file says, and they are copied, not parsed and dumped again."""
+    lines = read_input_text(opened.path, InputKind.SUITE).splitlines()
+    return [lines[n - 1].strip() for n, _ in opened.lines]
+
+
 def write_site(opened: ReopenedSuite, extras: Extras, folder: Path, suite_name: str,
                on_chunk: Callable[[int], None] | None = None) -> Site:
     """Write the site into `folder` (see the module); nothing is written on an error."""
@@ -122,11 +128,15 @@ def write_site(opened: ReopenedSuite, extras: Extras, folder: Path, suite_name: 
         for name in ASSETS:
             out.write(folder / name, (assets / name).read_bytes())
             files += 1
-        out.write(folder / "data.js",
-                  js("FDC.index", index_data(records, extras, opened.read_manifest(),
-                                             suite_name)))
+        index = index_data(records, extras, opened.read_manifest(), suite_name)
+        out.write(folder / "data.js", f"FDC.index({compact(index)});\n")
         files += 1
-        for k, chunk in enumerate(chunks(records, extras, on_chunk)):
-            out.write(folder / "tasks" / f"{k:04d}.js", js("FDC.chunk", k * CHUNK, chunk))
+        lines = record_lines(opened)
+        for start, more in chunks([r.id for r in records], extras):
+            out.write(folder / "tasks" / f"{start // CHUNK:04d}.js",
+                      f"FDC.chunk({start},[{','.join(lines[start:start + CHUNK])}],"
+                      f"{compact(more)});\n")
             files += 1
+            if on_chunk is not None:
+                on_chunk(start)
     return Site(folder, len(records), files)

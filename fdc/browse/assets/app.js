@@ -300,10 +300,18 @@
   }
 
   // ------------------------------------------------------------------ the experience
+  function frameRuns(frames) {  // [3, 4, 5, 9] -> [[3, 3], [9, 1]]
+    const out = [];
+    for (const f of [...new Set(frames)].sort((a, b) => a - b)) {
+      const last = out[out.length - 1];
+      if (last && last[0] + last[1] === f) last[1]++; else out.push([f, 1]);
+    }
+    return out;
+  }
   function timeline(x, t) {
     if (!x || x.missing) return el("p", { cls: "muted", text: "No timeline: " + (x ? x.missing : "experience not found") });
     const n = Math.max(1, x.frames), W = 800, left = 150, rowH = 16;
-    const targets = t.valid_frames || [];
+    const targets = (t.valid_frames || []).map(frameRuns);
     const rows = x.interactions.length + targets.length;
     const H = 30 + rowH * rows;
     const s = svg("svg", { id: "timeline", viewBox: "0 0 " + W + " " + H });
@@ -362,7 +370,8 @@
       route();
       document.body.setAttribute("data-ready", "1");
     },
-    chunk(first, tasks) {
+    chunk(first, tasks, more) {
+      tasks.forEach((t, k) => Object.assign(t, more[k]));
       chunks[first] = tasks;
       (waiting[first] || []).splice(0).forEach(f => f());
     },
