@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
@@ -44,9 +46,14 @@ def _outline(ax: Any, geom: Any, **kw: Any) -> None:
 
 
 def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
-               show_regions: bool = True, show_nav: bool = True) -> bytes:
+               show_regions: bool = True, show_nav: bool = True,
+               highlight: Mapping[str, str] | None = None, title: str | None = None) -> bytes:
     """A top-down map: rooms, walls, doors, the free floor (navigation grid) and graph,
-    furniture, surfaces, items (in their colour), regions, standing points, the agent."""
+    furniture, surfaces, items (in their colour), regions, standing points, the agent;
+    furniture and items labelled where a label fits without overlapping another
+    (`place_labels`). `highlight`: entity id (an object, or a surface `object|part`) ->
+    its role in a task (`target`, `distractor`, `bound`, see `entity_roles`), drawn in
+    the role's colour and labelled by id before anything else."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -110,12 +117,15 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
             ax.add_collection(LineCollection(list(segs[keep]), colors="#8fbf8f",
                                              linewidths=0.3, zorder=1))
     _outline(ax, g.layout.walls, facecolor="#444444", edgecolor="none", zorder=3)
+    roles = {k.split("|")[0]: v for k, v in (highlight or {}).items()}
     for o in g.objects():
         if o.is_movable or (o.kind is Kind.STAGE and o.spec.obstacle is False):
             continue
         face = "#c8a878" if o.kind is not Kind.ARTICULATED else "#b89bc8"
-        _outline(ax, o.footprint, facecolor=face, edgecolor="#6b5537", linewidth=0.8,
-                 zorder=4)
+        role = roles.get(o.id)
+        _outline(ax, o.footprint, facecolor=face, zorder=4,
+                 edgecolor=ROLE_COLOURS[role] if role else "#6b5537",
+                 linewidth=2.2 if role else 0.8)
     for s in g.surfaces():
         if g.object(s.object_id).is_movable:
             continue
@@ -129,8 +139,10 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
                          linewidth=0.2, alpha=0.18, zorder=6)
     for o in g.objects(kind=Kind.MOVABLE):
         colour = NAMED_COLOURS.get(o.attributes.get("color", ""), "#ed8936")
-        _outline(ax, o.footprint, facecolor=colour, edgecolor="#1a1a1a", linewidth=0.5,
-                 zorder=7)
+        role = roles.get(o.id)
+        _outline(ax, o.footprint, facecolor=colour, zorder=7,
+                 edgecolor=ROLE_COLOURS[role] if role else "#1a1a1a",
+                 linewidth=2.0 if role else 0.5)
     sp = g.standing_points()
     if sp:
         p = np.array([q.position for q in sp])
@@ -152,17 +164,12 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
                         a.position[1] + 0.5 * math.sin(a.yaw_rad)),
                 xytext=(a.position[0], a.position[1]),
                 arrowprops=dict(arrowstyle="->", color="#e53e3e"), zorder=10)
-    for r in g.rooms():
-        c = _label_point(g, r.polygon)
-        ax.text(c[0], c[1], r.name, ha="center", va="center", fontsize=11, color="#4a4a4a",
-                alpha=0.55, zorder=2, fontweight="bold")
-    if len(g.objects()) <= 400:
-        for o in g.objects():
-            if o.is_movable or (o.kind is Kind.STAGE and o.spec.obstacle is False):
-                continue
-            c = o.footprint.centroid
-            ax.text(c.x, c.y, o.name, ha="center", va="center", fontsize=5.5, zorder=9,
-                    color="#2d2d2d", rotation=_label_angle(o.yaw_rad, o.size))
+    labels = [Label(*_label_point(g, r.polygon), r.name, movable=False,
+                    style={"fontsize": 11, "color": "#4a4a4a", "alpha": 0.55,
+                           "fontweight": "bold", "zorder": 2}) for r in g.rooms()]
+    labels += _object_labels(g, roles)
+    handles_roles = [Patch(facecolor="none", edgecolor=ROLE_COLOURS[r], linewidth=2, label=r)
+                     for r in ROLE_COLOURS if r in roles.values()]
     handles = [
         Patch(facecolor="#c8a878", edgecolor="#6b5537", label="furniture"),
         Patch(facecolor="#b89bc8", edgecolor="#6b5537", label="articulated"),
@@ -175,17 +182,111 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
         Patch(facecolor="#9ad09a", alpha=0.5, label="free floor (nav grid)"),
         Line2D([], [], color="#c05621", marker="s", ls="", ms=4, label="door"),
         Line2D([], [], color="#e53e3e", marker="*", ls="", ms=10, label="agent start"),
+        *handles_roles,
     ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
               frameon=False)
     summary = g.summary()
-    ax.set_title(f"{g.scene.name}: {summary['rooms']} rooms, {summary['objects']} objects, "
-                 f"{summary['surfaces']} surfaces, {summary['standing_points']} standing points",
-                 fontsize=10)
+    ax.set_title(title or f"{g.scene.name}: {summary['rooms']} rooms, {summary['objects']} "
+                 f"objects, {summary['surfaces']} surfaces, {summary['standing_points']} "
+                 "standing points", fontsize=10)
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.tick_params(labelsize=7)
+    place_labels(fig, ax, labels)
     return figure_bytes(fig, fmt, dpi)
+
+
+#: The colour of each role an entity can have in one task.
+ROLE_COLOURS = {"target": "#e53e3e", "distractor": "#dd6b20", "bound": "#3182ce"}
+
+
+def entity_roles(g: SceneGraph, targets: Sequence[str], bound: Sequence[str]
+                 ) -> dict[str, str]:
+    """Each entity's role in one task: its `targets`; the other entities it `bound`;
+    the distractors, items of a target's category that are neither."""
+    base = {t.split("|")[0] for t in targets}
+    known = {o.id: o for o in g.objects()}
+    categories = {known[t].category for t in base if t in known}
+    roles = {o.id: "distractor" for o in g.objects(kind=Kind.MOVABLE)
+             if o.category in categories}
+    roles.update({b.split("|")[0]: "bound" for b in bound})
+    roles.update({t: "target" for t in base})
+    return roles
+
+
+@dataclass(frozen=True)
+class Label:
+    """A text at a point of the map; `movable`: it may move off the point (with a
+    leader line) to a spot where it overlaps nothing placed before; `beside`: it never
+    covers the point (an item stays visible under its label)."""
+
+    x: float
+    y: float
+    text: str
+    style: dict[str, Any] = field(default_factory=dict)
+    movable: bool = True
+    beside: bool = False
+
+
+#: Where a label may go, in points from its point: on it, then around it, farther out.
+_SPOTS = [(0.0, 0.0)] + [(r * math.cos(k * math.pi / 4), r * math.sin(k * math.pi / 4))
+                         for r in (9.0, 16.0, 24.0) for k in (2, 6, 0, 4, 1, 3, 5, 7)]
+
+
+def _object_labels(g: SceneGraph, roles: Mapping[str, str]) -> list[Label]:
+    """The objects' labels, those with a role first (by id, in its colour), then
+    furniture, then items (by name)."""
+    from matplotlib.patheffects import withStroke
+
+    first: list[Label] = []
+    rest: list[Label] = []
+    if len(g.objects()) > 400 and not roles:
+        return []
+    for o in sorted(g.objects(), key=lambda o: o.is_movable):
+        if o.kind is Kind.STAGE and o.spec.obstacle is False:
+            continue
+        c = o.footprint.centroid
+        role = roles.get(o.id)
+        if role:
+            first.append(Label(c.x, c.y, f"{o.id} ({role})", {
+                "fontsize": 7, "color": ROLE_COLOURS[role], "fontweight": "bold", "zorder": 12,
+                "path_effects": [withStroke(linewidth=2.5, foreground="white")]},
+                beside=True))
+        elif len(g.objects()) <= 400:
+            rest.append(Label(c.x, c.y, o.name, {
+                "fontsize": 5.5 if not o.is_movable else 5, "zorder": 9,
+                "color": "#2d2d2d" if not o.is_movable else "#5a3d1e"}, beside=o.is_movable))
+    return first + rest
+
+
+def place_labels(fig: Any, ax: Any, labels: Sequence[Label]) -> int:
+    """Draw each label at the first spot (`_SPOTS`) where it overlaps no label drawn
+    before and stays inside the axes, a leader line to its point when moved; a label
+    that fits nowhere is left out. Returns how many were drawn."""
+    from matplotlib.text import Text
+
+    fig.tight_layout()
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    placed: list[Any] = []
+    for lab in labels:
+        for dx, dy in _SPOTS[lab.beside:] if lab.movable else _SPOTS[:1]:
+            arrow = {"arrowstyle": "-", "color": "#888888", "lw": 0.4, "shrinkA": 0,
+                     "shrinkB": 0} if (dx, dy) != (0.0, 0.0) else None
+            t = ax.annotate(lab.text, (lab.x, lab.y), xytext=(dx, dy),
+                            textcoords="offset points", ha="center", va="center",
+                            arrowprops=arrow, annotation_clip=False, **lab.style)
+            t.set_in_layout(False)
+            t.update_positions(renderer)  # the text's own box, without the leader
+            box = Text.get_window_extent(t, renderer).padded(1.0)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 \
+                and box.y1 <= frame.y1
+            if inside and not any(box.overlaps(b) for b in placed):
+                placed.append(box)
+                break
+            t.remove()
+    return len(placed)
 
 
 def figure_bytes(fig: Any, fmt: str, dpi: int) -> bytes:

@@ -31,7 +31,9 @@ from fdc.cli.common import (
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
     from fdc.compiler.manifest import Manifest
+    from fdc.compiler.suite import TaskRecord
     from fdc.compiler.timings import Timings
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
 
 #: Process templates over a furnished home have thousands of bindings (every item to
@@ -244,6 +246,9 @@ def explain_command(
     interactions: Annotated[int, typer.Option(min=1, max=50)] = 5,
     seed: Annotated[int, typer.Option()] = 0,
     limit: Annotated[int, typer.Option(min=1, help="Show at most this many bindings.")] = 50,
+    render: Annotated[Path | None, file_option(
+        "--render", help="Draw the scene map with the first task's targets, distractors "
+        "and bound entities highlighted and labelled (PNG; SVG by the extension).")] = None,
 ) -> None:
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
     from fdc.compiler.compile import CompileOptions
@@ -289,4 +294,27 @@ def explain_command(
             out.print(f"    dropped: {o.reason.message}", markup=False)
     if len(report.outcomes) > limit:
         out.print(f"... {len(report.outcomes) - limit} more (use --limit)")
+    if render is not None:
+        _render_task(compiler.graph, [o.record for o in report.outcomes
+                                      if o.record is not None], render)
     raise typer.Exit(EXIT_OK)
+
+
+def _render_task(graph: SceneGraph, records: list[TaskRecord], path: Path) -> None:
+    """The map of `graph` with the first task's entities highlighted (exit 1: no task)."""
+    from fdc.core.files import write_atomic
+    from fdc.sim_bridge.pictures import entity_roles, render_map
+
+    if not records:
+        stderr().print(f"error: no task to draw into {path}: every binding dropped "
+                       "(the reasons are above)", markup=False)
+        raise typer.Exit(EXIT_FINDINGS)
+    task = records[0]
+    roles = entity_roles(graph, task.targets, list(task.bindings.values()))
+    text = task.instructions[0] if task.instructions else task.goal_pddl
+    short = text if len(text) <= 90 else text[:87] + "..."
+    title = f"{task.id}: “{short}”"
+    fmt = "svg" if path.suffix.lower() == ".svg" else "png"
+    write_atomic(path, render_map(graph, fmt=fmt, highlight=roles, title=title))
+    stderr().print(f"wrote {path}: task {task.id}, {len(task.targets)} target(s) highlighted",
+                   markup=False)

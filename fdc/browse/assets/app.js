@@ -153,7 +153,7 @@
     const items = map && map.items ? map.items : [];
     const targets = new Set((t.targets || []).map(base));
     for (const it of items) if (targets.has(it.id)) cats.add(it.category);
-    for (const it of items) if (cats.has(it.category) && !targets.has(it.id)) roles.set(it.id, "distractor");
+    for (const it of items) if (cats.has(it.category) && !targets.has(it.id) && !roles.has(it.id)) roles.set(it.id, "distractor");
     for (const x of targets) roles.set(x, "target");
     return roles;
   }
@@ -172,7 +172,7 @@
       section("Bindings", el("table", { id: "bindings" }, ...Object.entries(t.bindings || {}).map(([k, v]) =>
         el("tr", {}, el("td", { cls: "mono", text: k }), el("td", {}, ent(v)))))),
       section("Targets", el("p", { id: "targets" }, ...(t.targets || []).flatMap(x => [ent(x), " "])),
-        el("p", { cls: "muted", text: "distractors (items of a target's category): " +
+        el("p", { cls: "muted", text: "distractors (items of a target's category, neither targets nor bound): " +
           ([...roles].filter(([, r]) => r === "distractor").map(([x]) => x).join(", ") || "none") })),
       t.validation ? planSection(t.validation) : null,
       t.audit ? checksSection(t.audit) : null,
