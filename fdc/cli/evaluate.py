@@ -35,8 +35,8 @@ from fdc.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from fdc.compiler.reopen import ReopenError
-    from fdc.evaluation.report import Finding
+    from fdc.compiler.reopen import ReopenedSuite, ReopenError
+    from fdc.evaluation.report import Evaluation, EvaluationReport, Finding
 
 
 #: Findings of one kind printed on the terminal before the rest are counted.
@@ -80,7 +80,9 @@ def _print_finding(f: Finding, predictions: Path) -> None:
 def evaluate_command(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
     predictions: Annotated[
-        Path, typer.Option("--predictions", "-p", help="The predictions (JSONL, one task a line).")
+        list[Path], typer.Option("--predictions", "-p", help="The predictions (JSONL, one "
+                                 "task a line); repeatable: each file scored, the plots "
+                                 "side by side.")
     ],
     history: Annotated[
         list[Path] | None,
@@ -108,32 +110,77 @@ def evaluate_command(
     trajectories) for memory tasks, success rate and points for manipulation tasks (and
     memory-manipulation tasks, acted out from the world after the experience)."""
 
-    from fdc.compiler.reopen import ReopenError
     from fdc.core.files import Outputs
     from fdc.core.hashing import sha256_text
     from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
     from fdc.evaluation.report import tables
-    from fdc.evaluation.score import read_predictions_file, score_predictions
-    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
+    if len(predictions) > 1 and (output is not None or feedback is not None):
+        raise _fail("error: --output and --feedback take one --predictions file (a report "
+                    "is about one); hint: run `fdc evaluate` once per file for reports, "
+                    "or leave them out to compare the files' tables and --plots")
     opened = open_suite_or_exit(suite, err, scenes=scene or [], experiences=history or [])
     try:
-        suite_bytes = read_input_bytes(suite, InputKind.SUITE)
+        suite_sha = sha256_text(read_input_bytes(suite, InputKind.SUITE))
     except InputFileError as e:
         raise _fail(f"{suite}: error: cannot read the suite: {e}") from None
-    try:
-        run = read_predictions_file(predictions)
-    except InputFileError as e:
-        raise _fail(f"{predictions}: error: cannot read the predictions: {e}") from None
     note = opened.read_manifest_leniently()
     if note is not None:
         err.print(f"{opened.manifest_path}: warning: {note}", markup=False)
-    with progress_bar(err) as progress:
+    evaluations = [_score(opened, suite_sha, path) for path in predictions]
+    out = console()
+    for path, evaluation in zip(predictions, evaluations, strict=True):
+        if len(predictions) > 1:
+            out.print(f"predictions: {path}", markup=False, soft_wrap=True)
+        for table in tables(evaluation.report):
+            out.print(table)
+        _print_findings(evaluation.report, path, output)
+    with Outputs() as files:  # the report, plots and feedback together, or none
+        if output is not None:
+            files.write(output, evaluations[0].report.model_dump_json(indent=2) + "\n")
+        if plots is not None:
+            from fdc.evaluation.plots import plot_reports
+
+            names = _run_names(predictions)
+            for name, data in plot_reports([(n, e.report) for n, e in zip(
+                    names, evaluations, strict=True)]).items():
+                files.write(plots / name, data)
+        if feedback is not None:
+            files.write(feedback, "".join(r.model_dump_json() + "\n"
+                                          for r in evaluations[0].feedback))
+    for path, evaluation in zip(predictions, evaluations, strict=True):
+        report = evaluation.report
+        err.print(("" if len(predictions) == 1 else f"{path}: ") +
+                  f"scored {report.tasks} task(s), {report.predicted} predicted: "
+                  f"{report.errors} error(s), {report.warnings} warning(s)")
+    failed = any(e.report.errors for e in evaluations)
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _run_names(paths: list[Path]) -> list[str]:
+    """Each predictions file's name in the plots: its file name, its path where two
+    files share a name."""
+    names = [p.name for p in paths]
+    return [n if names.count(n) == 1 else str(p) for n, p in zip(names, paths, strict=True)]
+
+
+def _score(opened: ReopenedSuite, suite_sha: str, path: Path) -> Evaluation:
+    """One predictions file scored on the suite, or exit 2 on bad input."""
+    from fdc.compiler.reopen import ReopenError
+    from fdc.core.inputs import InputFileError
+    from fdc.evaluation.score import read_predictions_file, score_predictions
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+
+    try:
+        run = read_predictions_file(path)
+    except InputFileError as e:
+        raise _fail(f"{path}: error: cannot read the predictions: {e}") from None
+    with progress_bar(stderr()) as progress:
         bar = progress.add_task("scoring", total=len(opened.records))
         try:
-            evaluation = score_predictions(
-                opened, sha256_text(suite_bytes), run,
+            return score_predictions(
+                opened, suite_sha, run,
                 on_task=lambda t: progress.update(bar, advance=1,
                                                   description=f"scoring {t.id}"))
         except SceneLoadError as e:
@@ -141,10 +188,10 @@ def evaluate_command(
             raise typer.Exit(EXIT_USAGE) from None
         except ReopenError as e:
             raise _fail(_input_error(e)) from None
-    report = evaluation.report
-    out = console()
-    for table in tables(report):
-        out.print(table)
+
+
+def _print_findings(report: EvaluationReport, predictions: Path, output: Path | None) -> None:
+    """At most `_SHOWN_PER_CODE` findings of each code, then how many more."""
     shown: dict[str, int] = {}
     for f in report.findings:
         shown[f.code] = shown.get(f.code, 0) + 1
@@ -152,20 +199,6 @@ def evaluate_command(
             _print_finding(f, predictions)
     for code, n in shown.items():
         if n > _SHOWN_PER_CODE:
-            err.print(f"... {n - _SHOWN_PER_CODE} more `{code}` finding(s)"
-                      + ("; the report (-o) lists them all" if output is None else
-                         f"; {output} lists them all"), markup=False)
-    with Outputs() as out:  # the report, plots and feedback together, or none
-        if output is not None:
-            out.write(output, report.model_dump_json(indent=2) + "\n")
-        if plots is not None:
-            from fdc.evaluation.plots import plot_reports
-
-            for name, data in plot_reports(report).items():
-                out.write(plots / name, data)
-        if feedback is not None:
-            out.write(feedback, "".join(r.model_dump_json() + "\n"
-                                        for r in evaluation.feedback))
-    err.print(f"scored {report.tasks} task(s), {report.predicted} predicted: "
-              f"{report.errors} error(s), {report.warnings} warning(s)")
-    raise typer.Exit(EXIT_FINDINGS if report.errors else EXIT_OK)
+            stderr().print(f"... {n - _SHOWN_PER_CODE} more `{code}` finding(s)"
+                           + ("; the report (-o) lists them all" if output is None else
+                              f"; {output} lists them all"), markup=False)

@@ -319,3 +319,24 @@ def test_unusable_runs_are_located_failures(compiled: Path, tmp_path: Path) -> N
     assert all(lo is not None and not lo.ll_sr and lo.ll_spl == 0.0 for lo in lows.values())
     assert all(s.high is None for s in report.memory)  # no frames anywhere: no HL metrics
     assert "ll_sr" in overall(report) and "hl_sr" not in overall(report)
+
+
+@pytest.mark.slow
+def test_two_predictions_files_side_by_side(compiled: Path, tmp_path: Path) -> None:
+    """Each file is scored and tabled; the plots draw them side by side, values on the
+    bars and `solvable` as a reference line; a report (-o) takes one file."""
+    tasks = memory_tasks(compiled)
+    good = write_lines(tmp_path / "oracle.jsonl", oracle(tasks))
+    zero = write_lines(tmp_path / "zero.jsonl", [
+        {"task_id": r.id, "frames": [0] * max(1, len(r.valid_frames or []))} for r in tasks])
+    code, out = run("evaluate", compiled / "suite.jsonl", "-p", good, "-p", zero,
+                    "--plots", tmp_path / "plots")
+    assert code in (0, 1), out
+    assert f"predictions: {good}" in out and f"predictions: {zero}" in out
+    assert out.count("memory tasks") == 2
+    pngs = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert "memory-by-category.png" in pngs
+    code, out = run("evaluate", compiled / "suite.jsonl", "-p", good, "-p", zero,
+                    "-o", tmp_path / "report.json")
+    assert code == 2 and "take one --predictions file" in out
+    assert not (tmp_path / "report.json").exists()
