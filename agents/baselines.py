@@ -186,6 +186,15 @@ def _without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] =
     return SnapshotState(env.graph, snap.model_copy(update={"objects": objects, "open": doors}))
 
 
+def _opened(state: SnapshotState, containers: Sequence[str]) -> SnapshotState:
+    """`state` with the containers `containers` open."""
+    from fdc.sim_bridge.world.snapshot import SnapshotState
+
+    snap = state.snapshot
+    doors = dict(snap.open) | dict.fromkeys(containers, True)
+    return SnapshotState(state.graph, snap.model_copy(update={"open": doors}))
+
+
 def _goal_objects(g: Goal) -> set[str]:
     """Every argument of every atom of `g`."""
     if isinstance(g, GAtom):
@@ -205,11 +214,17 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
                  ) -> list[tuple[str, list[str]]]:
     """Candidate (surface, region labels) for the atom's item to make `atom` true (in
     `state`, default: the world now)."""
-    posed = (state or env.world.state).posed
+    st = state or env.world.state
+    posed = st.posed
     item = atom.args[0]
     p, args = atom.predicate, atom.args
     g = env.graph
     cfg = posed.config.placement
+    if p in ANCHORED:  # judged with the anchor's container open: `make` opens it first
+        s = posed.support_of(args[1])
+        if s is not None and posed.surface(s).container is not None and \
+                not posed.surface(s).is_open:
+            posed = _opened(st, [s]).posed
     if p == "on":  # anywhere (the centre first), else a cell: room for the next item
         return [(args[1], [])] + [(args[1], [c.id]) for c in posed.cells(args[1])]
     if p == "in-cell":
@@ -577,12 +592,64 @@ class _TracePlanner:
                 anchor, surface, cell = move
                 for x in taken:
                     self.move_away(x, [], {surface})
-                self.fetch(anchor)
-                if not env.reachable(surface):
-                    self.do(ActionName.GO_TO, surface)
-                self.do(ActionName.SHOW_RECEPTACLE, surface)
-                self.do(ActionName.PLACE, surface, [cell])
+                self.put_in_cell(anchor, surface, cell)
                 return
+        moves = self.relocate(a)  # else the anchors go where there is room
+        for anchor, surface, cell in moves:
+            self.put_in_cell(anchor, surface, cell)
+
+    def put_in_cell(self, item: str, surface: str, cell: str) -> None:
+        """Fetch `item` and place it in `cell` of `surface`."""
+        self.fetch(item)
+        if not self.env.reachable(surface):
+            self.do(ActionName.GO_TO, surface)
+        self.do(ActionName.SHOW_RECEPTACLE, surface)
+        self.do(ActionName.PLACE, surface, [cell])
+
+    def relocate(self, a: GAtom) -> list[tuple[str, str, str]]:
+        """(anchor, surface, cell) moves that take the anchors of `a` (`around`,
+        `at-side`: one; `between`: two, to opposite cells) to another open furniture
+        surface, the nearest first, after which the item fits for `a` and no part of
+        the goal that holds now is broken; none when no surface of the
+        `CLEAR_CANDIDATES` nearest will do. The anchors' own surface may be too small
+        or too full for the item beside or between them."""
+        env = self.env
+        base = env.world.state
+        posed = base.posed
+        anchors = list(dict.fromkeys(a.args[1:3] if a.predicate == "between" else a.args[1:2]))
+        here = posed.support_of(anchors[0])
+        if here is None:
+            return []
+        keep = self.keep()
+        hx, hy = posed.object(anchors[0]).position[:2]
+        tops = sorted((t for t in posed.surfaces()
+                       if t.id != here and env.graph.object(t.object_id).kind is not Kind.MOVABLE
+                       and (t.container is None or t.is_open)),
+                      key=lambda t: (math.hypot(t.origin[0] - hx, t.origin[1] - hy), t.id))
+        for top in tops[:CLEAR_CANDIDATES]:
+            cells = {c.direction: c.id for c in posed.cells(top.id)}
+            order = sorted(cells, key=lambda d: (-sum(map(abs, STEP[d])), cells[d]))
+            if len(anchors) == 1:  # the corners first
+                layouts = [[cells[d]] for d in order]
+            else:  # opposite cells, the corners (farthest apart) first
+                by_step = {STEP[d]: d for d in cells}
+                layouts = [[cells[d], cells[by_step[(-STEP[d][0], -STEP[d][1])]]]
+                           for d in order if STEP[d] != (0, 0)
+                           and (-STEP[d][0], -STEP[d][1]) in by_step]
+            for layout in layouts:
+                st: SnapshotState | None = base
+                for anchor, cell in zip(anchors, layout, strict=True):
+                    assert st is not None
+                    res, _, _ = preview_place(st.posed, anchor, top.id, [cell])
+                    st = None if res is None or not res.ok else _hypothetical(env, anchor, res, st)
+                    if st is None:
+                        break
+                if st is None:
+                    continue
+                truth = _truth(env, st)
+                if all(truth(k) for k in keep) and self.placeable(a, st):
+                    return [(x, top.id, c) for x, c in zip(anchors, layout, strict=True)]
+        return []
 
     def placeable(self, a: GAtom, state: SnapshotState, only: str | None = None) -> bool:
         """Whether some placement makes `a` true in `state` (on surface `only`, if

@@ -385,8 +385,12 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     import shapely
 
     need_n = len(wanted) if at_least is None else at_least
-    if need_n < 2:
+    if need_n < 1 or (need_n == 1 and at_least is None):
         return None
+    if need_n == 1:  # a count of one: some item must rest there alone
+        alone = [rest_on(g, item, surface_id, cell, on_top_m=on_top_m,
+                         on_below_m=on_below_m) for item, cell in wanted]
+        return None if any(r is None for r in alone) else alone[0]
     depth = 1 if stacking_blocked(g, surface_id) else layers(
         [item_height_m(g.object(item)) for item, _ in wanted], on_top_m)
     share = -(-need_n // depth)  # the items at the most crowded depth of the columns

@@ -133,6 +133,10 @@ def test_at_least_some_side_by_side_where_nothing_stacks(g: SceneGraph) -> None:
     assert pack(g, "shelf|shelf_2", with_saucer, at_least=2) is None
     assert placed(g, "shelf|shelf_2", ["tray", "saucer"]) == ["tray", "saucer"]
     assert pack(g, "shelf|shelf_2", trays, at_least=1) is None  # one alone fits
+    # a count of one where none fits alone (`exactly 1` lamp on the low shelf; passed
+    # before, and the apartment's out-exactly-one-on had neither plan nor oracle)
+    assert pack(g, "shelf|shelf_1", [("lamp", None)], at_least=1) is Infeasible.TOO_TALL
+    assert pack(g, "shelf|shelf_1", [("lamp", None), ("book", None)], at_least=1) is None
     # only the items that can rest there alone are candidates: the lamp is too tall
     # for the 0.4 m of room on shelf_1, so a tray and it are no pair
     assert pack(g, "shelf|shelf_1", [("lamp", None), ("book", None)], at_least=2) is \
