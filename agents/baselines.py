@@ -31,6 +31,7 @@ task for both agents: they act from the world its experience left behind
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import random
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -427,7 +428,6 @@ class _TracePlanner:
                     self.clear(a)
             # chosen again: an item moved away may now satisfy another disjunct
             lits = list(dict.fromkeys(self.literals(g)))
-            self.lits = lits
             anchors = {x for a, pos in lits if pos for x in a.args[1:]}
             # anchors first: moving an anchor later would break what was placed by it;
             # what must end in the hand last: the hand is needed for the others
@@ -435,6 +435,8 @@ class _TracePlanner:
                                               if pos and a.predicate != "is-open"]),
                                key=lambda a: (a.predicate == "holding",
                                               a.args[0] not in anchors))
+            # the moves a gathering makes are packed with the rest (`pending`)
+            self.lits = [*lits, *((a, True) for a in positives if (a, True) not in lits)]
             for a in positives:
                 if not self.now(a):
                     self.make(a)
@@ -448,8 +450,10 @@ class _TracePlanner:
     def gathered(self, atoms: Sequence[GAtom]) -> list[GAtom]:
         """`atoms` with their `same-surface` atoms replaced by moves to one surface per
         group of items they join: the surface most of the group stands on now (the
-        lowest id on a tie), each item elsewhere to join the group's first item there.
-        The pairs then hold with the fewest moves, whatever the order of the atoms."""
+        lowest id on a tie), each item elsewhere put `on` it (the group's items there
+        stay: a moved item on one of them is on the surface too). The pairs then hold
+        with the fewest moves, whatever the order of the atoms, and the moves to one
+        surface are packed together (stacked where they do not fit side by side)."""
         same = [a for a in atoms if a.predicate == "same-surface" and len(a.args) == 2]
         if not same:
             return list(atoms)
@@ -464,9 +468,7 @@ class _TracePlanner:
             if not counts:
                 return list(atoms)
             home = min(counts, key=lambda w: (-counts[w], w))
-            anchor = next(x for x in items if where[x] == home)
-            moves += [GAtom(predicate="same-surface", args=(x, anchor))
-                      for x in items if where[x] != home]
+            moves += [GAtom(predicate="on", args=(x, home)) for x in items if where[x] != home]
         return [a for a in atoms if a not in same] + moves
 
     def fetch(self, item: str, avoid: Collection[str] = ()) -> None:
@@ -767,7 +769,8 @@ class _TracePlanner:
     def spots(self, a: GAtom, surface: str, state: SnapshotState
               ) -> list[tuple[str, list[str]]]:
         """Placements of `a`'s item on `surface` beyond the preferred ones: its cells
-        (corners first), beside each item on it, on top of each item on it."""
+        (corners first), beside each item on it, on top of each item on it or on those
+        (a stack; `fits` judges whether the item still counts as on the surface)."""
         posed = state.posed
         item = a.args[0]
         corners = sorted(posed.cells(surface), key=lambda c: -sum(map(abs, STEP[c.direction])))
@@ -775,9 +778,14 @@ class _TracePlanner:
         out += [(surface, [c.id]) for c in corners]
         out += [(surface, [r.id]) for r in listed_regions(posed, surface)
                 if r.anchor_id is not None and r.anchor_id != item]
-        for o in posed.items_on(surface):
-            if o.kind is Kind.MOVABLE and o.id != item:
-                out += [(t.id, []) for t in posed.surfaces(o.id) if t.container is None]
+        stack = [o for o in posed.items_on(surface) if o.kind is Kind.MOVABLE and o.id != item]
+        while stack:
+            o = stack.pop(0)
+            for t in posed.surfaces(o.id):
+                if t.container is None:
+                    out.append((t.id, []))
+                    stack += [x for x in posed.items_on(t.id)
+                              if x.kind is Kind.MOVABLE and x.id != item]
         return out
 
     def fits(self, a: GAtom, option: tuple[str, list[str]], state: SnapshotState
@@ -794,18 +802,27 @@ class _TracePlanner:
     def pack(self, atoms: Sequence[GAtom], state: SnapshotState, budget: list[int]
              ) -> list[tuple[str, list[str]]] | None:
         """A placement for each atom's item, in order, after which all of `atoms` hold:
-        a depth-first search over `spots` (at most `budget[0]` placements tried)."""
+        a depth-first search over `spots` (at most `budget[0]` placements tried). Where
+        the world finds no spot anywhere on the surface (`spots`' first), none of its
+        cells or the regions beside its items has one either: only the tops of its
+        items are tried (stacking); else the surface's own spots come before them."""
         if not atoms:
             return []
         a = atoms[0]
         surface = _packed_surface(self.env, a)
         if surface is None:
             return None
-        for option in self.spots(a, surface, state):
-            if budget[0] <= 0:
-                return None
-            budget[0] -= 1
-            after = self.fits(a, option, state)
+        plain, *others = self.spots(a, surface, state)
+        tops = [o for o in others if o[0] != surface]
+        first = self.fits(a, plain, state)
+        budget[0] -= 1
+        order = [o for o in others if o[0] == surface] + tops if first is not None else tops
+        for option, after in itertools.chain([(plain, first)], ((o, None) for o in order)):
+            if option is not plain:
+                if budget[0] <= 0:
+                    return None
+                budget[0] -= 1
+                after = self.fits(a, option, state)
             if after is None:
                 continue
             rest = self.pack(atoms[1:], after, budget)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -363,15 +363,20 @@ class SceneGraph:
         s = self._surfaces[surface_id]
         ids = [i for i in self._children.get(surface_id, []) if i != exclude]
         fps = np.array([self._objects[i].footprint for i in ids], dtype=object)
-        return anchor_regions(s, ids, fps, self._fixed_near(s, 0.1), self.config.regions)
+        return anchor_regions(s, ids, fps, self._fixed_near(s, 0.1, self._carriers(s)),
+                              self.config.regions)
 
-    def _fixed_near(self, s: Surface, height_m: float) -> Any:
-        """Walls and fixed objects crossing the layer [z, z + height] over the surface."""
+    def _fixed_near(self, s: Surface, height_m: float, carriers: Collection[str] = ()) -> Any:
+        """Walls and fixed objects crossing the layer [z, z + height] over the surface,
+        but its owner and `carriers` (what the owner rests on, at any depth: the
+        bookshelf under a book on its shelf is no obstacle to what goes on the book)."""
         hits = self._layer_tree.query(s.polygon, predicate="intersects")
         hits = np.sort(hits)
         zlo, zhi = self._layer_z[hits, 0], self._layer_z[hits, 1]
         own = self._layer_owner[hits]
         ok = (zlo < s.z + height_m) & (zhi > s.z + 0.005) & (own != s.object_id)
+        if carriers:
+            ok &= ~np.isin(own, list(carriers))
         return self._layer_geoms[hits[ok]]
 
     def _carriers(self, s: Surface) -> list[str]:
@@ -396,10 +401,11 @@ class SceneGraph:
         hits = np.sort(self._resting_tree.query(s.polygon, predicate="intersects"))
         zs = self._resting_z[hits]
         hits = hits[(zs[:, 0] < s.z + max(height_m, 0.01)) & (zs[:, 1] > s.z + 0.005)]
-        skip = {*own, exclude, *self._carriers(s)}
+        carriers = self._carriers(s)
+        skip = {*own, exclude, *carriers}
         items += [self._objects[i].footprint for i in self._resting_ids[hits] if i not in skip]
         return np.concatenate([np.array(items, dtype=object),
-                               np.asarray(self._fixed_near(s, max(height_m, 0.01)),
+                               np.asarray(self._fixed_near(s, max(height_m, 0.01), carriers),
                                           dtype=object)])
 
     # ----- navigation -----------------------------------------------------------------

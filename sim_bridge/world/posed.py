@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -262,20 +262,28 @@ class PosedGraph:
         s = self._surfaces[surface_id]
         own = self._children.get(surface_id, [])
         items = [self.object(i).footprint for i in own if i != exclude and i != self.held]
-        fixed = self.graph._fixed_near(s, max(height_m, 0.01))  # the graph's layer query
         st = self.statics
-        skip = {*own, exclude, self.held}
-        under: Surface | None = s  # the objects under the surface, at any depth
-        while under is not None and under.object_id not in skip:
-            skip.add(under.object_id)
-            under = self.parent_surface(under.object_id) if under.object_id in st.tracked_index \
-                else None
+        carriers = self._carriers(s, {*own, exclude, self.held})
+        skip = {*own, exclude, self.held, *carriers}
+        # walls and fixed objects: the graph's layer query, but what carries the surface
+        fixed = self.graph._fixed_near(s, max(height_m, 0.01), carriers)
         layer = (self._zs[:, 0] < s.z + max(height_m, 0.01)) & (self._zs[:, 1] > s.z + 0.005)
         near = [k for k in np.nonzero(layer)[0] if st.tracked[k] not in skip]
         if near:
             fps = self._fps[near]
             items += list(fps[shapely.intersects(fps, s.polygon)])
         return np.concatenate([np.array(items, dtype=object), np.asarray(fixed, dtype=object)])
+
+    def _carriers(self, s: Surface, skip: Collection[str | None] = ()) -> list[str]:
+        """The objects under surface `s` now: its owner, what the owner rests on, and so
+        on (stopping at one of `skip`)."""
+        out: list[str] = []
+        under: Surface | None = s
+        while under is not None and under.object_id not in skip and under.object_id not in out:
+            out.append(under.object_id)
+            under = self.parent_surface(under.object_id) \
+                if under.object_id in self.statics.tracked_index else None
+        return out
 
     def cells(self, surface_id: str) -> list[Region]:
         return grid_cells(self._surfaces[surface_id], self.config.regions)
@@ -286,7 +294,7 @@ class PosedGraph:
         ids = sorted(i for i in self._children.get(surface_id, [])
                      if i != exclude and i != self.held)
         fps = np.array([self.object(i).footprint for i in ids], dtype=object)
-        regions = anchor_regions(s, ids, fps, self.graph._fixed_near(s, 0.1),
+        regions = anchor_regions(s, ids, fps, self.graph._fixed_near(s, 0.1, self._carriers(s)),
                                  self.config.regions)
         return [r for r in regions if anchor is None or r.anchor_id == anchor]
 

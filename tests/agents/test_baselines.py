@@ -228,6 +228,22 @@ def test_the_oracle_gathers_items_where_most_of_them_stand(
 
 
 @pytest.mark.slow
+def test_the_oracle_gathers_more_items_than_stand_side_by_side(
+        compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
+    comp, _ = compiled
+    # nine books gather on the bookshelf's first shelf, where two of them stand: four
+    # more fit beside those, the rest go on books there (failed before: the moves were
+    # not packed together, and nothing fitted on a book inside the bookshelf)
+    books = [f"book_{k}" for k in range(9)]
+    goal = GAnd(parts=tuple(atom("same-surface", b, "book_1") for b in books
+                            if b != "book_1"))
+    task = _hand_made(goal, 4).model_copy(update={"tags": ["manipulation", "outcome"]})
+    trace = _solved(task, comp.graph)
+    places = [t for a, t, _ in trace if a == "place"]
+    assert len(places) == 7 and any(t.endswith("|top") and t.startswith("book_") for t in places)
+
+
+@pytest.mark.slow
 def test_the_memory_oracle_walks_the_shortest_tour(
         compiled: tuple[SceneCompiler, list[TaskRecord]]) -> None:
     comp, records = compiled

@@ -185,6 +185,24 @@ def test_stacks_only_as_deep_as_the_band() -> None:
     assert posed.object("tray_b").bottom_z - g.surface("shelf|top").z == pytest.approx(0.03)
 
 
+def test_the_world_stacks_on_a_shelf_inside_the_bookcase() -> None:
+    """A book on a book on the bookcase's second shelf: the bookcase's body, which
+    stands around its shelves, is no obstacle to what goes on an item it carries
+    (failed before: "no collision-free spot" on any book's top inside it, so the
+    apartment's nine books never gathered on one shelf)."""
+    book = (0.16, 0.24, 0.04)
+    g = graph([SHELF, TABLE, item("book", book, 0), item("book_b", book, 1),
+               item("book_c", book, 2)], agent=(3.5, 3.5))
+    w = EmbeddedWorld(g)
+    for x, where in (("book", "shelf|shelf_1"), ("book_b", "book|top"),
+                     ("book_c", "book_b|top")):
+        assert w.navigate(x) and w.pick(x) and w.navigate(where) and w.place(where), x
+    posed = w.state.posed
+    assert posed.support_of("book_c") == "book_b|top"
+    assert posed.object("book_c").bottom_z - g.surface("shelf|shelf_1").z == \
+        pytest.approx(0.08)
+
+
 def test_items_that_fit_in_a_cell_only_stacked() -> None:
     """The 0.9 x 0.35 m open top of the bookcase: the centres of 0.16 m cubes in its
     centre cell (0.3 x 0.12 m) can be 0.17 m apart along it (with the gap), so two stand
