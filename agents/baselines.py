@@ -930,6 +930,126 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph, after: Snapshot | None =
     raise Unsolvable(first)
 
 
+#: A goal relation a placement makes, in the order a placement is written as fdc-home's
+#: action (the first that holds after it wins; else a plain `place`).
+_PLACED_AS = ("between", "at-side", "around", "in-cell")
+
+
+def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
+                ) -> list[str]:
+    """The oracle's trace (`oracle_actions`) written as a plan of fdc-home's actions (one
+    action a line, as a planner's), for `fdc validate --solve` to check in the planning
+    abstraction when no planner's plan is carried out by the world. Acted out step by
+    step: a pick is `pick` from the surface the item stands on (`pick-from-floor` from
+    none); an item's last placement on furniture the action whose effect the goal
+    needs (`place-between`, `place-at-side`, `place-around`, `place-in-cell`: the first
+    relation of the goal's about the item that holds at the end; where an anchor of it
+    moved after that placement, the item is picked and put down by it once more at the
+    end, as the abstraction forgets the relations of what is picked), `place-on-item`
+    onto an item's top, `place-inside` into a container item, else `place`; the robot walks
+    (`navigate-to-receptacle`, `navigate-to-item`) to each surface it picks from,
+    places on, or opens, when it is not there; looking around is no action there.
+    `Unsolvable` when the oracle finds no trace."""
+    from fdc.predicates.builtin import default_registry
+    from fdc.predicates.goal import atoms
+    from fdc.predicates.registry import Context
+
+    trace = oracle_actions(task, graph, after)
+    env = ManipulationEnv(graph, budget=PLANNING_BUDGET, after=after)
+    env.reset(options={"task": task})
+    registry = default_registry()
+    wanted = [a for a in atoms(expand_counts(task.goal, current().goal_atoms))
+              if a.predicate in _PLACED_AS]
+    lines: list[str] = []
+    at: list[str | None] = [None]  # the surface the robot is at, in the abstraction
+    last: dict[str, int] = {}  # item -> the line of its last plain placement
+
+    def walk(surface: str) -> None:
+        if at[0] == surface:
+            return
+        at[0] = surface
+        s = graph.surface(surface)
+        owner = graph.object(s.object_id)
+        lines.append(f"navigate-to-item {surface}" if owner.kind is Kind.MOVABLE else
+                     f"navigate-to-receptacle {surface} {owner.id} {owner.room}")
+
+    def furniture(surface: str) -> str:
+        owner = graph.object(graph.surface(surface).object_id)
+        return f"{owner.id} {owner.room}"
+
+    for act in trace:
+        posed = env.world.state.posed
+        held = env.world.held_object()
+        if act.action is ActionName.PICK and act.target is not None:
+            src = posed.support_of(act.target)
+            if src is None:
+                lines.append(f"pick-from-floor {act.target}")
+                at[0] = None
+            else:
+                walk(src)
+                lines.append(f"pick {act.target} {src}")
+        elif act.action in (ActionName.OPEN, ActionName.CLOSE) and act.target is not None:
+            doors = [s.id for s in posed.surfaces() if s.container is not None
+                     and (s.id == act.target or s.object_id == act.target)]
+            if not doors:
+                raise Unsolvable(f"`{act.action.value} {act.target}` opens nothing")
+            where = at[0] if at[0] in doors else doors[0]
+            assert where is not None
+            walk(where)
+            lines.append(f"{act.action.value} {graph.surface(where).object_id} {where}")
+        env.step(act)
+        if not env.records[-1].ok:
+            raise Unsolvable(f"the oracle's trace is refused: {env.records[-1].reason}")
+        if act.action is not ActionName.PLACE or held is None:
+            continue
+        posed = env.world.state.posed
+        on = posed.support_of(held)
+        if on is None:
+            raise Unsolvable(f"`{held}` was put down on no surface")
+        owner = graph.object(posed.surface(on).object_id)
+        if owner.kind is Kind.MOVABLE:  # on an item's top, or inside a container item
+            if posed.surface(on).container is not None:
+                under = posed.support_of(owner.id)
+                if under is None:
+                    raise Unsolvable(f"`{owner.id}` stands on no surface")
+                walk(under)
+                lines.append(f"place-inside {held} {owner.id} {under} {furniture(under)}")
+            else:
+                walk(on)
+                lines.append(f"place-on-item {held} {on} {owner.id}")
+            last.pop(held, None)
+            continue
+        walk(on)
+        last[held] = len(lines)
+        lines.append(f"place {held} {on} {furniture(on)}")
+    # an item's last placement makes the goal's relations about it that hold at the end
+    ctx = Context(graph=graph, state=env.world.state)
+    if task.thresholds:
+        ctx = ctx.with_thresholds(task.thresholds, registry)
+    picked = {line.split()[1]: k for k, line in enumerate(lines) if line.startswith("pick")}
+    again: list[tuple[str, str, str]] = []  # (item, surface, its placement) to make anew
+    for item, k in sorted(last.items(), key=lambda kv: kv[1]):
+        on = lines[k].split()[2]
+        made = sorted((a for a in wanted if a.args[0] == item and
+                       (a.predicate != "in-cell" or a.args[1] == on)
+                       and registry.evaluate(a.predicate, a.args, ctx)),
+                      key=lambda a: _PLACED_AS.index(a.predicate))
+        if not made:
+            continue
+        rel = made[0]
+        placed = f"place-in-cell {item} {on} {rel.args[2]} {furniture(on)}" \
+            if rel.predicate == "in-cell" else \
+            f"place-{rel.predicate} {' '.join(rel.args)} {on} {furniture(on)}"
+        if any(picked.get(x, -1) > k for x in rel.args[1:] if x in picked):
+            again.append((item, on, placed))  # an anchor moved after it: the abstraction
+        else:  # forgets the relation (`pick`), so the item is put down by it once more
+            lines[k] = placed
+    for item, on, placed in again:
+        walk(on)
+        lines += [f"pick {item} {on}", placed]
+    return lines
+
+
 def random_actions(task: TaskRecord, graph: SceneGraph, seed: int,
                    after: Snapshot | None = None) -> list[AgentAction]:
     """Random valid actions until `call_end` or the budget (deterministic per seed), from

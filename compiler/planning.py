@@ -250,7 +250,88 @@ class PlanningWorld:
         return tuple(sorted(names))
 
     def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
-                reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
+                reached: Callable[[Snapshot], bool] | None = None,
+                fallback: Callable[[], Sequence[str]] | None = None) -> PlanResult:
+        """`_certified`, and when every plan the planner found was refused by the world
+        for lack of room, or none was found in time, a plan from `fallback` (the
+        manipulation oracle's trace written as fdc-home's actions: `fdc.agents`'s
+        `oracle_plan`, which places with the world's geometry in view) accepted as
+        the certificate when the abstraction validates it and the world carries it
+        out (`accept`). An `unsolvable` answer (the abstraction's proof) is kept."""
+        res = self._certified(pp, timeout_s, planner, reached)
+        if fallback is None or res.status not in ("refused", "timeout"):
+            return res
+        started = time.perf_counter()
+        try:
+            lines = list(fallback())
+        except FdcError as e:  # the oracle finds no trace either
+            return replace(res, message=f"{res.message}; the oracle finds no trace either "
+                           f"({e})")
+        found = self.accept(pp, lines, reached)
+        seconds = res.seconds + time.perf_counter() - started
+        if isinstance(found, str):
+            return replace(res, seconds=seconds, message=f"{res.message}; the oracle's "
+                           f"plan is not a certificate: {found}")
+        return replace(found, seconds=seconds, forbidden=res.forbidden,
+                       message=f"{res.planner}: {res.message}")
+
+    def accept(self, pp: PlanningProblem, lines: Sequence[str],
+               reached: Callable[[Snapshot], bool] | None = None) -> PlanResult | str:
+        """A plan found elsewhere (`lines`, fdc-home's actions) as a certificate: each
+        action applicable in the abstraction in turn (its problem built again with every
+        item the plan moves; a sequence's checkpoints taken as soon as they hold), the
+        goal reached there, and the plan carried out by the embedded world with the goal
+        judged reached at its end (`reached`). Else why not."""
+        from unified_planning.exceptions import UPException
+        from unified_planning.shortcuts import SequentialSimulator
+
+        from fdc.sim_bridge.world.plans import moved, replay_plan
+
+        if pp.goal is None:
+            return "the task's goal is unknown"
+        movers = {x for line in lines if (x := moved(line)) is not None}
+        used = {x for line in lines for x in line.split()[1:]}
+        built = self.build(pp.task, pp.goal, reduce=False, movable=movers, extra=used)
+        problem = built.problem
+        checks = [problem.action(n) for n in built.checkpoints]
+        _quiet()
+        steps: list[str] = []
+        with SequentialSimulator(problem) as sim:
+            state = sim.get_initial_state()
+
+            def check() -> Any:
+                nonlocal state
+                for c in checks:
+                    if sim.is_applicable(state, c, ()):
+                        state = sim.apply(state, c, ())
+                return state
+
+            state = check()
+            for k, line in enumerate(lines, 1):
+                if sim.is_goal(state):
+                    break
+                name, *args = line.split()
+                try:
+                    action = problem.action(name)
+                    params = [problem.object(x) for x in args]
+                except UPException:
+                    return f"action {k} of the plan, `{line}`, names what the abstraction lacks"
+                if not sim.is_applicable(state, action, params):
+                    return f"the abstraction does not allow action {k} of the plan, `{line}`"
+                state = sim.apply(state, action, params)
+                state = check()
+                steps.append(line)
+            if not sim.is_goal(state):
+                return "the goal does not hold in the abstraction at the plan's end"
+        replay = replay_plan(steps, self.graph, self.start, reached)
+        if replay.refused is not None:
+            return f"the embedded world refuses action {replay.refused}: {replay.reason}"
+        if reached is not None and not reached(replay.snapshots[-1]):
+            return "the goal is not judged reached at the end of the world's replay"
+        return PlanResult("solved", "oracle", 0.0, len(steps), steps)
+
+    def _certified(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
+                   reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
         """A plan the embedded world carries out (`_certify`; `reached`: the task's goal
         judged at the end of its replay, for the replay to choose spots that reach it:
         `fdc.predicates.verify.judge_at_end`). A goal that gathers items
@@ -383,11 +464,12 @@ class PlanningWorld:
     # ----- one task ---------------------------------------------------------------------
 
     def build(self, task: str, goal: Goal, *, reduce: bool = True,
-              movable: Iterable[str] = ()) -> PlanningProblem:
+              movable: Iterable[str] = (), extra: Iterable[str] = ()) -> PlanningProblem:
         """The planning problem of a task that starts in the scene's initial state.
         `reduce`: leave out the placement actions the goal has no use for (exact; off
         for export, so that every plain task shares one domain). `movable`: items a plan
-        may move besides those the goal needs moved. A count node is planned
+        may move besides those the goal needs moved; `extra`: entities (surfaces) kept
+        as objects besides `_objects`' (those a given plan uses). A count node is planned
         for as its `and`/`or` expansion, up to the `goal_atoms` limit."""
         try:
             goal = expand_counts(goal, current().goal_atoms)
@@ -399,7 +481,7 @@ class PlanningWorld:
         if unknown:
             raise PlanningError(f"the goal names {', '.join(unknown)}, not in the scene")
         items = self._items(goal) | set(movable)
-        keep = self._objects(goal, items, named)
+        keep = self._objects(goal, items, named) | {x for x in extra if x in self.facts.types}
         mentioned = {a.predicate for a in atoms(goal)}
         if SAME_SURFACE in mentioned:  # planned over `on`: its initial atoms, not its own
             mentioned = (mentioned - {SAME_SURFACE}) | {"on"}

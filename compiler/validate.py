@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -70,6 +70,10 @@ from .ground import GroundError, ground, readings
 from .planning import PlanningError, PlanningWorld
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from .suite import TaskRecord, is_memory_manipulation
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import Snapshot
 
 VALIDATION_REPORT_VERSION = "1.0"
 
@@ -156,6 +160,11 @@ class ValidateOptions:
     timeout_s: float = 60.0
     strict: bool = False
     planner: str | None = None  # default: Fast Downward, else pyperplan
+    # where no planner's plan is carried out by the world: a second source of plans
+    # (task, scene graph, start snapshot -> fdc-home's actions; the CLI gives the
+    # manipulation oracle's, `fdc.agents.baselines.oracle_plan`), each checked by
+    # `PlanningWorld.accept`
+    oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[str]] | None = None
 
 
 @dataclass
@@ -408,9 +417,12 @@ def check_imported(task: _Task, source: str, opened: ReopenedSuite | None) -> No
 
 
 def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: float,
-            planner: str | None) -> None:
+            planner: str | None,
+            oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[str]]
+            | None = None) -> None:
     """Solve a task that is acted out, from where it starts (a memory-manipulation task:
-    the world after the experience); findings for no plan."""
+    the world after the experience); findings for no plan. `oracle`: a second source
+    of plans (`ValidateOptions.oracle`)."""
     after = task.record.experience is not None
     world = worlds.planning(entry, "after" if after else "initial")
     try:
@@ -418,8 +430,10 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
     except PlanningError as e:
         _error(task, "planner-error", f"the goal has no planning problem: {e}", "goal")
         return
+    fallback = None if oracle is None else (
+        lambda: oracle(task.record, world.graph, world.start))
     res = world.certify(pp, timeout_s, planner, judge_at_end(
-        task.record.goal, world.graph, task.record.thresholds))
+        task.record.goal, world.graph, task.record.thresholds), fallback)
     task.certificate = Certificate(status=res.status, planner=res.planner,
                                    seconds=round(res.seconds, 3), length=res.length,
                                    plan=res.plan, objects=len(pp.items), left_out=pp.left_out,
@@ -560,7 +574,7 @@ def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, Te
         check_task(t, entry, worlds)
         if (options.solve and entry is not None and _acted(t.record, worlds)
                 and not any(f.code in _UNPLANNED for f in t.findings)):
-            certify(t, entry, worlds, options.timeout_s, options.planner)
+            certify(t, entry, worlds, options.timeout_s, options.planner, options.oracle)
         if on_task is not None:
             on_task(t.record.id)
 

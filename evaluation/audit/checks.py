@@ -55,6 +55,7 @@ from fdc.agents.baselines import (
     Unsolvable,
     oracle_actions,
     oracle_frames,
+    oracle_plan,
     oracle_run,
     random_actions,
     random_frames,
@@ -276,8 +277,9 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             out["replay"] = not_applicable("no plan")
         else:
             reached = judge_at_end(record.goal, models.graph, record.thresholds)
-            res = models.worlds.planning(entry, start).certify(problem, options.timeout_s,
-                                                               options.planner, reached)
+            world = models.worlds.planning(entry, start)
+            res = world.certify(problem, options.timeout_s, options.planner, reached,
+                                lambda: oracle_plan(record, world.graph, world.start))
             if res.status != "solved":
                 out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
                 out["replay"] = not_applicable("no plan")

@@ -74,9 +74,11 @@ def validate_command(
     input_or_exit(suite, "the suite", err)
     if scene is not None:
         input_or_exit(scene, "the scene file", err)
+    from fdc.agents.baselines import oracle_plan
+
     options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
                               timeout_s=timeout, strict=strict,
-                              planner=planner.value if planner else None)
+                              planner=planner.value if planner else None, oracle=oracle_plan)
     with progress_bar(err) as progress:
         bar = progress.add_task("validating", total=None)
         try:

@@ -235,3 +235,50 @@ def test_a_group_is_gathered_where_the_world_has_room(world: PlanningWorld) -> N
     replay = replay_plan(res.plan, world.graph)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+def test_a_plan_found_elsewhere_is_checked_by_the_abstraction_and_the_world(
+        world: PlanningWorld) -> None:
+    """`PlanningWorld.accept` (the oracle's plan where the planner's are refused): the
+    plan's actions must be applicable in the abstraction one after another, reach the
+    goal there, and be carried out by the embedded world."""
+    goal = atom("on", "mug_0", "office_desk|top")
+    pp = world.build("mug", goal)
+    start = world.context.require_state().support_of("mug_0")
+    assert start is not None and start != "office_desk|top"
+    owner = world.graph.object(world.graph.surface(start).object_id)
+    walk = f"navigate-to-receptacle {start} {owner.id} {owner.room}"
+    desk = world.graph.object("office_desk")
+    plan = [walk, f"pick mug_0 {start}",
+            f"navigate-to-receptacle office_desk|top office_desk {desk.room}",
+            f"place mug_0 office_desk|top office_desk {desk.room}"]
+    res = world.accept(pp, plan)
+    assert isinstance(res, PlanResult) and res.status == "solved" and res.plan == plan
+    assert res.planner == "oracle"
+    # not there: the pick needs the robot at the surface; the goal needs the placement
+    assert "does not allow action 1" in str(world.accept(pp, plan[1:]))
+    assert "goal does not hold" in str(world.accept(pp, plan[:2]))
+    assert "lacks" in str(world.accept(pp, [*plan[:3], "place mug_0 nowhere|top x y"]))
+
+
+@pytest.mark.slow
+def test_the_oracles_plan_certifies_where_the_planners_are_refused(
+        world: PlanningWorld, one_round: None) -> None:
+    """One round: the planner's plan puts the plate around the bowl on the full fridge
+    shelf, the world refuses it, and the rounds are spent; the oracle, which moves the
+    bowl first, gives the certificate (its plan checked by `accept`)."""
+    from fdc.agents.baselines import oracle_plan
+    from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.goal import to_pddl
+
+    goal = atom("around", "plate_2", "bowl_2")
+    record = TaskRecord(id="t", template="hand-made", level=2, goal=goal,
+                        goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
+                        tags=["manipulation"])
+    pp = world.build("around", goal)
+    assert world.certify(pp, 60).status == "refused"
+    res = world.certify(pp, 60, fallback=lambda: oracle_plan(record, world.graph, None))
+    assert res.status == "solved" and res.planner == "oracle", res.message
+    assert "refuses action" in res.message  # why the planner's plan was not taken
+    assert any(line.startswith("place-around plate_2 bowl_2 ") for line in res.plan)
+    assert replay_plan(res.plan, world.graph).refused is None

@@ -158,16 +158,30 @@ def test_an_unreachable_goal_is_found_unsolvable(suite: Path, tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_no_plan_the_world_carries_out_warns_and_strict_fails(suite: Path, tmp_path: Path
-                                                              ) -> None:
+def test_no_plan_the_world_carries_out_warns_and_strict_fails(
+        suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`l2-around`'s goal with one planning round: the world refuses the only plan (no
-    room around the bowl on the fridge's upper shelf). Not a proof that the task is
+    room around the bowl on the fridge's upper shelf). The oracle's plan (it moves the
+    bowl first) is the certificate; without it, not a proof that the task is
     unsolvable: a `plan-refused` warning, an error under --strict."""
+    from fdc.agents import baselines
+
     first = records(suite)[0]
     goal = atom("around", "plate_2", "bowl_2")
     path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal),
                                  targets=["plate_2"])])
     args = ("--limit", "plan_rounds=1", "validate", str(path), "--solve", "--format", "json")
+    code, out, err = run(*args)
+    assert code == 0, out + err
+    assert findings(out)[first.id] == []
+    cert = ValidationReport.model_validate_json(out).task_reports[0].certificate
+    assert cert is not None and cert.status == "solved" and cert.planner == "oracle"
+    assert any(p.startswith("place-around plate_2 bowl_2 ") for p in cert.plan)
+
+    def no_trace(*_: object) -> list[str]:
+        raise baselines.Unsolvable("no trace (the test's oracle)")
+
+    monkeypatch.setattr(baselines, "oracle_plan", no_trace)
     code, out, err = run(*args)
     assert code == 0, out + err
     assert findings(out)[first.id] == [("plan-refused", "warning")]
