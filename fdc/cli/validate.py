@@ -66,6 +66,7 @@ def validate_command(
     """Check every task of a suite: schema, template version, goal types, not already
     true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
 
+    from fdc.agents.baselines import oracle_plan
     from fdc.compiler.reopen import ReopenError
     from fdc.compiler.validate import ValidateOptions, validate_suite
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
@@ -74,8 +75,6 @@ def validate_command(
     input_or_exit(suite, "the suite", err)
     if scene is not None:
         input_or_exit(scene, "the scene file", err)
-    from fdc.agents.baselines import oracle_plan
-
     options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
                               timeout_s=timeout, strict=strict,
                               planner=planner.value if planner else None, oracle=oracle_plan)
