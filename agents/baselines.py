@@ -977,6 +977,24 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         owner = graph.object(graph.surface(surface).object_id)
         return f"{owner.id} {owner.room}"
 
+    def made_by(item: str, on: str) -> GAtom | None:
+        """The first relation of the goal's about `item` (on furniture surface `on`)
+        that holds now."""
+        ctx = Context(graph=graph, state=env.world.state)
+        if task.thresholds:
+            ctx = ctx.with_thresholds(task.thresholds, registry)
+        made = [a for a in wanted if a.args[0] == item and
+                (a.predicate != "in-cell" or a.args[1] == on)
+                and registry.evaluate(a.predicate, a.args, ctx)]
+        return min(made, key=lambda a: _PLACED_AS.index(a.predicate)) if made else None
+
+    def placing(item: str, on: str, rel: GAtom | None) -> str:
+        if rel is None:
+            return f"place {item} {on} {furniture(on)}"
+        if rel.predicate == "in-cell":
+            return f"place-in-cell {item} {on} {rel.args[2]} {furniture(on)}"
+        return f"place-{rel.predicate} {' '.join(rel.args)} {on} {furniture(on)}"
+
     for act in trace:
         posed = env.world.state.posed
         held = env.world.held_object()
@@ -1021,30 +1039,29 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
             continue
         walk(on)
         last[held] = len(lines)
-        lines.append(f"place {held} {on} {furniture(on)}")
-    # an item's last placement makes the goal's relations about it that hold at the end
-    ctx = Context(graph=graph, state=env.world.state)
-    if task.thresholds:
-        ctx = ctx.with_thresholds(task.thresholds, registry)
+        rel = made_by(held, on)  # a relation the placement makes (a step of a sequence)
+        if rel is not None:
+            last.pop(held)
+        cells = [x.split("#cell:")[1] for x in act.regions if x.startswith(f"{on}#cell:")]
+        if rel is None and cells:  # where the oracle put it: in that cell
+            rel = GAtom(predicate="in-cell", args=(held, on, cells[0]))
+        lines.append(placing(held, on, rel))
+    # an item's last placement makes the goal's relations about it that hold at the end;
+    # where an anchor moved after it, the abstraction forgets the relation (`pick`): the
+    # item is put down by it once more
     picked = {line.split()[1]: k for k, line in enumerate(lines) if line.startswith("pick")}
-    again: list[tuple[str, str, str]] = []  # (item, surface, its placement) to make anew
+    again: list[tuple[str, str]] = []
     for item, k in sorted(last.items(), key=lambda kv: kv[1]):
         on = lines[k].split()[2]
-        made = sorted((a for a in wanted if a.args[0] == item and
-                       (a.predicate != "in-cell" or a.args[1] == on)
-                       and registry.evaluate(a.predicate, a.args, ctx)),
-                      key=lambda a: _PLACED_AS.index(a.predicate))
-        if not made:
+        rel = made_by(item, on)
+        if rel is None:
             continue
-        rel = made[0]
-        placed = f"place-in-cell {item} {on} {rel.args[2]} {furniture(on)}" \
-            if rel.predicate == "in-cell" else \
-            f"place-{rel.predicate} {' '.join(rel.args)} {on} {furniture(on)}"
         if any(picked.get(x, -1) > k for x in rel.args[1:] if x in picked):
-            again.append((item, on, placed))  # an anchor moved after it: the abstraction
-        else:  # forgets the relation (`pick`), so the item is put down by it once more
-            lines[k] = placed
-    for item, on, placed in again:
+            again.append((item, placing(item, on, rel)))
+        else:
+            lines[k] = placing(item, on, rel)
+    for item, placed in again:
+        on = placed.split()[-3]
         walk(on)
         lines += [f"pick {item} {on}", placed]
     return lines

@@ -5,9 +5,8 @@ function per relation, all built on `find_spot`: candidate centres on a grid ove
 target region (in the surface frame) and on the lines where the item touches something,
 the item's box tested against the region and the obstacles in one vectorised pass, the
 best candidate chosen by a fixed score (for the relations that fill a region, packed:
-pressed against something along the most axes first, then nearest to the region's
-first corner (bottom-left fill); otherwise nearest to the relation's preferred point;
-then smallest u, then smallest v). Deterministic; the
+pressed against something along the most axes first; then nearest to the relation's
+preferred point, then smallest u, then smallest v). Deterministic; the
 same answers serve the compiler (is this task feasible?) and the embedded world (where
 does the item go?).
 """
@@ -202,15 +201,11 @@ def find_spot(
         if not ok.any():
             continue
         # Packing, bottom-left fill: a spot pressed against something along both axes
-        # (a corner) beats one pressed along one, which beats a free one; then the
-        # nearest to the corner items line up from (`_fill_corner`; a spot touching an
-        # item only at its corner, diagonally, stands farther from it than one beside
-        # the item's face). Else the nearest to the preferred point. Then the smallest
-        # u, then v.
+        # (a corner) beats one pressed along one, which beats a free one. Then the
+        # nearest to the preferred point wins, then the smallest u, then v.
         pressed = (_pressed(ok.reshape(len(us), len(vs))).ravel() if pack
                    else np.zeros(len(ok), dtype=np.int8))
-        ou, ov = _fill_corner((u0, v0, u1, v1), inner) if pack else (pu, pv)
-        d = np.round(np.hypot(cu - ou, cv - ov), 6)
+        d = np.round(np.hypot(cu - pu, cv - pv), 6)
         good = np.nonzero(ok)[0]
         k = int(good[np.lexsort((cv[good], cu[good], d[good], -pressed[good]))[0]])
         yaw = surface.yaw_rad + turn
@@ -221,18 +216,6 @@ def find_spot(
                          boxes[k])
     return _fail(item, relation, f"no collision-free spot for `{item}` ({sx:.2f} x {sy:.2f} m) "
                  f"in the target region on `{surface.id}`", surface.id)
-
-
-def _fill_corner(bounds: Sequence[float], inner: Any) -> tuple[float, float]:
-    """Where a packed region fills from (surface frame): the target's first corner
-    (smallest u and v); for a centre confined to a box within it (a cell), the box's
-    corner farthest from the target's middle, so items line up against the surface's
-    edges rather than the cell's inner sides (the first of equally far ones)."""
-    if inner is None:
-        return float(bounds[0]), float(bounds[1])
-    mu, mv = (bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2
-    corners = [(float(u), float(v)) for u in (inner[0], inner[2]) for v in (inner[1], inner[3])]
-    return max(corners, key=lambda c: (round(math.hypot(c[0] - mu, c[1] - mv), 6), -c[0], -c[1]))
 
 
 def _with_contacts(grid: Any, hi: float, before: Any, after: Any, bounds: Any) -> Any:

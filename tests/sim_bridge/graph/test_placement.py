@@ -269,25 +269,6 @@ def test_items_put_one_after_another_are_packed() -> None:
         placed.append(on_top(f"cube{k}", "box", (x, y), 0.5, size))
 
 
-def test_items_put_one_after_another_line_up_face_to_face() -> None:
-    """Six 16 x 24 cm books on a 35 x 90 cm shelf: two across, three along, each
-    beside the face of another (failed before: the second went diagonally off the
-    first's corner, nearer the shelf's middle, and only four fitted: the apartment's
-    nine books on its bookshelf found no plan and no oracle)."""
-    shelf = obj("shelf", "shelf", (2.0, 2.0, 0.25), (0.35, 0.9, 0.5))
-    size = (0.16, 0.24, 0.04)
-    placed: list[dict] = []
-    for k in range(6):
-        book = obj(f"book{k}", "book", (-5.0, -5.0, 0.02), size, kind="movable")
-        p = graph([shelf, *placed, book]).place_on(f"book{k}", "shelf|top")
-        x, y = xy(p)
-        placed.append(on_top(f"book{k}", "book", (x, y), 0.5, size))
-    spots = [(round(o["pose"]["position"][0], 3), round(o["pose"]["position"][1], 3))
-             for o in placed]
-    assert len({x for x, _ in spots}) == 2 and len({y for _, y in spots}) == 3
-    assert spots[1] == (2.075, spots[0][1])  # the second beside the first, not diagonal
-
-
 def test_items_on_an_overlapping_surface_are_obstacles() -> None:
     """Two tables whose tops overlap at the same height (as two receptacles of one
     Habitat chair do): the cube on one keeps the other's spot free (failed before)."""
