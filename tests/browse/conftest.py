@@ -86,9 +86,12 @@ def _playwright() -> bool:
     return importlib.util.find_spec("playwright") is not None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A headless Chromium context (a fresh profile), or the test skips saying why."""
+    """A headless Chromium context (a fresh profile), or the test skips saying why.
+    Module-scoped: Playwright's sync API keeps an event loop running in this thread
+    while it is open, and asyncio tests of other modules (`fdc lsp`'s, pytest-lsp)
+    cannot start theirs meanwhile."""
     executable = _chromium()
     if executable is None:
         pytest.skip("no Chromium: install Debian's `chromium` (apt-get install -y chromium, "

@@ -12,7 +12,8 @@ def test_commands_and_groups_in_order() -> None:
     group = get_group(app)
     assert list(group.commands) == [
         "check", "fmt", "lsp", "compile", "explain", "validate", "audit", "verify",
-        "run-baseline", "evaluate", "schema", "scene", "experience", "import", "export"]
+        "run-baseline", "evaluate", "browse", "schema", "scene", "experience", "import",
+        "export"]
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
                    for name in ("scene", "import", "experience", "export")}
     assert subcommands == {"scene": ["inspect", "render", "generate"],
