@@ -962,7 +962,9 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
               if a.predicate in _PLACED_AS]
     lines: list[str] = []
     at: list[str | None] = [None]  # the surface the robot is at, in the abstraction
-    last: dict[str, int] = {}  # item -> the line of its last plain placement
+    # item -> the line of its last placement on furniture, that surface, the relation it
+    # made then
+    last: dict[str, tuple[int, str, GAtom | None]] = {}
 
     def walk(surface: str) -> None:
         if at[0] == surface:
@@ -1038,33 +1040,49 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
             last.pop(held, None)
             continue
         walk(on)
-        last[held] = len(lines)
         rel = made_by(held, on)  # a relation the placement makes (a step of a sequence)
-        if rel is not None:
-            last.pop(held)
+        last[held] = (len(lines), on, rel)
         cells = [x.split("#cell:")[1] for x in act.regions if x.startswith(f"{on}#cell:")]
         if rel is None and cells:  # where the oracle put it: in that cell
             rel = GAtom(predicate="in-cell", args=(held, on, cells[0]))
         lines.append(placing(held, on, rel))
     # an item's last placement makes the goal's relations about it that hold at the end;
-    # where an anchor moved after it, the abstraction forgets the relation (`pick`): the
-    # item is put down by it once more
+    # where an anchor moved after it, or the placement made another relation (a step of
+    # a sequence), the abstraction no longer has it (it forgets the relations of what is
+    # picked): the item is put down by it once more at the end, after its anchors
     picked = {line.split()[1]: k for k, line in enumerate(lines) if line.startswith("pick")}
-    again: list[tuple[str, str]] = []
-    for item, k in sorted(last.items(), key=lambda kv: kv[1]):
-        on = lines[k].split()[2]
+    again: list[tuple[GAtom, str]] = []
+    for item, (k, on, made) in sorted(last.items(), key=lambda kv: kv[1][0]):
         rel = made_by(item, on)
-        if rel is None:
+        if rel is None or (rel == made and not _moved_after(rel, picked, k)):
             continue
-        if any(picked.get(x, -1) > k for x in rel.args[1:] if x in picked):
-            again.append((item, placing(item, on, rel)))
-        else:
+        if made is None and not _moved_after(rel, picked, k):
             lines[k] = placing(item, on, rel)
-    for item, placed in again:
-        on = placed.split()[-3]
+        else:
+            again.append((rel, placing(item, on, rel)))
+    for rel, placed in _anchors_first(again):
+        item, on = rel.args[0], placed.split()[-3]
         walk(on)
         lines += [f"pick {item} {on}", placed]
     return lines
+
+
+def _moved_after(rel: GAtom, picked: dict[str, int], k: int) -> bool:
+    """Whether an anchor of `rel` is picked after line `k`."""
+    return any(picked.get(x, -1) > k for x in rel.args[1:])
+
+
+def _anchors_first(again: list[tuple[GAtom, str]]) -> list[tuple[GAtom, str]]:
+    """The placements in `again` ordered so that an item put down by another item of
+    `again` comes after it (picking an anchor forgets what stands by it)."""
+    done: list[tuple[GAtom, str]] = []
+    todo = list(again)
+    while todo:
+        waiting = {r.args[0] for r, _ in todo}
+        ready = [p for p in todo if not waiting & set(p[0].args[1:])] or todo[:1]
+        done += ready
+        todo = [p for p in todo if p not in ready]
+    return done
 
 
 def random_actions(task: TaskRecord, graph: SceneGraph, seed: int,

@@ -282,3 +282,31 @@ def test_the_oracles_plan_certifies_where_the_planners_are_refused(
     assert "refuses action" in res.message  # why the planner's plan was not taken
     assert any(line.startswith("place-around plate_2 bowl_2 ") for line in res.plan)
     assert replay_plan(res.plan, world.graph).refused is None
+
+
+@pytest.mark.slow
+def test_the_oracles_plan_puts_items_back_by_an_anchor_it_moved_later(
+        world: PlanningWorld) -> None:
+    """`out-all-around`: four bottles around the hall lamp, which stays on the console.
+    The oracle puts the bottles around the lamp, then moves the lamp to make room; the
+    abstraction forgets the relations of what is picked, so its plan must put each
+    bottle down by the lamp once more after the lamp's last pick (it kept the first
+    placements, and the goal did not hold in the abstraction)."""
+    from fdc.agents.baselines import oracle_plan
+    from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.goal import to_pddl
+
+    bottles = [f"bottle_{k}" for k in range(4)]
+    goal = GAnd(parts=(*(atom("around", b, "lamp_2") for b in bottles),
+                       atom("on", "lamp_2", "hall_console|top")))
+    record = TaskRecord(id="t", template="hand-made", level=4, goal=goal,
+                        goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
+                        tags=["manipulation", "outcome"])
+    plan = oracle_plan(record, world.graph, None)
+    lamp = max(k for k, line in enumerate(plan) if line.startswith("pick lamp_2 "))
+    for b in bottles:
+        placed = max(k for k, line in enumerate(plan) if line.startswith(f"place-around {b} "))
+        assert placed > lamp, b
+    res = world.accept(world.build("bottles", goal), plan)
+    assert isinstance(res, PlanResult) and res.status == "solved", res
+    assert replay_plan(res.plan, world.graph).refused is None
