@@ -217,8 +217,8 @@ class MemoryWorld:
             nxt = walker.node(self.xy(f))
             if at < 0 or nxt < 0:
                 return None
-            leg = walker.search({at: 0.0}).get(nxt)
-            if leg is None:
+            leg = float(walker.search({at: 0.0})[nxt])
+            if not math.isfinite(leg):
                 return None
             total += leg
             at = nxt

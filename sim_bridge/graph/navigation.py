@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -95,6 +96,7 @@ class Navigation:
         graph.add_nodes_from(range(len(self.nodes_xy)))
         graph.add_weighted_edges_from(zip(a.tolist(), b.tolist(), w.tolist(), strict=True))
         self.graph = graph
+        self._edges = (a, b, w)
         from fdc.sim_bridge.graph.surfaces import component_labels
 
         self.components = component_labels(len(self.nodes_xy), np.stack([a, b], axis=1))
@@ -104,6 +106,19 @@ class Navigation:
     @property
     def node_count(self) -> int:
         return len(self.nodes_xy)
+
+    @cached_property
+    def adjacency(self) -> Any:
+        """The navigation graph as a scipy CSR matrix (both directions of every edge,
+        weights in metres, the same floats as `graph`): what the compiled route searches
+        (`routes.Walker`) walk."""
+        import scipy.sparse
+
+        a, b, w = self._edges
+        n = self.node_count
+        return scipy.sparse.csr_matrix(
+            (np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+            shape=(n, n))
 
     def nearest_nodes(self, xy: npt.ArrayLike) -> Array:
         """The nearest free node to each point (-1 when the grid has none)."""

@@ -31,9 +31,8 @@ search: its metric and its window decide the walks, hence every simulated experi
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,6 +41,8 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.navigation import Navigation
 
 EXACT_TOUR_MAX = 8
+#: Distances one compiled call may return (rows of a batch times nodes): 32 MB.
+_CHUNK_CELLS = 1 << 22
 
 Costs = dict[int, float]
 #: End node -> (the cost of a walk ending there, the target it reached last).
@@ -51,40 +52,73 @@ Stops = list[tuple[int, int]]
 
 
 class Walker:
-    """Distances on one navigation grid, with the single-source searches memoised."""
+    """Distances on one navigation grid: compiled Dijkstra searches (scipy's csgraph over
+    `Navigation.adjacency`), the single-source ones memoised."""
 
     def __init__(self, nav: Navigation) -> None:
         self.nav = nav
-        self._adj: Any = nav.graph.adj
-        self._from: dict[int, Costs] = {}
+        self._graph: Any = nav.adjacency
+        self._from: dict[int, np.ndarray] = {}
 
     def node(self, xy: tuple[float, float]) -> int:
         return int(self.nav.nearest_node(xy))
 
-    def search(self, sources: Mapping[int, float]) -> Costs:
-        """Dijkstra from several nodes, each with a starting cost."""
-        if len(sources) == 1:
+    def search(self, sources: Mapping[int, float]) -> np.ndarray:
+        """Dijkstra from several nodes, each with a starting cost: the cost of the
+        shortest walk to each node (inf: unreachable). Read-only: it may be memoised."""
+        return self.searches([sources])[0]
+
+    def searches(self, batch: Sequence[Mapping[int, float]]) -> list[np.ndarray]:
+        """`search` for each mapping of sources. A single source is searched from cost 0
+        once and its starting cost added; several hang off a node added to the graph by
+        edges weighted with their starting costs, so a walk's cost is summed from its
+        source outward, as one Dijkstra from all of them sums it. The added nodes of a
+        chunk of mappings are searched by one compiled call."""
+        out: list[np.ndarray | None] = [None] * len(batch)
+        many: list[int] = []
+        for i, sources in enumerate(batch):
+            if len(sources) != 1:
+                many.append(i)
+                continue
             (n, c), = sources.items()
             base = self._from.get(n)
             if base is None:
-                base = self._from[n] = self._search({n: 0.0})
-            return {k: v + c for k, v in base.items()} if c else base
-        return self._search(sources)
+                base = self._from[n] = self._dijkstra(self._graph, [n])[0]
+                base.flags.writeable = False
+            out[i] = base + c if c else base
+        n = self._graph.shape[0]
+        step = max(1, _CHUNK_CELLS // max(n, 1))
+        for lo in range(0, len(many), step):
+            part = many[lo: lo + step]
+            rows = self._dijkstra(self._with_sources([batch[i] for i in part]),
+                                  range(n, n + len(part)))
+            for i, row in zip(part, rows, strict=True):
+                out[i] = row[:n]
+        return [r for r in out if r is not None]
 
-    def _search(self, sources: Mapping[int, float]) -> Costs:
-        dist: Costs = {}
-        heap = [(c, n) for n, c in sources.items()]
-        heapq.heapify(heap)
-        adj = self._adj
-        while heap:
-            d, u = heapq.heappop(heap)
-            if u in dist:
-                continue
-            dist[u] = d
-            for v, attrs in adj[u].items():
-                if v not in dist:
-                    heapq.heappush(heap, (d + attrs.get("weight", 1.0), v))
-        return dist
+    def _with_sources(self, batch: Sequence[Mapping[int, float]]) -> Any:
+        """The graph plus one node a mapping, with an edge to each of its sources."""
+        import scipy.sparse
+
+        g = self._graph
+        n = g.shape[0]
+        sizes = np.fromiter((len(s) for s in batch), dtype=np.int64, count=len(batch))
+        indptr = np.concatenate([g.indptr, g.indptr[-1] + np.cumsum(sizes)])
+        nodes = np.fromiter((m for s in batch for m in s), dtype=np.int64, count=int(sizes.sum()))
+        costs = np.fromiter((c for s in batch for c in s.values()), dtype=np.float64,
+                            count=len(nodes))
+        size = n + len(batch)
+        return scipy.sparse.csr_matrix(
+            (np.concatenate([g.data, costs]), np.concatenate([g.indices, nodes]), indptr),
+            shape=(size, size))
+
+    @staticmethod
+    def _dijkstra(graph: Any, sources: Iterable[int]) -> np.ndarray:
+        from scipy.sparse.csgraph import dijkstra
+
+        found: np.ndarray = dijkstra(graph, directed=True,
+                                     indices=np.fromiter(sources, dtype=np.int64))
+        return found.reshape(-1, graph.shape[0])
 
     # ----- the walk's length: L* ------------------------------------------------------
     def walk(self, start: tuple[float, float], targets: Sequence[Collection[int]],
@@ -147,8 +181,9 @@ class Walker:
         layers: list[Ends] = []
         costs: Costs = {s: 0.0}
         for k, t in enumerate(targets):
-            reach = self.search(costs)
-            layer = {n: (reach[n], k) for n in t if n in reach}
+            nodes = list(t)
+            reach = self.search(costs)[nodes].tolist()
+            layer = {n: (c, k) for n, c in zip(nodes, reach, strict=True) if c < math.inf}
             if not layer:
                 return []
             layers.append(layer)
@@ -163,16 +198,17 @@ class Walker:
         k = len(targets)
         table: dict[int, Ends] = {0: {s: (0.0, -1)}}
         frontier = [0]
+        nodes = [list(t) for t in targets]
         for _ in range(k):
             nxt: dict[int, Ends] = {}
-            for prev in frontier:
-                reach = self.search({n: c for n, (c, _) in table[prev].items()})
+            reaches = self.searches([{n: c for n, (c, _) in table[prev].items()}
+                                     for prev in frontier])
+            for prev, reach in zip(frontier, reaches, strict=True):
                 for j in range(k):
                     if prev & (1 << j):
                         continue
                     merged = nxt.setdefault(prev | (1 << j), {})
-                    for n in targets[j]:
-                        c = reach.get(n, math.inf)
+                    for n, c in zip(nodes[j], reach[nodes[j]].tolist(), strict=True):
                         if c < merged.get(n, (math.inf, -1))[0]:
                             merged[n] = (c, j)
             table.update(nxt)
@@ -188,7 +224,7 @@ class Walker:
         at, stops, total = s, [], 0.0
         while left:
             reach = self.search({at: 0.0})
-            d, j, n = min(((reach.get(n, math.inf), j, n) for j in sorted(left)
+            d, j, n = min(((float(reach[n]), j, n) for j in sorted(left)
                            for n in targets[j]), default=(math.inf, -1, -1))
             if not math.isfinite(d):
                 return None
@@ -203,7 +239,7 @@ class Walker:
         `node` is least: the leg of a shortest walk that arrives at `node` (the grid is
         undirected: one search from `node` measures every leg)."""
         back = self.search({node: 0.0})
-        best = min(((c + back.get(m, math.inf), m, j) for m, (c, j) in sorted(sources.items())),
+        best = min(((c + float(back[m]), m, j) for m, (c, j) in sorted(sources.items())),
                    default=(math.inf, -1, -1))
         return best[1], best[2]
 

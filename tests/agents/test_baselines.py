@@ -284,7 +284,8 @@ def _near_and_far_frames(walker: Walker, log: Experience, start: tuple[float, fl
                          ) -> tuple[int, int]:
     """The history frames nearest to and farthest from `start` on the grid."""
     reach = walker.search({walker.node(start): 0.0})
-    d = {f: reach.get(walker.node(_xy(log, f)), math.inf) for f in range(len(log.frames))}
+    at = [walker.node(_xy(log, f)) for f in range(len(log.frames))]
+    d = {f: float(reach[n]) if n >= 0 else math.inf for f, n in enumerate(at)}
     finite = sorted((v, f) for f, v in d.items() if math.isfinite(v) and v > 0)
     return finite[0][1], finite[-1][1]
 

@@ -1,10 +1,20 @@
 """The route search: L* (`Walker.walk`), the stops on that walk (`Walker.route`), each
 option (one goal, ordered, unordered exactly or greedily), and the simulated robot's
-walks (`GridRouter`). A 10 m x 1 m hall, walked along its middle row (y 0.55)."""
+walks (`GridRouter`). A 10 m x 1 m hall, walked along its middle row (y 0.55); the
+compiled searches against networkx's Dijkstra on random small graphs."""
 
 from __future__ import annotations
 
+import math
+from types import SimpleNamespace
+from typing import Any
+
+import networkx as nx
+import numpy as np
 import pytest
+import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fdc.sim_bridge.graph.routes import EXACT_TOUR_MAX, GridRouter, Walker
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -87,3 +97,64 @@ def test_the_grid_router_walks_to_the_nearest_goal(hall: SceneGraph) -> None:
     assert route is not None and route[-1] == goals[1]  # 2 m, not 4 m
     assert router.waypoints(START, route) == [goals[1]]  # a straight walk, pulled taut
     assert router.route(goals[0], goals) == []  # standing on a goal
+
+
+# ----- the compiled searches against networkx's Dijkstra --------------------------------
+#: Grid steps (orthogonal, diagonal) and arbitrary lengths: sums of the first two tie in
+#: metres but not always in floating point, which the searches must not change.
+WEIGHTS = st.one_of(st.sampled_from([0.1, 0.1 * math.sqrt(2)]),
+                    st.floats(0.01, 3.0, allow_nan=False, allow_infinity=False))
+
+
+@st.composite
+def graphs(draw: Any) -> nx.Graph:
+    n = draw(st.integers(2, 12))
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    for a, b in draw(st.lists(st.sampled_from(pairs), max_size=30)):
+        g.add_edge(a, b, weight=draw(WEIGHTS))
+    return g
+
+
+def walker_of(g: nx.Graph) -> Walker:
+    """A walker over `g` (all `Walker` reads of its navigation is the CSR matrix)."""
+    edges = [(a, b, w) for a, b, w in g.edges(data="weight")]
+    rows = [a for a, b, _ in edges] + [b for a, b, _ in edges]
+    cols = [b for a, b, _ in edges] + [a for a, b, _ in edges]
+    data = [w for *_, w in edges] * 2
+    n = g.number_of_nodes()
+    adjacency = scipy.sparse.csr_matrix((data, (rows, cols)), shape=(n, n))
+    nav: Any = SimpleNamespace(adjacency=adjacency)
+    return Walker(nav)
+
+
+def expected(g: nx.Graph, sources: dict[int, float]) -> np.ndarray:
+    """networkx's Dijkstra from a node joined to each source by its starting cost."""
+    d = nx.DiGraph(g)
+    for m, c in sources.items():
+        d.add_edge("start", m, weight=c)
+    out = np.full(g.number_of_nodes(), np.inf)
+    for k, v in nx.single_source_dijkstra_path_length(d, "start").items():
+        if k != "start":
+            out[k] = v
+    return out
+
+
+@given(graphs(), st.data())
+@settings(max_examples=150, deadline=None)
+def test_compiled_searches_equal_networkx_dijkstra(g: nx.Graph, data: Any) -> None:
+    w = walker_of(g)
+    n = g.number_of_nodes()
+    source = data.draw(st.integers(0, n - 1))
+    lengths = nx.single_source_dijkstra_path_length(g, source)
+    single = np.array([lengths.get(k, np.inf) for k in range(n)])
+    assert np.array_equal(w.search({source: 0.0}), single)  # bit for bit
+    costs = st.floats(0.0, 5.0, allow_nan=False, allow_infinity=False)
+    batch = data.draw(st.lists(st.dictionaries(st.integers(0, n - 1), costs, min_size=2),
+                               max_size=4))
+    for sources, found in zip(batch, w.searches(batch), strict=True):
+        assert np.array_equal(found, expected(g, sources))
+    # One source with a starting cost: its memoised search from 0, plus the cost.
+    c = data.draw(costs)
+    assert np.array_equal(w.search({source: c}), single + c)
