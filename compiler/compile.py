@@ -283,7 +283,6 @@ class SceneCompiler:
         # (start state, thresholds) -> atom -> truth
         self._holds: dict[tuple[str, tuple[tuple[str, float], ...]], dict[GAtom, bool]] = {}
         self._frames: FrameIndex | None = None
-        self._walker: Walker | None = None
 
     # ----- per-domain views -------------------------------------------------------
 
@@ -360,12 +359,13 @@ class SceneCompiler:
 
     def goal_frames(self) -> tuple[FrameIndex, Walker]:
         """The experience's goal frames and the walker between them, built on first use
-        and shared by every memory template of the scene."""
-        if self._frames is None or self._walker is None:
+        and shared by every memory template of the scene (the walker by all of the
+        graph's route searches)."""
+        if self._frames is None:
             assert self.experience is not None
             self._frames = FrameIndex(self.graph, self.states["after"], self.experience)
-            self._walker = Walker(self.graph.nav)
-        return self._frames, self._walker
+        walker: Walker = self.graph.walker
+        return self._frames, walker
 
 
 def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]:

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 EXACT_TOUR_MAX = 8
 #: Distances one compiled call may return (rows of a batch times nodes): 32 MB.
 _CHUNK_CELLS = 1 << 22
+#: Distances the memo of single-source searches keeps (128 MB); past it the oldest go.
+_MEMO_CELLS = 1 << 24
 
 Costs = dict[int, float]
 #: End node -> (the cost of a walk ending there, the target it reached last).
@@ -85,6 +87,8 @@ class Walker:
             if base is None:
                 base = self._from[n] = self._dijkstra(self._graph, [n])[0]
                 base.flags.writeable = False
+                if len(self._from) * len(base) > _MEMO_CELLS and len(self._from) > 1:
+                    del self._from[next(iter(self._from))]
             out[i] = base + c if c else base
         n = self._graph.shape[0]
         step = max(1, _CHUNK_CELLS // max(n, 1))

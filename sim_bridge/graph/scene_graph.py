@@ -15,8 +15,9 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,6 +61,9 @@ from fdc.sim_bridge.graph.support import (
 from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, derive_surfaces
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
+
+if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.routes import Walker
 
 Point = tuple[float, float] | tuple[float, float, float]
 
@@ -466,8 +470,6 @@ class SceneGraph:
         """A taut collision-free path of (x, y) points from a to b (entity ids or points;
         an object or surface is reached at its nearest standing point, a room at its
         nearest free cell), or None if b cannot be reached from a."""
-        import networkx as nx
-
         pa, pb = self._endpoints(a), self._endpoints(b)
         if not pa or not pb:
             return None
@@ -481,17 +483,38 @@ class SceneGraph:
         src_off: dict[int, float] = {}
         for n, o in zip(na.tolist(), off_a.tolist(), strict=True):
             src_off[n] = min(src_off.get(n, math.inf), o)
-        lengths = nx.multi_source_dijkstra_path_length(self.nav.graph, set(src_off))
+        lengths = self.walker.search(dict.fromkeys(src_off, 0.0))
         best, best_k = math.inf, -1
         for k, (n, o) in enumerate(zip(nb.tolist(), off_b.tolist(), strict=True)):
-            if n in lengths and lengths[n] + o < best:
-                best, best_k = lengths[n] + o, k
+            if n >= 0 and lengths[n] + o < best:
+                best, best_k = float(lengths[n] + o), k
         if best_k < 0:
             return None
-        _, nodes = nx.multi_source_dijkstra(self.nav.graph, set(src_off), target=int(nb[best_k]))
-        start = min((k for k in range(len(pa)) if int(na[k]) == nodes[0]),
-                    key=lambda k: off_a[k])
+        first = self._first_node(list(src_off), int(nb[best_k]))
+        start = min((k for k in range(len(pa)) if int(na[k]) == first), key=lambda k: off_a[k])
         return self.nav.path_between(pa[start], pb[best_k])
+
+    @cached_property
+    def walker(self) -> Walker:
+        """The route searches on this graph's navigation grid (memoised: shared)."""
+        from fdc.sim_bridge.graph.routes import Walker
+
+        return Walker(self.nav)
+
+    def _first_node(self, sources: list[int], target: int) -> int:
+        """The source the shortest path to `target` starts from (networkx's
+        `multi_source_dijkstra`, whose choice among sources equally near only its own
+        search repeats: it runs only then)."""
+        if len(sources) == 1:
+            return sources[0]
+        reach = [float(self.walker.search({m: 0.0})[target]) for m in sources]
+        nearest = [m for m, d in zip(sources, reach, strict=True) if d == min(reach)]
+        if len(nearest) == 1:
+            return nearest[0]
+        import networkx as nx
+
+        _, nodes = nx.multi_source_dijkstra(self.nav.graph, set(sources), target=target)
+        return int(nodes[0])
 
     def geodesic_distance(self, a: str | Point, b: str | Point) -> float:
         """Length (metres) of `shortest_path(a, b)`; infinity when unreachable."""

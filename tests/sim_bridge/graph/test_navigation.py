@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
+import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from tests.sim_bridge.helpers import graph, obj, on_top, room
 
 TWO_ROOMS = [room("a", "kitchen", 0, 0, 4, 4), room("b", "living_room", 4, 0, 8, 4)]
@@ -114,3 +119,32 @@ def test_only_what_spans_the_sight_line_hides_behind_it() -> None:
     assert index.visible_objects([eye], [0.0], math.radians(90), 5.0) == [seen]
     assert "bin" not in index.visible_objects([(0.5, 3.2, 0.0)], [0.0], math.radians(90),
                                               5.0)[0]
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_a_path_from_several_ends_starts_where_networkx_starts_it(data: st.DataObject) -> None:
+    """Of several sources (an entity's standing points), the one the shortest path to a
+    node starts from: the only nearest, or networkx's choice among equally near ones (a
+    grid has many)."""
+    g = _two_rooms_and_a_door()
+    n = g.nav.node_count
+    sources = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=6, unique=True))
+    target = data.draw(st.integers(0, n - 1))
+    _, nodes = nx.multi_source_dijkstra(g.nav.graph, set(sources), target=target)
+    assert g._first_node(sources, target) == nodes[0]
+
+
+def test_equally_near_sources_are_networkx_s_choice() -> None:
+    g = _two_rooms_and_a_door()
+    left, target, right = (g.nav.nearest_node((x, 2.05)) for x in (1.55, 2.05, 2.55))
+    assert g.walker.search({left: 0.0})[target] == g.walker.search({right: 0.0})[target]
+    for sources in ([left, right], [right, left]):
+        _, nodes = nx.multi_source_dijkstra(g.nav.graph, set(sources), target=target)
+        assert g._first_node(sources, target) == nodes[0]
+
+
+@functools.cache
+def _two_rooms_and_a_door() -> SceneGraph:
+    return graph([], rooms=TWO_ROOMS, agent=(2.0, 2.0),
+                 doors=[{"id": "d", "rooms": ["a", "b"], "position": [4, 2], "width_m": 1.0}])
