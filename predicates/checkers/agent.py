@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fdc.predicates.checkers.poses import items, occupants, room_mask, surface_table
+from fdc.predicates.checkers.poses import centres, occupants, room_mask, surface_table
 from fdc.predicates.registry import Context, Mode, Movable, Movables, Rooms, Surfaces, fluent
 from fdc.sim_bridge.geometry import wrap_angle
 
@@ -49,8 +49,8 @@ def robot_at_object(ctx: Context, o: Movables, *, object_distance_m: float = 2.0
     (line of sight within `view_fov_rad` and `view_range_m`)."""
     state = ctx.require_state()
     a = state.agent_pose()
-    it = items(ctx, o)
-    tx, ty = it.centre[:, 0], it.centre[:, 1]
+    centre = centres(ctx, o)
+    tx, ty = centre[:, 0], centre[:, 1]
     ok = _facing(a.yaw_rad, a.x, a.y, tx, ty) <= object_angle_rad + 1e-12
     check_distance = not (ctx.mode & Mode.NO_DISTANCE)
     if check_distance:

@@ -59,6 +59,15 @@ def items(ctx: Context, ids: Sequence[str]) -> Items:
     )
 
 
+def centres(ctx: Context, ids: Sequence[str]) -> Array:
+    """(n, 3) the current centres of a column of object ids: `items(ctx, ids).centre`
+    without the rest of the poses (a checker asked at every frame of a log needs no more)."""
+    state = ctx.require_state()
+    found: Array = np.array([state.object_pose(i).position for i in ids],
+                            dtype=np.float64).reshape(-1, 3)
+    return found
+
+
 @dataclass(frozen=True, eq=False)
 class SurfaceTable:
     """Every surface of a graph as arrays (row = index[surface id])."""
