@@ -230,17 +230,25 @@ class Navigation:
         step = self.resolution_m
         offsets = np.stack(np.meshgrid(np.linspace(-1, 1, 5), np.linspace(-1, 1, 5)),
                            axis=-1).reshape(-1, 2)
+        stay = len(offsets) // 2  # the offset (0, 0): staying put is always allowed
         for _ in range(6):
             for i in range(1, len(arr) - 1):
                 cand = arr[i] + offsets * step
                 a = np.broadcast_to(arr[i - 1], cand.shape)
                 b = np.broadcast_to(arr[i + 1], cand.shape)
-                legs = shapely.linestrings(np.concatenate([np.stack([a, cand], axis=1),
-                                                           np.stack([cand, b], axis=1)]))
-                ok = shapely.covered_by(legs, allowed)
-                ok = ok[: len(cand)] & ok[len(cand):]
-                ok[len(cand) // 2] = True  # staying put is always allowed
                 cost = np.hypot(*(cand - a).T) + np.hypot(*(b - cand).T)
+                # Only a candidate no longer than staying put can be chosen: the others
+                # need no test against the floor.
+                test = np.flatnonzero(cost <= cost[stay])
+                test = test[test != stay]
+                ok = np.zeros(len(cand), dtype=bool)
+                ok[stay] = True
+                if len(test):
+                    legs = shapely.linestrings(np.concatenate(
+                        [np.stack([a[test], cand[test]], axis=1),
+                         np.stack([cand[test], b[test]], axis=1)]))
+                    inside = shapely.covered_by(legs, allowed)
+                    ok[test] = inside[: len(test)] & inside[len(test):]
                 cost[~ok] = np.inf
                 arr[i] = cand[int(np.argmin(cost))]
             step /= 2
