@@ -156,6 +156,16 @@ class Navigation:
         return out
 
     def nearest_node(self, xy: tuple[float, float] | Array) -> int:
+        # A point in a free cell is that cell's node: read directly (the same arithmetic
+        # as `nearest_nodes`, without its arrays), as most points asked about are.
+        x, y = float(xy[0]), float(xy[1])
+        if math.isfinite(x) and math.isfinite(y):
+            ix = math.floor((x - self.origin[0]) / self.resolution_m)
+            iy = math.floor((y - self.origin[1]) / self.resolution_m)
+            if 0 <= iy < self.index.shape[0] and 0 <= ix < self.index.shape[1]:
+                found = int(self.index[iy, ix])
+                if found >= 0:
+                    return found
         return int(self.nearest_nodes(np.asarray(xy)[:2])[0])
 
     def connected(self, a: int, b: int) -> bool:
