@@ -58,8 +58,8 @@ def robot_at_object(ctx: Context, o: Movables, *, object_distance_m: float = 2.0
         ok &= np.hypot(tx - a.x, ty - a.y) <= object_distance_m
     check_visibility = not (ctx.mode & Mode.NO_VISIBILITY)
     for i in np.nonzero(ok)[0].tolist():
-        far = check_distance and state.geodesic_distance(
-            (a.x, a.y), (float(tx[i]), float(ty[i]))) > object_distance_m
+        far = check_distance and not state.geodesic_within(
+            (a.x, a.y), (float(tx[i]), float(ty[i])), object_distance_m)
         ok[i] = not far and (not check_visibility or state.visible(
             o[i], fov_rad=view_fov_rad, max_range_m=view_range_m))
     return ok

@@ -66,6 +66,9 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
 
 Point = tuple[float, float] | tuple[float, float, float]
+#: Room for rounding where a bound decides `SceneGraph.geodesic_within` (the bound and the
+#: path's length are summed in other orders): far more than it, far less than a grid cell.
+_ROUNDING_M = 1e-9
 
 
 @dataclass(frozen=True)
@@ -520,6 +523,27 @@ class SceneGraph:
         """Length (metres) of `shortest_path(a, b)`; infinity when unreachable."""
         path = self.shortest_path(a, b)
         return math.inf if path is None else path_length(path)
+
+    def geodesic_within(self, a: str | Point, b: str | Point, limit_m: float) -> bool:
+        """Whether `geodesic_distance(a, b)` is at most `limit_m`. Between two points the
+        path is not pulled taut when its bounds decide: it is never shorter than the
+        straight segment, nor longer than the grid walk it is pulled from (each end's
+        offset to its node plus the grid's shortest distance between the nodes)."""
+        pa, pb = self._endpoints(a), self._endpoints(b)
+        if len(pa) == 1 and len(pb) == 1:
+            (ax, ay), (bx, by) = pa[0], pb[0]
+            if math.hypot(bx - ax, by - ay) > limit_m + _ROUNDING_M:
+                return False
+            na, nb = self.nav.nearest_node((ax, ay)), self.nav.nearest_node((bx, by))
+            if not self.nav.connected(na, nb):
+                return False
+            xy = self.nav.nodes_xy
+            walk = (math.hypot(xy[na, 0] - ax, xy[na, 1] - ay)
+                    + float(self.walker.search({nb: 0.0})[na])
+                    + math.hypot(bx - xy[nb, 0], by - xy[nb, 1]))
+            if walk <= limit_m - _ROUNDING_M:
+                return True
+        return self.geodesic_distance(a, b) <= limit_m
 
     def reachable(self, what: str | Point) -> bool:
         """Whether the agent can get from its start to `what`."""

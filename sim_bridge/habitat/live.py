@@ -384,6 +384,9 @@ class HabitatWorldState(LiveRecord):
         found = self._path(a, b)
         return math.inf if found is None else found[0]
 
+    def geodesic_within(self, a: str | Point, b: str | Point, limit_m: float) -> bool:
+        return self.geodesic_distance(a, b) <= limit_m
+
     def shortest_path(self, a: str | Point, b: str | Point
                       ) -> list[tuple[float, float]] | None:
         """The navmesh's shortest path as fdc (x, y) points (None: unreachable)."""

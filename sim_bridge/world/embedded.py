@@ -178,6 +178,9 @@ class EmbeddedWorld(LiveRecord):
     def geodesic_distance(self, a: str | Point, b: str | Point) -> float:
         return self.state.geodesic_distance(a, b)
 
+    def geodesic_within(self, a: str | Point, b: str | Point, limit_m: float) -> bool:
+        return self.state.geodesic_within(a, b, limit_m)
+
     def shortest_path(self, a: str | Point, b: str | Point
                       ) -> list[tuple[float, float]] | None:
         return self.state.shortest_path(a, b)

@@ -131,6 +131,9 @@ class SnapshotState:
     def geodesic_distance(self, a: str | Point, b: str | Point) -> float:
         return self._graph.geodesic_distance(self._target(a), self._target(b))
 
+    def geodesic_within(self, a: str | Point, b: str | Point, limit_m: float) -> bool:
+        return self._graph.geodesic_within(self._target(a), self._target(b), limit_m)
+
     def _target(self, what: str | Point) -> str | Point:
         if isinstance(what, str) and what in scene_statics(self._graph).tracked_index:
             return self.posed.nav_target(what)

@@ -149,6 +149,11 @@ class WorldState(Protocol):
         """Walking distance in metres between points or entities (inf: unreachable)."""
         ...
 
+    def geodesic_within(self, a: str | Point, b: str | Point, limit_m: float) -> bool:
+        """`geodesic_distance(a, b) <= limit_m`, which a backend may decide without
+        measuring the walk."""
+        ...
+
     def visible(
         self, object_id: str, pose: AgentPose | None = None, fov_rad: float | None = None,
         max_range_m: float | None = None,

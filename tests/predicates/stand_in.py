@@ -99,6 +99,9 @@ class StandInState:
     def geodesic_distance(self, a: str | Point, b: str | Point) -> float:
         return self.graph.geodesic_distance(a, b)
 
+    def geodesic_within(self, a: str | Point, b: str | Point, limit_m: float) -> bool:
+        return self.graph.geodesic_within(a, b, limit_m)
+
     def visible(
         self,
         object_id: str,

@@ -148,3 +148,17 @@ def test_equally_near_sources_are_networkx_s_choice() -> None:
 def _two_rooms_and_a_door() -> SceneGraph:
     return graph([], rooms=TWO_ROOMS, agent=(2.0, 2.0),
                  doors=[{"id": "d", "rooms": ["a", "b"], "position": [4, 2], "width_m": 1.0}])
+
+
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_geodesic_within_is_the_distance_compared(data: st.DataObject) -> None:
+    """Bounds decide most pairs without a taut path; the answer is the comparison's, also
+    at limits a hair either side of the distance."""
+    g = _two_rooms_and_a_door()
+    point = st.tuples(st.floats(0.0, 8.0), st.floats(0.0, 4.0))
+    a, b = data.draw(point), data.draw(point)
+    d = g.geodesic_distance(a, b)
+    for limit in (data.draw(st.floats(0.0, 12.0)), d, d - 1e-7, d + 1e-7, 2.0):
+        if math.isfinite(limit):
+            assert g.geodesic_within(a, b, limit) == (d <= limit), (a, b, limit, d)
