@@ -3,9 +3,11 @@
 `Walker`, the route search through goal frames: FindingDory's L* (a memory task's
 `optimal_path_m`), the walks LL-SPL and HL-SPL compare with it, and the frames the
 memory oracle chooses, all from the same searches. Distances are walked on the scene's
-navigation graph (`Navigation.graph`, edge weights in metres). A target is reached at
-any of its nodes (the grid nodes its valid frames stand at), so each target is a set of
-nodes; the walk starts at one node:
+navigation graph (edge weights in metres) by scipy's compiled Dijkstra over its CSR copy
+(`Navigation.adjacency`); each walk's cost is summed from its source outward, so the
+distances (and their ties) are those of a Dijkstra in Python over `Navigation.graph`.
+A target is reached at any of its nodes (the grid nodes its valid frames stand at), so
+each target is a set of nodes; the walk starts at one node:
 
 - one goal (`single`): the closest node of any target;
 - `ordered` targets: legs in order, each to any node of the next target, minimised over
