@@ -117,7 +117,17 @@ _JSON = st.recursive(
 def test_the_depth_read_from_text_is_the_depth_of_the_value(value: object) -> None:
     """`loads` finds how deep a text nests from its characters (strings and escapes
     left out): the same depth as a walk of the parsed value."""
-    from fdc.core.jsonl import _depth
+    from fdc.core.jsonl import _deeper_than
 
+    depth = _walk_depth(value)
     for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
-        assert _depth(text) == _walk_depth(value)
+        assert [_deeper_than(text, d) for d in range(depth + 2)] == \
+            [d < depth for d in range(depth + 2)]
+
+
+def test_a_deep_text_is_judged_without_a_pass_per_level() -> None:
+    """Past the limit the passes stop: a text nested 10,000 deep is judged at once."""
+    from fdc.core.jsonl import _deeper_than
+
+    text = "[" * 10_000 + "]" * 10_000
+    assert _deeper_than(text, 100) and not _deeper_than("[" * 5 + "]" * 5, 5)
