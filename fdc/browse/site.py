@@ -110,8 +110,12 @@ def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
 
 def record_lines(opened: ReopenedSuite) -> list[str]:
     """The suite's records as its lines hold them (each validated when the suite was
-    reopened; numbered as `fdc.core.jsonl` numbers lines): a task's page shows what the
-    file says, and they are copied, not parsed and dumped again."""
+    reopened; kept then, with `keep_text`, else read again and numbered as
+    `fdc.core.jsonl` numbers lines): a task's page shows what the file says, and they
+    are copied, not parsed and dumped again."""
+    kept: list[str] | None = opened.texts
+    if kept is not None:
+        return kept
     lines = read_input_text(opened.path, InputKind.SUITE).splitlines()
     return [lines[n - 1].strip() for n, _ in opened.lines]
 
