@@ -153,3 +153,16 @@ def test_each_agents_path_is_drawn_on_the_map(browser: Any, site: Path, suite_di
     assert not page.errors
     page.close()
 
+
+def test_the_timeline_places_frames_by_their_clock_time(browser: Any, site: Path,
+                                                        suite_dir: Path) -> None:
+    task = next(t for t in records(suite_dir) if t["category"] == "object-recall")
+    page = open_site(browser, site, "#/task/" + task["id"])
+    page.wait_for_selector("#timeline .valid-frames")
+    assert page.get_attribute("#timeline", "data-axis") == "clock"
+    ticks = page.locator("#timeline text[font-size='10']").evaluate_all(
+        "xs => xs.map(x => x.textContent)")
+    assert len(ticks) == 5 and all(len(t) == 5 and t[2] == ":" for t in ticks), ticks
+    assert ticks == sorted(ticks) and ticks[0] < ticks[-1]
+    assert not page.errors
+    page.close()

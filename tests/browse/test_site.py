@@ -108,6 +108,14 @@ def test_a_path_comes_from_what_the_prediction_holds(suite_dir: Path, tmp_path: 
                       tmp_path) is None
 
 
+def test_the_timeline_has_each_frames_clock_time(site: Path) -> None:
+    (index,) = read_js(site / "data.js")
+    (timeline,) = index["experiences"].values()
+    assert len(timeline["times"]) == timeline["frames"]
+    assert timeline["times"][0] == timeline["clock"][0]
+    assert timeline["times"] == sorted(timeline["times"])
+
+
 def test_the_same_input_gives_the_same_bytes(site: Path, suite_dir: Path,
                                              tmp_path: Path) -> None:
     code, text = browse(suite_dir, tmp_path, "--audit", suite_dir / "audit.json",

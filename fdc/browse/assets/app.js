@@ -337,14 +337,20 @@
     const rows = x.interactions.length + targets.length;
     const H = 30 + rowH * rows;
     const s = svg("svg", { id: "timeline", viewBox: "0 0 " + W + " " + H });
-    const fx = f => left + (W - left - 10) * f / n;
+    // Frames are placed by their clock time (`times`, minutes since midnight), or by
+    // their index in a timeline written without it.
+    const times = x.times || null;
+    const t0 = times ? times[0] : 0, span = times ? Math.max(1e-9, times[times.length - 1] - t0) : n;
+    const at = f => times ? times[Math.min(f, times.length - 1)] - t0 : f;
+    const fx = f => left + (W - left - 10) * at(f) / span;
+    const hhmm = m => String(Math.floor(m / 60) % 24).padStart(2, "0") + ":" + String(Math.floor(m % 60)).padStart(2, "0");
     const label = (y, text) => { const tx = svg("text", { x: 4, y: y + 11, "font-size": 11 }); tx.textContent = text; s.append(tx); };
     x.interactions.forEach((it, k) => {
       const y = 4 + k * rowH;
       label(y, (k + 1) + ". " + it.object);
       const end = it.place != null ? it.place : n;
       const r = svg("rect", { x: fx(it.pick), y: y + 2, width: Math.max(2, fx(end) - fx(it.pick)), height: rowH - 5, fill: "#90cdf4", stroke: "#2b6cb0", "stroke-width": 0.5 });
-      const ti = svg("title"); ti.textContent = it.object + ": picked at frame " + it.pick + (it.place != null ? ", placed at frame " + it.place : ""); r.append(ti); s.append(r);
+      const ti = svg("title"); ti.textContent = it.object + ": picked at frame " + it.pick + (times ? " (" + hhmm(times[it.pick] || it.start_min) + ")" : "") + (it.place != null ? ", placed at frame " + it.place + (times && it.end_min != null ? " (" + hhmm(it.end_min) + ")" : "") : ""); r.append(ti); s.append(r);
     });
     targets.forEach((runs, k) => {
       const y = 4 + (x.interactions.length + k) * rowH;
@@ -356,8 +362,12 @@
     });
     const axisY = H - 22;
     s.append(svg("line", { x1: left, x2: W - 10, y1: axisY, y2: axisY, stroke: "#718096" }));
-    for (let k = 0; k <= 4; k++) { const f = Math.round(n * k / 4); const tx = svg("text", { x: fx(f), y: axisY + 14, "font-size": 10, "text-anchor": ["start", "middle", "middle", "middle", "end"][k] }); tx.textContent = "frame " + f; s.append(tx); }
-    return el("div", {}, s, el("p", { cls: "muted", text: x.frames + " frames, " + x.interactions.length + " interactions; green: frames where the goal holds" }));
+    for (let k = 0; k <= 4; k++) {
+      const tx = svg("text", { x: left + (W - left - 10) * k / 4, y: axisY + 14, "font-size": 10, "text-anchor": ["start", "middle", "middle", "middle", "end"][k] });
+      tx.textContent = times ? hhmm(t0 + span * k / 4) : "frame " + Math.round(n * k / 4); s.append(tx);
+    }
+    s.setAttribute("data-axis", times ? "clock" : "frames");
+    return el("div", {}, s, el("p", { cls: "muted", text: x.frames + " frames" + (times ? " placed by their clock time, " + hhmm(times[0]) + "–" + hhmm(times[times.length - 1]) : "") + ", " + x.interactions.length + " interactions; green: frames where the goal holds" }));
   }
 
   // ------------------------------------------------------------------ the manifest
