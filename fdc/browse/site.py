@@ -19,7 +19,7 @@ from fdc.core.errors import InputError
 from fdc.core.inputs import InputKind, read_input_text
 
 from .data import CHUNK, Extras, Run, chunks, index_data, run_outcomes
-from .paths import agent_path
+from .paths import Routes, agent_path
 from .scenes import experience_timeline, scene_map
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
         return []
     suite_sha = sha256_text(read_input_bytes(opened.path, InputKind.SUITE))
     records = {r.id: r for r in opened.records}
+    routes: Routes = {}
     names = [p.name for p in predictions]
     runs = []
     for path, name in zip(predictions, names, strict=True):
@@ -82,9 +83,9 @@ def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
             record = records.get(p.task_id)
             got = outcomes.get(p.task_id)
             if record is not None and got is not None and got["outcome"] != "not predicted":
-                path = agent_path(opened, record, p, run.path.parent)
-                if path is not None:
-                    got["path"] = path
+                drawn = agent_path(opened, record, p, run.path.parent, routes)
+                if drawn is not None:
+                    got["path"] = drawn
         runs.append(Run(shown, outcomes))
     return runs
 
