@@ -50,7 +50,7 @@ def browse_command(
     counts; each task's instructions, goal, bindings, map (targets and distractors
     highlighted), experience timeline, plan and agents' outcomes; the manifest's drops.
     Open OUTPUT/index.html from disk: no server is needed."""
-    from fdc.core.jsonl import gc_frozen
+    from fdc.core.jsonl import gc_kept
 
     err = stderr()
     for path, what in [(audit, "the audit report"), (validation, "the validation report"),
@@ -58,9 +58,10 @@ def browse_command(
         if path is not None:
             input_or_exit(path, what, err)
     started = time.perf_counter()
-    opened = open_suite_or_exit(suite, err, scenes=scene or [], experiences=history or [],
-                                keep_text=True)
-    with gc_frozen():  # the records stay to the end: collections need not walk them
+    with gc_kept() as keep:  # the records stay to the end: collections need not walk them
+        opened = open_suite_or_exit(suite, err, scenes=scene or [],
+                                    experiences=history or [], keep_text=True)
+        keep()
         _write(opened, output, suite, audit, validation, predictions or [], started)
 
 

@@ -131,3 +131,23 @@ def test_a_deep_text_is_judged_without_a_pass_per_level() -> None:
 
     text = "[" * 10_000 + "]" * 10_000
     assert _deeper_than(text, 100) and not _deeper_than("[" * 5 + "]" * 5, 5)
+
+
+def test_what_a_region_read_is_kept_out_of_the_collectors_walks() -> None:
+    """`gc_kept`: the collector paused while reading, what was read frozen (the collector
+    running again for the rest), all as it was at the end, an error too."""
+    import gc
+
+    from fdc.core.jsonl import gc_kept
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with pytest.raises(KeyError), gc_kept() as keep:
+        read = [[k] for k in range(1000)]
+        assert not gc.isenabled()
+        keep()
+        assert gc.isenabled() and gc.get_freeze_count() >= len(read)
+        raise KeyError("an error inside")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with gc_kept():
+        assert not gc.isenabled()
+    assert gc.isenabled()
