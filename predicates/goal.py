@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations, repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
@@ -424,13 +424,15 @@ class _GoalUnion:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler
                                      ) -> CoreSchema:
-        kinds = (GNot, GAnd, GOr, GTargets, GThen, GCount, GCluster, GChecklist)
-        choices: dict[Any, CoreSchema] = {"atom": core_schema.json_or_python_schema(
-            json_schema=core_schema.no_info_after_validator_function(
-                _atom_from_checked, _atom_fields_schema()),
-            python_schema=handler.generate_schema(GAtom))}
-        for kind in kinds:
-            choices[kind.model_fields["kind"].default] = handler.generate_schema(kind)
+        choices: dict[Any, CoreSchema] = {}
+        for kind in get_args(source):  # the union's members, in order
+            if kind is GAtom:
+                choices["atom"] = core_schema.json_or_python_schema(
+                    json_schema=core_schema.no_info_after_validator_function(
+                        _atom_from_checked, _atom_fields_schema()),
+                    python_schema=handler.generate_schema(GAtom))
+            else:
+                choices[kind.model_fields["kind"].default] = handler.generate_schema(kind)
         return core_schema.tagged_union_schema(choices, "kind", from_attributes=True)
 
 
