@@ -6,7 +6,8 @@ index page is interactive in headless Chromium.
 The suite of N tasks (default 100,000) is the example apartment's suite (one task per
 template, compiled into `--work` unless `--suite` names one) repeated, each copy's ids
 suffixed, with the example's manifest beside it. Reported: the size of the suite, the
-seconds `fdc browse` takes (reading the suite included, in a fresh process), the size of
+seconds `fdc browse` takes (reading the suite included, in a fresh process: wall and
+CPU, user and system, so that a figure taken on a busy machine can be read), the size of
 the site, and, in Debian's chromium driven by Playwright, the seconds from navigation to
 the page being interactive (the table drawn, `body[data-ready]`), to a category filter
 applied, and to the next page drawn. Timings are reported, not asserted.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -96,12 +99,16 @@ def main() -> None:
     suite = large_suite(small.resolve(), a.tasks, a.work / "large")
     site = a.work / "site"
     shutil.rmtree(site, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     fdc("browse", suite, "-o", site)
     written = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
     print(f"suite: {a.tasks} tasks, {size_mb(suite):.0f} MB")
-    print(f"fdc browse: {written:.1f} s (a fresh process), site {size_mb(site):.0f} MB, "
-          f"data.js {size_mb(site / 'data.js'):.1f} MB")
+    print(f"fdc browse: {written:.1f} s wall (a fresh process), {user + system:.1f} s CPU "
+          f"({user:.1f} user, {system:.1f} system; load {os.getloadavg()[0]:.1f}), "
+          f"site {size_mb(site):.0f} MB, data.js {size_mb(site / 'data.js'):.1f} MB")
     for name, seconds in interactive(site).items():
         print(f"chromium {name}: {seconds:.2f}")
 

@@ -74,18 +74,23 @@ class ReopenError(InputError):
 
 
 def reopen_suite(suite: str | Path, *, scenes: Sequence[str | Path] = (),
-                 experiences: Sequence[str | Path] = ()) -> ReopenedSuite:
+                 experiences: Sequence[str | Path] = (), keep_text: bool = False
+                 ) -> ReopenedSuite:
     """Read a suite's records; its scenes, experiences and templates are found on demand.
-    `scenes`, `experiences`: files given in place of the ones the suite names."""
+    `scenes`, `experiences`: files given in place of the ones the suite names;
+    `keep_text`: keep each record's line as the file holds it (`ReopenedSuite.texts`)."""
     path = Path(suite)
     try:
         text = read_input_text(path, InputKind.SUITE)
     except InputFileError as e:
         code = "suite-encoding" if e.reason.startswith("not UTF-8") else "suite"
         raise ReopenError(code, f"cannot read the suite: {e}", str(suite)) from None
-    lines, problems = parse_numbered_suite(text)
-    return ReopenedSuite(path, lines, problems, [Path(s) for s in scenes],
-                         [Path(e) for e in experiences])
+    texts: list[str] | None = [] if keep_text else None
+    lines, problems = parse_numbered_suite(text, texts)
+    opened = ReopenedSuite(path, lines, problems, [Path(s) for s in scenes],
+                           [Path(e) for e in experiences])
+    opened.texts = texts
+    return opened
 
 
 def _manifest_beside(suite: Path) -> Manifest | None:
@@ -127,6 +132,7 @@ class ReopenedSuite:
         self.path = path
         self.lines = lines  # each record with its line number (from 1)
         self.problems = problems  # the lines that are not task records
+        self.texts: list[str] | None = None  # with `keep_text`: each record's line
         self.scenes = scenes
         self.experiences = experiences
         self._manifest: Manifest | None = None

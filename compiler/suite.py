@@ -118,9 +118,10 @@ def parse_suite(text: str) -> tuple[list[TaskRecord], list[Diagnostic]]:
     return [r for _, r in numbered], problems
 
 
-def parse_numbered_suite(text: str
+def parse_numbered_suite(text: str, texts: list[str] | None = None
                          ) -> tuple[list[tuple[int, TaskRecord]], list[Diagnostic]]:
-    """`parse_suite`, each record with its line number (from 1)."""
+    """`parse_suite`, each record with its line number (from 1); `texts`, when given,
+    gets each record's line as the file holds it (stripped)."""
     records: list[tuple[int, TaskRecord]] = []
     problems: list[Diagnostic] = []
     seen: dict[str, int] = {}
@@ -136,6 +137,8 @@ def parse_numbered_suite(text: str
                 continue
             seen[record.id] = got.line
             records.append((got.line, record))
+            if texts is not None:
+                texts.append(got.text.strip())
     return records, problems
 
 

@@ -4,7 +4,8 @@ centimetre and the tenth of a minute, so that the same scene gives the same byte
 A scene map holds its bounds, the rooms (name, outline), the walls, the furniture and
 the items (id, name, category, outline; items their colour too). The browser draws it
 as SVG, highlights a task's targets and distractors by id and labels items on hover.
-An experience holds its frame count and its interactions (object, frames, clock)."""
+An experience holds its frame count, each frame's clock time (the timeline places frames
+by it) and its interactions (object, frames, clock)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ def experience_timeline(log: Experience) -> dict[str, Any]:
         "frames": len(frames),
         "clock": [round(frames[0].clock_min, 1), round(frames[-1].clock_min, 1)]
         if frames else [0.0, 0.0],
+        "times": [round(f.clock_min, 1) for f in frames],
         "interactions": [
             {"object": it.object, "pick": it.pick_frame, "place": it.place_frame,
              "from": it.picked_from, "to": it.placed_on,

@@ -19,6 +19,7 @@ from fdc.core.errors import InputError
 from fdc.core.inputs import InputKind, read_input_text
 
 from .data import CHUNK, Extras, Run, chunks, index_data, run_outcomes
+from .paths import Routes, agent_path
 from .scenes import experience_timeline, scene_map
 
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ def compact(value: Any) -> str:
 
 def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
     """Each predictions file scored on the suite, named by its file (its path where two
-    files share a name)."""
+    files share a name), with the path each agent took where it can be drawn
+    (`paths.agent_path`)."""
     from fdc.core.hashing import sha256_text
     from fdc.core.inputs import read_input_bytes
     from fdc.evaluation.score import read_predictions_file, score_predictions
@@ -67,13 +69,24 @@ def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
     if not predictions:
         return []
     suite_sha = sha256_text(read_input_bytes(opened.path, InputKind.SUITE))
+    records = {r.id: r for r in opened.records}
+    routes: Routes = {}
     names = [p.name for p in predictions]
     runs = []
     for path, name in zip(predictions, names, strict=True):
         run = read_predictions_file(path)
         report = score_predictions(opened, suite_sha, run).report
         shown = name if names.count(name) == 1 else str(path)
-        runs.append(Run(shown, run_outcomes(report, [p for _, p in run.predictions])))
+        predicted = [p for _, p in run.predictions]
+        outcomes = run_outcomes(report, predicted)
+        for p in predicted:
+            record = records.get(p.task_id)
+            got = outcomes.get(p.task_id)
+            if record is not None and got is not None and got["outcome"] != "not predicted":
+                drawn = agent_path(opened, record, p, run.path.parent, routes)
+                if drawn is not None:
+                    got["path"] = drawn
+        runs.append(Run(shown, outcomes))
     return runs
 
 
@@ -110,8 +123,12 @@ def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
 
 def record_lines(opened: ReopenedSuite) -> list[str]:
     """The suite's records as its lines hold them (each validated when the suite was
-    reopened; numbered as `fdc.core.jsonl` numbers lines): a task's page shows what the
-    file says, and they are copied, not parsed and dumped again."""
+    reopened; kept then, with `keep_text`, else read again and numbered as
+    `fdc.core.jsonl` numbers lines): a task's page shows what the file says, and they
+    are copied, not parsed and dumped again."""
+    kept: list[str] | None = opened.texts
+    if kept is not None:
+        return kept
     lines = read_input_text(opened.path, InputKind.SUITE).splitlines()
     return [lines[n - 1].strip() for n, _ in opened.lines]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from fdc.cli.common import (
     report_findings,
     stderr,
 )
+
+if TYPE_CHECKING:
+    from fdc.compiler.reopen import ReopenedSuite
 
 
 def browse_command(
@@ -47,11 +50,7 @@ def browse_command(
     counts; each task's instructions, goal, bindings, map (targets and distractors
     highlighted), experience timeline, plan and agents' outcomes; the manifest's drops.
     Open OUTPUT/index.html from disk: no server is needed."""
-    from fdc.browse import gather, read_report, score_runs, write_site
-    from fdc.compiler.reopen import ReopenError
-    from fdc.compiler.validate import ValidationReport
-    from fdc.evaluation.audit.report import AuditReport
-    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+    from fdc.core.jsonl import gc_kept
 
     err = stderr()
     for path, what in [(audit, "the audit report"), (validation, "the validation report"),
@@ -59,7 +58,23 @@ def browse_command(
         if path is not None:
             input_or_exit(path, what, err)
     started = time.perf_counter()
-    opened = open_suite_or_exit(suite, err, scenes=scene or [], experiences=history or [])
+    with gc_kept() as keep:  # the records stay to the end: collections need not walk them
+        opened = open_suite_or_exit(suite, err, scenes=scene or [],
+                                    experiences=history or [], keep_text=True)
+        keep()
+        _write(opened, output, suite, audit, validation, predictions or [], started)
+
+
+def _write(opened: ReopenedSuite, output: Path, suite: Path, audit: Path | None,
+           validation: Path | None, predictions: list[Path], started: float) -> None:
+    """Gather the maps, timelines, reports and runs, and write the site."""
+    from fdc.browse import gather, read_report, score_runs, write_site
+    from fdc.compiler.reopen import ReopenError
+    from fdc.compiler.validate import ValidationReport
+    from fdc.evaluation.audit.report import AuditReport
+    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+
+    err = stderr()
     try:
         extras = gather(opened, lambda m: err.print(f"warning: {m}", markup=False))
         if audit is not None:
@@ -69,7 +84,7 @@ def browse_command(
             extras.validation = read_report(
                 validation, ValidationReport, "an fdc validation report",
                 "fdc validate SUITE --solve --format json > REPORT")
-        extras.runs = score_runs(opened, predictions or [])
+        extras.runs = score_runs(opened, predictions)
     except SceneLoadError as e:
         report_findings(e.findings, str(e.path))
         raise typer.Exit(EXIT_USAGE) from None

@@ -112,14 +112,16 @@ def input_or_exit(path: Path, what: str, err: Console) -> None:
 
 
 def report_suite(suite: Path, err: Console, *, scenes: Sequence[Path] = (),
-                 experiences: Sequence[Path] = ()) -> tuple[ReopenedSuite, bool]:
-    """The suite reopened (`scenes`, `experiences`: files given for its own), and whether
-    it had bad lines (each printed, located). A file that cannot be read, or is not
-    UTF-8 text, exits 2 here."""
+                 experiences: Sequence[Path] = (), keep_text: bool = False
+                 ) -> tuple[ReopenedSuite, bool]:
+    """The suite reopened (`scenes`, `experiences`: files given for its own; `keep_text`:
+    its lines kept), and whether it had bad lines (each printed, located). A file that
+    cannot be read, or is not UTF-8 text, exits 2 here."""
     from fdc.compiler.reopen import ReopenError, reopen_suite
 
     try:
-        opened = reopen_suite(suite, scenes=scenes, experiences=experiences)
+        opened = reopen_suite(suite, scenes=scenes, experiences=experiences,
+                              keep_text=keep_text)
     except ReopenError as e:
         err.print(f"{e.file}: error: {e.message}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
@@ -131,9 +133,11 @@ def report_suite(suite: Path, err: Console, *, scenes: Sequence[Path] = (),
 
 
 def open_suite_or_exit(suite: Path, err: Console, *, scenes: Sequence[Path] = (),
-                       experiences: Sequence[Path] = ()) -> ReopenedSuite:
+                       experiences: Sequence[Path] = (), keep_text: bool = False
+                       ) -> ReopenedSuite:
     """`report_suite`, exiting 2 when the suite has bad lines."""
-    opened, bad = report_suite(suite, err, scenes=scenes, experiences=experiences)
+    opened, bad = report_suite(suite, err, scenes=scenes, experiences=experiences,
+                               keep_text=keep_text)
     if bad:
         raise typer.Exit(EXIT_USAGE)
     return opened

@@ -30,7 +30,8 @@ def open_site(browser: Any, site: Path, route: str = "") -> Any:
 def site(suite_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     code, text = run("browse", suite_dir / "suite.jsonl", "-o", out, "--audit",
-                     suite_dir / "audit.json", "-p", suite_dir / "oracle.jsonl")
+                     suite_dir / "audit.json", "-p", suite_dir / "oracle.jsonl",
+                     "-p", suite_dir / "random.jsonl")
     assert code == 0, text
     return out
 
@@ -125,5 +126,43 @@ def test_page_through_a_larger_suite_and_read_the_manifest(
     page.wait_for_selector("#per-template")
     assert page.locator("#per-template tr").count() > 1
     page.screenshot(path=str(tmp_path / "manifest.png"), full_page=True)
+    assert not page.errors
+    page.close()
+
+
+@pytest.mark.parametrize("category", ["level-1", "object-recall"])
+def test_each_agents_path_is_drawn_on_the_map(browser: Any, site: Path, suite_dir: Path,
+                                              tmp_path: Path, category: str) -> None:
+    """A task with predictions: a polyline per agent whose path can be drawn (the
+    oracle's from its actions or trajectory), in its own colour, with a start dot, an
+    end square and a legend entry."""
+    task = next(t for t in records(suite_dir) if t["category"] == category)
+    page = open_site(browser, site, "#/task/" + task["id"])
+    page.wait_for_selector("#map .run-path")
+    runs = page.locator("#map .run-path").evaluate_all(
+        "xs => xs.map(x => [x.dataset.run, x.getAttribute('stroke'),"
+        " x.getAttribute('points').split(' ').length])")
+    assert runs[0][0] == "0", "the oracle (the first predictions file) has a path"
+    assert all(n >= 2 for _, _, n in runs)
+    assert len({colour for _, colour, _ in runs}) == len(runs), "a colour per agent"
+    for mark in ("run-start", "run-end"):
+        assert page.locator(f"#map .{mark}").count() == len(runs)
+    legend = page.locator(".legend .run-legend").all_inner_texts()
+    assert legend[0] == "oracle.jsonl" and len(legend) == len(runs)
+    page.screenshot(path=str(tmp_path / f"paths-{category}.png"), full_page=True)
+    assert not page.errors
+    page.close()
+
+
+def test_the_timeline_places_frames_by_their_clock_time(browser: Any, site: Path,
+                                                        suite_dir: Path) -> None:
+    task = next(t for t in records(suite_dir) if t["category"] == "object-recall")
+    page = open_site(browser, site, "#/task/" + task["id"])
+    page.wait_for_selector("#timeline .valid-frames")
+    assert page.get_attribute("#timeline", "data-axis") == "clock"
+    ticks = page.locator("#timeline text[font-size='10']").evaluate_all(
+        "xs => xs.map(x => x.textContent)")
+    assert len(ticks) == 5 and all(len(t) == 5 and t[2] == ":" for t in ticks), ticks
+    assert ticks == sorted(ticks) and ticks[0] < ticks[-1]
     assert not page.errors
     page.close()

@@ -72,6 +72,48 @@ def test_a_task_has_its_plan_checks_outcomes_and_frames(site: Path) -> None:
     assert any(t.get("valid_frames") for t in tasks), "memory tasks have their frames"
     manipulation = [t for t in tasks if t["runs"][0].get("actions")]
     assert manipulation, "the oracle's actions are shown"
+    for t in tasks:  # the oracle's path: from its actions (manipulation) or trajectory
+        path = t["runs"][0]["path"]
+        assert path["from"] == ("actions" if t in manipulation else "trajectory")
+        assert len(path["points"]) >= 4 and len(path["points"]) % 2 == 0
+    assert any(t["runs"][1].get("path", {}).get("from") == "frames" for t in tasks), \
+        "the random agent's frames are joined from the start"
+
+
+def test_a_path_comes_from_what_the_prediction_holds(suite_dir: Path, tmp_path: Path
+                                                     ) -> None:
+    """Frames: from the start to each frame's pose; actions: to each go_to target, along
+    the scene's routes; a trajectory: its snapshots; nothing to draw: no path."""
+    from fdc.agents.actions import AgentAction
+    from fdc.agents.predictions import Prediction
+    from fdc.browse.paths import agent_path
+    from fdc.compiler.reopen import reopen_suite
+
+    opened = reopen_suite(suite_dir / "suite.jsonl")
+    memory = next(r for r in opened.records if r.category == "object-recall")
+    frames = opened.experience(memory).frames
+    got = agent_path(opened, memory, Prediction(task_id=memory.id, frames=[5]), tmp_path)
+    assert got is not None and got["from"] == "frames"
+    assert got["points"][:2] == [round(memory.start.x, 2) + 0.0, round(memory.start.y, 2)]
+    assert got["points"][-2:] == [round(frames[5].agent.x, 2), round(frames[5].agent.y, 2)]
+    manipulation = next(r for r in opened.records if r.level == 1)
+    target = next(s.id for s in opened.graph(manipulation).surfaces() if s.id.endswith("|top"))
+    acts = [AgentAction(action="go_to", target=target), AgentAction(action="call_end")]
+    got = agent_path(opened, manipulation, Prediction(task_id=manipulation.id, actions=acts),
+                     tmp_path)
+    assert got is not None and got["from"] == "actions" and len(got["points"]) >= 4
+    assert agent_path(opened, manipulation, Prediction(
+        task_id=manipulation.id, actions=[AgentAction(action="call_end")]), tmp_path) is None
+    assert agent_path(opened, memory, Prediction(task_id=memory.id, trajectory="none.jsonl"),
+                      tmp_path) is None
+
+
+def test_the_timeline_has_each_frames_clock_time(site: Path) -> None:
+    (index,) = read_js(site / "data.js")
+    (timeline,) = index["experiences"].values()
+    assert len(timeline["times"]) == timeline["frames"]
+    assert timeline["times"][0] == timeline["clock"][0]
+    assert timeline["times"] == sorted(timeline["times"])
 
 
 def test_the_same_input_gives_the_same_bytes(site: Path, suite_dir: Path,

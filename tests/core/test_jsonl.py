@@ -117,7 +117,37 @@ _JSON = st.recursive(
 def test_the_depth_read_from_text_is_the_depth_of_the_value(value: object) -> None:
     """`loads` finds how deep a text nests from its characters (strings and escapes
     left out): the same depth as a walk of the parsed value."""
-    from fdc.core.jsonl import _depth
+    from fdc.core.jsonl import _deeper_than
 
+    depth = _walk_depth(value)
     for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
-        assert _depth(text) == _walk_depth(value)
+        assert [_deeper_than(text, d) for d in range(depth + 2)] == \
+            [d < depth for d in range(depth + 2)]
+
+
+def test_a_deep_text_is_judged_without_a_pass_per_level() -> None:
+    """Past the limit the passes stop: a text nested 10,000 deep is judged at once."""
+    from fdc.core.jsonl import _deeper_than
+
+    text = "[" * 10_000 + "]" * 10_000
+    assert _deeper_than(text, 100) and not _deeper_than("[" * 5 + "]" * 5, 5)
+
+
+def test_what_a_region_read_is_kept_out_of_the_collectors_walks() -> None:
+    """`gc_kept`: the collector paused while reading, what was read frozen (the collector
+    running again for the rest), all as it was at the end, an error too."""
+    import gc
+
+    from fdc.core.jsonl import gc_kept
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with pytest.raises(KeyError), gc_kept() as keep:
+        read = [[k] for k in range(1000)]
+        assert not gc.isenabled()
+        keep()
+        assert gc.isenabled() and gc.get_freeze_count() >= len(read)
+        raise KeyError("an error inside")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with gc_kept():
+        assert not gc.isenabled()
+    assert gc.isenabled()

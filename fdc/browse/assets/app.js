@@ -265,6 +265,7 @@
       const tx = svg("text", { x: cx + 0.28, y: cy - 0.1, class: "label-target" }); tx.textContent = o.id; s.append(tx);
     }
     if (t.start) { const st = svg("circle", { cx: t.start.x, cy: -t.start.y, r: 0.12, fill: "#e53e3e", stroke: "#000", "stroke-width": 0.02 }); const ti = svg("title"); ti.textContent = "the robot starts here"; st.append(ti); s.append(st); }
+    const walked = agentPaths(s, t);
     const box = el("div", { cls: "mapbox" }, s, hover);
     s.addEventListener("mousemove", e => {
       const id = e.target.getAttribute && e.target.getAttribute("data-id");
@@ -290,13 +291,34 @@
     const legend = el("span", { cls: "legend" },
       el("span", {}, el("i", { cls: "swatch", style: "border-color:#c53030" }), "target"),
       el("span", {}, el("i", { cls: "swatch", style: "border-color:#dd6b20;border-style:dashed" }), "distractor"),
-      el("span", {}, el("i", { cls: "swatch", style: "border-color:#2b6cb0" }), "bound"));
+      el("span", {}, el("i", { cls: "swatch", style: "border-color:#2b6cb0" }), "bound"), ...walked);
     const bar = el("div", { cls: "zoom" },
       el("button", { id: "zoom-in", text: "+", onclick: () => zoom(0.7, ...mid()) }),
       el("button", { id: "zoom-out", text: "−", onclick: () => zoom(1 / 0.7, ...mid()) }),
       el("button", { id: "zoom-reset", text: "reset", onclick: () => set(full.slice()) }),
       el("span", { cls: "muted", text: "wheel to zoom, drag to pan, hover to name · " }), legend);
     return el("div", {}, bar, box);
+  }
+
+  // Each agent's path (a run's `path`: its trajectory, its frames' poses or its go_to
+  // targets, joined by the scene's routes): a polyline in the agent's colour, a dot at
+  // its start and a square at its end; the legend entries are returned.
+  const RUN_COLOURS = ["#d53f8c", "#3182ce", "#2f855a", "#b7791f", "#6b46c1", "#2c7a7b"];
+  function agentPaths(s, t) {
+    const legend = [];
+    (t.runs || []).forEach((r, k) => {
+      const p = r.path ? r.path.points : [];
+      if (p.length < 4) return;
+      const c = RUN_COLOURS[k % RUN_COLOURS.length], n = p.length;
+      const pts = []; for (let i = 0; i < n; i += 2) pts.push(p[i] + "," + (-p[i + 1]));
+      const what = D.runs[k] + ": " + r.outcome + " (drawn from its " + r.path.from + ")";
+      const line = svg("polyline", { points: pts.join(" "), class: "run-path", "data-run": k, stroke: c });
+      const ti = svg("title"); ti.textContent = what; line.append(ti); s.append(line);
+      s.append(svg("circle", { cx: p[0], cy: -p[1], r: 0.1, fill: c, class: "run-start", "data-run": k }));
+      s.append(svg("rect", { x: p[n - 2] - 0.1, y: -p[n - 1] - 0.1, width: 0.2, height: 0.2, fill: "#fff", stroke: c, "stroke-width": 0.05, class: "run-end", "data-run": k }));
+      legend.push(el("span", { cls: "run-legend", title: what + "; dot: start, square: end" }, el("i", { cls: "swatch", style: "border-color:" + c + ";background:" + c }), D.runs[k]));
+    });
+    return legend;
   }
 
   // ------------------------------------------------------------------ the experience
@@ -315,14 +337,20 @@
     const rows = x.interactions.length + targets.length;
     const H = 30 + rowH * rows;
     const s = svg("svg", { id: "timeline", viewBox: "0 0 " + W + " " + H });
-    const fx = f => left + (W - left - 10) * f / n;
+    // Frames are placed by their clock time (`times`, minutes since midnight), or by
+    // their index in a timeline written without it.
+    const times = x.times || null;
+    const t0 = times ? times[0] : 0, span = times ? Math.max(1e-9, times[times.length - 1] - t0) : n;
+    const at = f => times ? times[Math.min(f, times.length - 1)] - t0 : f;
+    const fx = f => left + (W - left - 10) * at(f) / span;
+    const hhmm = m => String(Math.floor(m / 60) % 24).padStart(2, "0") + ":" + String(Math.floor(m % 60)).padStart(2, "0");
     const label = (y, text) => { const tx = svg("text", { x: 4, y: y + 11, "font-size": 11 }); tx.textContent = text; s.append(tx); };
     x.interactions.forEach((it, k) => {
       const y = 4 + k * rowH;
       label(y, (k + 1) + ". " + it.object);
       const end = it.place != null ? it.place : n;
       const r = svg("rect", { x: fx(it.pick), y: y + 2, width: Math.max(2, fx(end) - fx(it.pick)), height: rowH - 5, fill: "#90cdf4", stroke: "#2b6cb0", "stroke-width": 0.5 });
-      const ti = svg("title"); ti.textContent = it.object + ": picked at frame " + it.pick + (it.place != null ? ", placed at frame " + it.place : ""); r.append(ti); s.append(r);
+      const ti = svg("title"); ti.textContent = it.object + ": picked at frame " + it.pick + (times ? " (" + hhmm(times[it.pick] || it.start_min) + ")" : "") + (it.place != null ? ", placed at frame " + it.place + (times && it.end_min != null ? " (" + hhmm(it.end_min) + ")" : "") : ""); r.append(ti); s.append(r);
     });
     targets.forEach((runs, k) => {
       const y = 4 + (x.interactions.length + k) * rowH;
@@ -334,8 +362,12 @@
     });
     const axisY = H - 22;
     s.append(svg("line", { x1: left, x2: W - 10, y1: axisY, y2: axisY, stroke: "#718096" }));
-    for (let k = 0; k <= 4; k++) { const f = Math.round(n * k / 4); const tx = svg("text", { x: fx(f), y: axisY + 14, "font-size": 10, "text-anchor": ["start", "middle", "middle", "middle", "end"][k] }); tx.textContent = "frame " + f; s.append(tx); }
-    return el("div", {}, s, el("p", { cls: "muted", text: x.frames + " frames, " + x.interactions.length + " interactions; green: frames where the goal holds" }));
+    for (let k = 0; k <= 4; k++) {
+      const tx = svg("text", { x: left + (W - left - 10) * k / 4, y: axisY + 14, "font-size": 10, "text-anchor": ["start", "middle", "middle", "middle", "end"][k] });
+      tx.textContent = times ? hhmm(t0 + span * k / 4) : "frame " + Math.round(n * k / 4); s.append(tx);
+    }
+    s.setAttribute("data-axis", times ? "clock" : "frames");
+    return el("div", {}, s, el("p", { cls: "muted", text: x.frames + " frames" + (times ? " placed by their clock time, " + hhmm(times[0]) + "–" + hhmm(times[times.length - 1]) : "") + ", " + x.interactions.length + " interactions; green: frames where the goal holds" }));
   }
 
   // ------------------------------------------------------------------ the manifest
