@@ -94,4 +94,4 @@ def render_variants(renderer: Renderer, texts: Sequence[str], values: Mapping[st
 
 
 def _entity_text(d: Description) -> EntityText:
-    return EntityText(d.phrase, d.entity, d.definite, value=d.value)
+    return EntityText(d.phrase, d.entity, d.definite, value=d.value, inside=d.inside)

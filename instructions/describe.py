@@ -49,6 +49,7 @@ class Description:
     fits: tuple[str, ...]  # every entity the phrase fits (the entity alone when unique)
     value: bool = False  # a value (color, category, clock time): no article
     features: tuple[str, ...] = ()  # the features the phrase uses ("color", "on", ...)
+    inside: bool = False  # things go in it (a compartment, a container), not on it
 
     @property
     def unique(self) -> bool:
@@ -195,7 +196,16 @@ class Describer:
         if found is None:
             found = self._classes[key] = self._choose(entity, mine)
         chosen, fits = found
-        return Description(entity, self._phrase(entity, chosen, mine), fits, features=chosen)
+        return Description(entity, self._phrase(entity, chosen, mine), fits, features=chosen,
+                           inside=self.inside(entity))
+
+    def inside(self, entity: str) -> bool:
+        """Whether things go in the entity rather than on it: a container's floor (a
+        compartment, a drawer) or a container item (a box, a basket)."""
+        kind = self.kind(entity)
+        if kind == "surface":
+            return self.graph.surface(entity).container is not None
+        return kind == "movable" and self.facts.has_type(entity, ("container",))
 
     def _choose(self, entity: str, mine: Mapping[str, str]
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -50,13 +50,15 @@ class EntityText(str):
     id: str
     description: str
     indefinite: str
+    inside: bool  # one puts things in it (a compartment, a drawer, a container), not on
 
-    def __new__(cls, phrase: str, ident: str, description: str, value: bool = False
-                ) -> EntityText:
+    def __new__(cls, phrase: str, ident: str, description: str, value: bool = False,
+                inside: bool = False) -> EntityText:
         obj = super().__new__(cls, phrase)
         obj.id = ident
         obj.description = description
         obj.indefinite = phrase if value else f"{article(phrase)} {phrase}"
+        obj.inside = inside
         return obj
 
 
@@ -271,4 +273,18 @@ class Renderer:
             raise RenderError(str(e) or type(e).__name__) from None
         finally:
             self.env.budget = None
-        return " ".join("".join(out).split())
+        return polish("".join(out))
+
+
+#: A space before punctuation, and punctuation doubled ("..", ",,", ",."; not "...").
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
+_DOUBLED_MARK = re.compile(r"([,;:])[,;:]+|(?<![.])(\.)\.(?!\.)|[,;:]+(?=[.!?])")
+
+
+def polish(text: str) -> str:
+    """An instruction's typography: one line of single-spaced words, no space before
+    punctuation, no doubled punctuation, the first letter a capital."""
+    text = " ".join(text.split())
+    text = _SPACE_BEFORE_MARK.sub(r"\1", text)
+    text = _DOUBLED_MARK.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    return text[:1].upper() + text[1:]

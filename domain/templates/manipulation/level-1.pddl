@@ -26,7 +26,7 @@
   (:goal (on ?o ?s))
   (:instruction
     "Move {{ o | ref }} to {{ s | ref }}."
-    "Put {{ o | ref }} on {{ s | ref }}.")
+    "Put {{ o | ref }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template l1-to-cell)

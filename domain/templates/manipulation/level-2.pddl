@@ -23,7 +23,7 @@
   (:goal (on ?o ?s))
   (:instruction
     "Move {{ o | ref }} to {{ s | ref }}."
-    "Put {{ o | ref }} on {{ s | ref }}.")
+    "Put {{ o | ref }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template l2-to-cell)

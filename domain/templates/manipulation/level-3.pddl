@@ -25,7 +25,7 @@
   (:goal (then (on ?o1 ?s1) (and (on ?o2 ?s2) (on ?o1 ?s1))))
   (:instruction
     "Move {{ o1 | ref }} to {{ s1 | ref }}, then move {{ o2 | ref }} to {{ s2 | ref }}."
-    "First put {{ o1 | ref }} on {{ s1 | ref }}. After that, put {{ o2 | ref }} on {{ s2 | ref }}.")
+    "First put {{ o1 | ref }} {{ s1 | on }}. After that, put {{ o2 | ref }} {{ s2 | on }}.")
   (:ambiguity reject))
 
 (define (template l3-then-surface-around)
@@ -45,7 +45,7 @@
   (:goal (then (on ?o1 ?s) (and (around ?o2 ?o1) (on ?o1 ?s))))
   (:instruction
     "Move {{ o1 | ref }} to {{ s | ref }}, then move {{ o2 | ref }} around it."
-    "Put {{ o1 | ref }} on {{ s | ref }}, then put {{ o2 | ref }} next to it.")
+    "Put {{ o1 | ref }} {{ s | on }}, then put {{ o2 | ref }} next to it.")
   (:ambiguity reject))
 
 (define (template l3-then-side-side)
@@ -155,7 +155,7 @@
   (:goal (and (on ?o1 ?s1) (on ?o2 ?s2)))
   (:instruction
     "Move {{ o1 | ref }} to {{ s1 | ref }} and {{ o2 | ref }} to {{ s2 | ref }}."
-    "Put {{ o1 | ref }} on {{ s1 | ref }} and {{ o2 | ref }} on {{ s2 | ref }}, in any order.")
+    "Put {{ o1 | ref }} {{ s1 | on }} and {{ o2 | ref }} {{ s2 | on }}, in any order.")
   (:ambiguity reject))
 
 (define (template l3-and-around-around)
@@ -194,7 +194,7 @@
   (:goal (or (on ?o ?s1) (on ?o ?s2)))
   (:instruction
     "Move {{ o | ref }} to {{ s1 | ref }} or {{ s2 | ref }}."
-    "Put {{ o | ref }} either on {{ s1 | ref }} or on {{ s2 | ref }}.")
+    "Put {{ o | ref }} either {{ s1 | on }} or {{ s2 | on }}.")
   (:ambiguity reject))
 
 (define (template l3-or-into)

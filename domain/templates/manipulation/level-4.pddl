@@ -131,7 +131,7 @@
           (and (not (= ?t ?s)) (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Clear {{ s | ref }}."
-    "Take everything off {{ s | ref }}.")
+    "Take everything {{ s | off }}.")
   (:ambiguity reject))
 
 (define (template out-all-on-surface)
@@ -148,8 +148,8 @@
     (exists (?x - movable) (and (category-of ?x ?c) (not (on ?x ?s))))))
   (:goal (forall (?x - movable) (imply (category-of ?x ?c) (on ?x ?s))))
   (:instruction
-    "Put all the {{ c | plural }} on {{ s | ref }}."
-    "Gather every {{ c }} on {{ s | ref }}.")
+    "Put all the {{ c | plural }} {{ s | on }}."
+    "Gather every {{ c }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-all-in-room)
@@ -291,7 +291,7 @@
     (at-most 1 (?x - movable) (and (category-of ?x ?c) (on ?x ?s)))))
   (:goal (at-least 2 (?x - movable) (and (category-of ?x ?c) (on ?x ?s))))
   (:instruction
-    "Put at least two {{ c | plural }} on {{ s | ref }}."
+    "Put at least two {{ c | plural }} {{ s | on }}."
     "Make sure {{ s | ref }} holds two or more {{ c | plural }}.")
   (:ambiguity reject))
 
@@ -309,8 +309,8 @@
     (not (exactly 1 (?x - movable) (and (category-of ?x ?c) (on ?x ?s))))))
   (:goal (exactly 1 (?x - movable) (and (category-of ?x ?c) (on ?x ?s))))
   (:instruction
-    "Make sure exactly one {{ c }} is on {{ s | ref }}."
-    "Have exactly one {{ c }} on {{ s | ref }}, no more and no fewer.")
+    "Make sure exactly one {{ c }} is {{ s | on }}."
+    "Have exactly one {{ c }} {{ s | on }}, no more and no fewer.")
   (:ambiguity reject))
 
 (define (template out-none-on)
@@ -332,8 +332,8 @@
         (exists (?t - surface)
           (and (not (= ?t ?s)) (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
-    "Take all the {{ c | plural }} off {{ s | ref }}."
-    "Make sure no {{ c }} is left on {{ s | ref }}.")
+    "Take {{ c | all_the(n_targets) }} {{ s | off }}."
+    "Make sure no {{ c }} is left {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-only-on)
@@ -352,8 +352,8 @@
     (forall (?x - movable) (imply (on ?x ?s) (category-of ?x ?c)))
     (exists (?x - movable) (and (category-of ?x ?c) (on ?x ?s)))))
   (:instruction
-    "Leave only the {{ c | plural }} on {{ s | ref }}."
-    "Take everything but the {{ c | plural }} off {{ s | ref }}.")
+    "Leave only the {{ c | plural }} {{ s | on }}."
+    "Take everything but the {{ c | plural }} {{ s | off }}.")
   (:ambiguity reject))
 
 (define (template out-separate)
@@ -398,8 +398,8 @@
   (:goal (forall (?x - movable)
     (imply (and (category-of ?x ?c) (has-color ?x ?k)) (on ?x ?s))))
   (:instruction
-    "Put all the {{ k }} {{ c | plural }} on {{ s | ref }}."
-    "Gather every {{ k }} {{ c }} on {{ s | ref }}.")
+    "Put all the {{ k }} {{ c | plural }} {{ s | on }}."
+    "Gather every {{ k }} {{ c }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-glass-by-every-plate)
@@ -431,8 +431,8 @@
           (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))
       (around ?g ?p))))
   (:instruction
-    "Put a glass next to every plate on {{ s | ref }}, a different glass by each."
-    "Give each plate on {{ s | ref }} its own glass, placed beside it.")
+    "Put a glass next to every plate {{ s | on }}, a different glass by each."
+    "Give each plate {{ s | on }} its own glass, placed beside it.")
   (:ambiguity reject))
 
 (define (template out-set-for-two)
@@ -472,7 +472,7 @@
       (around ?m ?p))))
   (:instruction
     "Set {{ s | ref }} for two: two plates, each with a mug next to it."
-    "Lay out two plates on {{ s | ref }} and put a mug beside each.")
+    "Lay out two plates {{ s | on }} and put a mug beside each.")
   (:ambiguity reject))
 
 (define (template out-spread-over-two)
@@ -555,7 +555,7 @@
   (:goal (and (on ?a ?sb) (on ?b ?sa)))
   (:instruction
     "Swap {{ a | ref }} and {{ b | ref }}: each goes where the other one is."
-    "Put {{ a | ref }} on {{ sb | ref }} and {{ b | ref }} on {{ sa | ref }}.")
+    "Put {{ a | ref }} {{ sb | on }} and {{ b | ref }} {{ sa | on }}.")
   (:ambiguity reject))
 
 (define (template out-move-all)
@@ -574,6 +574,6 @@
     (exists (?x - movable) (initially-on ?x ?s1))))
   (:goal (forall (?x - movable) (imply (initially-on ?x ?s1) (on ?x ?s2))))
   (:instruction
-    "Move everything on {{ s1 | ref }} to {{ s2 | ref }}."
-    "Take all the items off {{ s1 | ref }} and put them on {{ s2 | ref }}.")
+    "Move everything {{ s1 | on }} to {{ s2 | ref }}."
+    "Take all the items {{ s1 | off }} and put them {{ s2 | on }}.")
   (:ambiguity reject))

@@ -92,8 +92,8 @@
   (:constraints (and (placed-on ?o ?s) (exactly 1 (?x - movable) (placed-on ?x ?s))))
   (:goal (robot-at-object ?o))
   (:instruction
-    "Navigate to the object you placed on {{ s | ref }}."
-    "Go to the object that you put down on {{ s | ref }} yesterday.")
+    "Navigate to the object you placed {{ s | on }}."
+    "Go to the object that you put down {{ s | on }} yesterday.")
   (:ambiguity reject))
 
 (define (template conditional-start-receptacle-of-category)
@@ -129,5 +129,5 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you moved from {{ src | ref }} to {{ dst | ref }}."
-    "Go to the object that you took from {{ src | ref }} and put on {{ dst | ref }} yesterday.")
+    "Go to the object that you took from {{ src | ref }} and put {{ dst | on }} yesterday.")
   (:ambiguity reject))
