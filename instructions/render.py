@@ -21,7 +21,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -51,15 +51,89 @@ class EntityText(str):
     description: str
     indefinite: str
     inside: bool  # one puts things in it (a compartment, a drawer, a container), not on
+    relation: str  # the description's relation ("on the desk"), or ""
+    relation_kind: str  # "on", "in", "on-in", "near", "with" (`describe.RELATIONS`)
+    clause: str  # the description with its relation as a relative clause
 
     def __new__(cls, phrase: str, ident: str, description: str, value: bool = False,
-                inside: bool = False) -> EntityText:
+                inside: bool = False, relation: str = "", relation_kind: str = "",
+                clause: str = "") -> EntityText:
         obj = super().__new__(cls, phrase)
         obj.id = ident
         obj.description = description
         obj.indefinite = phrase if value else f"{article(phrase)} {phrase}"
         obj.inside = inside
+        obj.relation = relation
+        obj.relation_kind = relation_kind
+        obj.clause = clause or description
         return obj
+
+
+#: Prepositions of place: a description with a relation next to one of them stacks
+#: locatives ("the book on the nightstand in the box").
+_LOCATIVE = r"on|in|into|onto|off|from|to|of|at|inside|out of|next to|near|around|" \
+    r"between|beside|by|under|over|behind"
+# "Go to the mug on the desk" names one place: "to" before a description is its goal
+_LOCATIVE_BEFORE = re.compile(rf"\b(?:{_LOCATIVE})\s+$".replace("|to|", "|"), re.IGNORECASE)
+_LOCATIVE_AFTER = re.compile(rf"^(?:\s+(?:{_LOCATIVE})\b|'s\b)", re.IGNORECASE)
+#: "Put the book on the nightstand in the box": the verbs whose object may be taken
+#: from where it is first, in a sentence of its own ("Take the book from the nightstand
+#: and put it in the box"), and how the second half says them.
+_SPLIT_VERBS = {"put": "put", "move": "move", "place": "place", "bring": "bring",
+                "take": "bring", "set": "set"}
+
+
+def entities_in(values: Mapping[str, Any]) -> list[EntityText]:
+    """The entities among an instruction's values (lists of them too: `targets`)."""
+    out: list[EntityText] = []
+    for v in values.values():
+        if isinstance(v, EntityText):
+            out.append(v)
+        elif isinstance(v, list | tuple):
+            out.extend(x for x in v if isinstance(x, EntityText))
+    return out
+
+
+def untangle(text: str, entities: Sequence[EntityText]) -> str:
+    """No noun phrase stacks locatives: a description whose relation stands next to
+    another place ("Put the book on the nightstand in the box") is said in a sentence
+    of its own when it is the object of the first verb ("Take the book from the
+    nightstand and put it in the box"), else with a relative clause ("... the box that
+    is on the bed")."""
+    done: set[str] = set()
+    for e in sorted(entities, key=lambda x: -len(x.description)):
+        if not e.relation or e.description in done:
+            continue
+        done.add(e.description)
+        text = _untangle_one(text, e)
+    return text
+
+
+def _untangle_one(text: str, e: EntityText) -> str:
+    out: list[str] = []
+    at = 0
+    pattern = re.compile(r"(?<![\w-])" + re.escape(e.description) + r"(?![\w-])",
+                         re.IGNORECASE)
+    for m in pattern.finditer(text):
+        before, after = text[: m.start()], text[m.end():]
+        if not (_LOCATIVE_BEFORE.search(before) or _LOCATIVE_AFTER.match(after)):
+            continue
+        verb = before.strip().lower()
+        words = e.relation.split(" ", 1)
+        if at == 0 and not out and verb in _SPLIT_VERBS and len(words) == 2 and \
+                e.relation_kind in ("on", "on-in", "in") and \
+                _LOCATIVE_AFTER.match(after) and not after.startswith("'s"):
+            noun = e.description[: len(e.description) - len(e.relation)].rstrip()
+            out.append(f"Take {noun} from {words[1]} and {_SPLIT_VERBS[verb]} it")
+            at = m.end()
+            continue
+        out.append(text[at : m.start()])
+        # a place after the clause would read as part of it: a comma closes it
+        out.append(e.clause + ("," if _LOCATIVE_AFTER.match(after) and
+                               not after.startswith("'s") else ""))
+        at = m.end()
+    out.append(text[at:])
+    return "".join(out)
 
 
 #: Jinja's default globals an instruction may use (`lipsum`, `cycler`, `joiner` and
@@ -273,7 +347,7 @@ class Renderer:
             raise RenderError(str(e) or type(e).__name__) from None
         finally:
             self.env.budget = None
-        return polish("".join(out))
+        return polish(untangle("".join(out), entities_in(values)))
 
 
 #: A space before punctuation, and punctuation doubled ("..", ",,", ",."; not "...").

@@ -80,3 +80,34 @@ def test_check_warns_on_the_plural_of_one_entity(tmp_path: Path) -> None:
 
 def test_check_still_refuses_unknown_filters(tmp_path: Path) -> None:
     assert _check(tmp_path, "Go to {{ o | reff }}, {{ k }}.") == ["J603"]
+
+
+BOOK = EntityText("book on the nightstand", "book_0", "the book on the nightstand",
+                  relation="on the nightstand", relation_kind="on",
+                  clause="the book that is on the nightstand")
+BOX = EntityText("box on the bed", "box_0", "the box on the bed", inside=True,
+                 relation="on the bed", relation_kind="on",
+                 clause="the box that is on the bed")
+COUNTER = EntityText("counter next to the fridge", "counter_1",
+                     "the counter next to the fridge", relation="next to the fridge",
+                     relation_kind="near", clause="the counter that is next to the fridge")
+
+
+def test_split_sentence_for_an_object_taken_from_somewhere() -> None:
+    out = Renderer().render("Put {{ o | ref }} {{ c | on }}.", {"o": BOOK, "c": BOX})
+    assert out == "Take the book from the nightstand and put it in the box that is on the bed."
+
+
+def test_relative_clause_next_to_another_place() -> None:
+    r = Renderer()
+    assert r.render("Put the pen on the left side of {{ o | ref }}.", {"o": BOOK}) == \
+        "Put the pen on the left side of the book that is on the nightstand."
+    assert r.render("Put both {{ c | ref }} and {{ o | ref }} next to the lamp.",
+                    {"o": BOOK, "c": COUNTER}) == \
+        "Put both the counter next to the fridge and the book that is on the " \
+        "nightstand, next to the lamp."
+
+
+def test_one_relation_alone_stays_short() -> None:
+    assert Renderer().render("Go to {{ o | ref }}.", {"o": BOOK}) == \
+        "Go to the book on the nightstand."

@@ -45,7 +45,7 @@
         (exists (?t - surface) (and (on ?o ?t) (on ?x ?t)))))))
   (:goal (in-cell ?o ?s ?c))
   (:instruction
-    "Move {{ o | ref }} to {{ s | ref }}'s {{ c }} part."
+    "Move {{ o | ref }} to the {{ c }} part of {{ s | ref }}."
     "Put {{ o | ref }} in the {{ c }} part of {{ s | ref }}.")
   (:ambiguity reject))
 
@@ -92,7 +92,7 @@
         (exists (?t - surface) (and (on ?o ?t) (on ?x ?t)))))))
   (:goal (at-side ?o ?a ?d))
   (:instruction
-    "Move {{ o | ref }} to {{ a | ref }}'s {{ d }} side."
+    "Move {{ o | ref }} to the {{ d }} side of {{ a | ref }}."
     "Put {{ o | ref }} on the {{ d }} side of {{ a | ref }}.")
   (:ambiguity reject))
 

@@ -65,7 +65,7 @@
     (not (= ?d2 center))))
   (:goal (then (at-side ?o1 ?a ?d1) (and (at-side ?o2 ?a ?d2) (on ?a ?s) (on ?o1 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to {{ a | ref }}'s {{ d1 }} side, then move {{ o2 | ref }} to its {{ d2 }} side."
+    "Move {{ o1 | ref }} to the {{ d1 }} side of {{ a | ref }}, then move {{ o2 | ref }} to its {{ d2 }} side."
     "Put {{ o1 | ref }} on the {{ d1 }} side of {{ a | ref }}, then put {{ o2 | ref }} on its {{ d2 }} side, leaving {{ a | ref }} where it is.")
   (:ambiguity reject))
 
@@ -109,7 +109,7 @@
     (and (in-cell ?o2 ?s right) (on ?o1 ?s))
     (and (between ?o3 ?o1 ?o2) (on ?o1 ?s) (on ?o2 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to {{ s | ref }}'s left part, then move {{ o2 | ref }} to its right part, then move {{ o3 | ref }} between them."
+    "Move {{ o1 | ref }} to the left part of {{ s | ref }}, then move {{ o2 | ref }} to its right part, then move {{ o3 | ref }} between them."
     "Put {{ o1 | ref }} on the left of {{ s | ref }} and then {{ o2 | ref }} on its right; finally put {{ o3 | ref }} between the two.")
   (:ambiguity reject))
 

@@ -274,7 +274,7 @@
   (:goal (forall (?x - movable) (imply (category-of ?x ?c) (in-cell ?x ?s ?z))))
   (:instruction
     "Put all the {{ c | plural }} in the {{ z }} part of {{ s | ref }}."
-    "Gather every {{ c }} in {{ s | ref }}'s {{ z }} part.")
+    "Gather every {{ c }} in the {{ z }} part of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-at-least-two-on)
@@ -575,5 +575,5 @@
   (:goal (forall (?x - movable) (imply (initially-on ?x ?s1) (on ?x ?s2))))
   (:instruction
     "Move everything {{ s1 | on }} to {{ s2 | ref }}."
-    "Take all the items {{ s1 | off }} and put them {{ s2 | on }}.")
+    "Take {{ 'item' | all_the(n_targets) }} {{ s1 | off }} and put {{ s1 | it(n_targets) }} {{ s2 | on }}.")
   (:ambiguity reject))
