@@ -345,24 +345,37 @@ class Describer:
                ) -> tuple[str, str, str]:
         """(noun, relation kind, relation): ('red mug', 'on', 'on the desk')."""
         picked = dict(chosen)
-        adjectives = [picked[n] for n in ADJECTIVES if n in picked]
-        if self.kind(entity) == "surface":  # the adjectives are the furniture's
+        text = self.noun(entity, [picked[n] for n in ADJECTIVES if n in picked])
+        for option in chosen:
+            if option[0] not in ADJECTIVES:
+                return text, option[0], self.relation_words(entity, option)
+        return text, "", ""
+
+    def noun(self, entity: str, adjectives: Sequence[str]) -> str:
+        """The entity's head noun with these adjectives: 'red mug'; a surface's are its
+        furniture's: 'second shelf of the white bookshelf'."""
+        if self.kind(entity) == "surface":
             part, owner = self._surface_parts(entity)
             noun = " ".join([*adjectives, owner])
-            text = f"{part} of the {noun}" if part else noun
-        else:
-            text = " ".join([*adjectives, self.head(entity)])
-        for name, value in chosen:
-            if name in ("on", "on-in"):
-                return text, name, value
-            if name == "in":
-                return text, name, f"in the {value}"
-            if name == "near":
-                return text, name, f"next to the {value}"
-            if name == "with":
-                where = "in" if self.inside(entity) else "on"
-                return text, name, f"with {self._some(value)} {where} it"
-        return text, "", ""
+            return f"{part} of the {noun}" if part else noun
+        return " ".join([*adjectives, self.head(entity)])
+
+    def relation_words(self, entity: str, option: tuple[str, str]) -> str:
+        """A relation in words: 'on the desk', 'in the kitchen', 'next to the fridge',
+        'with a vase on it'."""
+        name, value = option
+        if name == "in":
+            return f"in the {value}"
+        if name == "near":
+            return f"next to the {value}"
+        if name == "with":
+            return f"with {self._some(value)} {'in' if self.inside(entity) else 'on'} it"
+        return value
+
+    def relations(self, entity: str) -> list[tuple[str, str]]:
+        """Every relation the entity's description may say: (kind, words)."""
+        return [(o[0], self.relation_words(entity, o)) for o in self.options(entity)
+                if o[0] not in ADJECTIVES]
 
     def _some(self, category: str) -> str:
         from fdc.instructions.filters import with_article
