@@ -79,6 +79,10 @@ _LOCATIVE_AFTER = re.compile(rf"^(?:\s+(?:{_LOCATIVE})\b|'s\b)", re.IGNORECASE)
 #: "Put the book on the nightstand in the box": the verbs whose object may be taken
 #: from where it is first, in a sentence of its own ("Take the book from the nightstand
 #: and put it in the box"), and how the second half says them.
+_VERB_BEFORE = re.compile(r"(?:^|[.;!?:,]\s+|\b(?:then|and|also|first)\s+)"
+                          r"(put|move|place|bring|take|set)\s+$", re.IGNORECASE)
+# a split says "it" of the item: not where the sentence says "it" of another
+_PRONOUN = re.compile(r"\b(?:it|its)\b", re.IGNORECASE)
 _SPLIT_VERBS = {"put": "put", "move": "move", "place": "place", "bring": "bring",
                 "take": "bring", "set": "set"}
 
@@ -96,10 +100,10 @@ def entities_in(values: Mapping[str, Any]) -> list[EntityText]:
 
 def untangle(text: str, entities: Sequence[EntityText]) -> str:
     """No noun phrase stacks locatives: a description whose relation stands next to
-    another place ("Put the book on the nightstand in the box") is said in a sentence
-    of its own when it is the object of the first verb ("Take the book from the
-    nightstand and put it in the box"), else with a relative clause ("... the box that
-    is on the bed")."""
+    another place ("Put the book on the nightstand in the box") is said in a clause of
+    its own when it directly follows a verb of putting that starts a sentence or a
+    clause ("Take the book from the nightstand and put it in the box"), else with a
+    relative clause ("... the box that is on the bed")."""
     done: set[str] = set()
     for e in sorted(entities, key=lambda x: -len(x.description)):
         if not e.relation or e.description in done:
@@ -118,13 +122,18 @@ def _untangle_one(text: str, e: EntityText) -> str:
         before, after = text[: m.start()], text[m.end():]
         if not (_LOCATIVE_BEFORE.search(before) or _LOCATIVE_AFTER.match(after)):
             continue
-        verb = before.strip().lower()
+        verb = _VERB_BEFORE.search(before)
         words = e.relation.split(" ", 1)
-        if at == 0 and not out and verb in _SPLIT_VERBS and len(words) == 2 and \
+        if verb is not None and verb.start(1) >= at and len(words) == 2 and \
                 e.relation_kind in ("on", "on-in", "in") and \
-                _LOCATIVE_AFTER.match(after) and not after.startswith("'s"):
+                _LOCATIVE_AFTER.match(after) and not after.startswith("'s") and \
+                not _PRONOUN.search(after):
             noun = e.description[: len(e.description) - len(e.relation)].rstrip()
-            out.append(f"Take {noun} from {words[1]} and {_SPLIT_VERBS[verb]} it")
+            said = verb.group(1)
+            take = "Take" if said[:1].isupper() else "take"
+            out.append(text[at : verb.start(1)])
+            out.append(f"{take} {noun} from {words[1]} and "
+                       f"{_SPLIT_VERBS[said.lower()]} it")
             at = m.end()
             continue
         out.append(text[at : m.start()])

@@ -111,3 +111,18 @@ def test_relative_clause_next_to_another_place() -> None:
 def test_one_relation_alone_stays_short() -> None:
     assert Renderer().render("Go to {{ o | ref }}.", {"o": BOOK}) == \
         "Go to the book on the nightstand."
+
+
+def test_every_library_template_has_three_variants() -> None:
+    from fdc.compiler.compile import load_entries
+
+    entries, _ = load_entries(None)
+    assert [e.template.name for e in entries if len(set(e.texts)) < 3] == []
+
+
+def test_variety_counts_texts_and_distinct_bigrams() -> None:
+    from fdc.compiler.emit import variety
+
+    assert variety([]) == (0, 0.0)
+    assert variety(["Go to the mug.", "Go to the mug."]) == (1, 0.5)
+    assert variety(["Go to the mug.", "Fetch the red cup."]) == (2, 1.0)
