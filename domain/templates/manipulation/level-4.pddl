@@ -556,8 +556,8 @@
     (forall (?x - movable) (or (= ?x ?a) (not (in-cell ?x ?s center))))))
   (:instruction
     "Make {{ a | ref }} the centrepiece of {{ s | ref }}: put it in the middle, with nothing else there."
-    "Put {{ a | ref }} alone in the center of {{ s | ref }}."
-    "Leave {{ a | ref }} by itself in the middle of {{ s | ref }}.")
+    "Put {{ a | ref }} in the center of {{ s | ref }} and leave nothing else there."
+    "Make sure {{ a | ref }} stands in the middle of {{ s | ref }}, with nothing else in the middle.")
   (:ambiguity reject))
 
 (define (template out-swap)
