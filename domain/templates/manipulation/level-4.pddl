@@ -557,7 +557,7 @@
   (:instruction
     "Make {{ a | ref }} the centrepiece of {{ s | ref }}: put it in the middle, with nothing else there."
     "Put {{ a | ref }} in the center of {{ s | ref }} and leave nothing else there."
-    "Make sure {{ a | ref }} stands in the middle of {{ s | ref }}, with nothing else in the middle.")
+    "Move {{ a | ref }} to the middle of {{ s | ref }}, and keep everything else out of the middle.")
   (:ambiguity reject))
 
 (define (template out-swap)
