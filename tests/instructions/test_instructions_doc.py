@@ -35,3 +35,21 @@ def test_the_page_holds_sixty_instructions_of_every_category() -> None:
     rows = [line for line in text.splitlines() if line.startswith("| ") and "`" in line]
     assert len(rows) == 60
     assert len({r.split("|")[1].strip() for r in rows}) >= 15
+
+
+def test_the_defect_count_finds_each_defect(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "instruction_defects", REPO / "scripts" / "instruction_defects.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    suite = tmp_path / "suite.jsonl"
+    texts = ["Put the book on the nightstand in the box.", "Put it on the lower compartment.",
+             "Go to a apple.", "Take all the mugs off the desk.",
+             "Take the book from the nightstand and put it in the box that is on the bed.",
+             "Put the apple in the fridge or in the cabinet."]
+    suite.write_text(json.dumps({"instructions": texts, "targets": ["mug_0"]}) + "\n",
+                     encoding="utf-8")
+    assert module.count(str(suite)) == {"instructions": 6, "stacked": 1,
+                                        "on-compartment": 1, "a-vowel": 1,
+                                        "plural-for-one": 1}
