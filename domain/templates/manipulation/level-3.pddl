@@ -136,9 +136,9 @@
       (not (is-open ?f))
       (exists (?x - receptacle) (and (surface-of ?x ?f) (inside ?o ?x))))))
   (:instruction
-    "Put {{ o | ref }} in {{ f | ref }}, then close {{ f | ref }}."
+    "Put {{ o | ref }} in {{ f | ref }}, then close {{ f | it }}."
     "Place {{ o | ref }} inside {{ f | ref }} and then shut it."
-    "Store {{ o | ref }} inside {{ f | ref }}; once it is in, close {{ f | it }}.")
+    "Store {{ o | ref }} inside {{ f | ref }} and shut its door afterwards.")
   (:ambiguity reject))
 
 (define (template l3-and-surface-surface)

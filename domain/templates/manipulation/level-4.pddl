@@ -266,7 +266,7 @@
   (:goal (and (on ?a ?s) (forall (?x - movable) (imply (category-of ?x ?c) (around ?x ?a)))))
   (:instruction
     "Put all the {{ c | plural }} around {{ a | ref }}."
-    "Arrange every {{ c }} next to {{ a | ref }}, leaving {{ a | ref }} where it is."
+    "Arrange every {{ c }} next to {{ a | ref }}, leaving {{ a | it }} where it is."
     "Arrange {{ c | all_the(n_targets) }} beside {{ a | ref }} without moving {{ a | it }}.")
   (:ambiguity reject))
 
