@@ -979,8 +979,8 @@ class TypeChecker:
             self.numeric(info, problem.metric.expr, {}, ctx)
 
     # ------------------------------------------------------------------ templates
-    def _instructions(self, template: A.Template, path: str, scope: dict[str, Any]
-                      ) -> set[str]:
+    def _instructions(self, info: DomainInfo, template: A.Template, path: str,
+                      scope: dict[str, Any]) -> set[str]:
         """Lint the template's instruction variants; the parameters they mention."""
         from fdc.instructions.lint import lint_instructions
         from fdc.instructions.variants import FileRef, Inline, read_variants
@@ -990,7 +990,11 @@ class TypeChecker:
         file_ref = FileRef(ref.path, ref.span) if ref is not None else None
         problems: list[Diagnostic] = []
         variants = read_variants(inline, file_ref, path, self.sources, problems)
-        used: set[str] = lint_instructions(variants, template.name, scope, problems)
+        # a parameter that holds one entity (not a category, a colour, a number)
+        entities = {"movable", "furniture", "surface", "room"}
+        single = {name for name, var in scope.items()
+                  if var.types and all(entities & info.ancestors(t) for t in var.types)}
+        used: set[str] = lint_instructions(variants, template.name, scope, problems, single)
         self.diagnostics.extend(problems)
         return used
 
@@ -1029,7 +1033,7 @@ class TypeChecker:
                 self.name_span(template, template.name),
                 'add `(:instruction "...")` or `(:instruction-file "name.j2")`',
             )
-        used_in_text = self._instructions(template, path, scope)
+        used_in_text = self._instructions(info, template, path, scope)
         for name in used_in_text:
             if name in scope:
                 scope[name].used = True

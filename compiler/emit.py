@@ -9,6 +9,7 @@ for each reason as its example (`DropExample`).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,13 +52,27 @@ class _Tally:
     drops: Counter[str] = field(default_factory=Counter)
     examples: dict[str, DropExample] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
 
     def counts(self) -> TemplateCounts:
+        distinct, ratio = variety(self.texts)
         return TemplateCounts(
             file=self.file, category=self.category, level=self.level, bindings=self.bindings,
             sampled=self.sampled,
             visited=self.visited, tasks=self.tasks, drops=dict(sorted(self.drops.items())),
-            drop_examples=dict(sorted(self.examples.items())), errors=self.errors)
+            drop_examples=dict(sorted(self.examples.items())), errors=self.errors,
+            instructions=distinct, bigram_ratio=ratio)
+
+
+def variety(texts: Sequence[str]) -> tuple[int, float]:
+    """How varied instructions are: the number of distinct texts, and distinct word
+    bigrams over all word bigrams (rounded to 4 places; 0 without a bigram)."""
+    bigrams: list[tuple[str, str]] = []
+    for text in texts:
+        words = text.lower().rstrip(".!?").split()
+        bigrams.extend(itertools.pairwise(words))
+    ratio = round(len(set(bigrams)) / len(bigrams), 4) if bigrams else 0.0
+    return len(set(texts)), ratio
 
 
 def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
@@ -81,6 +96,9 @@ def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
             if rep.error:
                 t.errors.append(f"{scene.scene}: {rep.error}")
             drops.update(rep.drops)
+    for r in result.records:
+        if r.template in tallies:
+            tallies[r.template].texts.extend(r.instructions)
     categories = Counter(r.category or "-" for r in result.records)
     levels = Counter(str(r.level) if r.level is not None else "-" for r in result.records)
     files = {e.path: e.sha256 for e in entries}

@@ -73,6 +73,11 @@ class TemplateCounts(_Model):
     errors: list[str] = Field(
         default_factory=list, description="Scenes where the template could not compile."
     )
+    instructions: int = Field(default=0, description="Distinct instruction texts of its "
+                              "tasks (every variant).")
+    bigram_ratio: float = Field(default=0.0, description="Distinct word bigrams over all "
+                                "word bigrams of its tasks' instructions (0 to 1: higher "
+                                "is more varied).")
 
 
 class Manifest(_Model):

@@ -72,6 +72,7 @@ from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
 from .suite import TaskRecord, is_memory_manipulation
 
 if TYPE_CHECKING:
+    from fdc.instructions.describe import Describer
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.state import Snapshot
 
@@ -353,6 +354,26 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
                    f"bindings.{p.name}", "the template rejects ambiguous bindings")
     if widened and fits and len(r.bindings) == len(t.parameters):
         _check_widened(task, entry, worlds.compiler, fits)
+    experience = worlds.compiler.experience
+    check_references(task, describer, frozenset(i.object for i in experience.interactions)
+                     if memory and experience is not None else None)
+
+
+def check_references(task: _Task, describer: Describer,
+                     interacted: frozenset[str] | None = None) -> None:
+    """`ambiguous-reference`, `wrong-reference`: the listener reads every instruction
+    back without the bindings, and each definite mention must fit one entity the task
+    is about (`fdc.instructions.listen`)."""
+    from fdc.instructions.listen import about, listen, listener_for
+
+    r = task.record
+    entities = about(describer, {*r.bindings.values(), *r.targets,
+                                 *goal_entities(r.goal)})
+    for k, text in enumerate(r.instructions):
+        for code, message in listen(listener_for(describer), text, entities, interacted):
+            _error(task, code, message, f"instructions[{k}]",
+                   "the describer's words name another entity, or several: compile "
+                   "the suite again with this version of fdc, or reword the template")
 
 
 def _check_widened(task: _Task, entry: TemplateEntry, compiler: SceneCompiler,

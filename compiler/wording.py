@@ -94,4 +94,5 @@ def render_variants(renderer: Renderer, texts: Sequence[str], values: Mapping[st
 
 
 def _entity_text(d: Description) -> EntityText:
-    return EntityText(d.phrase, d.entity, d.definite, value=d.value)
+    return EntityText(d.phrase, d.entity, d.definite, value=d.value, inside=d.inside,
+                      relation=d.relation, relation_kind=d.relation_kind, clause=d.clause)

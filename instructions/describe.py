@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fdc.predicates.checkers.attributes import attribute_values
 
@@ -35,6 +35,20 @@ if TYPE_CHECKING:
 
 #: Attributes that make adjectives, in English adjective order.
 ADJECTIVES = ("size", "shape", "color", "material")
+
+#: Relations, in order of preference; a description uses at most one.
+RELATIONS = ("on", "in", "on-in", "near", "with")
+
+#: Furniture this close (footprints, metres) is "next to" a piece of furniture.
+NEAR_M = 0.6
+
+
+def relative_clause(kind: str, relation: str) -> str:
+    """A relation as a relative clause, for a noun phrase next to another locative:
+    'that is on the desk', 'that has a vase on it'."""
+    if kind == "with":
+        return "that has " + relation.removeprefix("with ")
+    return f"that is {relation}"
 
 _KIND_OF_TYPE = {"room": "room", "surface": "surface", "furniture": "furniture",
                  "movable": "movable"}
@@ -49,6 +63,18 @@ class Description:
     fits: tuple[str, ...]  # every entity the phrase fits (the entity alone when unique)
     value: bool = False  # a value (color, category, clock time): no article
     features: tuple[str, ...] = ()  # the features the phrase uses ("color", "on", ...)
+    inside: bool = False  # things go in it (a compartment, a container), not on it
+    noun: str = ""  # the phrase without its relation: "red mug"
+    relation: str = ""  # its relation, if any: "on the desk", "next to the fridge"
+    relation_kind: str = ""  # which (`RELATIONS`): "on", "near", ...
+
+    @property
+    def clause(self) -> str:
+        """The definite description with its relation as a relative clause: 'the mug
+        that is on the desk' (the description itself when it has no relation)."""
+        if not self.relation:
+            return self.definite
+        return f"the {self.noun} {relative_clause(self.relation_kind, self.relation)}"
 
     @property
     def unique(self) -> bool:
@@ -80,9 +106,12 @@ class Describer:
         self._heads: dict[str, str] = {}
         self._by_head: dict[tuple[str, str], list[str]] | None = None
         self._done: dict[tuple[str, tuple[str, ...]], Description] = {}
+        self._near: dict[str, frozenset[str]] = {}
+        self._contents: dict[str, frozenset[str]] = {}
+        self._items_on: dict[str, list[str]] | None = None
         # (kind, head, features) -> the features chosen and every entity they fit
         self._classes: dict[tuple[str | None, str, tuple[tuple[str, str], ...]],
-                            tuple[tuple[str, ...], tuple[str, ...]]] = {}
+                            tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
 
     # ------------------------------------------------------------------ classes and heads
 
@@ -146,8 +175,67 @@ class Describer:
             room = self.state.room_of(owner)
             if room is not None:
                 out["in"] = self.graph.room(room).name
+        if "on" in out and "in" in out:
+            support = self.state.support_of(entity)
+            assert support is not None
+            words_ = self._in_room(support, out["in"])
+            if words_:
+                out["on-in"] = f"{out['on'].split(' ', 1)[0]} the {words_}"
         self._features[entity] = out
         return out
+
+    def _in_room(self, surface: str, room: str) -> str:
+        """A surface named with its room as a modifier: 'kitchen table', 'second shelf of
+        the bedroom bookshelf' ('' when the name holds the room already)."""
+        part, owner = self._surface_parts(surface)
+        if room in owner or room.split(" ")[0] == "room":
+            return ""
+        noun = f"{room} {owner}"
+        return f"{part} of the {noun}" if part else noun
+
+    def landmarks(self, entity: str) -> frozenset[str]:
+        """The names of the furniture next to a piece of furniture (or a surface's) whose
+        name no other furniture in the room has: what "next to the X" can say."""
+        found = self._near.get(entity)
+        if found is not None:
+            return found
+        kind = self.kind(entity)
+        out: set[str] = set()
+        if kind in ("furniture", "surface"):
+            owner = self.graph.object(self.graph.surface(entity).object_id
+                                      if kind == "surface" else entity)
+            names: dict[str, list[Any]] = defaultdict(list)
+            for o in self.graph.objects():
+                if o.room == owner.room and not o.is_movable and o.id != owner.id:
+                    names[o.name].append(o)
+            for name, objs in names.items():
+                if len(objs) == 1 and name != owner.name and \
+                        owner.footprint.distance(objs[0].footprint) <= NEAR_M:
+                    out.add(name)
+        found = self._near[entity] = frozenset(out)
+        return found
+
+    def contents(self, entity: str) -> frozenset[str]:
+        """The categories of the items on a surface (or on a piece of furniture's
+        surfaces), where things stand now: what "with a mug on it" can say."""
+        found = self._contents.get(entity)
+        if found is not None:
+            return found
+        kind = self.kind(entity)
+        out: set[str] = set()
+        if kind in ("furniture", "surface"):
+            surfaces = (entity,) if kind == "surface" else self.graph.object(entity).surfaces
+            if self._items_on is None:
+                index: dict[str, list[str]] = defaultdict(list)
+                for item in self.state.object_ids():
+                    support = self.state.support_of(item)
+                    if support is not None:
+                        index[support].append(item)
+                self._items_on = dict(index)
+            for s in surfaces:
+                out.update(self.graph.object(i).name for i in self._items_on.get(s, ()))
+        found = self._contents[entity] = frozenset(out)
+        return found
 
     def distractors(self, entity: str) -> list[str]:
         """The other entities of the same kind and head noun."""
@@ -189,24 +277,60 @@ class Describer:
         kind, head noun and features) have the same distractors but themselves, so the
         choice of features, and the entities it fits, are made once per class: a scene
         of ten thousand identical cups costs one pass over them, not one per cup."""
-        mine = self.features(entity)
-        key = (self.kind(entity), self.head(entity), tuple(sorted(mine.items())))
+        options = self.options(entity)
+        key = (self.kind(entity), self.head(entity), options)
         found = self._classes.get(key)
         if found is None:
-            found = self._classes[key] = self._choose(entity, mine)
+            found = self._classes[key] = self._choose(entity, options)
         chosen, fits = found
-        return Description(entity, self._phrase(entity, chosen, mine), fits, features=chosen)
+        noun, kind, relation = self._parts(entity, chosen)
+        phrase = f"{noun} {relation}" if relation else noun
+        return Description(entity, phrase, fits, features=tuple(n for n, _ in chosen),
+                           inside=self.inside(entity), noun=noun, relation=relation,
+                           relation_kind=kind)
 
-    def _choose(self, entity: str, mine: Mapping[str, str]
-                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The smallest subset of the entity's features that leaves the fewest
-        distractors (the preference order breaks ties), and every entity it fits."""
-        others = {d: self.features(d) for d in self.distractors(entity)}
-        names = [n for n in (*ADJECTIVES, "on", "in") if n in mine]
-        best: tuple[int, tuple[str, ...], list[str]] | None = None
-        for size in range(len(names) + 1):
-            for subset in itertools.combinations(names, size):
-                left = [d for d, f in others.items() if all(f.get(n) == mine[n] for n in subset)]
+    def options(self, entity: str) -> tuple[tuple[str, str], ...]:
+        """Every feature the entity's description may use, as (name, words), in order of
+        preference: its adjectives, then its relations (one landmark or one kind of
+        content per option)."""
+        mine = self.features(entity)
+        out = [(n, mine[n]) for n in (*ADJECTIVES, "on", "in", "on-in") if n in mine]
+        out += [("near", w) for w in sorted(self.landmarks(entity))]
+        out += [("with", w) for w in sorted(self.contents(entity))]
+        return tuple(out)
+
+    def fits(self, entity: str, option: tuple[str, str]) -> bool:
+        """Whether the words of one feature are true of `entity`."""
+        name, value = option
+        if name == "near":
+            return value in self.landmarks(entity)
+        if name == "with":
+            return value in self.contents(entity)
+        return self.features(entity).get(name) == value
+
+    def inside(self, entity: str) -> bool:
+        """Whether things go in the entity rather than on it: a container's floor (a
+        compartment, a drawer) or a container item (a box, a basket)."""
+        kind = self.kind(entity)
+        if kind == "surface":
+            return self.graph.surface(entity).container is not None
+        return kind == "movable" and self.facts.has_type(entity, ("container",))
+
+    def _choose(self, entity: str, options: Sequence[tuple[str, str]]
+                ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+        """The smallest subset of the entity's features, with at most one relation, that
+        leaves the fewest distractors (the preference order breaks ties), and every
+        entity it fits."""
+        others = self.distractors(entity)
+        adjectives = [o for o in options if o[0] in ADJECTIVES]
+        relations = [o for o in options if o[0] not in ADJECTIVES]
+        best: tuple[int, tuple[tuple[str, str], ...], list[str]] | None = None
+        for size in range(len(adjectives) + 2):
+            subsets = [*itertools.combinations(adjectives, size),
+                       *((*a, r) for a in itertools.combinations(adjectives, size - 1)
+                         for r in relations)] if size else [()]
+            for subset in subsets:
+                left = [d for d in others if all(self.fits(d, o) for o in subset)]
                 if best is None or len(left) < best[0]:
                     best = (len(left), subset, left)
                 if not left:
@@ -217,19 +341,46 @@ class Describer:
         _, chosen, left = best
         return chosen, tuple(sorted([entity, *left]))
 
-    def _phrase(self, entity: str, chosen: Sequence[str], feats: Mapping[str, str]) -> str:
-        adjectives = [feats[n] for n in ADJECTIVES if n in chosen]
-        if self.kind(entity) == "surface":  # the adjectives are the furniture's
+    def _parts(self, entity: str, chosen: Sequence[tuple[str, str]]
+               ) -> tuple[str, str, str]:
+        """(noun, relation kind, relation): ('red mug', 'on', 'on the desk')."""
+        picked = dict(chosen)
+        text = self.noun(entity, [picked[n] for n in ADJECTIVES if n in picked])
+        for option in chosen:
+            if option[0] not in ADJECTIVES:
+                return text, option[0], self.relation_words(entity, option)
+        return text, "", ""
+
+    def noun(self, entity: str, adjectives: Sequence[str]) -> str:
+        """The entity's head noun with these adjectives: 'red mug'; a surface's are its
+        furniture's: 'second shelf of the white bookshelf'."""
+        if self.kind(entity) == "surface":
             part, owner = self._surface_parts(entity)
             noun = " ".join([*adjectives, owner])
-            text = f"{part} of the {noun}" if part else noun
-        else:
-            text = " ".join([*adjectives, self.head(entity)])
-        if "on" in chosen:
-            text += f" {feats['on']}"
-        if "in" in chosen:
-            text += f" in the {feats['in']}"
-        return text
+            return f"{part} of the {noun}" if part else noun
+        return " ".join([*adjectives, self.head(entity)])
+
+    def relation_words(self, entity: str, option: tuple[str, str]) -> str:
+        """A relation in words: 'on the desk', 'in the kitchen', 'next to the fridge',
+        'with a vase on it'."""
+        name, value = option
+        if name == "in":
+            return f"in the {value}"
+        if name == "near":
+            return f"next to the {value}"
+        if name == "with":
+            return f"with {self._some(value)} {'in' if self.inside(entity) else 'on'} it"
+        return value
+
+    def relations(self, entity: str) -> list[tuple[str, str]]:
+        """Every relation the entity's description may say: (kind, words)."""
+        return [(o[0], self.relation_words(entity, o)) for o in self.options(entity)
+                if o[0] not in ADJECTIVES]
+
+    def _some(self, category: str) -> str:
+        from fdc.instructions.filters import with_article
+
+        return with_article(category)
 
 
 def _surface_words(name: str, container: bool) -> str:

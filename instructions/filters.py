@@ -353,6 +353,38 @@ def ref(entity: Any) -> str:
     return str(desc)
 
 
+def it(entity: Any, n: Any = 1) -> str:
+    """The pronoun for a second mention: 'it' (`n` other than 1: 'them').
+    Write `Open {{ f | ref }} and then close {{ f | it }}.`"""
+    return "it" if n == 1 else "them"
+
+
+def all_the(noun: Any, n: Any) -> str:
+    """The noun of a set of `n` entities with its determiner, its number by the set's
+    size: 'the mug' (1), 'both mugs' (2), 'all the mugs' (3 or more)."""
+    count = _as_int(n, "all_the")
+    if count == 1:
+        return f"the {noun}"
+    return f"{'both' if count == 2 else 'all the'} {plural(noun, count)}"
+
+
+def _inside(entity: Any) -> bool:
+    return bool(getattr(entity, "inside", False))
+
+
+def on(entity: Any) -> str:
+    """The place on or in an entity, the preposition by what it is: 'in' a compartment,
+    a drawer, a container ('in the lower compartment of the fridge'); 'on' a top or a
+    shelf ('on the desk'). Write `Put {{ o | ref }} {{ s | on }}.`"""
+    return f"{'in' if _inside(entity) else 'on'} {ref(entity)}"
+
+
+def off(entity: Any) -> str:
+    """Away from an entity, the preposition by what it is: 'off the desk', 'out of the
+    lower compartment of the fridge'."""
+    return f"{'out of' if _inside(entity) else 'off'} {ref(entity)}"
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
     "a": with_article,
     "an": with_article,
@@ -367,6 +399,10 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "join_list": join_list,
     "direction": direction,
     "ref": ref,
+    "it": it,
+    "all_the": all_the,
+    "on": on,
+    "off": off,
 }
 
 #: Names every instruction may use besides its parameters.

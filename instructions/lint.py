@@ -84,20 +84,23 @@ def _locate(variant: Variant, lineno: int, word: str) -> Span:
 
 
 def lint_instructions(variants: Iterable[Variant], template: str, scope: Iterable[str],
-                      problems: list[Diagnostic]) -> set[str]:
-    """Report bad instructions of template `template` (its parameters `scope`, with `?`)
-    in `problems`; return the parameters they mention."""
+                      problems: list[Diagnostic], single: Iterable[str] = ()) -> set[str]:
+    """Report bad instructions of template `template` (its parameters `scope`, with `?`;
+    `single`: those that hold one entity) in `problems`; return the parameters they
+    mention."""
     params = tuple(sorted(scope))
+    ones = frozenset(jinja_name(p) for p in single)
     used: set[str] = set()
     for variant in variants:
-        found, mentioned = _lint_variant(variant, template, params, current())
+        found, mentioned = _lint_variant(variant, template, params, current(), ones)
         problems.extend(found)
         used |= mentioned
     return used
 
 
 @lru_cache(maxsize=4096)
-def _lint_variant(variant: Variant, template: str, scope: tuple[str, ...], limits: Limits
+def _lint_variant(variant: Variant, template: str, scope: tuple[str, ...], limits: Limits,
+                  single: frozenset[str] = frozenset()
                   ) -> tuple[tuple[Diagnostic, ...], frozenset[str]]:
     """One variant's problems and the parameters it mentions, under `limits` (those in
     effect). Cached: an editor checks the same instructions again after every change of
@@ -139,6 +142,7 @@ def _lint_variant(variant: Variant, template: str, scope: tuple[str, ...], limit
                 file=variant.path,
             )
     _sandbox_checks(tree, variant, problems)
+    _grammar_checks(tree, variant, single, problems)
     for f in tree.find_all(nodes.Filter):
         if f.name not in filters:
             _report(problems,
@@ -153,6 +157,52 @@ def _lint_variant(variant: Variant, template: str, scope: tuple[str, ...], limit
                 file=variant.path,
             )
     return tuple(problems), frozenset(used)
+
+
+#: Filters that write their own article or determiner.
+_DETERMINERS = frozenset({"a", "an", "article", "the", "ref", "on", "off", "it", "all_the",
+                          "join_list", "number_word"})
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(an?)\s+$", re.IGNORECASE)
+
+
+def _grammar_checks(tree: Any, variant: Variant, single: frozenset[str],
+                    problems: list[Diagnostic]) -> None:
+    """J608: a literal 'a'/'an' before a placeholder (its sound is the value's: write
+    `{{ x | a }}`); J609: a plural of a parameter that holds one entity."""
+    from jinja2 import nodes
+
+    for out in tree.find_all(nodes.Output):
+        for before, node in zip(out.nodes, out.nodes[1:], strict=False):
+            if not isinstance(before, nodes.TemplateData) or isinstance(node, nodes.TemplateData):
+                continue
+            m = _ARTICLE_BEFORE.search(before.data)
+            if m is None or (isinstance(node, nodes.Filter) and node.name in _DETERMINERS):
+                continue
+            what = _placeholder_name(node)
+            _report(problems, Severity.WARNING, "J608",
+                    f"“{m.group(1)}” before a placeholder: the article depends on the "
+                    "value's first sound (a mug, an apple)",
+                    _locate(variant, node.lineno, what),
+                    f"drop the “{m.group(1)}” and write `{{{{ {what or 'x'} | a }}}}`",
+                    file=variant.path)
+    for f in tree.find_all(nodes.Filter):
+        if f.name != "plural" or not isinstance(f.node, nodes.Name) or \
+                f.node.name not in single or f.args:
+            continue
+        _report(problems, Severity.WARNING, "J609",
+                f"the plural of `{f.node.name}`, which holds one entity",
+                _locate(variant, f.lineno, f.node.name),
+                "one entity is singular: write `{{ " + f.node.name + " | ref }}`; for a "
+                "set, inflect its category by the set's size (`{{ c | all_the(n_targets) "
+                "}}`, `{{ c | plural(n_targets) }}`)", file=variant.path)
+
+
+def _placeholder_name(node: Any) -> str:
+    from jinja2 import nodes
+
+    while isinstance(node, nodes.Filter | nodes.Getattr) and node.node is not None:
+        node = node.node
+    return node.name if isinstance(node, nodes.Name) else ""
 
 
 @cache

@@ -21,7 +21,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -50,14 +50,99 @@ class EntityText(str):
     id: str
     description: str
     indefinite: str
+    inside: bool  # one puts things in it (a compartment, a drawer, a container), not on
+    relation: str  # the description's relation ("on the desk"), or ""
+    relation_kind: str  # "on", "in", "on-in", "near", "with" (`describe.RELATIONS`)
+    clause: str  # the description with its relation as a relative clause
 
-    def __new__(cls, phrase: str, ident: str, description: str, value: bool = False
-                ) -> EntityText:
+    def __new__(cls, phrase: str, ident: str, description: str, value: bool = False,
+                inside: bool = False, relation: str = "", relation_kind: str = "",
+                clause: str = "") -> EntityText:
         obj = super().__new__(cls, phrase)
         obj.id = ident
         obj.description = description
         obj.indefinite = phrase if value else f"{article(phrase)} {phrase}"
+        obj.inside = inside
+        obj.relation = relation
+        obj.relation_kind = relation_kind
+        obj.clause = clause or description
         return obj
+
+
+#: Prepositions of place: a description with a relation next to one of them stacks
+#: locatives ("the book on the nightstand in the box").
+_LOCATIVE = r"on|in|into|onto|off|from|to|of|at|inside|out of|next to|near|around|" \
+    r"between|beside|by|under|over|behind"
+# "Go to the mug on the desk" names one place: "to" before a description is its goal
+_LOCATIVE_BEFORE = re.compile(rf"\b(?:{_LOCATIVE})\s+$".replace("|to|", "|"), re.IGNORECASE)
+_LOCATIVE_AFTER = re.compile(rf"^(?:\s+(?:{_LOCATIVE})\b|'s\b)", re.IGNORECASE)
+#: "Put the book on the nightstand in the box": the verbs whose object may be taken
+#: from where it is first, in a sentence of its own ("Take the book from the nightstand
+#: and put it in the box"), and how the second half says them.
+_VERB_BEFORE = re.compile(r"(?:^|[.;!?:,]\s+|\b(?:then|and|also|first)\s+)"
+                          r"(put|move|place|bring|take|set)\s+$", re.IGNORECASE)
+# a split says "it" of the item: not where the sentence says "it" of another
+_PRONOUN = re.compile(r"\b(?:it|its)\b", re.IGNORECASE)
+_SPLIT_VERBS = {"put": "put", "move": "move", "place": "place", "bring": "bring",
+                "take": "bring", "set": "set"}
+
+
+def entities_in(values: Mapping[str, Any]) -> list[EntityText]:
+    """The entities among an instruction's values (lists of them too: `targets`)."""
+    out: list[EntityText] = []
+    for v in values.values():
+        if isinstance(v, EntityText):
+            out.append(v)
+        elif isinstance(v, list | tuple):
+            out.extend(x for x in v if isinstance(x, EntityText))
+    return out
+
+
+def untangle(text: str, entities: Sequence[EntityText]) -> str:
+    """No noun phrase stacks locatives: a description whose relation stands next to
+    another place ("Put the book on the nightstand in the box") is said in a clause of
+    its own when it directly follows a verb of putting that starts a sentence or a
+    clause ("Take the book from the nightstand and put it in the box"), else with a
+    relative clause ("... the box that is on the bed")."""
+    done: set[str] = set()
+    for e in sorted(entities, key=lambda x: -len(x.description)):
+        if not e.relation or e.description in done:
+            continue
+        done.add(e.description)
+        text = _untangle_one(text, e)
+    return text
+
+
+def _untangle_one(text: str, e: EntityText) -> str:
+    out: list[str] = []
+    at = 0
+    pattern = re.compile(r"(?<![\w-])" + re.escape(e.description) + r"(?![\w-])",
+                         re.IGNORECASE)
+    for m in pattern.finditer(text):
+        before, after = text[: m.start()], text[m.end():]
+        if not (_LOCATIVE_BEFORE.search(before) or _LOCATIVE_AFTER.match(after)):
+            continue
+        verb = _VERB_BEFORE.search(before)
+        words = e.relation.split(" ", 1)
+        if verb is not None and verb.start(1) >= at and len(words) == 2 and \
+                e.relation_kind in ("on", "on-in", "in") and \
+                _LOCATIVE_AFTER.match(after) and not after.startswith("'s") and \
+                not _PRONOUN.search(after):
+            noun = e.description[: len(e.description) - len(e.relation)].rstrip()
+            said = verb.group(1)
+            take = "Take" if said[:1].isupper() else "take"
+            out.append(text[at : verb.start(1)])
+            out.append(f"{take} {noun} from {words[1]} and "
+                       f"{_SPLIT_VERBS[said.lower()]} it")
+            at = m.end()
+            continue
+        out.append(text[at : m.start()])
+        # a place after the clause would read as part of it: a comma closes it
+        out.append(e.clause + ("," if _LOCATIVE_AFTER.match(after) and
+                               not after.startswith("'s") else ""))
+        at = m.end()
+    out.append(text[at:])
+    return "".join(out)
 
 
 #: Jinja's default globals an instruction may use (`lipsum`, `cycler`, `joiner` and
@@ -271,4 +356,18 @@ class Renderer:
             raise RenderError(str(e) or type(e).__name__) from None
         finally:
             self.env.budget = None
-        return " ".join("".join(out).split())
+        return polish(untangle("".join(out), entities_in(values)))
+
+
+#: A space before punctuation, and punctuation doubled ("..", ",,", ",."; not "...").
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
+_DOUBLED_MARK = re.compile(r"([,;:])[,;:]+|(?<![.])(\.)\.(?!\.)|[,;:]+(?=[.!?])")
+
+
+def polish(text: str) -> str:
+    """An instruction's typography: one line of single-spaced words, no space before
+    punctuation, no doubled punctuation, the first letter a capital."""
+    text = " ".join(text.split())
+    text = _SPACE_BEFORE_MARK.sub(r"\1", text)
+    text = _DOUBLED_MARK.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    return text[:1].upper() + text[1:]

@@ -121,7 +121,26 @@ def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path) -> No
                                  goal=goal, goal_pddl=to_pddl(goal))])
     code, out, _ = run("validate", str(path), "--format", "json")
     assert code == 1
-    assert findings(out)[first.id] == [("ambiguous", "error")]
+    found = findings(out)[first.id]
+    assert found[0] == ("ambiguous", "error")
+    # the instructions still name the first surface: the listener says so too
+    assert all(c.endswith("-reference") for c, _ in found[1:])
+
+
+@pytest.mark.slow
+def test_the_listener_reports_words_for_another_entity(suite: Path, tmp_path: Path) -> None:
+    first = next(r for r in records(suite) if r.template == "l1-to-surface")
+    compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
+    entries, _ = load_entries(None)
+    describer = Describer(compiler.facts(entries[0].domain), compiler.states["initial"])
+    o = first.bindings["?o"]
+    other = next(e for e in compiler.facts(entries[0].domain).entities(("movable",))
+                 if e != o and describer.describe(e).unique)
+    text = f"Pick up {describer.describe(other).definite}."
+    path = write(tmp_path, [line(first, instructions=[text])])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 1
+    assert ("wrong-reference", "error") in findings(out)[first.id]
 
 
 @pytest.mark.slow

@@ -26,7 +26,8 @@
   (:goal (on ?o ?s))
   (:instruction
     "Move {{ o | ref }} to {{ s | ref }}."
-    "Put {{ o | ref }} on {{ s | ref }}.")
+    "Put {{ o | ref }} {{ s | on }}."
+    "Place {{ o | ref }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template l1-to-cell)
@@ -49,8 +50,9 @@
           (exists (?t - surface) (and (on ?o ?t) (on ?x ?t))))))))
   (:goal (in-cell ?o ?s ?c))
   (:instruction
-    "Move {{ o | ref }} to {{ s | ref }}'s {{ c }} part."
-    "Put {{ o | ref }} in the {{ c }} part of {{ s | ref }}.")
+    "Move {{ o | ref }} to the {{ c }} part of {{ s | ref }}."
+    "Put {{ o | ref }} in the {{ c }} part of {{ s | ref }}."
+    "Place {{ o | ref }} so it sits in the {{ c }} part of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template l1-around)
@@ -74,7 +76,8 @@
   (:goal (around ?o ?a))
   (:instruction
     "Move {{ o | ref }} around {{ a | ref }}."
-    "Put {{ o | ref }} next to {{ a | ref }}.")
+    "Put {{ o | ref }} next to {{ a | ref }}."
+    "Place {{ o | ref }} somewhere beside {{ a | ref }}.")
   (:ambiguity reject))
 
 (define (template l1-to-side)
@@ -98,8 +101,9 @@
           (exists (?t - surface) (and (on ?o ?t) (on ?x ?t))))))))
   (:goal (at-side ?o ?a ?d))
   (:instruction
-    "Move {{ o | ref }} to {{ a | ref }}'s {{ d }} side."
-    "Put {{ o | ref }} on the {{ d }} side of {{ a | ref }}.")
+    "Move {{ o | ref }} to the {{ d }} side of {{ a | ref }}."
+    "Put {{ o | ref }} on the {{ d }} side of {{ a | ref }}."
+    "Place {{ o | ref }} at the {{ d }} side of {{ a | ref }}.")
   (:ambiguity reject))
 
 (define (template l1-between)
@@ -124,7 +128,8 @@
   (:goal (between ?o ?a ?b))
   (:instruction
     "Move {{ o | ref }} between {{ a | ref }} and {{ b | ref }}."
-    "Put {{ o | ref }} between {{ a | ref }} and {{ b | ref }}.")
+    "Put {{ o | ref }} between {{ a | ref }} and {{ b | ref }}."
+    "Place {{ o | ref }} in the gap between {{ a | ref }} and {{ b | ref }}.")
   (:ambiguity reject))
 
 (define (template l1-into-furniture)
@@ -147,7 +152,8 @@
   (:goal (exists (?r - receptacle) (and (surface-of ?r ?f) (inside ?o ?r))))
   (:instruction
     "Put {{ o | ref }} in {{ f | ref }}."
-    "Move {{ o | ref }} into {{ f | ref }}.")
+    "Move {{ o | ref }} into {{ f | ref }}."
+    "Store {{ o | ref }} inside {{ f | ref }}.")
   (:ambiguity reject))
 
 (define (template l1-into-container)
@@ -169,7 +175,8 @@
   (:goal (inside ?o ?c))
   (:instruction
     "Put {{ o | ref }} in {{ c | ref }}."
-    "Move {{ o | ref }} into {{ c | ref }}.")
+    "Move {{ o | ref }} into {{ c | ref }}."
+    "Place {{ o | ref }} inside {{ c | ref }}.")
   (:ambiguity reject))
 
 ; Furniture and rooms named by their category: a parameter or a quantified variable of a
@@ -190,7 +197,8 @@
     (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
   (:instruction
     "Put {{ o | ref }} on a kitchen counter."
-    "Bring {{ o | ref }} to the kitchen and put it on a counter.")
+    "Bring {{ o | ref }} to the kitchen and put it on a counter."
+    "Carry {{ o | ref }} into the kitchen and leave it on one of the counters.")
   (:ambiguity reject))
 
 (define (template l1-to-table-in-room)
@@ -206,5 +214,6 @@
     (and (furniture-in-room ?f ?r) (surface-of ?s ?f) (on ?o ?s))))
   (:instruction
     "Put {{ o | ref }} on a table in {{ r | ref }}."
-    "Take {{ o | ref }} to {{ r | ref }} and set it down on a table there.")
+    "Take {{ o | ref }} to {{ r | ref }} and set it down on a table there."
+    "Carry {{ o | ref }} to {{ r | ref }} and leave it on any table there.")
   (:ambiguity reject))

@@ -23,7 +23,8 @@
   (:goal (on ?o ?s))
   (:instruction
     "Move {{ o | ref }} to {{ s | ref }}."
-    "Put {{ o | ref }} on {{ s | ref }}.")
+    "Put {{ o | ref }} {{ s | on }}."
+    "Place {{ o | ref }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template l2-to-cell)
@@ -45,8 +46,9 @@
         (exists (?t - surface) (and (on ?o ?t) (on ?x ?t)))))))
   (:goal (in-cell ?o ?s ?c))
   (:instruction
-    "Move {{ o | ref }} to {{ s | ref }}'s {{ c }} part."
-    "Put {{ o | ref }} in the {{ c }} part of {{ s | ref }}.")
+    "Move {{ o | ref }} to the {{ c }} part of {{ s | ref }}."
+    "Put {{ o | ref }} in the {{ c }} part of {{ s | ref }}."
+    "Place {{ o | ref }} so it sits in the {{ c }} part of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template l2-around)
@@ -69,7 +71,8 @@
   (:goal (around ?o ?a))
   (:instruction
     "Move {{ o | ref }} around {{ a | ref }}."
-    "Put {{ o | ref }} next to {{ a | ref }}.")
+    "Put {{ o | ref }} next to {{ a | ref }}."
+    "Place {{ o | ref }} somewhere beside {{ a | ref }}.")
   (:ambiguity reject))
 
 (define (template l2-to-side)
@@ -92,8 +95,9 @@
         (exists (?t - surface) (and (on ?o ?t) (on ?x ?t)))))))
   (:goal (at-side ?o ?a ?d))
   (:instruction
-    "Move {{ o | ref }} to {{ a | ref }}'s {{ d }} side."
-    "Put {{ o | ref }} on the {{ d }} side of {{ a | ref }}.")
+    "Move {{ o | ref }} to the {{ d }} side of {{ a | ref }}."
+    "Put {{ o | ref }} on the {{ d }} side of {{ a | ref }}."
+    "Place {{ o | ref }} at the {{ d }} side of {{ a | ref }}.")
   (:ambiguity reject))
 
 (define (template l2-between)
@@ -117,7 +121,8 @@
   (:goal (between ?o ?a ?b))
   (:instruction
     "Move {{ o | ref }} between {{ a | ref }} and {{ b | ref }}."
-    "Put {{ o | ref }} between {{ a | ref }} and {{ b | ref }}.")
+    "Put {{ o | ref }} between {{ a | ref }} and {{ b | ref }}."
+    "Place {{ o | ref }} in the gap between {{ a | ref }} and {{ b | ref }}.")
   (:ambiguity reject))
 
 (define (template l2-into-furniture)
@@ -139,7 +144,8 @@
   (:goal (exists (?r - receptacle) (and (surface-of ?r ?f) (inside ?o ?r))))
   (:instruction
     "Put {{ o | ref }} in {{ f | ref }}."
-    "Move {{ o | ref }} into {{ f | ref }}.")
+    "Move {{ o | ref }} into {{ f | ref }}."
+    "Store {{ o | ref }} inside {{ f | ref }}.")
   (:ambiguity reject))
 
 (define (template l2-into-container)
@@ -160,5 +166,6 @@
   (:goal (inside ?o ?c))
   (:instruction
     "Put {{ o | ref }} in {{ c | ref }}."
-    "Move {{ o | ref }} into {{ c | ref }}.")
+    "Move {{ o | ref }} into {{ c | ref }}."
+    "Place {{ o | ref }} inside {{ c | ref }}.")
   (:ambiguity reject))

@@ -25,7 +25,8 @@
   (:goal (then (on ?o1 ?s1) (and (on ?o2 ?s2) (on ?o1 ?s1))))
   (:instruction
     "Move {{ o1 | ref }} to {{ s1 | ref }}, then move {{ o2 | ref }} to {{ s2 | ref }}."
-    "First put {{ o1 | ref }} on {{ s1 | ref }}. After that, put {{ o2 | ref }} on {{ s2 | ref }}.")
+    "First put {{ o1 | ref }} {{ s1 | on }}. After that, put {{ o2 | ref }} {{ s2 | on }}."
+    "Set {{ o1 | ref }} {{ s1 | on }} first, and only then set {{ o2 | ref }} {{ s2 | on }}.")
   (:ambiguity reject))
 
 (define (template l3-then-surface-around)
@@ -45,7 +46,8 @@
   (:goal (then (on ?o1 ?s) (and (around ?o2 ?o1) (on ?o1 ?s))))
   (:instruction
     "Move {{ o1 | ref }} to {{ s | ref }}, then move {{ o2 | ref }} around it."
-    "Put {{ o1 | ref }} on {{ s | ref }}, then put {{ o2 | ref }} next to it.")
+    "Put {{ o1 | ref }} {{ s | on }}, then put {{ o2 | ref }} next to it."
+    "First set {{ o1 | ref }} {{ s | on }}; next, place {{ o2 | ref }} beside it.")
   (:ambiguity reject))
 
 (define (template l3-then-side-side)
@@ -65,8 +67,9 @@
     (not (= ?d2 center))))
   (:goal (then (at-side ?o1 ?a ?d1) (and (at-side ?o2 ?a ?d2) (on ?a ?s) (on ?o1 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to {{ a | ref }}'s {{ d1 }} side, then move {{ o2 | ref }} to its {{ d2 }} side."
-    "Put {{ o1 | ref }} on the {{ d1 }} side of {{ a | ref }}, then put {{ o2 | ref }} on its {{ d2 }} side, leaving {{ a | ref }} where it is.")
+    "Move {{ o1 | ref }} to the {{ d1 }} side of {{ a | ref }}, then move {{ o2 | ref }} to its {{ d2 }} side."
+    "Put {{ o1 | ref }} on the {{ d1 }} side of {{ a | ref }}, then put {{ o2 | ref }} on its {{ d2 }} side, leaving {{ a | ref }} where it is."
+    "First set {{ o1 | ref }} at the {{ d1 }} side of {{ a | ref }}; next, set {{ o2 | ref }} at its {{ d2 }} side.")
   (:ambiguity reject))
 
 (define (template l3-then-around-between)
@@ -86,7 +89,8 @@
   (:goal (then (around ?o1 ?a) (and (between ?o2 ?a ?o1) (on ?a ?s) (on ?o1 ?s))))
   (:instruction
     "Move {{ o1 | ref }} around {{ a | ref }}, then move {{ o2 | ref }} between them."
-    "Put {{ o1 | ref }} next to {{ a | ref }}, then put {{ o2 | ref }} between the two of them.")
+    "Put {{ o1 | ref }} next to {{ a | ref }}, then put {{ o2 | ref }} between the two of them."
+    "First set {{ o1 | ref }} beside {{ a | ref }}; next, fit {{ o2 | ref }} in the gap between those two.")
   (:ambiguity reject))
 
 (define (template l3-then-cells-between)
@@ -109,8 +113,9 @@
     (and (in-cell ?o2 ?s right) (on ?o1 ?s))
     (and (between ?o3 ?o1 ?o2) (on ?o1 ?s) (on ?o2 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to {{ s | ref }}'s left part, then move {{ o2 | ref }} to its right part, then move {{ o3 | ref }} between them."
-    "Put {{ o1 | ref }} on the left of {{ s | ref }} and then {{ o2 | ref }} on its right; finally put {{ o3 | ref }} between the two.")
+    "Move {{ o1 | ref }} to the left part of {{ s | ref }}, then move {{ o2 | ref }} to its right part, then move {{ o3 | ref }} between them."
+    "Put {{ o1 | ref }} on the left of {{ s | ref }} and then {{ o2 | ref }} on its right; finally put {{ o3 | ref }} between the two."
+    "Set {{ o1 | ref }} at the left of {{ s | ref }}, next {{ o2 | ref }} at its right, and last {{ o3 | ref }} in the gap between them.")
   (:ambiguity reject))
 
 (define (template l3-then-into-close)
@@ -131,8 +136,9 @@
       (not (is-open ?f))
       (exists (?x - receptacle) (and (surface-of ?x ?f) (inside ?o ?x))))))
   (:instruction
-    "Put {{ o | ref }} in {{ f | ref }}, then close {{ f | ref }}."
-    "Place {{ o | ref }} inside {{ f | ref }} and then shut it.")
+    "Put {{ o | ref }} in {{ f | ref }}, then close {{ f | it }}."
+    "Place {{ o | ref }} inside {{ f | ref }} and then shut it."
+    "Store {{ o | ref }} inside {{ f | ref }} and shut its door afterwards.")
   (:ambiguity reject))
 
 (define (template l3-and-surface-surface)
@@ -154,8 +160,9 @@
     (furniture-in-room ?f2 ?r)))
   (:goal (and (on ?o1 ?s1) (on ?o2 ?s2)))
   (:instruction
-    "Move {{ o1 | ref }} to {{ s1 | ref }} and {{ o2 | ref }} to {{ s2 | ref }}."
-    "Put {{ o1 | ref }} on {{ s1 | ref }} and {{ o2 | ref }} on {{ s2 | ref }}, in any order.")
+    "Move {{ o1 | ref }} to {{ s1 | ref }}, and move {{ o2 | ref }} to {{ s2 | ref }}."
+    "Put {{ o1 | ref }} {{ s1 | on }}, and put {{ o2 | ref }} {{ s2 | on }}, in any order."
+    "Place {{ o1 | ref }} {{ s1 | on }}; also place {{ o2 | ref }} {{ s2 | on }}.")
   (:ambiguity reject))
 
 (define (template l3-and-around-around)
@@ -175,7 +182,8 @@
   (:goal (and (around ?o1 ?a) (around ?o2 ?a) (on ?a ?s)))
   (:instruction
     "Move {{ o1 | ref }} and {{ o2 | ref }} around {{ a | ref }}."
-    "Put both {{ o1 | ref }} and {{ o2 | ref }} next to {{ a | ref }}.")
+    "Put both {{ o1 | ref }} and {{ o2 | ref }} next to {{ a | ref }}."
+    "Place {{ o1 | ref }} beside {{ a | ref }}, and {{ o2 | ref }} beside it too.")
   (:ambiguity reject))
 
 (define (template l3-or-surfaces)
@@ -194,7 +202,8 @@
   (:goal (or (on ?o ?s1) (on ?o ?s2)))
   (:instruction
     "Move {{ o | ref }} to {{ s1 | ref }} or {{ s2 | ref }}."
-    "Put {{ o | ref }} either on {{ s1 | ref }} or on {{ s2 | ref }}.")
+    "Put {{ o | ref }} either {{ s1 | on }} or {{ s2 | on }}."
+    "Place {{ o | ref }} {{ s1 | on }}, or else {{ s2 | on }}.")
   (:ambiguity reject))
 
 (define (template l3-or-into)
@@ -216,5 +225,6 @@
     (exists (?x - receptacle) (and (surface-of ?x ?f2) (inside ?o ?x)))))
   (:instruction
     "Put {{ o | ref }} in {{ f1 | ref }} or in {{ f2 | ref }}."
-    "Store {{ o | ref }} inside either {{ f1 | ref }} or {{ f2 | ref }}.")
+    "Store {{ o | ref }} inside either {{ f1 | ref }} or {{ f2 | ref }}."
+    "Place {{ o | ref }} inside {{ f1 | ref }}, or else inside {{ f2 | ref }}.")
   (:ambiguity reject))

@@ -33,7 +33,8 @@
           (and (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Clear the right half of {{ s | ref }}."
-    "Take everything off the right half of {{ s | ref }}.")
+    "Take everything off the right half of {{ s | ref }}."
+    "Remove every item from the right half of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-clear-left-half)
@@ -61,7 +62,8 @@
           (and (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Clear the left half of {{ s | ref }}."
-    "Take everything off the left half of {{ s | ref }}.")
+    "Take everything off the left half of {{ s | ref }}."
+    "Remove every item from the left half of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-clear-front-half)
@@ -89,7 +91,8 @@
           (and (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Clear the front half of {{ s | ref }}."
-    "Take everything off the front half of {{ s | ref }}.")
+    "Take everything off the front half of {{ s | ref }}."
+    "Remove every item from the front half of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-clear-cell)
@@ -110,7 +113,8 @@
           (and (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Clear the {{ c }} part of {{ s | ref }}."
-    "Move everything out of the {{ c }} part of {{ s | ref }}.")
+    "Move everything out of the {{ c }} part of {{ s | ref }}."
+    "Remove every item from the {{ c }} part of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-clear-surface)
@@ -131,7 +135,8 @@
           (and (not (= ?t ?s)) (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Clear {{ s | ref }}."
-    "Take everything off {{ s | ref }}.")
+    "Take everything {{ s | off }}."
+    "Remove every item from {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-all-on-surface)
@@ -148,8 +153,9 @@
     (exists (?x - movable) (and (category-of ?x ?c) (not (on ?x ?s))))))
   (:goal (forall (?x - movable) (imply (category-of ?x ?c) (on ?x ?s))))
   (:instruction
-    "Put all the {{ c | plural }} on {{ s | ref }}."
-    "Gather every {{ c }} on {{ s | ref }}.")
+    "Put all the {{ c | plural }} {{ s | on }}."
+    "Gather every {{ c }} {{ s | on }}."
+    "Collect {{ c | all_the(n_targets) }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-all-in-room)
@@ -166,7 +172,8 @@
   (:goal (forall (?x - movable) (imply (category-of ?x ?c) (in-room ?x ?r))))
   (:instruction
     "Bring all the {{ c | plural }} to {{ r | ref }}."
-    "Make sure every {{ c }} is in {{ r | ref }}.")
+    "Make sure every {{ c }} is in {{ r | ref }}."
+    "Carry {{ c | all_the(n_targets) }} into {{ r | ref }}.")
   (:ambiguity reject))
 
 (define (template out-all-inside)
@@ -187,7 +194,8 @@
       (exists (?r - receptacle) (and (surface-of ?r ?f) (inside ?x ?r))))))
   (:instruction
     "Put all the {{ c | plural }} in {{ f | ref }}."
-    "Store every {{ c }} inside {{ f | ref }}.")
+    "Store every {{ c }} inside {{ f | ref }}."
+    "Place {{ c | all_the(n_targets) }} inside {{ f | ref }}.")
   (:ambiguity reject))
 
 (define (template out-group-category)
@@ -210,7 +218,8 @@
     (forall (?x - movable) (imply (category-of ?x ?c) (on-furniture ?x)))))
   (:instruction
     "Group the {{ c | plural }} together on one surface."
-    "Gather all the {{ c | plural }} in one place, on the same surface.")
+    "Gather all the {{ c | plural }} in one place, on the same surface."
+    "Collect {{ c | all_the(n_targets) }} onto one single surface.")
   (:ambiguity reject))
 
 (define (template out-group-kind)
@@ -236,7 +245,8 @@
     (forall (?x - movable) (imply (is-category ?x ?c) (on-furniture ?x)))))
   (:instruction
     "Group the {{ c }} items together on one surface."
-    "Gather all the {{ c }} items in one place, on the same surface.")
+    "Gather all the {{ c }} items in one place, on the same surface."
+    "Collect every {{ c }} item onto one single surface.")
   (:ambiguity reject))
 
 (define (template out-all-around)
@@ -256,7 +266,8 @@
   (:goal (and (on ?a ?s) (forall (?x - movable) (imply (category-of ?x ?c) (around ?x ?a)))))
   (:instruction
     "Put all the {{ c | plural }} around {{ a | ref }}."
-    "Arrange every {{ c }} next to {{ a | ref }}, leaving {{ a | ref }} where it is.")
+    "Arrange every {{ c }} next to {{ a | ref }}, leaving {{ a | it }} where it is."
+    "Arrange {{ c | all_the(n_targets) }} beside {{ a | ref }} without moving {{ a | it }}.")
   (:ambiguity reject))
 
 (define (template out-all-in-cell)
@@ -274,7 +285,8 @@
   (:goal (forall (?x - movable) (imply (category-of ?x ?c) (in-cell ?x ?s ?z))))
   (:instruction
     "Put all the {{ c | plural }} in the {{ z }} part of {{ s | ref }}."
-    "Gather every {{ c }} in {{ s | ref }}'s {{ z }} part.")
+    "Gather every {{ c }} in the {{ z }} part of {{ s | ref }}."
+    "Bring {{ c | all_the(n_targets) }} into the {{ z }} part of {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-at-least-two-on)
@@ -291,8 +303,9 @@
     (at-most 1 (?x - movable) (and (category-of ?x ?c) (on ?x ?s)))))
   (:goal (at-least 2 (?x - movable) (and (category-of ?x ?c) (on ?x ?s))))
   (:instruction
-    "Put at least two {{ c | plural }} on {{ s | ref }}."
-    "Make sure {{ s | ref }} holds two or more {{ c | plural }}.")
+    "Put at least two {{ c | plural }} {{ s | on }}."
+    "Make sure {{ s | ref }} holds two or more {{ c | plural }}."
+    "Get two or more {{ c | plural }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-exactly-one-on)
@@ -309,8 +322,9 @@
     (not (exactly 1 (?x - movable) (and (category-of ?x ?c) (on ?x ?s))))))
   (:goal (exactly 1 (?x - movable) (and (category-of ?x ?c) (on ?x ?s))))
   (:instruction
-    "Make sure exactly one {{ c }} is on {{ s | ref }}."
-    "Have exactly one {{ c }} on {{ s | ref }}, no more and no fewer.")
+    "Make sure exactly one {{ c }} is {{ s | on }}."
+    "Have exactly one {{ c }} {{ s | on }}, no more and no fewer."
+    "Leave a single {{ c }} {{ s | on }}, and no other.")
   (:ambiguity reject))
 
 (define (template out-none-on)
@@ -332,8 +346,9 @@
         (exists (?t - surface)
           (and (not (= ?t ?s)) (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
-    "Take all the {{ c | plural }} off {{ s | ref }}."
-    "Make sure no {{ c }} is left on {{ s | ref }}.")
+    "Take {{ c | all_the(n_targets) }} {{ s | off }}."
+    "Make sure no {{ c }} is left {{ s | on }}."
+    "Leave no {{ c }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-only-on)
@@ -352,8 +367,9 @@
     (forall (?x - movable) (imply (on ?x ?s) (category-of ?x ?c)))
     (exists (?x - movable) (and (category-of ?x ?c) (on ?x ?s)))))
   (:instruction
-    "Leave only the {{ c | plural }} on {{ s | ref }}."
-    "Take everything but the {{ c | plural }} off {{ s | ref }}.")
+    "Leave only the {{ c | plural }} {{ s | on }}."
+    "Take everything but the {{ c | plural }} {{ s | off }}."
+    "Remove every item but the {{ c | plural }} from {{ s | ref }}.")
   (:ambiguity reject))
 
 (define (template out-separate)
@@ -380,7 +396,8 @@
       (imply (or (category-of ?x ?c1) (category-of ?x ?c2)) (on-furniture ?x)))))
   (:instruction
     "Keep the {{ c1 | plural }} and the {{ c2 | plural }} apart: no surface may hold both."
-    "Separate the {{ c1 | plural }} from the {{ c2 | plural }} so that they never share a surface.")
+    "Separate the {{ c1 | plural }} from the {{ c2 | plural }} so that they never share a surface."
+    "Never let a surface hold both {{ c1 | plural }} and {{ c2 | plural }}.")
   (:ambiguity reject))
 
 (define (template out-color-on)
@@ -398,8 +415,9 @@
   (:goal (forall (?x - movable)
     (imply (and (category-of ?x ?c) (has-color ?x ?k)) (on ?x ?s))))
   (:instruction
-    "Put all the {{ k }} {{ c | plural }} on {{ s | ref }}."
-    "Gather every {{ k }} {{ c }} on {{ s | ref }}.")
+    "Put all the {{ k }} {{ c | plural }} {{ s | on }}."
+    "Gather every {{ k }} {{ c }} {{ s | on }}."
+    "Collect {{ (k ~ ' ' ~ c) | all_the(n_targets) }} {{ s | on }}.")
   (:ambiguity reject))
 
 (define (template out-glass-by-every-plate)
@@ -431,8 +449,9 @@
           (exists (?h - furniture) (and (surface-of ?t ?h) (furniture-in-room ?h ?r)))))
       (around ?g ?p))))
   (:instruction
-    "Put a glass next to every plate on {{ s | ref }}, a different glass by each."
-    "Give each plate on {{ s | ref }} its own glass, placed beside it.")
+    "Put a glass next to every plate {{ s | on }}, a different glass by each."
+    "Give each plate {{ s | on }} its own glass, placed beside it."
+    "Beside each plate {{ s | on }}, set a glass of its own.")
   (:ambiguity reject))
 
 (define (template out-set-for-two)
@@ -472,7 +491,8 @@
       (around ?m ?p))))
   (:instruction
     "Set {{ s | ref }} for two: two plates, each with a mug next to it."
-    "Lay out two plates on {{ s | ref }} and put a mug beside each.")
+    "Lay out two plates {{ s | on }} and put a mug beside each."
+    "Prepare {{ s | ref }} for two people: a plate for each, each plate with a mug beside it.")
   (:ambiguity reject))
 
 (define (template out-spread-over-two)
@@ -494,7 +514,8 @@
     (exists (?x - movable) (and (category-of ?x ?c) (on ?x ?s2)))))
   (:instruction
     "Split the {{ c | plural }} between {{ s1 | ref }} and {{ s2 | ref }}, with at least one on each."
-    "Spread the {{ c | plural }} over {{ s1 | ref }} and {{ s2 | ref }}: some on each, none anywhere else.")
+    "Spread the {{ c | plural }} over {{ s1 | ref }} and {{ s2 | ref }}: some on each, none anywhere else."
+    "Distribute the {{ c | plural }} across {{ s1 | ref }} and {{ s2 | ref }}, leaving at least one on each.")
   (:ambiguity reject))
 
 (define (template out-empty-furniture)
@@ -517,7 +538,8 @@
           (and (exists (?g - furniture) (surface-of ?t ?g)) (on ?x ?t)))))))
   (:instruction
     "Empty {{ f | ref }}."
-    "Take everything out of {{ f | ref }}.")
+    "Take everything out of {{ f | ref }}."
+    "Remove every item from inside {{ f | ref }}.")
   (:ambiguity reject))
 
 (define (template out-centerpiece)
@@ -534,7 +556,8 @@
     (forall (?x - movable) (or (= ?x ?a) (not (in-cell ?x ?s center))))))
   (:instruction
     "Make {{ a | ref }} the centrepiece of {{ s | ref }}: put it in the middle, with nothing else there."
-    "Put {{ a | ref }} alone in the center of {{ s | ref }}.")
+    "Put {{ a | ref }} in the center of {{ s | ref }} and leave nothing else there."
+    "Move {{ a | ref }} to the middle of {{ s | ref }}, and keep everything else out of the middle.")
   (:ambiguity reject))
 
 (define (template out-swap)
@@ -555,7 +578,8 @@
   (:goal (and (on ?a ?sb) (on ?b ?sa)))
   (:instruction
     "Swap {{ a | ref }} and {{ b | ref }}: each goes where the other one is."
-    "Put {{ a | ref }} on {{ sb | ref }} and {{ b | ref }} on {{ sa | ref }}.")
+    "Put {{ a | ref }} {{ sb | on }} and {{ b | ref }} {{ sa | on }}."
+    "Exchange the places of {{ a | ref }} and {{ b | ref }}.")
   (:ambiguity reject))
 
 (define (template out-move-all)
@@ -574,6 +598,7 @@
     (exists (?x - movable) (initially-on ?x ?s1))))
   (:goal (forall (?x - movable) (imply (initially-on ?x ?s1) (on ?x ?s2))))
   (:instruction
-    "Move everything on {{ s1 | ref }} to {{ s2 | ref }}."
-    "Take all the items off {{ s1 | ref }} and put them on {{ s2 | ref }}.")
+    "Move everything {{ s1 | on }} to {{ s2 | ref }}."
+    "Take {{ 'item' | all_the(n_targets) }} {{ s1 | off }} and put {{ s1 | it(n_targets) }} {{ s2 | on }}."
+    "Transfer every item {{ s1 | on }} to {{ s2 | ref }}.")
   (:ambiguity reject))

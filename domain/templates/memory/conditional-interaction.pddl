@@ -13,7 +13,8 @@
     (and (exists (?o - movable) (picked-from ?o ?s)) (robot-at-receptacle ?s))))
   (:instruction
     "Navigate to a receptacle you picked an object from."
-    "Go to a receptacle that you took an object from yesterday.")
+    "Go to a receptacle that you took an object from yesterday."
+    "Return to any spot you lifted something from yesterday.")
   (:ambiguity reject))
 
 (define (template conditional-placed-on)
@@ -27,7 +28,8 @@
     (and (exists (?o - movable) (placed-on ?o ?s)) (robot-at-receptacle ?s))))
   (:instruction
     "Navigate to a receptacle you placed an object on."
-    "Go to a receptacle that you put an object down on yesterday.")
+    "Go to a receptacle that you put an object down on yesterday."
+    "Return to any spot you set something down on yesterday.")
   (:ambiguity reject))
 
 (define (template conditional-category-picked-from)
@@ -44,7 +46,8 @@
       (robot-at-receptacle ?s))))
   (:instruction
     "Navigate to a receptacle you picked {{ c | a }} from."
-    "Go to the place where you picked up {{ c | a }} yesterday.")
+    "Go to the place where you picked up {{ c | a }} yesterday."
+    "Return to a spot where you lifted {{ c | a }} yesterday.")
   (:ambiguity reject))
 
 (define (template conditional-category-placed-on)
@@ -61,7 +64,8 @@
       (robot-at-receptacle ?s))))
   (:instruction
     "Navigate to a receptacle you placed {{ c | a }} on."
-    "Go to the place where you put down {{ c | a }} yesterday.")
+    "Go to the place where you put down {{ c | a }} yesterday."
+    "Return to a spot where you set {{ c | a }} down yesterday.")
   (:ambiguity reject))
 
 ; The item left the receptacle: finding it takes remembering where it went.
@@ -79,7 +83,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you picked from {{ s | ref }}."
-    "Go to the object that you took from {{ s | ref }} yesterday.")
+    "Go to the object that you took from {{ s | ref }} yesterday."
+    "Find the thing you lifted from {{ s | ref }} yesterday.")
   (:ambiguity reject))
 
 (define (template conditional-object-placed-on)
@@ -92,8 +97,9 @@
   (:constraints (and (placed-on ?o ?s) (exactly 1 (?x - movable) (placed-on ?x ?s))))
   (:goal (robot-at-object ?o))
   (:instruction
-    "Navigate to the object you placed on {{ s | ref }}."
-    "Go to the object that you put down on {{ s | ref }} yesterday.")
+    "Navigate to the object you placed {{ s | on }}."
+    "Go to the object that you put down {{ s | on }} yesterday."
+    "Find the thing you set down {{ s | on }} yesterday.")
   (:ambiguity reject))
 
 (define (template conditional-start-receptacle-of-category)
@@ -112,7 +118,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you picked the {{ c }} from."
-    "Go back to where the {{ c }} was before you moved it yesterday.")
+    "Go back to where the {{ c }} was before you moved it yesterday."
+    "Return to the spot the {{ c }} you moved yesterday was taken from.")
   (:ambiguity reject))
 
 (define (template conditional-object-moved-between)
@@ -129,5 +136,6 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you moved from {{ src | ref }} to {{ dst | ref }}."
-    "Go to the object that you took from {{ src | ref }} and put on {{ dst | ref }} yesterday.")
+    "Go to the object that you took from {{ src | ref }} and put {{ dst | on }} yesterday."
+    "Find what you carried from {{ src | ref }} to {{ dst | ref }} yesterday.")
   (:ambiguity reject))

@@ -22,7 +22,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object which took the longest time to rearrange."
-    "Go to the object you spent the most time moving yesterday.")
+    "Go to the object you spent the most time moving yesterday."
+    "Find the thing that took you longest to rearrange yesterday.")
   (:ambiguity reject))
 
 (define (template duration-shortest)
@@ -44,7 +45,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object which took the shortest time to rearrange."
-    "Go to the object you spent the least time moving yesterday.")
+    "Go to the object you spent the least time moving yesterday."
+    "Find the thing that took you least time to rearrange yesterday.")
   (:ambiguity reject))
 
 (define (template duration-given)
@@ -69,5 +71,6 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object which took {{ d | duration }} to rearrange."
-    "Go to the object you spent {{ d | duration }} moving yesterday.")
+    "Go to the object you spent {{ d | duration }} moving yesterday."
+    "Find the thing whose rearranging took you {{ d | duration }} yesterday.")
   (:ambiguity reject))

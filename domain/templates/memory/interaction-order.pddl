@@ -15,7 +15,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ 1 | ordinal_word }} object you interacted with yesterday."
-    "Go to the object you picked up first yesterday.")
+    "Go to the object you picked up first yesterday."
+    "Find the very first thing you handled yesterday.")
   (:ambiguity reject))
 
 (define (template order-second-object)
@@ -29,7 +30,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ 2 | ordinal_word }} object you interacted with yesterday."
-    "Go to the object you picked up {{ 2 | ordinal_word }} yesterday.")
+    "Go to the object you picked up {{ 2 | ordinal_word }} yesterday."
+    "Find the thing you handled second yesterday.")
   (:ambiguity reject))
 
 (define (template order-third-object)
@@ -43,7 +45,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ 3 | ordinal_word }} object you interacted with yesterday."
-    "Go to the object you picked up {{ 3 | ordinal_word }} yesterday.")
+    "Go to the object you picked up {{ 3 | ordinal_word }} yesterday."
+    "Find the thing you handled third yesterday.")
   (:ambiguity reject))
 
 (define (template order-last-object)
@@ -59,7 +62,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the last object you interacted with yesterday."
-    "Go to the object you picked up last yesterday.")
+    "Go to the object you picked up last yesterday."
+    "Find the very last thing you handled yesterday.")
   (:ambiguity reject))
 
 (define (template order-second-to-last-object)
@@ -75,7 +79,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the second-to-last object you interacted with yesterday."
-    "Go to the object you picked up just before the last one yesterday.")
+    "Go to the object you picked up just before the last one yesterday."
+    "Find the thing you handled next to last yesterday.")
   (:ambiguity reject))
 
 (define (template order-after-category)
@@ -94,7 +99,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you interacted with immediately after the {{ c }}."
-    "Go to the object you picked up right after the {{ c }} yesterday.")
+    "Go to the object you picked up right after the {{ c }} yesterday."
+    "Find what you handled just after the {{ c }} yesterday.")
   (:ambiguity reject))
 
 (define (template order-before-category)
@@ -113,7 +119,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you interacted with immediately before the {{ c }}."
-    "Go to the object you picked up right before the {{ c }} yesterday.")
+    "Go to the object you picked up right before the {{ c }} yesterday."
+    "Find what you handled just before the {{ c }} yesterday.")
   (:ambiguity reject))
 
 (define (template order-between-categories)
@@ -134,7 +141,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you interacted with after the {{ a }} and before the {{ b }}."
-    "Go to the object you picked up between the {{ a }} and the {{ b }} yesterday.")
+    "Go to the object you picked up between the {{ a }} and the {{ b }} yesterday."
+    "Find what you handled after the {{ a }} but before the {{ b }} yesterday.")
   (:ambiguity reject))
 
 (define (template order-two-after-category)
@@ -152,7 +160,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ 2 | ordinal_word }} object you interacted with after the {{ c }}."
-    "Go to the object you picked up two objects after the {{ c }} yesterday.")
+    "Go to the object you picked up two objects after the {{ c }} yesterday."
+    "Find what you handled two objects after the {{ c }} yesterday.")
   (:ambiguity reject))
 
 (define (template order-first-of-category)
@@ -171,7 +180,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ c }} you interacted with first yesterday."
-    "Of the {{ c | plural }} you picked up yesterday, go to the one you picked up first.")
+    "Of the {{ c | plural }} you picked up yesterday, go to the one you picked up first."
+    "Find the {{ c }} you handled earliest yesterday.")
   (:ambiguity reject))
 
 (define (template order-last-of-category)
@@ -190,7 +200,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ c }} you interacted with last yesterday."
-    "Of the {{ c | plural }} you picked up yesterday, go to the one you picked up last.")
+    "Of the {{ c | plural }} you picked up yesterday, go to the one you picked up last."
+    "Find the {{ c }} you handled latest yesterday.")
   (:ambiguity reject))
 
 (define (template order-first-in-room)
@@ -209,7 +220,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the {{ 1 | ordinal_word }} object you picked up in {{ r | ref }} yesterday."
-    "Go to the object you took first from {{ r | ref }} yesterday.")
+    "Go to the object you took first from {{ r | ref }} yesterday."
+    "In {{ r | ref }}, find the first thing you lifted yesterday.")
   (:ambiguity reject))
 
 (define (template order-first-pick-receptacle)
@@ -223,7 +235,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the {{ 1 | ordinal_word }} receptacle you picked an object from yesterday."
-    "Go to the receptacle you took your first object from yesterday.")
+    "Go to the receptacle you took your first object from yesterday."
+    "Return to the spot you lifted your very first object from yesterday.")
   (:ambiguity reject))
 
 (define (template order-second-pick-receptacle)
@@ -237,7 +250,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the {{ 2 | ordinal_word }} receptacle you picked an object from yesterday."
-    "Go to the {{ 2 | ordinal_word }} place you took an object from yesterday.")
+    "Go to the {{ 2 | ordinal_word }} place you took an object from yesterday."
+    "Return to the spot you lifted your second object from yesterday.")
   (:ambiguity reject))
 
 (define (template order-last-pick-receptacle)
@@ -253,7 +267,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the last receptacle you picked an object from yesterday."
-    "Go to the receptacle you took your last object from yesterday.")
+    "Go to the receptacle you took your last object from yesterday."
+    "Return to the spot you lifted your final object from yesterday.")
   (:ambiguity reject))
 
 (define (template order-first-place-receptacle)
@@ -267,7 +282,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the {{ 1 | ordinal_word }} receptacle you placed an object on yesterday."
-    "Go to the receptacle you put your first object down on yesterday.")
+    "Go to the receptacle you put your first object down on yesterday."
+    "Return to the spot you set your very first object on yesterday.")
   (:ambiguity reject))
 
 (define (template order-last-place-receptacle)
@@ -283,7 +299,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the last receptacle you placed an object on yesterday."
-    "Go to the receptacle you put your last object down on yesterday.")
+    "Go to the receptacle you put your last object down on yesterday."
+    "Return to the spot you set your final object on yesterday.")
   (:ambiguity reject))
 
 (define (template order-receptacle-after-category)
@@ -304,5 +321,6 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle where you placed the object you interacted with immediately after the {{ c }}."
-    "Go to where you put down the object you picked up right after the {{ c }} yesterday.")
+    "Go to where you put down the object you picked up right after the {{ c }} yesterday."
+    "Return to the spot where you set down what you handled just after the {{ c }} yesterday.")
   (:ambiguity reject))

@@ -12,7 +12,8 @@
   (:goal (exists (?x - movable) (and (not (interacted ?x)) (robot-at-object ?x))))
   (:instruction
     "Navigate to any object that you did not interact with yesterday."
-    "Go to an object you did not pick up yesterday.")
+    "Go to an object you did not pick up yesterday."
+    "Head to anything you left untouched yesterday.")
   (:ambiguity reject))
 
 (define (template interaction-object-interacted)
@@ -26,7 +27,8 @@
   (:goal (exists (?x - movable) (and (interacted ?x) (robot-at-object ?x))))
   (:instruction
     "Navigate to any object that you interacted with yesterday."
-    "Go to one of the objects you picked up yesterday.")
+    "Go to one of the objects you picked up yesterday."
+    "Head to anything you handled yesterday.")
   (:ambiguity reject))
 
 ; One item of the category was interacted with and at least one was not: the instruction
@@ -45,7 +47,8 @@
     (and (category-of ?x ?c) (interacted ?x) (robot-at-object ?x))))
   (:instruction
     "Navigate to the {{ c }} that you interacted with yesterday."
-    "Go to the {{ c }} you picked up yesterday.")
+    "Go to the {{ c }} you picked up yesterday."
+    "Head to the {{ c }} you handled yesterday.")
   (:ambiguity reject))
 
 (define (template interaction-category-not-interacted)
@@ -62,7 +65,8 @@
     (and (category-of ?x ?c) (not (interacted ?x)) (robot-at-object ?x))))
   (:instruction
     "Navigate to {{ c | a }} that you did not interact with yesterday."
-    "Go to {{ c | a }} that you did not pick up yesterday.")
+    "Go to {{ c | a }} that you did not pick up yesterday."
+    "Head to {{ c | a }} you left untouched yesterday.")
   (:ambiguity reject))
 
 (define (template interaction-receptacle-interacted)
@@ -78,7 +82,8 @@
       (robot-at-receptacle ?s))))
   (:instruction
     "Navigate to any receptacle that you interacted with yesterday."
-    "Go to a receptacle you picked something up from or put something down on yesterday.")
+    "Go to a receptacle you picked something up from or put something down on yesterday."
+    "Head to any place you lifted something from or set something on yesterday.")
   (:ambiguity reject))
 
 (define (template interaction-receptacle-not-interacted)
@@ -95,7 +100,8 @@
       (robot-at-receptacle ?s))))
   (:instruction
     "Navigate to any receptacle that you did not interact with yesterday."
-    "Go to a receptacle you neither picked anything up from nor put anything down on yesterday.")
+    "Go to a receptacle you neither picked anything up from nor put anything down on yesterday."
+    "Head to a place where you neither lifted nor set down anything yesterday.")
   (:ambiguity reject))
 
 ; The room holds an item the robot moved, so "not interacted" is a real filter there.
@@ -113,5 +119,6 @@
     (and (not (interacted ?x)) (ended-in-room ?x ?r) (robot-at-object ?x))))
   (:instruction
     "Navigate to any object in {{ r | ref }} that you did not interact with yesterday."
-    "Go to an object in {{ r | ref }} that you did not pick up yesterday.")
+    "Go to an object in {{ r | ref }} that you did not pick up yesterday."
+    "Head to something in {{ r | ref }} you left untouched yesterday.")
   (:ambiguity reject))

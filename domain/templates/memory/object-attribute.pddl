@@ -16,7 +16,8 @@
     (and (has-color ?x ?k) (interacted ?x) (robot-at-object ?x))))
   (:instruction
     "Navigate back to {{ k | a }} colored object that you interacted with yesterday."
-    "Go back to {{ k | a }} thing that you picked up yesterday.")
+    "Go back to {{ k | a }} thing that you picked up yesterday."
+    "Head to something {{ k }} that you handled yesterday.")
   (:ambiguity reject))
 
 (define (template attribute-color-not-interacted)
@@ -33,7 +34,8 @@
     (and (has-color ?x ?k) (not (interacted ?x)) (robot-at-object ?x))))
   (:instruction
     "Navigate to {{ k | a }} colored object that you did not interact with yesterday."
-    "Go to {{ k | a }} thing that you did not pick up yesterday.")
+    "Go to {{ k | a }} thing that you did not pick up yesterday."
+    "Head to something {{ k }} that you left untouched yesterday.")
   (:ambiguity reject))
 
 (define (template attribute-material-interacted)
@@ -50,7 +52,8 @@
     (and (has-material ?x ?m) (interacted ?x) (robot-at-object ?x))))
   (:instruction
     "Navigate back to an object made of {{ m | replace(' material', '') }} that you interacted with yesterday."
-    "Go back to {{ m | replace(' material', '') | a }} thing that you picked up yesterday.")
+    "Go back to {{ m | replace(' material', '') | a }} thing that you picked up yesterday."
+    "Head to something made of {{ m | replace(' material', '') }} that you handled yesterday.")
   (:ambiguity reject))
 
 (define (template attribute-material-not-interacted)
@@ -67,7 +70,8 @@
     (and (has-material ?x ?m) (not (interacted ?x)) (robot-at-object ?x))))
   (:instruction
     "Navigate to an object made of {{ m | replace(' material', '') }} that you did not interact with yesterday."
-    "Go to {{ m | replace(' material', '') | a }} thing that you did not pick up yesterday.")
+    "Go to {{ m | replace(' material', '') | a }} thing that you did not pick up yesterday."
+    "Head to something made of {{ m | replace(' material', '') }} that you left untouched yesterday.")
   (:ambiguity reject))
 
 ; Color and category together: another item of the same color and category stayed put.
@@ -86,7 +90,8 @@
     (and (category-of ?x ?c) (has-color ?x ?k) (interacted ?x) (robot-at-object ?x))))
   (:instruction
     "Navigate back to {{ k | a }} {{ c }} that you interacted with yesterday."
-    "Go back to {{ k | a }} {{ c }} that you picked up yesterday.")
+    "Go back to {{ k | a }} {{ c }} that you picked up yesterday."
+    "Find {{ k | a }} {{ c }} you handled yesterday and go to it.")
   (:ambiguity reject))
 
 ; Shapes have no values in fdc-home yet (no shape constants): this template binds once
@@ -105,5 +110,6 @@
     (and (has-shape ?x ?h) (interacted ?x) (robot-at-object ?x))))
   (:instruction
     "Navigate back to {{ h | a }} shaped object that you interacted with yesterday."
-    "Go back to {{ h | a }} thing that you picked up yesterday.")
+    "Go back to {{ h | a }} thing that you picked up yesterday."
+    "Head to something {{ h }} in shape that you handled yesterday.")
   (:ambiguity reject))

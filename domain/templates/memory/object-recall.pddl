@@ -12,7 +12,8 @@
   (:goal (exists (?x - movable) (and (category-of ?x ?c) (robot-at-object ?x))))
   (:instruction
     "Navigate to {{ c | a }}."
-    "Go to any {{ c }} you saw yesterday.")
+    "Go to any {{ c }} you saw yesterday."
+    "Find {{ c | a }} you noticed yesterday.")
   (:ambiguity reject))
 
 ; The category is also found in other rooms, so the room is what the robot must recall.
@@ -30,5 +31,6 @@
     (and (category-of ?x ?c) (ended-in-room ?x ?r) (robot-at-object ?x))))
   (:instruction
     "Navigate to {{ c | a }} in {{ r | ref }}."
-    "Go to {{ c | a }} that you saw in {{ r | ref }} yesterday.")
+    "Go to {{ c | a }} that you saw in {{ r | ref }} yesterday."
+    "Find {{ c | a }} you noticed in {{ r | ref }} yesterday.")
   (:ambiguity reject))

@@ -16,7 +16,8 @@
     (robot-at-object ?x)))
   (:instruction
     "Revisit all the objects you interacted with yesterday in specific order. The order to revisit them is: {{ range(1, n_targets + 1) | map('ordinal_word') | join(', ') }}."
-    "Go back to the {{ n_targets | number_word }} objects you picked up yesterday, in the order you picked them up.")
+    "Go back to the {{ n_targets | number_word }} objects you picked up yesterday, in the order you picked them up."
+    "Visit again, in the order you handled them, every object you lifted yesterday.")
   (:ambiguity reject))
 
 (define (template ordered-revisit-objects-reversed)
@@ -33,7 +34,8 @@
     (robot-at-object ?x)))
   (:instruction
     "Revisit all the objects you interacted with yesterday in specific order. The order to revisit them is: {{ range(n_targets, 0, -1) | map('ordinal_word') | join(', ') }}."
-    "Go back to the {{ n_targets | number_word }} objects you picked up yesterday, starting with the last one and ending with the first.")
+    "Go back to the {{ n_targets | number_word }} objects you picked up yesterday, starting with the last one and ending with the first."
+    "Visit again every object you lifted yesterday, in the reverse of the order you handled them.")
   (:ambiguity reject))
 
 (define (template ordered-revisit-start-receptacles)
@@ -50,7 +52,8 @@
     (robot-at-receptacle ?s)))
   (:instruction
     "Revisit all the receptacles you picked objects from yesterday, in the order you picked them."
-    "Go back to the {{ n_targets | number_word }} receptacles you took objects from yesterday, in the order you first took something from each.")
+    "Go back to the {{ n_targets | number_word }} receptacles you took objects from yesterday, in the order you first took something from each."
+    "Visit again, in the order you used them, the places you lifted objects from yesterday.")
   (:ambiguity reject))
 
 (define (template ordered-revisit-goal-receptacles)
@@ -67,7 +70,8 @@
     (robot-at-receptacle ?s)))
   (:instruction
     "Revisit all the receptacles you placed objects on yesterday, in the order you placed them."
-    "Go back to the {{ n_targets | number_word }} receptacles you put objects down on yesterday, in the order you first put something on each.")
+    "Go back to the {{ n_targets | number_word }} receptacles you put objects down on yesterday, in the order you first put something on each."
+    "Visit again, in the order you used them, the places where you set objects down yesterday.")
   (:ambiguity reject))
 
 (define (template ordered-revisit-rooms)
@@ -81,5 +85,6 @@
   (:goal (ordered-targets (?r - room) (visit-order ?r) (visited ?r) (robot-in-room ?r)))
   (:instruction
     "Revisit all the rooms you visited yesterday, in the order you first entered them."
-    "Go back to the {{ n_targets | number_word }} rooms you were in yesterday, in the order you first went into each.")
+    "Go back to the {{ n_targets | number_word }} rooms you were in yesterday, in the order you first went into each."
+    "Visit again, in the order you first reached them, every room you were in yesterday.")
   (:ambiguity reject))

@@ -18,7 +18,8 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the room where you started yesterday."
-    "Go back to the room you were in when your day began yesterday.")
+    "Go back to the room you were in when your day began yesterday."
+    "Return to the room your day started in yesterday.")
   (:ambiguity reject))
 
 (define (template room-second-visited)
@@ -32,7 +33,8 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the {{ 2 | ordinal_word }} room you visited yesterday."
-    "Go to the room you entered right after the one you started in yesterday.")
+    "Go to the room you entered right after the one you started in yesterday."
+    "Find the second room you entered yesterday.")
   (:ambiguity reject))
 
 ; The third room or later, so never the second one `room-second-visited` asks for.
@@ -51,7 +53,8 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the last new room you entered yesterday."
-    "Of the rooms you went into yesterday, go to the one you first entered last.")
+    "Of the rooms you went into yesterday, go to the one you first entered last."
+    "Find the room you reached for the first time last of all yesterday.")
   (:ambiguity reject))
 
 (define (template room-most-time)
@@ -70,7 +73,8 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the room where you spent the most time yesterday."
-    "Go to the room you stayed in the longest yesterday.")
+    "Go to the room you stayed in the longest yesterday."
+    "Find the room you spent the longest time in yesterday.")
   (:ambiguity reject))
 
 (define (template room-least-time)
@@ -89,7 +93,8 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the room where you spent the least time yesterday."
-    "Go to the room you visited yesterday but stayed in the shortest.")
+    "Go to the room you visited yesterday but stayed in the shortest."
+    "Find the room you spent the shortest time in yesterday.")
   (:ambiguity reject))
 
 (define (template room-object-started)
@@ -108,7 +113,8 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the room where the {{ c }} was before you moved it yesterday."
-    "Go to the room you took the {{ c }} from yesterday.")
+    "Go to the room you took the {{ c }} from yesterday."
+    "Find the room the {{ c }} you moved started out in yesterday.")
   (:ambiguity reject))
 
 (define (template room-object-ended)
@@ -127,5 +133,6 @@
   (:goal (robot-in-room ?r))
   (:instruction
     "Navigate to the room where you put the {{ c }} yesterday."
-    "Go to the room you carried the {{ c }} to yesterday.")
+    "Go to the room you carried the {{ c }} to yesterday."
+    "Find the room where the {{ c }} you moved ended up yesterday.")
   (:ambiguity reject))

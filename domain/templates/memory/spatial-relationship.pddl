@@ -24,7 +24,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you interacted with which is the farthest from your current location."
-    "Go to the object you picked up yesterday that is now farthest from you.")
+    "Go to the object you picked up yesterday that is now farthest from you."
+    "Of the objects you handled yesterday, head to the most distant one.")
   (:ambiguity reject))
 
 (define (template spatial-farthest-start-receptacle)
@@ -48,7 +49,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you picked an object from which is the farthest from your current location."
-    "Go to the receptacle you took an object from yesterday that is farthest from you.")
+    "Go to the receptacle you took an object from yesterday that is farthest from you."
+    "Of the places you lifted objects from yesterday, head to the most distant one.")
   (:ambiguity reject))
 
 (define (template spatial-farthest-goal-receptacle)
@@ -72,7 +74,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you placed an object on which is the farthest from your current location."
-    "Go to the receptacle you put an object down on yesterday that is farthest from you.")
+    "Go to the receptacle you put an object down on yesterday that is farthest from you."
+    "Of the places you set objects on yesterday, head to the most distant one.")
   (:ambiguity reject))
 
 (define (template spatial-farthest-interacted-receptacle)
@@ -96,7 +99,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you interacted with which is the farthest from your current location."
-    "Go to the receptacle you picked something up from or put something down on yesterday that is farthest from you.")
+    "Go to the receptacle you picked something up from or put something down on yesterday that is farthest from you."
+    "Of the places you lifted objects from or set them on yesterday, head to the most distant one.")
   (:ambiguity reject))
 
 (define (template spatial-farthest-non-interacted-receptacle)
@@ -124,7 +128,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you did not interact with which is the farthest from your current location."
-    "Go to the receptacle you neither picked anything up from nor put anything down on yesterday that is farthest from you.")
+    "Go to the receptacle you neither picked anything up from nor put anything down on yesterday that is farthest from you."
+    "Of the places you left untouched yesterday, head to the most distant one.")
   (:ambiguity reject))
 
 (define (template spatial-closest-interacted-object)
@@ -146,7 +151,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object you interacted with which is the closest to your current location."
-    "Go to the object you picked up yesterday that is now closest to you.")
+    "Go to the object you picked up yesterday that is now closest to you."
+    "Of the objects you handled yesterday, head to the nearest one.")
   (:ambiguity reject))
 
 (define (template spatial-closest-start-receptacle)
@@ -170,7 +176,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you picked an object from which is the closest to your current location."
-    "Go to the receptacle you took an object from yesterday that is closest to you.")
+    "Go to the receptacle you took an object from yesterday that is closest to you."
+    "Of the places you lifted objects from yesterday, head to the nearest one.")
   (:ambiguity reject))
 
 (define (template spatial-closest-goal-receptacle)
@@ -194,7 +201,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you placed an object on which is the closest to your current location."
-    "Go to the receptacle you put an object down on yesterday that is closest to you.")
+    "Go to the receptacle you put an object down on yesterday that is closest to you."
+    "Of the places you set objects on yesterday, head to the nearest one.")
   (:ambiguity reject))
 
 (define (template spatial-closest-interacted-receptacle)
@@ -218,7 +226,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you interacted with which is the closest to your current location."
-    "Go to the receptacle you picked something up from or put something down on yesterday that is closest to you.")
+    "Go to the receptacle you picked something up from or put something down on yesterday that is closest to you."
+    "Of the places you lifted objects from or set them on yesterday, head to the nearest one.")
   (:ambiguity reject))
 
 (define (template spatial-closest-non-interacted-receptacle)
@@ -246,5 +255,6 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you did not interact with which is the closest to your current location."
-    "Go to the receptacle you neither picked anything up from nor put anything down on yesterday that is closest to you.")
+    "Go to the receptacle you neither picked anything up from nor put anything down on yesterday that is closest to you."
+    "Of the places you left untouched yesterday, head to the nearest one.")
   (:ambiguity reject))

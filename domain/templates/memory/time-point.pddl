@@ -15,7 +15,8 @@
   (:goal (robot-at-object ?o))
   (:instruction
     "Navigate to the object that you interacted with at {{ t | clock }} yesterday."
-    "Go to the object you were carrying at {{ t | clock }} yesterday.")
+    "Go to the object you were carrying at {{ t | clock }} yesterday."
+    "Find what you held at {{ t | clock }} yesterday.")
   (:ambiguity reject))
 
 (define (template time-start-receptacle-at)
@@ -34,7 +35,8 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you picked up the object from that you interacted with at {{ t | clock }} yesterday."
-    "Go to where you picked up the object you were carrying at {{ t | clock }} yesterday.")
+    "Go to where you picked up the object you were carrying at {{ t | clock }} yesterday."
+    "Return to the spot you lifted what you held at {{ t | clock }} yesterday from.")
   (:ambiguity reject))
 
 (define (template time-goal-receptacle-at)
@@ -52,5 +54,6 @@
   (:goal (robot-at-receptacle ?s))
   (:instruction
     "Navigate to the receptacle you placed the object on that you interacted with at {{ t | clock }} yesterday."
-    "Go to where you put down the object you were carrying at {{ t | clock }} yesterday.")
+    "Go to where you put down the object you were carrying at {{ t | clock }} yesterday."
+    "Return to the spot where you set down what you held at {{ t | clock }} yesterday.")
   (:ambiguity reject))

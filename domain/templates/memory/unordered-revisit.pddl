@@ -13,7 +13,8 @@
     (robot-at-receptacle ?s)))
   (:instruction
     "Revisit all the receptacles you picked objects from yesterday."
-    "Go back to each of the {{ n_targets | number_word }} receptacles you took objects from yesterday, in any order.")
+    "Go back to each of the {{ n_targets | number_word }} receptacles you took objects from yesterday, in any order."
+    "Visit again, in any order, every place you lifted objects from yesterday.")
   (:ambiguity reject))
 
 (define (template revisit-goal-receptacles)
@@ -29,7 +30,8 @@
     (robot-at-receptacle ?s)))
   (:instruction
     "Revisit all the receptacles you placed objects on yesterday."
-    "Go back to each of the {{ n_targets | number_word }} receptacles you put objects down on yesterday, in any order.")
+    "Go back to each of the {{ n_targets | number_word }} receptacles you put objects down on yesterday, in any order."
+    "Visit again, in any order, every place you set objects down on yesterday.")
   (:ambiguity reject))
 
 (define (template revisit-interacted-receptacles)
@@ -46,7 +48,8 @@
     (robot-at-receptacle ?s)))
   (:instruction
     "Revisit all the receptacles you interacted with yesterday."
-    "Go back to each of the {{ n_targets | number_word }} receptacles you took objects from or put objects on yesterday, in any order.")
+    "Go back to each of the {{ n_targets | number_word }} receptacles you took objects from or put objects on yesterday, in any order."
+    "Visit again, in any order, every place you lifted objects from or set them on yesterday.")
   (:ambiguity reject))
 
 (define (template revisit-interacted-objects)
@@ -60,7 +63,8 @@
   (:goal (targets (?x - movable) (interacted ?x) (robot-at-object ?x)))
   (:instruction
     "Revisit all the objects you interacted with yesterday."
-    "Go to each of the {{ n_targets | number_word }} objects you picked up yesterday, in any order.")
+    "Go to each of the {{ n_targets | number_word }} objects you picked up yesterday, in any order."
+    "Visit again, in any order, every object you handled yesterday.")
   (:ambiguity reject))
 
 (define (template revisit-category-objects)
@@ -76,7 +80,8 @@
     (robot-at-object ?x)))
   (:instruction
     "Revisit all the {{ c | plural }} you interacted with yesterday."
-    "Go to each of the {{ n_targets | number_word }} {{ c | plural }} you picked up yesterday, in any order.")
+    "Go to each of the {{ n_targets | number_word }} {{ c | plural }} you picked up yesterday, in any order."
+    "Visit again, in any order, every {{ c }} you handled yesterday.")
   (:ambiguity reject))
 
 (define (template revisit-visited-rooms)
@@ -90,7 +95,8 @@
   (:goal (targets (?r - room) (visited ?r) (robot-in-room ?r)))
   (:instruction
     "Revisit all the rooms you visited yesterday."
-    "Go to each of the {{ n_targets | number_word }} rooms you were in yesterday, in any order.")
+    "Go to each of the {{ n_targets | number_word }} rooms you were in yesterday, in any order."
+    "Visit again, in any order, every room you entered yesterday.")
   (:ambiguity reject))
 
 (define (template revisit-pick-rooms)
@@ -107,5 +113,6 @@
     (robot-in-room ?r)))
   (:instruction
     "Revisit all the rooms you picked objects up in yesterday."
-    "Go to each of the {{ n_targets | number_word }} rooms you took objects from yesterday, in any order.")
+    "Go to each of the {{ n_targets | number_word }} rooms you took objects from yesterday, in any order."
+    "Visit again, in any order, every room where you lifted objects yesterday.")
   (:ambiguity reject))
