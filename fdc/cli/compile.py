@@ -79,7 +79,8 @@ CompileHistoryOption = Annotated[
 
 
 def compile_command(
-    scenes: Annotated[list[Path], typer.Argument(help="Scene files (scene.json).")],
+    scenes: Annotated[list[Path], typer.Argument(
+        help="Scene files (scene.json), or folders: every *.json in one, in name order.")],
     templates: TemplatesOption = None,
     history: CompileHistoryOption = None,
     simulate_history: Annotated[
@@ -122,6 +123,7 @@ def compile_command(
     from fdc.core.files import cannot_write, not_writable
 
     err = stderr()
+    scenes = _scene_files(scenes)
     days = _days(len(scenes), len(history or []), experiences, simulate_history)
     for p in scenes:
         input_or_exit(p, "the scene file", err)
@@ -170,6 +172,23 @@ def compile_command(
             f"{len(names)} templates ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
         err.print(f"error: {which}: {e}", markup=False, highlight=False)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _scene_files(given: list[Path]) -> list[Path]:
+    """The scene files: a file as given, a folder's `*.json` files in name order (a
+    family of `fdc scene generate --count`); exit 2 for a folder without one."""
+    files: list[Path] = []
+    for p in given:
+        if p.is_dir():
+            found = sorted(q for q in p.glob("*.json") if q.is_file())
+            if not found:
+                stderr().print(f"{p}: error: no scene file (*.json) in the folder",
+                               markup=False)
+                raise typer.Exit(EXIT_USAGE)
+            files.extend(found)
+        else:
+            files.append(p)
+    return files
 
 
 def _days(scenes: int, logs: int, experiences: int | None, simulate: bool) -> int:
