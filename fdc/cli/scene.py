@@ -175,15 +175,14 @@ def generate(
     err = stderr()
     if count is None:
         if why := not_writable(output):
-            err.print(f"error: -o {output} {why}", markup=False)
-            raise typer.Exit(EXIT_USAGE)
+            raise typer.BadParameter(f"{output} {why}", param_hint="'-o' / '--output'")
         scene = generate_scene(rooms, objects, seed)
         write_atomic(output, scene.to_json())
         err.print(f"wrote {output}: {len(scene.rooms)} rooms, {len(scene.objects)} objects")
         raise typer.Exit(EXIT_OK)
     if why := not_writable(output, folder=True):
-        err.print(f"error: -o {output} {why}; with --count it names a folder", markup=False)
-        raise typer.Exit(EXIT_USAGE)
+        raise typer.BadParameter(f"{output} {why}; with --count it names a folder",
+                                 param_hint="'-o' / '--output'")
     sizes = []
     with Outputs() as out:  # the whole family, or none of it
         for k in range(count):
