@@ -7,7 +7,8 @@ shards not yet finished, and the finished ones are already in the cache.
 - `DaskExecutor(scheduler)`: a dask.distributed cluster (the optional extra `fdc[dask]`),
   one dask task per shard. A shard whose worker dies is run again on another worker by
   the scheduler; the shard's output comes back to this process, which alone writes the
-  cache, so workers need fdc installed but no shared file system.
+  cache. Workers need fdc installed and the scene and log files at the paths given (a
+  shared file system, or the same paths on every machine); they never write.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from fdc.core.errors import InputError
+from fdc.core.errors import FdcError, InputError
 
 from .shards import ShardOutput, ShardTask, run_shard
 
@@ -37,15 +38,26 @@ class LocalExecutor:
         from concurrent.futures import as_completed
 
         ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=ctx,
+                                   initializer=_ignore_interrupts)
         futures: list[Future[ShardOutput]] = [pool.submit(run_shard, t) for t in tasks]
         try:
             for fut in as_completed(futures):
                 yield fut.result()
-        finally:
-            for fut in futures:
-                fut.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # interrupted, closed or failed: the workers stop now
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+
+def _ignore_interrupts() -> None:
+    """A worker leaves Ctrl-C (sent to the whole terminal's process group) to the main
+    process, which stops the workers itself: no traceback from each of them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class DaskExecutor:
@@ -72,8 +84,23 @@ class DaskExecutor:
         futures = [client.submit(run_shard, t, key=f"fdc-shard-{t.shard.key}", pure=False,
                                  retries=self.retries) for t in tasks]
         try:
-            for fut in distributed.as_completed(futures):
-                yield fut.result()
+            for fut in distributed.as_completed(futures, loop=client.loop):
+                try:
+                    yield fut.result()
+                except (FdcError, KeyboardInterrupt, GeneratorExit):
+                    raise
+                except Exception as e:  # the cluster lost it (KilledWorker), say
+                    raise InputError(f"the dask cluster at {self.scheduler} could not run "
+                                     f"the shard of {_shard_name(tasks, fut.key)}: "
+                                     f"{type(e).__name__}: {e}") from None
         finally:
             client.cancel(futures)
             client.close()
+
+
+def _shard_name(tasks: Sequence[ShardTask], key: str) -> str:
+    """`SCENE (day D)` of the shard a dask key names."""
+    for t in tasks:
+        if key == f"fdc-shard-{t.shard.key}":
+            return f"{t.shard.job.path} (day {t.shard.job.day})"
+    return key
