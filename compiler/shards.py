@@ -60,13 +60,17 @@ def _file_sha(path: str) -> str:
 
 
 def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
-              limits: Limits) -> str:
-    """The key of one shard: everything its scene, experience and start states depend on."""
+              limits: Limits, files: dict[str, str] | None = None) -> str:
+    """The key of one shard: everything its scene, experience and start states depend on
+    (`files`: the sha256 of scene files already read, by path)."""
     from fdc.core.version import __version__
 
+    files = {} if files is None else files
+    if job.path not in files:
+        files[job.path] = _file_sha(job.path)
     return _digest({
         "fdc": __version__, "format": CACHE_FORMAT,
-        "scene": job.path, "scene_sha256": _file_sha(job.path),
+        "scene": job.path, "scene_sha256": files[job.path],
         "history": job.history,
         "history_sha256": _file_sha(job.history) if job.history is not None else None,
         "simulate": job.simulate, "interactions": job.interactions, "day": job.day,
@@ -78,10 +82,15 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
     })
 
 
-def template_key(shard: str, entry: TemplateEntry, domain_sha: str) -> str:
-    """The key of one template's result in one shard."""
-    return _digest([shard, entry.name, entry.path, entry.sha256, list(entry.texts),
-                    domain_sha])
+def template_digest(entry: TemplateEntry, domain_sha: str) -> str:
+    """What a template's results depend on of the template: its name, file (path and
+    sha256), instruction variants and domain file."""
+    return _digest([entry.name, entry.path, entry.sha256, list(entry.texts), domain_sha])
+
+
+def template_key(shard: str, template: str) -> str:
+    """The key of one template's result in one shard (`template`: its digest)."""
+    return _digest([shard, template])
 
 
 def domain_sha(entry: TemplateEntry) -> str:
@@ -233,13 +242,18 @@ def plan_shards(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
     limits = current() if limits is None else limits
     registry = default_registry()
     domains: dict[str, str] = {}
+    digests: dict[str, str] = {}
+    for e in entries:
+        if e.domain.path not in domains:
+            domains[e.domain.path] = domain_sha(e)
+        digests[e.name] = template_digest(e, domains[e.domain.path])
+    files: dict[str, str] = {}  # a scene file's sha256, read once for all its days
     out = []
     for k, job in enumerate(jobs, start=first):
         mine = sorted(job_entries(job, entries), key=lambda e: e.name)
         needs = any(is_memory_template(e.template, registry) for e in mine)
-        key = shard_key(job, options, needs, limits)
-        keys = tuple((e.name, template_key(key, e, domains.setdefault(
-            e.domain.path, domain_sha(e)))) for e in mine)
+        key = shard_key(job, options, needs, limits, files)
+        keys = tuple((e.name, template_key(key, digests[e.name])) for e in mine)
         out.append(Shard(k, job, key, keys, needs))
     return out
 
