@@ -35,15 +35,28 @@ class LocalExecutor:
                 yield run_shard(task)
             return
         import multiprocessing
-        from concurrent.futures import as_completed
+        from concurrent.futures import FIRST_COMPLETED, wait
 
         ctx = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=ctx,
                                    initializer=_ignore_interrupts)
-        futures: list[Future[ShardOutput]] = [pool.submit(run_shard, t) for t in tasks]
+        todo = iter(tasks)
+        # A few shards in flight per worker, and a finished one let go once yielded: the
+        # outputs held never grow with the suite.
+        pending: set[Future[ShardOutput]] = set()
         try:
-            for fut in as_completed(futures):
-                yield fut.result()
+            for task in todo:
+                pending.add(pool.submit(run_shard, task))
+                if len(pending) >= 2 * self.jobs:
+                    break
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    next_task = next(todo, None)
+                    if next_task is not None:
+                        pending.add(pool.submit(run_shard, next_task))
+                    yield fut.result()
+                del done, fut
         except BaseException:  # interrupted, closed or failed: the workers stop now
             for process in list(getattr(pool, "_processes", {}).values()):
                 process.terminate()
@@ -81,26 +94,23 @@ class DaskExecutor:
         except OSError as e:
             raise InputError(f"cannot reach the dask scheduler at {self.scheduler}: {e}"
                              ) from None
-        futures = [client.submit(run_shard, t, key=f"fdc-shard-{t.shard.key}", pure=False,
-                                 retries=self.retries) for t in tasks]
+        futures = {client.submit(run_shard, t, key=f"fdc-shard-{t.shard.key}", pure=False,
+                                 retries=self.retries): t for t in tasks}
         try:
-            for fut in distributed.as_completed(futures, loop=client.loop):
+            for fut in distributed.as_completed(list(futures), loop=client.loop):
+                task = futures.pop(fut)
                 try:
-                    yield fut.result()
+                    out = fut.result()
                 except (FdcError, KeyboardInterrupt, GeneratorExit):
                     raise
                 except Exception as e:  # the cluster lost it (KilledWorker), say
                     raise InputError(f"the dask cluster at {self.scheduler} could not run "
-                                     f"the shard of {_shard_name(tasks, fut.key)}: "
-                                     f"{type(e).__name__}: {e}") from None
+                                     f"the shard of {task.shard.job.path} (day "
+                                     f"{task.shard.job.day}): {type(e).__name__}: {e}"
+                                     ) from None
+                fut.release()  # the workers let the output go
+                yield out
         finally:
-            client.cancel(futures)
+            client.cancel(list(futures))
             client.close()
 
-
-def _shard_name(tasks: Sequence[ShardTask], key: str) -> str:
-    """`SCENE (day D)` of the shard a dask key names."""
-    for t in tasks:
-        if key == f"fdc-shard-{t.shard.key}":
-            return f"{t.shard.job.path} (day {t.shard.job.day})"
-    return key
