@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fdc.core.errors import OutputError
 from fdc.core.files import Outputs
 from fdc.core.hashing import sha256_text
 
-from .compile import CompileOptions, Outcome, SuiteResult, TemplateEntry
+from .compile import CompileOptions, Outcome, SuiteResult, TemplateEntry, TemplateReport
 from .manifest import (
     DropExample,
     ExperienceRef,
@@ -40,6 +41,44 @@ def emit_suite(path: Path, result: SuiteResult, refs: Sequence[ExperienceRef | N
     return manifest, write_suite(path, text, manifest)
 
 
+@dataclass(frozen=True)
+class TemplateSummary:
+    """What the manifest counts of one template on one scene (a `TemplateReport` without
+    its records): what a shard keeps beside a template's records."""
+
+    template: str
+    path: str
+    category: str | None
+    level: int | None
+    bindings: int
+    sampled: bool
+    visited: int
+    tasks: int
+    drops: dict[str, int]
+    examples: dict[str, DropExample]  # the first binding dropped per reason
+    error: str | None
+    texts: dict[str, int]  # each distinct instruction text of its tasks: how many times
+
+    @classmethod
+    def of(cls, report: TemplateReport, scene: str) -> TemplateSummary:
+        texts = Counter(t for r in report.records for t in r.instructions)
+        return cls(report.template, report.path, report.category, report.level,
+                   report.bindings, report.sampled, report.visited, report.tasks,
+                   dict(report.drops), {k: drop_example(scene, o)
+                                        for k, o in report.examples.items()}, report.error,
+                   dict(sorted(texts.items())))
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["examples"] = {k: e.model_dump(mode="json") for k, e in self.examples.items()}
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TemplateSummary:
+        examples = {k: DropExample.model_validate(e) for k, e in data["examples"].items()}
+        return cls(**{**data, "examples": examples})
+
+
 @dataclass
 class _Tally:
     file: str
@@ -52,7 +91,7 @@ class _Tally:
     drops: Counter[str] = field(default_factory=Counter)
     examples: dict[str, DropExample] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
+    texts: Counter[str] = field(default_factory=Counter)
 
     def counts(self) -> TemplateCounts:
         distinct, ratio = variety(self.texts)
@@ -64,58 +103,83 @@ class _Tally:
             instructions=distinct, bigram_ratio=ratio)
 
 
-def variety(texts: Sequence[str]) -> tuple[int, float]:
+def variety(texts: Iterable[str] | Mapping[str, int]) -> tuple[int, float]:
     """How varied instructions are: the number of distinct texts, and distinct word
-    bigrams over all word bigrams (rounded to 4 places; 0 without a bigram)."""
-    bigrams: list[tuple[str, str]] = []
-    for text in texts:
-        words = text.lower().rstrip(".!?").split()
-        bigrams.extend(itertools.pairwise(words))
-    ratio = round(len(set(bigrams)) / len(bigrams), 4) if bigrams else 0.0
-    return len(set(texts)), ratio
+    bigrams over all word bigrams (rounded to 4 places; 0 without a bigram). `texts`:
+    the texts, or each distinct text with how many times it occurs (what a streamed
+    suite's manifest keeps: it grows with the distinct texts alone)."""
+    counted = texts if isinstance(texts, Mapping) else Counter(texts)
+    distinct: set[tuple[str, str]] = set()
+    total = 0
+    for text, n in counted.items():
+        pairs = list(itertools.pairwise(text.lower().rstrip(".!?").split()))
+        distinct.update(pairs)
+        total += n * len(pairs)
+    ratio = round(len(distinct) / total, 4) if total else 0.0
+    return len(counted), ratio
 
 
-def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
-                   entries: Sequence[TemplateEntry], options: CompileOptions,
-                   suite_name: str, suite_text: str) -> Manifest:
-    from fdc.core.version import __version__
+class ManifestBuilder:
+    """The manifest's counts, added up scene by scene (in the suite's order) from each
+    template's summary, so a suite streamed to disk is counted without its records."""
 
-    tallies: dict[str, _Tally] = {}
-    drops: Counter[str] = Counter()
-    for scene in result.scenes:
-        for rep in scene.reports:
-            t = tallies.setdefault(rep.template, _Tally(rep.path, rep.category, rep.level))
+    def __init__(self) -> None:
+        self.tallies: dict[str, _Tally] = {}
+        self.drops: Counter[str] = Counter()
+        self.scenes: list[SceneEntry] = []
+        self.categories: Counter[str] = Counter()
+        self.levels: Counter[str] = Counter()
+        self.tasks = 0
+
+    def add_scene(self, scene: str, sha256: str, ref: ExperienceRef | None,
+                  summaries: Iterable[TemplateSummary]) -> None:
+        tasks = 0
+        for rep in summaries:
+            t = self.tallies.setdefault(rep.template, _Tally(rep.path, rep.category, rep.level))
             t.bindings += rep.bindings
             t.sampled |= rep.sampled
             t.visited += rep.visited
             t.tasks += rep.tasks
             t.drops.update(rep.drops)
-            for key, outcome in rep.examples.items():
-                if key not in t.examples:
-                    t.examples[key] = drop_example(scene.scene, outcome)
+            for key, example in rep.examples.items():
+                t.examples.setdefault(key, example)
             if rep.error:
-                t.errors.append(f"{scene.scene}: {rep.error}")
-            drops.update(rep.drops)
-    for r in result.records:
-        if r.template in tallies:
-            tallies[r.template].texts.extend(r.instructions)
-    categories = Counter(r.category or "-" for r in result.records)
-    levels = Counter(str(r.level) if r.level is not None else "-" for r in result.records)
-    files = {e.path: e.sha256 for e in entries}
-    return Manifest(
-        fdc_version=__version__, suite=suite_name, suite_sha256=sha256_text(suite_text),
-        seed=options.seed, max_per_template=options.max_per_template,
-        max_atoms=options.max_atoms,
-        scenes=[SceneEntry(path=s.scene, sha256=s.scene_sha256, experience=ref,
-                           tasks=len(s.records))
-                for s, ref in zip(result.scenes, refs, strict=True)],
-        templates=[TemplateFile(path=p, sha256=files[p]) for p in sorted(files)],
-        tasks=len(result.records),
-        per_category=dict(sorted(categories.items())),
-        per_level=dict(sorted(levels.items())),
-        per_template={k: v.counts() for k, v in sorted(tallies.items())},
-        drops=dict(sorted(drops.items())),
-    )
+                t.errors.append(f"{scene}: {rep.error}")
+            t.texts.update(rep.texts)
+            self.drops.update(rep.drops)
+            if rep.tasks:  # every task of a template has the template's category and level
+                self.categories[rep.category or "-"] += rep.tasks
+                self.levels[str(rep.level) if rep.level is not None else "-"] += rep.tasks
+            tasks += rep.tasks
+        self.tasks += tasks
+        self.scenes.append(SceneEntry(path=scene, sha256=sha256, experience=ref, tasks=tasks))
+
+    def build(self, entries: Sequence[TemplateEntry], options: CompileOptions,
+              suite_name: str, suite_sha256: str) -> Manifest:
+        from fdc.core.version import __version__
+
+        files = {e.path: e.sha256 for e in entries}
+        return Manifest(
+            fdc_version=__version__, suite=suite_name, suite_sha256=suite_sha256,
+            seed=options.seed, max_per_template=options.max_per_template,
+            max_atoms=options.max_atoms, scenes=self.scenes,
+            templates=[TemplateFile(path=p, sha256=files[p]) for p in sorted(files)],
+            tasks=self.tasks,
+            per_category=dict(sorted(self.categories.items())),
+            per_level=dict(sorted(self.levels.items())),
+            per_template={k: v.counts() for k, v in sorted(self.tallies.items())},
+            drops=dict(sorted(self.drops.items())),
+        )
+
+
+def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
+                   entries: Sequence[TemplateEntry], options: CompileOptions,
+                   suite_name: str, suite_text: str) -> Manifest:
+    builder = ManifestBuilder()
+    for scene, ref in zip(result.scenes, refs, strict=True):
+        builder.add_scene(scene.scene, scene.scene_sha256, ref,
+                          (TemplateSummary.of(rep, scene.scene) for rep in scene.reports))
+    return builder.build(entries, options, suite_name, sha256_text(suite_text))
 
 
 def drop_example(scene: str, outcome: Outcome) -> DropExample:
@@ -134,11 +198,18 @@ def suite_text(records: Sequence[TaskRecord]) -> str:
 def write_suite(path: Path, text: str, manifest: Manifest) -> Path:
     """Write the suite and `manifest.json` beside it, both or neither (`OutputError`:
     they cannot be written); return the manifest's path."""
+    manifest_path = manifest_beside(path)
+    with Outputs() as out:
+        out.write(path, text)
+        out.write(manifest_path, manifest.to_json())
+    return manifest_path
+
+
+def manifest_beside(path: Path) -> Path:
+    """Where the manifest of the suite at `path` goes (`OutputError`: the suite has its
+    name)."""
     manifest_path = path.parent / "manifest.json"
     if path.name == manifest_path.name:
         raise OutputError(f"cannot write {path}: the manifest goes beside the suite under "
                           "this name; hint: name the suite otherwise (suite.jsonl)")
-    with Outputs() as out:
-        out.write(path, text)
-        out.write(manifest_path, manifest.to_json())
     return manifest_path

@@ -31,8 +31,8 @@ is visited in an order shuffled with the seed (and the template's name) until K 
 have become tasks, so the K are a uniform sample of the bindings that make tasks, and
 only what is visited is paid for. Every binding visited and dropped is counted by reason.
 
-Scenes compile independently (in worker processes with `workers > 1`) and merge in the
-order given (a scene file whose content an earlier one has is compiled again with an id
+Scenes compile independently (in shards, on an executor: `compiler.shards`) and merge in
+the order given (a scene file whose content an earlier one has is compiled again with an id
 scope, `twin_scopes`, so task ids stay unique), and records are sorted by template and
 binding, so the output is the same for any number of workers.
 
@@ -46,11 +46,9 @@ with the same experience would make the same tasks: an input error (`check_days`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
 from fdc.core.errors import InputError
-from fdc.core.limits import current, set_current
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import Goal, GTargets, GThen
 from fdc.predicates.registry import EvaluationError
@@ -88,23 +86,15 @@ def compile_suite(
     jobs: Sequence[SceneJob],
     entries: Sequence[TemplateEntry],
     options: CompileOptions,
-    workers: int = 1,
     on_template: Callable[[TemplateEntry], None] | None = None,
-    on_scene: Callable[[SceneJob], None] | None = None,
 ) -> tuple[SuiteResult, list[ExperienceRef | None]]:
-    """Compile every scene; the result is the same for any number of workers. A later
-    simulated day is left out when no template reads the experience."""
+    """Compile every scene in this process, in memory (`compiler.shards` compiles in
+    shards, cached, on an executor). A later simulated day is left out when no template
+    reads the experience."""
     registry = default_registry()
     if not any(is_memory_template(e.template, registry) for e in entries):
         jobs = [j for j in jobs if j.day == 1 or j.history is not None]
-    if workers <= 1 or len(jobs) <= 1:
-        done = []
-        for job in jobs:
-            done.append(compile_scene(job, entries, options, on_template))
-            if on_scene is not None:
-                on_scene(job)
-    else:
-        done = _in_workers(jobs, entries, options, workers, on_scene)
+    done = [compile_scene(job, entries, options, on_template) for job in jobs]
     check_days(jobs, [ref for _, ref in done])
     for k, scope in twin_scopes(jobs, [s.scene_sha256 for s, _ in done]).items():
         done[k] = compile_scene(replace(jobs[k], id_scope=scope), entries, options)
@@ -298,31 +288,3 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
         return frames
     return run(Pass.RECORD, task_record, compiler, entry, binding, goal, targets, rendered,
                start, memory, frames)
-
-
-def _in_workers(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
-                options: CompileOptions, workers: int,
-                on_scene: Callable[[SceneJob], None] | None) -> list[SceneOutput]:
-    """`compile_scene` of every job in worker processes, results in the jobs' order."""
-    import multiprocessing
-    from concurrent.futures import as_completed
-
-    results: list[SceneOutput | None] = [None] * len(jobs)
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx,
-                             initializer=set_current, initargs=(current(),)) as pool:
-        futures: dict[Future[SceneOutput], int] = {
-            pool.submit(compile_scene, job, list(entries), options): k
-            for k, job in enumerate(jobs)
-        }
-        try:
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                if on_scene is not None:
-                    on_scene(jobs[futures[fut]])
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    return [r for r in results if r is not None]

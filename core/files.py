@@ -13,9 +13,11 @@ an `OutputError` naming the path and why.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
@@ -70,6 +72,11 @@ class Outputs:
 
     def write(self, path: Path, data: str | bytes) -> None:
         """Stage `data` for `path` (`OutputError`: the path cannot be written)."""
+        self.write_lines(path, (data,))
+
+    def write_lines(self, path: Path, chunks: Iterable[str | bytes]) -> str:
+        """Stage the concatenation of `chunks` for `path`, streamed (never whole in
+        memory): the hex sha256 of what was written."""
         why = not_writable(path)
         if why:
             raise cannot_write(path, why)
@@ -87,14 +94,19 @@ class Outputs:
             raise cannot_write(path, e) from None
         tmp = Path(name)
         self._staged.append((tmp, path))
+        digest = hashlib.sha256()
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(data.encode("utf-8") if isinstance(data, str) else data)
+                for chunk in chunks:
+                    data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+                    digest.update(data)
+                    f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
             os.chmod(tmp, mode)
         except OSError as e:
             raise cannot_write(path, e) from None
+        return digest.hexdigest()
 
     def folder(self, path: Path) -> None:
         """Make the folder `path` (and its parents), remembering what it made."""

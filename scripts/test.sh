@@ -6,7 +6,7 @@
 # Arguments go to pytest. Daily work: `bash scripts/test.sh -m "not slow"` leaves out the
 # slow tests, the planner certificates and the audit (a suite still compiles and validates);
 # CI runs everything.
-FDC_EXTRAS=dev source "$(dirname "$0")/env.sh"
+FDC_EXTRAS=dev,dask source "$(dirname "$0")/env.sh"
 ruff check .
 mypy compiler
 fdc check domain examples/templates

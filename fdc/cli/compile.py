@@ -6,9 +6,11 @@ or input error (a bad template, scene or log; reported with its location).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections import Counter
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,6 +33,7 @@ from fdc.cli.common import (
 if TYPE_CHECKING:
     from fdc.compiler.compile import TemplateEntry
     from fdc.compiler.manifest import Manifest
+    from fdc.compiler.shards import Executor as ShardExecutor
     from fdc.compiler.suite import TaskRecord
     from fdc.compiler.timings import Timings
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -39,6 +42,13 @@ if TYPE_CHECKING:
 #: Process templates over a furnished home have thousands of bindings (every item to
 #: every surface); a suite samples this many per template and scene unless told.
 DEFAULT_MAX_PER_TEMPLATE = 25
+
+
+class Executor(StrEnum):
+    """Where `fdc compile` runs its shards (`fdc.compiler.executors`)."""
+
+    local = "local"
+    dask = "dask"
 
 
 def _entries(templates: list[Path] | None) -> list[TemplateEntry]:
@@ -79,7 +89,8 @@ CompileHistoryOption = Annotated[
 
 
 def compile_command(
-    scenes: Annotated[list[Path], typer.Argument(help="Scene files (scene.json).")],
+    scenes: Annotated[list[Path], typer.Argument(
+        help="Scene files (scene.json), or folders: every *.json in one, in name order.")],
     templates: TemplatesOption = None,
     history: CompileHistoryOption = None,
     simulate_history: Annotated[
@@ -103,7 +114,19 @@ def compile_command(
         int | None, typer.Option(min=1, help="Largest ground goal (atoms) before a template "
                                  "stops (default: the limit goal_atoms, 100000).")
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes of "
+                                      "--executor local.")] = 1,
+    executor: Annotated[Executor, typer.Option(
+        "--executor", help="Where shards compile: local (this machine, --jobs processes) "
+        "or dask (a dask.distributed cluster, --scheduler).")] = Executor.local,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="The dask scheduler's address (tcp://HOST:PORT).")] = None,
+    cache: Annotated[Path | None, typer.Option(
+        "--cache", help="The shard cache folder (default: beside the suite, SUITE.cache, "
+        "e.g. out/suite.cache); a rerun reuses every shard and template it holds.")] = None,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Keep shards in a temporary folder, removed after the run.")
+    ] = False,
     output: Annotated[
         Path, file_option("--output", "-o", help="The suite; manifest.json goes beside it.")
     ] = Path("suite.jsonl"),
@@ -113,16 +136,18 @@ def compile_command(
 ) -> None:
     """Compile templates on scenes into a task suite (suite.jsonl + manifest.json)."""
 
+    import tempfile
+
     from fdc.compiler.compile import CompileOptions
-    from fdc.compiler.emit import emit_suite
-    from fdc.compiler.pipeline import compile_suite, job_entries
     from fdc.compiler.prepare import SceneJob
-    from fdc.compiler.timings import Pass
+    from fdc.compiler.shards import ShardCache, compile_sharded, timed_emit
     from fdc.core.errors import InputError
     from fdc.core.files import cannot_write, not_writable
 
     err = stderr()
+    scenes = _scene_files(scenes)
     days = _days(len(scenes), len(history or []), experiences, simulate_history)
+    runner = _executor(executor, scheduler, jobs)
     for p in scenes:
         input_or_exit(p, "the scene file", err)
     for p in history or []:
@@ -130,6 +155,9 @@ def compile_command(
     manifest_path = output.parent / "manifest.json"
     if why := not_writable(manifest_path):  # before minutes of compiling, not after
         raise cannot_write(manifest_path, why)
+    folder = cache if cache is not None else output.with_suffix(".cache")
+    if not no_cache and (why := not_writable(folder, folder=True)):
+        raise cannot_write(folder, why)
     entries = _entries(templates)
     options = CompileOptions(seed=seed, max_per_template=max_per_template or None)
     if max_atoms is not None:
@@ -137,30 +165,34 @@ def compile_command(
     jobs_ = [SceneJob(str(s), str(history[k * days + d]) if history else None,
                       simulate_history, interactions, day=d + 1)
              for k, s in enumerate(scenes) for d in range(days)]
-    per_template = jobs <= 1 or len(jobs_) <= 1
-    total = sum(len(job_entries(j, entries)) for j in jobs_) if per_template else len(jobs_)
-    with progress_bar(err) as progress:
-        bar = progress.add_task("compiling", total=total)
-        try:
-            result, refs = compile_suite(
-                jobs_, entries, options, workers=jobs,
-                on_template=(lambda e: progress.update(bar, advance=1,
-                                                       description=f"compiling {e.name}"))
-                if per_template else None,
-                on_scene=None if per_template else (lambda j: progress.update(bar, advance=1)),
-            )
-        except InputError as e:
-            err.print(f"error: {e}")
-            raise typer.Exit(EXIT_USAGE) from None
-        except KeyboardInterrupt:
-            err.print("interrupted: nothing written")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-    manifest, manifest_path = result.timings.run(Pass.EMIT, emit_suite, output, result, refs,
-                                                  entries, options)
+    with contextlib.ExitStack() as stack:
+        if no_cache:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="fdc-shards-")))
+        store = ShardCache(folder)
+        with progress_bar(err) as progress:
+            bar = progress.add_task("compiling shards", total=None)
+            done: list[int] = []
+            try:
+                run = compile_sharded(
+                    jobs_, entries, options, store, runner,
+                    on_planned=lambda n: progress.update(bar, total=n),
+                    on_shard=lambda _out: (done.append(1), progress.update(bar, advance=1)))
+            except InputError as e:
+                err.print(f"error: {e}")
+                raise typer.Exit(EXIT_USAGE) from None
+            except KeyboardInterrupt:
+                kept = "" if no_cache else f"; {len(done)} finished shard(s) are kept in " \
+                    f"{folder}: rerun to resume"
+                err.print(f"interrupted: no suite written{kept}")
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+        manifest, manifest_path = timed_emit(output, run, store, entries, options)
     _summary(manifest)
     if timings:
-        _timings(result.timings)
+        _timings(run.timings)
     err.print(f"wrote {manifest.tasks} task(s) to {output} and the manifest to {manifest_path}")
+    if run.reused_shards or run.reused_tasks:
+        err.print(f"{run.compiled_tasks} task(s) compiled in {run.compiled_shards} shard(s), "
+                  f"{run.reused_tasks} reused from {folder}", markup=False, highlight=False)
     failed: dict[str, list[str]] = {}  # an error -> the templates it stopped
     for name, t in manifest.per_template.items():
         for e in t.errors:
@@ -170,6 +202,43 @@ def compile_command(
             f"{len(names)} templates ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
         err.print(f"error: {which}: {e}", markup=False, highlight=False)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _executor(kind: Executor, scheduler: str | None, jobs: int) -> ShardExecutor:
+    """The executor the options ask for; exit 2 when they disagree."""
+    from fdc.compiler.executors import DaskExecutor, LocalExecutor
+
+    if kind is Executor.local:
+        if scheduler is not None:
+            stderr().print("error: --scheduler is for --executor dask")
+            raise typer.Exit(EXIT_USAGE)
+        return LocalExecutor(jobs)
+    if scheduler is None:
+        stderr().print("error: --executor dask needs --scheduler tcp://HOST:PORT (the "
+                       "address `dask scheduler` prints)")
+        raise typer.Exit(EXIT_USAGE)
+    if jobs > 1:
+        stderr().print("error: --jobs is for --executor local; a dask cluster runs as many "
+                       "shards at once as its workers have threads")
+        raise typer.Exit(EXIT_USAGE)
+    return DaskExecutor(scheduler)
+
+
+def _scene_files(given: list[Path]) -> list[Path]:
+    """The scene files: a file as given, a folder's `*.json` files in name order (a
+    family of `fdc scene generate --count`); exit 2 for a folder without one."""
+    files: list[Path] = []
+    for p in given:
+        if p.is_dir():
+            found = sorted(q for q in p.glob("*.json") if q.is_file())
+            if not found:
+                stderr().print(f"{p}: error: no scene file (*.json) in the folder",
+                               markup=False)
+                raise typer.Exit(EXIT_USAGE)
+            files.extend(found)
+        else:
+            files.append(p)
+    return files
 
 
 def _days(scenes: int, logs: int, experiences: int | None, simulate: bool) -> int:

@@ -154,16 +154,40 @@ def _outline(g: SceneGraph, *, color: bool) -> str:
 
 @scene_app.command()
 def generate(
-    output: Annotated[Path, file_option("-o", "--output", help="Where to write scene.json.")],
-    rooms: Annotated[int, typer.Option("--rooms", min=1, max=500)] = 6,
-    objects: Annotated[int, typer.Option("--objects", min=1, max=5000)] = 150,
+    output: Annotated[Path, typer.Option(
+        "-o", "--output", help="Where to write scene.json; with --count, the folder the "
+        "scenes go in (scene-000.json, ...).")],
+    rooms: Annotated[int, typer.Option("--rooms", min=1, max=500, help="Rooms; with "
+                                       "--count, the most a scene has.")] = 6,
+    objects: Annotated[int, typer.Option("--objects", min=1, max=5000, help="Objects; "
+                                         "with --count, about this many per --rooms rooms.")
+                       ] = 150,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    count: Annotated[int | None, typer.Option(
+        "--count", min=1, max=10000, help="Generate a family of N scenes of varied room "
+        "counts and layouts into the folder -o (deterministic for the seed).")] = None,
 ) -> None:
-    """Generate a scene of R rooms and about N objects (deterministic for a seed)."""
-    from fdc.core.files import write_atomic
-    from fdc.sim_bridge.scene.generate import generate_scene
+    """Generate a scene of R rooms and about N objects, or a family of scenes (--count);
+    deterministic for a seed."""
+    from fdc.core.files import Outputs, not_writable, write_atomic
+    from fdc.sim_bridge.scene.generate import family_file, family_scene, generate_scene
 
-    scene = generate_scene(rooms, objects, seed)
-    write_atomic(output, scene.to_json())
-    stderr().print(f"wrote {output}: {len(scene.rooms)} rooms, {len(scene.objects)} objects")
+    err = stderr()
+    if count is None:
+        if why := not_writable(output):
+            raise typer.BadParameter(f"{output} {why}", param_hint="'-o' / '--output'")
+        scene = generate_scene(rooms, objects, seed)
+        write_atomic(output, scene.to_json())
+        err.print(f"wrote {output}: {len(scene.rooms)} rooms, {len(scene.objects)} objects")
+        raise typer.Exit(EXIT_OK)
+    if why := not_writable(output, folder=True):
+        raise typer.BadParameter(f"{output} {why}; with --count it names a folder",
+                                 param_hint="'-o' / '--output'")
+    sizes = []
+    with Outputs() as out:  # the whole family, or none of it
+        for k in range(count):
+            scene = family_scene(k, seed, rooms, objects)
+            out.write(output / family_file(k), scene.to_json())
+            sizes.append(len(scene.rooms))
+    err.print(f"wrote {count} scene(s) to {output}/: {min(sizes)} to {max(sizes)} rooms")
     raise typer.Exit(EXIT_OK)

@@ -409,3 +409,20 @@ def _populate(
             attrs["function"] = itype.function
         out.append(item_spec(f"{itype.category}_{n:04d}", itype, wx, wy, z, yaw, attrs))
     return out
+
+
+def family_scene(index: int, seed: int, rooms: int = 6, objects: int = 150) -> Scene:
+    """Scene `index` (from 0) of the family of seed `seed`: between about a third of
+    `rooms` and `rooms` rooms, and about `objects / rooms` objects a room, both drawn
+    from `(seed, index)` alone, so a scene does not depend on how many the family has."""
+    rng = np.random.default_rng([seed, index])
+    n_rooms = int(rng.integers(max(1, math.ceil(rooms / 3)), rooms + 1))
+    per_room = max(1.0, objects / rooms) * float(rng.uniform(0.7, 1.3))
+    n_objects = max(n_rooms, round(per_room * n_rooms))
+    return generate_scene(n_rooms, n_objects, int(rng.integers(2**31)),
+                          name=f"family-s{seed}-{index:03d}")
+
+
+def family_file(index: int) -> str:
+    """The file name of scene `index` of a family (sorted names are the family's order)."""
+    return f"scene-{index:03d}.json"

@@ -191,3 +191,17 @@ def test_evaluate_run_baseline_and_audit_take_each_days_experience(tmp_path: Pat
                         "--format", "json")
     details = " ".join(d["detail"] for d in audit["disagreements"])
     assert "sha256" not in details and "experience" not in details, details
+
+
+def test_a_folder_of_generated_scenes_compiles_each_with_k_days(tmp_path: Path) -> None:
+    code, text = run("scene", "generate", "--count", "2", "--seed", "1", "--rooms", "2",
+                     "--objects", "24", "-o", tmp_path / "family")
+    assert code == 0, text
+    manifest = compile_(tmp_path / "out", tmp_path / "family", "--experiences", "2",
+                        "--max-per-template", "1")
+    files = [str(tmp_path / "family" / f"scene-{k:03d}.json") for k in range(2)]
+    assert [s["path"] for s in manifest["scenes"]] == [f for f in files for _ in range(2)]
+    assert [s["experience"]["seed"] for s in manifest["scenes"]] == [0, 1, 0, 1]
+    (tmp_path / "empty").mkdir()
+    code, text = run("compile", tmp_path / "empty", "-T", TEMPLATES)
+    assert code == 2 and "no scene file (*.json) in the folder" in text

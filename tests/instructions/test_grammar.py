@@ -126,3 +126,7 @@ def test_variety_counts_texts_and_distinct_bigrams() -> None:
     assert variety([]) == (0, 0.0)
     assert variety(["Go to the mug.", "Go to the mug."]) == (1, 0.5)
     assert variety(["Go to the mug.", "Fetch the red cup."]) == (2, 1.0)
+    # a streamed suite's manifest keeps each distinct text with its count: same figures
+    texts = ["Go to the mug.", "Go to the mug.", "Fetch the red cup.", "Go to the cup."]
+    assert variety({"Go to the mug.": 2, "Fetch the red cup.": 1, "Go to the cup.": 1}) \
+        == variety(texts)

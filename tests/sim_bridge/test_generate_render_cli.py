@@ -145,3 +145,24 @@ def test_cli_import_habitat(tmp_path: Path) -> None:
     assert load_scene(out).ok
     r = runner.invoke(app, ["import", "habitat", str(cfg), "--scene", "nope", "-o", str(out)])
     assert r.exit_code == 2 and "no scene instance" in r.output
+
+
+def test_a_family_varies_its_rooms_and_is_deterministic_per_seed(tmp_path: Path) -> None:
+    from fdc.sim_bridge.scene.generate import family_scene
+
+    args = ["scene", "generate", "--count", "5", "--seed", "3", "--rooms", "6",
+            "--objects", "30"]
+    for name in ("a", "b"):
+        r = runner.invoke(app, [*args, "-o", str(tmp_path / name)])
+        assert r.exit_code == 0, r.output
+    files = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert files == [f"scene-{k:03d}.json" for k in range(5)]
+    assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
+               for f in files)
+    rooms = [len(load_scene(tmp_path / "a" / f).scene.rooms) for f in files]  # type: ignore[union-attr]
+    assert len(set(rooms)) > 1 and all(2 <= n <= 6 for n in rooms)
+    # a scene does not depend on the size of its family; another seed, another family
+    assert family_scene(2, 3, 6, 30).to_json() == (tmp_path / "a" / files[2]).read_text()
+    assert family_scene(2, 4, 6, 30).to_json() != family_scene(2, 3, 6, 30).to_json()
+    r = runner.invoke(app, [*args, "-o", str(tmp_path / "a" / files[0])])
+    assert r.exit_code == 2 and "names a folder" in r.output

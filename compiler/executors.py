@@ -1,0 +1,116 @@
+"""Executors: where shard tasks (`shards.run_shard`) run. Each yields a shard's output
+as it finishes, in any order (the merge orders them); closing its iterator cancels the
+shards not yet finished, and the finished ones are already in the cache.
+
+- `LocalExecutor(jobs)`: this machine; one job runs the shards in this process, more
+  run them in as many worker processes (spawned: the same on every platform).
+- `DaskExecutor(scheduler)`: a dask.distributed cluster (the optional extra `fdc[dask]`),
+  one dask task per shard. A shard whose worker dies is run again on another worker by
+  the scheduler; the shard's output comes back to this process, which alone writes the
+  cache. Workers need fdc installed and the scene and log files at the paths given (a
+  shared file system, or the same paths on every machine); they never write.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+from fdc.core.errors import FdcError, InputError
+
+from .shards import ShardOutput, ShardTask, run_shard
+
+
+class LocalExecutor:
+    """Shards in this process (`jobs` 1) or in `jobs` worker processes."""
+
+    def __init__(self, jobs: int = 1) -> None:
+        self.jobs = jobs
+
+    def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
+        if self.jobs <= 1 or len(tasks) <= 1:
+            for task in tasks:
+                yield run_shard(task)
+            return
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        ctx = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=ctx,
+                                   initializer=_ignore_interrupts)
+        todo = iter(tasks)
+        # A few shards in flight per worker, and a finished one let go once yielded: the
+        # outputs held never grow with the suite.
+        pending: set[Future[ShardOutput]] = set()
+        try:
+            for task in todo:
+                pending.add(pool.submit(run_shard, task))
+                if len(pending) >= 2 * self.jobs:
+                    break
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    next_task = next(todo, None)
+                    if next_task is not None:
+                        pending.add(pool.submit(run_shard, next_task))
+                    yield fut.result()
+                del done, fut
+        except BaseException:  # interrupted, closed or failed: the workers stop now
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+
+def _ignore_interrupts() -> None:
+    """A worker leaves Ctrl-C (sent to the whole terminal's process group) to the main
+    process, which stops the workers itself: no traceback from each of them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class DaskExecutor:
+    """Shards on the dask.distributed cluster whose scheduler is at `scheduler`
+    (`tcp://HOST:PORT`); `retries`: how many times a shard that raised runs again."""
+
+    def __init__(self, scheduler: str, retries: int = 2, timeout_s: float = 30.0) -> None:
+        self.scheduler = scheduler
+        self.retries = retries
+        self.timeout_s = timeout_s
+
+    def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
+        try:  # untyped: Any here
+            distributed: Any = importlib.import_module("distributed")
+        except ImportError:
+            raise InputError("--executor dask needs dask.distributed; hint: "
+                             "pip install 'fdc[dask]'") from None
+        try:
+            client = distributed.Client(self.scheduler, timeout=self.timeout_s,
+                                        set_as_default=False)
+        except OSError as e:
+            raise InputError(f"cannot reach the dask scheduler at {self.scheduler}: {e}"
+                             ) from None
+        futures = {client.submit(run_shard, t, key=f"fdc-shard-{t.shard.key}", pure=False,
+                                 retries=self.retries): t for t in tasks}
+        try:
+            for fut in distributed.as_completed(list(futures), loop=client.loop):
+                task = futures.pop(fut)
+                try:
+                    out = fut.result()
+                except (FdcError, KeyboardInterrupt, GeneratorExit):
+                    raise
+                except Exception as e:  # the cluster lost it (KilledWorker), say
+                    raise InputError(f"the dask cluster at {self.scheduler} could not run "
+                                     f"the shard of {task.shard.job.path} (day "
+                                     f"{task.shard.job.day}): {type(e).__name__}: {e}"
+                                     ) from None
+                fut.release()  # the workers let the output go
+                yield out
+        finally:
+            client.cancel(list(futures))
+            client.close()
+

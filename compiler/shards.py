@@ -1,0 +1,375 @@
+"""Shards: a compile split by (scene, experience), each shard's result kept in a cache
+under a key that hashes everything it depends on, and the merge of the shards into one
+suite.
+
+A shard is one `SceneJob` (a scene and one of its days). Its key hashes fdc's version,
+the cache's format, the scene file (its path as given, which records name, and its
+bytes), the day's experience (a given log's bytes, or the simulation's seed, interactions
+and day), whether the experience is simulated at all, the id scope, the options and the
+limits in effect. Each template of the shard is cached on its own, under a key hashing
+the shard's key and the template (its name, file path and sha256, instruction variants
+and domain): a changed template recompiles its own tasks alone, and an interrupted
+compile resumes at the shards that did not finish.
+
+The cache is a folder: one folder per shard key holding `shard.json` (the scene's
+canonical sha256 and its experience's manifest entry) and one `TEMPLATE_KEY.jsonl` per
+template (a summary line for the manifest, then the template's task records, as the
+suite holds them). Every file is written atomically, and `shard.json` last, so a shard
+is in the cache whole or not at all.
+
+The merge walks the shards in job order (scene, then day) and, in each, the templates
+in name order, whatever order the shards finished in: it streams the record lines to the
+suite file while it adds up the manifest (`emit.ManifestBuilder`), so memory does not
+grow with the suite, and the bytes are those of an in-memory compile (`emit.emit_suite`)
+for any executor and any number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from fdc.core.files import Outputs, write_atomic
+from fdc.core.hashing import sha256_text
+from fdc.core.limits import Limits, current, set_current
+from fdc.predicates.builtin import default_registry
+
+from .compile import CompileOptions, TemplateEntry, is_memory_template
+from .emit import ManifestBuilder, TemplateSummary
+from .manifest import ExperienceRef, Manifest
+from .pipeline import check_days, compile_template, job_entries, twin_scopes
+from .prepare import SceneJob, day_seed, prepare_scene
+from .timings import Pass, Timings
+
+#: Bump when what a cache entry holds, or how a key is made, changes.
+CACHE_FORMAT = 1
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def _digest(parts: object) -> str:
+    return str(sha256_text(json.dumps(parts, sort_keys=True, default=str)))
+
+
+def _file_sha(path: str) -> str:
+    return str(sha256_text(Path(path).read_bytes()))
+
+
+def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
+              limits: Limits, files: dict[str, str] | None = None) -> str:
+    """The key of one shard: everything its scene, experience and start states depend on
+    (`files`: the sha256 of scene files already read, by path)."""
+    from fdc.core.version import __version__
+
+    files = {} if files is None else files
+    if job.path not in files:
+        files[job.path] = _file_sha(job.path)
+    return _digest({
+        "fdc": __version__, "format": CACHE_FORMAT,
+        "scene": job.path, "scene_sha256": files[job.path],
+        "history": job.history,
+        "history_sha256": _file_sha(job.history) if job.history is not None else None,
+        "simulate": job.simulate, "interactions": job.interactions, "day": job.day,
+        "experience_seed": day_seed(options.seed, job.day),
+        "needs_experience": needs_experience, "id_scope": job.id_scope,
+        "options": [options.seed, options.max_per_template, options.max_atoms,
+                    options.bind_limit],
+        "limits": repr(limits),
+    })
+
+
+def template_digest(entry: TemplateEntry, domain_sha: str) -> str:
+    """What a template's results depend on of the template: its name, file (path and
+    sha256), instruction variants and domain file."""
+    return _digest([entry.name, entry.path, entry.sha256, list(entry.texts), domain_sha])
+
+
+def template_key(shard: str, template: str) -> str:
+    """The key of one template's result in one shard (`template`: its digest)."""
+    return _digest([shard, template])
+
+
+def domain_sha(entry: TemplateEntry) -> str:
+    """The sha256 of the template's domain file (of its printed form, if it has none)."""
+    try:
+        return _file_sha(entry.domain.path)
+    except OSError:
+        return str(sha256_text(repr(entry.domain.domain)))
+
+
+# --------------------------------------------------------------------------- work
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One (scene, day) of the compile, with its key and its templates' keys (name order)."""
+
+    index: int  # the job's place in the suite's order
+    job: SceneJob
+    key: str
+    templates: tuple[tuple[str, str], ...]  # (template name, template key)
+    needs_experience: bool
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """What a worker compiles: a shard's templates missing from the cache. Picklable."""
+
+    shard: Shard
+    entries: tuple[TemplateEntry, ...]
+    options: CompileOptions
+    limits: Limits
+
+
+@dataclass(frozen=True)
+class ShardOutput:
+    """What a worker gives back: the scene's meta and, per template compiled, its key
+    and its cache file's text. Small: one shard's records."""
+
+    key: str
+    scene_sha256: str
+    experience: dict[str, Any] | None
+    templates: tuple[tuple[str, str], ...]  # (template key, text)
+    tasks: int
+    timings: Timings = field(default_factory=Timings)
+
+
+def run_shard(task: ShardTask) -> ShardOutput:
+    """Prepare the shard's scene and compile the task's templates (any process)."""
+    set_current(task.limits)
+    timings = Timings()
+    compiler, ref = prepare_scene(task.shard.job, task.options, timings,
+                                  needs_experience=task.shard.needs_experience)
+    keys = dict(task.shard.templates)
+    texts: list[tuple[str, str]] = []
+    tasks = 0
+    for entry in sorted(task.entries, key=lambda e: e.name):
+        report = compile_template(compiler, entry, timings=timings)
+        summary = TemplateSummary.of(report, compiler.scene)
+        lines = [json.dumps(summary.to_json(), sort_keys=True, ensure_ascii=False) + "\n"]
+        lines.extend(_record_lines(report.records))
+        texts.append((keys[entry.name], "".join(lines)))
+        tasks += report.tasks
+    return ShardOutput(task.shard.key, compiler.scene_sha256,
+                       ref.model_dump(mode="json") if ref is not None else None,
+                       tuple(texts), tasks, timings)
+
+
+def _record_lines(records: Sequence[Any]) -> Iterator[str]:
+    from .suite import suite_lines
+
+    return suite_lines(list(records))
+
+
+class Executor(Protocol):
+    """Runs shard tasks (`run_shard`) and yields each output as it finishes, in any order;
+    closing the iterator cancels what has not finished."""
+
+    def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]: ...
+
+
+# --------------------------------------------------------------------------- cache
+
+
+class ShardCache:
+    """The folder of finished shards and templates."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _folder(self, key: str) -> Path:
+        return self.root / key[:2] / key
+
+    def meta(self, key: str) -> dict[str, Any] | None:
+        try:
+            data: dict[str, Any] = json.loads((self._folder(key) / "shard.json").read_text())
+        except (OSError, ValueError):
+            return None
+        return data
+
+    def has(self, shard: str, template: str) -> bool:
+        return (self._folder(shard) / "shard.json").is_file() and \
+            (self._folder(shard) / f"{template}.jsonl").is_file()
+
+    def store(self, out: ShardOutput) -> None:
+        """Keep a worker's output: each template's file, then the shard's (atomically)."""
+        folder = self._folder(out.key)
+        for key, text in out.templates:
+            write_atomic(folder / f"{key}.jsonl", text)
+        write_atomic(folder / "shard.json", json.dumps(
+            {"scene_sha256": out.scene_sha256, "experience": out.experience},
+            sort_keys=True) + "\n")
+
+    def summary(self, shard: str, template: str) -> TemplateSummary:
+        with (self._folder(shard) / f"{template}.jsonl").open(encoding="utf-8") as f:
+            return TemplateSummary.from_json(json.loads(f.readline()))
+
+    def template(self, shard: str, template: str) -> tuple[TemplateSummary, Iterator[str]]:
+        """One template's summary and its record lines, read as they are needed."""
+        f = (self._folder(shard) / f"{template}.jsonl").open(encoding="utf-8")
+        summary = TemplateSummary.from_json(json.loads(f.readline()))
+
+        def lines() -> Iterator[str]:
+            with f:
+                yield from f
+
+        return summary, lines()
+
+
+# --------------------------------------------------------------------------- a run
+
+
+@dataclass
+class ShardRun:
+    """A sharded compile: its shards in the suite's order, and what it reused."""
+
+    shards: list[Shard]
+    reused_tasks: int = 0
+    compiled_tasks: int = 0
+    reused_shards: int = 0
+    compiled_shards: int = 0
+    timings: Timings = field(default_factory=Timings)
+
+
+def plan_shards(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
+                options: CompileOptions, limits: Limits | None = None,
+                first: int = 0) -> list[Shard]:
+    """A shard per job, its key and its templates' keys."""
+    limits = current() if limits is None else limits
+    registry = default_registry()
+    domains: dict[str, str] = {}
+    digests: dict[str, str] = {}
+    for e in entries:
+        if e.domain.path not in domains:
+            domains[e.domain.path] = domain_sha(e)
+        digests[e.name] = template_digest(e, domains[e.domain.path])
+    files: dict[str, str] = {}  # a scene file's sha256, read once for all its days
+    out = []
+    for k, job in enumerate(jobs, start=first):
+        mine = sorted(job_entries(job, entries), key=lambda e: e.name)
+        needs = any(is_memory_template(e.template, registry) for e in mine)
+        key = shard_key(job, options, needs, limits, files)
+        keys = tuple((e.name, template_key(key, digests[e.name])) for e in mine)
+        out.append(Shard(k, job, key, keys, needs))
+    return out
+
+
+def compile_sharded(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
+                    options: CompileOptions, cache: ShardCache, executor: Executor,
+                    on_planned: Callable[[int], None] | None = None,
+                    on_shard: Callable[[ShardOutput], None] | None = None) -> ShardRun:
+    """Compile every shard the cache lacks (`executor`), keeping each as it finishes;
+    `on_planned` hears how many shards will run, `on_shard` each one finished. A later
+    simulated day is left out when no template reads the experience; two days with one
+    experience are an `InputError`; twins (scene files of one content) compile again
+    with an id scope, as in `pipeline.compile_suite`."""
+    registry = default_registry()
+    if not any(is_memory_template(e.template, registry) for e in entries):
+        jobs = [j for j in jobs if j.day == 1 or j.history is not None]
+    check_days(jobs, [_given(j) for j in jobs])  # a log given twice: before any work
+    run = ShardRun(plan_shards(jobs, entries, options))
+    _run(run.shards, entries, options, cache, executor, run, on_planned, on_shard)
+    metas = [cache.meta(s.key) for s in run.shards]
+    refs = [_ref(m) for m in metas]
+    check_days(jobs, refs)
+    scopes = twin_scopes(jobs, [m["scene_sha256"] if m else "" for m in metas])
+    if scopes:
+        twins = [plan_shards([replace(jobs[k], id_scope=scope)], entries, options,
+                             first=k)[0] for k, scope in scopes.items()]
+        _run(twins, entries, options, cache, executor, run, None, on_shard)
+        for twin in twins:
+            run.shards[twin.index] = twin
+    return run
+
+
+def _given(job: SceneJob) -> ExperienceRef | None:
+    """What `check_days` reads of a given log (its sha256, its path), known before the
+    log is loaded."""
+    if job.history is None:
+        return None
+    return ExperienceRef(sha256=_file_sha(job.history), source="", simulated=False,
+                         path=job.history, frames=0, interactions=0)
+
+
+def _ref(meta: dict[str, Any] | None) -> ExperienceRef | None:
+    if meta is None or meta["experience"] is None:
+        return None
+    return ExperienceRef.model_validate(meta["experience"])
+
+
+def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: CompileOptions,
+         cache: ShardCache, executor: Executor, run: ShardRun,
+         on_planned: Callable[[int], None] | None,
+         on_shard: Callable[[ShardOutput], None] | None) -> None:
+    by_name = {e.name: e for e in entries}
+    limits = current()
+    tasks = []
+    for shard in shards:
+        missing = [name for name, key in shard.templates if not cache.has(shard.key, key)]
+        if not missing and cache.meta(shard.key) is not None:
+            run.reused_shards += 1
+            run.reused_tasks += sum(cache.summary(shard.key, key).tasks
+                                    for _, key in shard.templates)
+            continue
+        reused = [key for name, key in shard.templates if name not in missing]
+        run.reused_tasks += sum(cache.summary(shard.key, key).tasks for key in reused)
+        tasks.append(ShardTask(shard, tuple(by_name[n] for n in missing), options, limits))
+    if on_planned is not None:
+        on_planned(len(tasks))
+    if not tasks:
+        return
+    outputs = executor.run(tasks)
+    try:
+        for out in outputs:
+            cache.store(out)
+            run.compiled_shards += 1
+            run.compiled_tasks += out.tasks
+            run.timings.merge(out.timings)
+            if on_shard is not None:
+                on_shard(out)
+    finally:
+        close = getattr(outputs, "close", None)
+        if close is not None:
+            close()
+
+
+# --------------------------------------------------------------------------- merge
+
+
+def emit_sharded(path: Path, run: ShardRun, cache: ShardCache,
+                 entries: Sequence[TemplateEntry], options: CompileOptions
+                 ) -> tuple[Manifest, Path]:
+    """Write the suite at `path` from the cache, shard by shard in the suite's order, and
+    the manifest beside it, both or neither: the manifest and its path."""
+    from .emit import manifest_beside
+
+    manifest_path = manifest_beside(path)
+    builder = ManifestBuilder()
+    with Outputs() as out:
+        digest = out.write_lines(path, _merged(run.shards, cache, builder))
+        manifest = builder.build(entries, options, path.name, digest)
+        out.write(manifest_path, manifest.to_json())
+    return manifest, manifest_path
+
+
+def _merged(shards: Iterable[Shard], cache: ShardCache, builder: ManifestBuilder
+            ) -> Iterator[str]:
+    for shard in shards:
+        meta = cache.meta(shard.key)
+        assert meta is not None, shard.key
+        summaries = []
+        for _, key in shard.templates:
+            summary, lines = cache.template(shard.key, key)
+            summaries.append(summary)
+            yield from lines
+        builder.add_scene(shard.job.path, meta["scene_sha256"], _ref(meta), summaries)
+
+
+def timed_emit(path: Path, run: ShardRun, cache: ShardCache, entries: Sequence[TemplateEntry],
+               options: CompileOptions) -> tuple[Manifest, Path]:
+    """`emit_sharded`, its time added to the run's `emit` pass."""
+    return run.timings.run(Pass.EMIT, emit_sharded, path, run, cache, entries, options)

@@ -1,0 +1,120 @@
+"""Shards (`fdc.compiler.shards`): a compile split by (scene, experience), cached under
+keys that hash what each shard depends on. A rerun reuses every shard and template whose
+key matches (an interrupted run resumes; a changed template file recompiles its own
+tasks alone), and the merged suite and manifest are the bytes of an in-memory compile
+whatever order the shards finish in."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fdc.cli import app
+from fdc.compiler.compile import CompileOptions, load_entries
+from fdc.compiler.emit import emit_suite
+from fdc.compiler.executors import LocalExecutor
+from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.prepare import SceneJob
+from fdc.compiler.shards import (
+    ShardCache,
+    ShardOutput,
+    ShardTask,
+    compile_sharded,
+    emit_sharded,
+    plan_shards,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+KITCHEN = str(REPO / "tests" / "golden" / "scenes" / "kitchen.json")
+GEN_A = str(REPO / "tests" / "golden" / "scenes" / "gen-a.json")
+GOLDEN = (REPO / "tests" / "golden" / "templates" / "golden.pddl").read_text()
+
+
+def split_templates(folder: Path) -> Path:
+    """The golden templates, one file each: `folder/NAME.pddl`."""
+    folder.mkdir()
+    for block in re.split(r"\n(?=\(define )", GOLDEN.strip()):
+        block = block.strip()
+        if not block.startswith("(define"):
+            continue
+        name = re.match(r"\(define \(template ([\w-]+)\)", block)
+        assert name is not None
+        (folder / f"{name.group(1)}.pddl").write_text(block + "\n")
+    return folder
+
+
+class Reversed(LocalExecutor):
+    """Shards in this process, finished in the reverse of the order given."""
+
+    def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
+        return reversed(list(super().run(tasks)))
+
+
+def test_shards_merge_to_the_bytes_of_an_in_memory_compile(tmp_path: Path) -> None:
+    entries, _ = load_entries([str(REPO / "tests" / "golden" / "templates")])
+    options = CompileOptions(seed=3, max_per_template=2)
+    jobs = [SceneJob(KITCHEN, interactions=3, day=d) for d in (1, 2)] + \
+        [SceneJob(GEN_A, interactions=3), SceneJob(KITCHEN, interactions=3)]  # a twin
+    result, refs = compile_suite(jobs, entries, options)
+    emit_suite(tmp_path / "memory" / "suite.jsonl", result, refs, entries, options)
+    cache = ShardCache(tmp_path / "cache")
+    run = compile_sharded(jobs, entries, options, cache, Reversed())
+    assert run.compiled_shards == 5 and run.reused_shards == 0  # 4 shards and the twin's
+    emit_sharded(tmp_path / "shards" / "suite.jsonl", run, cache, entries, options)
+    for name in ("suite.jsonl", "manifest.json"):
+        assert (tmp_path / "shards" / name).read_bytes() == \
+            (tmp_path / "memory" / name).read_bytes(), name
+    keys = [s.key for s in plan_shards(jobs, entries, options)]
+    assert len(set(keys)) == len(keys) - 1  # the twin's first shard is the kitchen's own
+
+
+def compile_cli(out: Path, templates: Path, *more: str) -> str:
+    result = CliRunner().invoke(app, [
+        "compile", KITCHEN, GEN_A, "-T", str(templates), "--experiences", "2",
+        "--max-per-template", "1", "--interactions", "3", *more,
+        "-o", str(out / "suite.jsonl")])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def counts(output: str) -> tuple[int, int]:
+    """(compiled, reused) tasks, as `fdc compile` says them."""
+    found = re.search(r"(\d+) task\(s\) compiled in \d+ shard\(s\), (\d+) reused", output)
+    assert found is not None, output
+    return int(found.group(1)), int(found.group(2))
+
+
+@pytest.mark.slow
+def test_a_rerun_reuses_shards_and_a_changed_template_recompiles_alone(tmp_path: Path) -> None:
+    templates = split_templates(tmp_path / "templates")
+    out = tmp_path / "out"
+    compile_cli(out, templates)
+    first = (out / "suite.jsonl").read_bytes(), (out / "manifest.json").read_bytes()
+    tasks = first[0].count(b"\n")
+    assert counts(compile_cli(out, templates)) == (0, tasks)  # everything reused
+    assert ((out / "suite.jsonl").read_bytes(), (out / "manifest.json").read_bytes()) == first
+    # an interrupted run: two shards never finished
+    shards = sorted((out / "suite.cache").glob("*/*/shard.json"))
+    for meta in shards[:2]:
+        shutil.rmtree(meta.parent)
+    compiled, reused = counts(compile_cli(out, templates))
+    assert 0 < compiled < tasks and compiled + reused == tasks
+    assert ((out / "suite.jsonl").read_bytes(), (out / "manifest.json").read_bytes()) == first
+    # one template changed (its instruction): only its tasks compile again
+    path = templates / "golden-to-surface.pddl"
+    path.write_text(path.read_text().replace("\"Move ", "\"Now: move ", 1))
+    compiled, reused = counts(compile_cli(out, templates))
+    changed = [line for line in (out / "suite.jsonl").read_text().splitlines()
+               if '"template": "golden-to-surface"' in line]
+    assert compiled == len(changed) > 0 and reused == tasks - compiled
+    assert all("Now: " in line for line in changed)
+    # any number of workers, another cache: the same bytes
+    compile_cli(tmp_path / "two", templates, "--jobs", "2", "--no-cache")
+    assert (tmp_path / "two" / "suite.jsonl").read_bytes() == \
+        (out / "suite.jsonl").read_bytes()
+    assert not (tmp_path / "two" / "suite.cache").exists()
