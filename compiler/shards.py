@@ -13,9 +13,11 @@ compile resumes at the shards that did not finish.
 
 The cache is a folder: one folder per shard key holding `shard.json` (the scene's
 canonical sha256 and its experience's manifest entry) and one `TEMPLATE_KEY.jsonl` per
-template (a summary line for the manifest, then the template's task records, as the
-suite holds them). Every file is written atomically, and `shard.json` last, so a shard
-is in the cache whole or not at all.
+template (a header line: the summary for the manifest, the number of records and the
+sha256 of their text; then the template's task records, as the suite holds them). Every
+file is written atomically, and `shard.json` last, so a shard is in the cache whole or
+not at all. An entry that does not read back whole (edited, truncated, another format)
+is damaged: it is compiled again, and the run says which (`ShardRun.damaged`).
 
 The merge walks the shards in job order (scene, then day) and, in each, the templates
 in name order, whatever order the shards finished in: it streams the record lines to the
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from fdc.core.errors import InputError
 from fdc.core.files import Outputs, write_atomic
 from fdc.core.hashing import sha256_text
 from fdc.core.limits import Limits, current, set_current
@@ -45,7 +48,7 @@ from .prepare import SceneJob, day_seed, prepare_scene
 from .timings import Pass, Timings
 
 #: Bump when what a cache entry holds, or how a key is made, changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 # --------------------------------------------------------------------------- keys
@@ -150,9 +153,11 @@ def run_shard(task: ShardTask) -> ShardOutput:
     for entry in sorted(task.entries, key=lambda e: e.name):
         report = compile_template(compiler, entry, timings=timings)
         summary = TemplateSummary.of(report, compiler.scene)
-        lines = [json.dumps(summary.to_json(), sort_keys=True, ensure_ascii=False) + "\n"]
-        lines.extend(_record_lines(report.records))
-        texts.append((keys[entry.name], "".join(lines)))
+        records = "".join(_record_lines(report.records))
+        header = {"summary": summary.to_json(), "records": report.tasks,
+                  "sha256": sha256_text(records)}
+        texts.append((keys[entry.name],
+                      json.dumps(header, sort_keys=True, ensure_ascii=False) + "\n" + records))
         tasks += report.tasks
     return ShardOutput(task.shard.key, compiler.scene_sha256,
                        ref.model_dump(mode="json") if ref is not None else None,
@@ -176,48 +181,93 @@ class Executor(Protocol):
 
 
 class ShardCache:
-    """The folder of finished shards and templates."""
+    """The folder of finished shards and templates. An entry is read back whole before it
+    counts as there: a damaged one (`damaged`: its path and why) is compiled again."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.damaged: dict[str, str] = {}
+        self._checked: dict[Path, TemplateSummary] = {}
 
     def _folder(self, key: str) -> Path:
         return self.root / key[:2] / key
 
     def meta(self, key: str) -> dict[str, Any] | None:
+        """A shard's `shard.json`, or None when it is missing or damaged."""
+        path = self._folder(key) / "shard.json"
         try:
-            data: dict[str, Any] = json.loads((self._folder(key) / "shard.json").read_text())
-        except (OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("scene_sha256"), str):
+                raise ValueError("not a shard's record")
+            _ref(data)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError) as e:  # pydantic's errors are ValueErrors
+            self.damaged[str(path)] = _why(e)
             return None
         return data
 
     def has(self, shard: str, template: str) -> bool:
-        return (self._folder(shard) / "shard.json").is_file() and \
-            (self._folder(shard) / f"{template}.jsonl").is_file()
+        return self._summary(shard, template) is not None
+
+    def _summary(self, shard: str, template: str) -> TemplateSummary | None:
+        """The entry's summary once its records read back whole, else None."""
+        path = self._folder(shard) / f"{template}.jsonl"
+        found = self._checked.get(path)
+        if found is not None:
+            return found
+        try:
+            with path.open("rb") as f:
+                header = json.loads(f.readline())
+                records = f.read()
+            summary = TemplateSummary.from_json(header["summary"])
+            if records.count(b"\n") != header["records"] or \
+                    sha256_text(records) != header["sha256"]:
+                raise ValueError("its records are not the ones written")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            self.damaged[str(path)] = _why(e)
+            return None
+        self._checked[path] = summary
+        return summary
 
     def store(self, out: ShardOutput) -> None:
         """Keep a worker's output: each template's file, then the shard's (atomically)."""
         folder = self._folder(out.key)
         for key, text in out.templates:
             write_atomic(folder / f"{key}.jsonl", text)
+            self._checked.pop(folder / f"{key}.jsonl", None)
         write_atomic(folder / "shard.json", json.dumps(
             {"scene_sha256": out.scene_sha256, "experience": out.experience},
             sort_keys=True) + "\n")
 
     def summary(self, shard: str, template: str) -> TemplateSummary:
-        with (self._folder(shard) / f"{template}.jsonl").open(encoding="utf-8") as f:
-            return TemplateSummary.from_json(json.loads(f.readline()))
+        found = self._summary(shard, template)
+        if found is None:
+            raise InputError(f"{self._folder(shard) / f'{template}.jsonl'}: the cache entry "
+                             "is missing or damaged; run again, or with --no-cache")
+        return found
 
     def template(self, shard: str, template: str) -> tuple[TemplateSummary, Iterator[str]]:
         """One template's summary and its record lines, read as they are needed."""
+        summary = self.summary(shard, template)
         f = (self._folder(shard) / f"{template}.jsonl").open(encoding="utf-8")
-        summary = TemplateSummary.from_json(json.loads(f.readline()))
+        f.readline()
 
         def lines() -> Iterator[str]:
             with f:
                 yield from f
 
         return summary, lines()
+
+
+def _why(e: Exception) -> str:
+    """Why a cache entry did not read back, in a line."""
+    if isinstance(e, KeyError):
+        return f"no field {e}"
+    lines = str(e).splitlines()
+    return lines[0] if lines else type(e).__name__
 
 
 # --------------------------------------------------------------------------- a run

@@ -185,11 +185,20 @@ def compile_command(
                     f"{folder}: rerun to resume"
                 err.print(f"interrupted: no suite written{kept}")
                 raise typer.Exit(EXIT_INTERRUPTED) from None
-        manifest, manifest_path = timed_emit(output, run, store, entries, options)
+        try:
+            manifest, manifest_path = timed_emit(output, run, store, entries, options)
+        except InputError as e:  # the cache changed under the merge: nothing written
+            err.print(f"error: {e}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_USAGE) from None
     _summary(manifest)
     if timings:
         _timings(run.timings)
     err.print(f"wrote {manifest.tasks} task(s) to {output} and the manifest to {manifest_path}")
+    if store.damaged:
+        path, why = next(iter(sorted(store.damaged.items())))
+        err.print(f"warning: {len(store.damaged)} damaged cache entr"
+                  f"{'y' if len(store.damaged) == 1 else 'ies'} compiled again "
+                  f"(first: {path}: {why})", markup=False, highlight=False)
     if run.reused_shards or run.reused_tasks:
         err.print(f"{run.compiled_tasks} task(s) compiled in {run.compiled_shards} shard(s), "
                   f"{run.reused_tasks} reused from {folder}", markup=False, highlight=False)

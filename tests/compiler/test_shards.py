@@ -118,3 +118,45 @@ def test_a_rerun_reuses_shards_and_a_changed_template_recompiles_alone(tmp_path:
     assert (tmp_path / "two" / "suite.jsonl").read_bytes() == \
         (out / "suite.jsonl").read_bytes()
     assert not (tmp_path / "two" / "suite.cache").exists()
+
+
+@pytest.mark.parametrize("damage", ["records", "header", "shard", "shape"])
+def test_a_damaged_cache_entry_is_compiled_again(tmp_path: Path, damage: str) -> None:
+    """An entry edited, truncated or of another shape is compiled again, named in the
+    run's `damaged`, and the suite is the bytes of a clean compile (it raised
+    JSONDecodeError out of `fdc compile` before)."""
+    entries, _ = load_entries([str(REPO / "tests" / "golden" / "templates")])
+    options = CompileOptions(seed=3, max_per_template=2)
+    jobs = [SceneJob(KITCHEN, interactions=3)]
+    cache = ShardCache(tmp_path / "cache")
+    run = compile_sharded(jobs, entries, options, cache, LocalExecutor(1))
+    emit_sharded(tmp_path / "clean" / "suite.jsonl", run, cache, entries, options)
+    meta = next((tmp_path / "cache").glob("*/*/shard.json"))
+    entry = max(meta.parent.glob("*.jsonl"), key=lambda f: f.stat().st_size)
+    if damage == "records":  # a record line cut short
+        entry.write_bytes(entry.read_bytes()[:-40] + b"\n")
+    elif damage == "header":
+        entry.write_text("{not json\n" + entry.read_text().split("\n", 1)[1])
+    elif damage == "shard":
+        meta.write_text('{"scene_sha256": ')
+    else:
+        meta.write_text('{"scene_sha256": 3, "experience": null}\n')
+    again = ShardCache(tmp_path / "cache")
+    run = compile_sharded(jobs, entries, options, again, LocalExecutor(1))
+    assert list(again.damaged) == [str(meta if damage in ("shard", "shape") else entry)]
+    emit_sharded(tmp_path / "again" / "suite.jsonl", run, again, entries, options)
+    for name in ("suite.jsonl", "manifest.json"):
+        assert (tmp_path / "again" / name).read_bytes() == \
+            (tmp_path / "clean" / name).read_bytes(), name
+    assert not ShardCache(tmp_path / "cache").damaged  # mended: read back whole now
+
+
+def test_fdc_compile_says_which_cache_entry_was_damaged(tmp_path: Path) -> None:
+    templates = split_templates(tmp_path / "templates")
+    out = tmp_path / "out"
+    compile_cli(out, templates)
+    entry = next((out / "suite.cache").glob("*/*/*.jsonl"))
+    entry.write_text("garbage\n")
+    output = compile_cli(out, templates)
+    assert "warning: 1 damaged cache entry compiled again" in output
+    assert entry.name in output.replace("\n", "")
