@@ -183,8 +183,8 @@ def _without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] =
     for k, i in enumerate(items):
         p = objects[i]
         objects[i] = p.model_copy(update={"position": (OFF_MAP_M - k, OFF_MAP_M, p.size[2] / 2)})
-    doors = dict(snap.open) | dict.fromkeys(opened, True)
-    return SnapshotState(env.graph, snap.model_copy(update={"objects": objects, "open": doors}))
+    return _opened(SnapshotState(env.graph, snap.model_copy(update={"objects": objects})),
+                   opened)
 
 
 def _opened(state: SnapshotState, containers: Sequence[str]) -> SnapshotState:

@@ -58,7 +58,7 @@ from fdc.sim_bridge.graph.support import (
     build_support,
     footprint_overlaps,
 )
-from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, derive_surfaces
+from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, carriers, derive_surfaces
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
@@ -388,13 +388,13 @@ class SceneGraph:
 
     def _carriers(self, s: Surface) -> list[str]:
         """The objects under a surface: its owner, what the owner rests on, and so on."""
-        out: list[str] = []
-        owner: str | None = s.object_id
-        while owner is not None and owner not in out and owner in self._objects:
-            out.append(owner)
-            owner = self._objects[owner].parent_surface
-            owner = self._surfaces[owner].object_id if owner is not None else None
-        return out
+        return carriers(s, self._resting_on)
+
+    def _resting_on(self, obj: str) -> Surface | None:
+        """The surface an object stands on in the scene, if it is known."""
+        o = self._objects.get(obj)
+        p = o.parent_surface if o is not None else None
+        return self._surfaces[p] if p is not None else None
 
     def obstacles_on(self, surface_id: str, exclude: str | None = None,
                      height_m: float = 0.1) -> Any:

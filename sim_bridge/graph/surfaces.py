@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,18 @@ class Surface:
     @property
     def frame(self) -> tuple[tuple[float, float], float]:
         return self.origin, self.yaw_rad
+
+
+def carriers(s: Surface, parent: Callable[[str], Surface | None],
+             skip: Collection[str | None] = ()) -> list[str]:
+    """The objects under surface `s`: its owner, what the owner rests on (`parent`: the
+    surface an object stands on), and so on, stopping at one of `skip`."""
+    out: list[str] = []
+    under: Surface | None = s
+    while under is not None and under.object_id not in skip and under.object_id not in out:
+        out.append(under.object_id)
+        under = parent(under.object_id)
+    return out
 
 
 @dataclass

@@ -19,7 +19,7 @@ from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.graph.regions import Region, anchor_regions, grid_cells
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.support import match_supports
-from fdc.sim_bridge.graph.surfaces import Surface
+from fdc.sim_bridge.graph.surfaces import Surface, carriers
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose
 from fdc.sim_bridge.world.statics import scene_statics
@@ -277,13 +277,8 @@ class PosedGraph:
     def _carriers(self, s: Surface, skip: Collection[str | None] = ()) -> list[str]:
         """The objects under surface `s` now: its owner, what the owner rests on, and so
         on (stopping at one of `skip`)."""
-        out: list[str] = []
-        under: Surface | None = s
-        while under is not None and under.object_id not in skip and under.object_id not in out:
-            out.append(under.object_id)
-            under = self.parent_surface(under.object_id) \
-                if under.object_id in self.statics.tracked_index else None
-        return out
+        return carriers(s, lambda o: self.parent_surface(o)
+                        if o in self.statics.tracked_index else None, skip)
 
     def cells(self, surface_id: str) -> list[Region]:
         return grid_cells(self._surfaces[surface_id], self.config.regions)
