@@ -1,9 +1,10 @@
 """The describe pass: a referring expression for each entity an instruction names.
 
 A description is a head noun (the item's name, "mug"; a surface's furniture, "kitchen
-counter", or "second shelf of the bookshelf" when the furniture has several; a room's
-name) with the fewest features that tell the entity apart from its distractors: the other
-entities of the same kind with the same head noun. The features, in order of preference:
+counter", or "second shelf of the bookshelf" when the furniture has several: numbered
+from the bottom, as fdc's scenes number shelves; a room's name) with the fewest
+features that tell the entity apart from its distractors: the other entities of the
+same kind with the same head noun. The features, in order of preference:
 the attributes (size, shape, color, material: "small red ceramic mug"), then a relation:
 the surface it stands on ("the mug on the kitchen counter", "the milk in the lower
 compartment of the fridge"), then the room it is in. Every
@@ -11,9 +12,15 @@ subset of features is tried from the smallest up (the preference order breaks ti
 the description is minimal, not just short. A relation is compared by its words, not its
 entity: "on the table" tells nothing apart when there are two tables.
 
-When no subset singles the entity out, the description is the smallest subset that
-leaves the fewest distractors, and `fits` lists every entity it fits: the template's
-ambiguity policy then rejects the binding or widens the goal to all of them.
+When no subset singles a piece of furniture (or a surface of one) out, the last resort
+is its place left to right among the furniture of its name in its room, as seen from
+the room's doorway ("the left counter", "the top of the second cabinet from the right",
+with its room when other rooms have one so placed: `fdc.instructions.ordinals`); it is
+given only when that order is clear. Surfaces of one piece of furniture that their
+names do not tell apart are named by their height ("the second shelf from the top").
+When nothing singles the entity out, the description is the smallest subset that leaves
+the fewest distractors, and `fits` lists every entity it fits: the template's ambiguity
+policy then rejects the binding or widens the goal to all of them.
 
 Values (colors, categories, cells, clock times) are their own words and never ambiguous.
 Relations are read in a world state: where things stand when the task begins.
@@ -27,6 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fdc.instructions.ordinals import (
+    ACROSS,
+    UP,
+    Order,
+    View,
+    across,
+    doorways,
+    order_words,
+)
 from fdc.predicates.checkers.attributes import attribute_values
 
 if TYPE_CHECKING:
@@ -109,6 +125,10 @@ class Describer:
         self._near: dict[str, frozenset[str]] = {}
         self._contents: dict[str, frozenset[str]] = {}
         self._items_on: dict[str, list[str]] | None = None
+        self._parts_of: dict[str, dict[str, str]] = {}
+        self._views: dict[str, View] | None = None
+        self._places: dict[str, Order] = {}
+        self._placed: set[tuple[str, str]] = set()  # (room, name): furniture placed
         # (kind, head, features) -> the features chosen and every entity they fit
         self._classes: dict[tuple[str | None, str, tuple[tuple[str, str], ...]],
                             tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
@@ -146,11 +166,35 @@ class Describer:
 
     def _surface_parts(self, surface: str) -> tuple[str, str]:
         """('second shelf', 'bookshelf'); ('', 'table') for furniture with one surface."""
-        s = self.graph.surface(surface)
-        owner = self.graph.object(s.object_id)
+        owner = self.graph.object(self.graph.surface(surface).object_id)
         if len(owner.surfaces) == 1:
             return "", owner.name
-        return _surface_words(s.name, s.container is not None), owner.name
+        return self._part_words(owner.id)[surface], owner.name
+
+    def _part_words(self, owner: str) -> dict[str, str]:
+        """The words of each surface of a piece of furniture with several, from its name
+        ('top', 'second shelf', 'lower compartment'); surfaces whose names say the same,
+        but for a sub-mesh's number (Habitat's `shelf.0000`, `shelf.0001`: numbers
+        in no order a reader knows), are told apart by their height ('top shelf',
+        'second shelf from the top'), or by their names when the heights are too close
+        to tell."""
+        found = self._parts_of.get(owner)
+        if found is not None:
+            return found
+        surfaces = [self.graph.surface(s) for s in self.graph.object(owner).surfaces]
+        out = {s.id: _surface_words(s.name, s.container is not None) for s in surfaces}
+        alike: dict[str, dict[str, float]] = defaultdict(dict)
+        for s in surfaces:
+            stem, dot, number = s.name.rpartition(".")
+            name = stem if dot and number.isdigit() else s.name
+            alike[_surface_words(name, s.container is not None)][s.id] = s.z
+        for text, heights in alike.items():
+            if len(heights) == 1:
+                out.update(dict.fromkeys(heights, text))
+            for s_id, place in order_words(heights, UP).items():
+                out[s_id] = place.around(text)
+        found = self._parts_of[owner] = out
+        return found
 
     def features(self, entity: str) -> dict[str, str]:
         """Feature name -> its words, for the entity where it stands now."""
@@ -283,11 +327,59 @@ class Describer:
         if found is None:
             found = self._classes[key] = self._choose(entity, options)
         chosen, fits = found
+        if len(fits) > 1:
+            placed = self._by_place(entity)
+            if placed is not None:
+                return placed
         noun, kind, relation = self._parts(entity, chosen)
         phrase = f"{noun} {relation}" if relation else noun
         return Description(entity, phrase, fits, features=tuple(n for n, _ in chosen),
                            inside=self.inside(entity), noun=noun, relation=relation,
                            relation_kind=kind)
+
+    def _by_place(self, entity: str) -> Description | None:
+        """The last resort: the entity by its place ('the left counter'), with its room
+        when those words fit furniture elsewhere ('the left counter in the kitchen');
+        None when that does not single it out either."""
+        place = self.place(entity)
+        if place is None:
+            return None
+        noun = self.noun(entity, (), place)
+        inside = self.inside(entity)
+        left = [d for d in self.distractors(entity) if self.place(d) == place]
+        if not left:
+            return Description(entity, noun, (entity,), features=("place",), inside=inside,
+                               noun=noun)
+        room = ("in", self.features(entity).get("in", ""))
+        if not room[1] or any(self.fits(d, room) for d in left):
+            return None
+        relation = self.relation_words(entity, room)
+        return Description(entity, f"{noun} {relation}", (entity,), features=("place", "in"),
+                           inside=inside, noun=noun, relation=relation, relation_kind="in")
+
+    def place(self, entity: str) -> Order | None:
+        """The place of a piece of furniture, or of a surface's furniture, among the
+        furniture of its name in its room, left to right as seen from the room's doorway
+        (`fdc.instructions.ordinals`); None when there is no such order, or it is not
+        clear."""
+        kind = self.kind(entity)
+        if kind not in ("furniture", "surface"):
+            return None
+        owner = self.graph.object(self.graph.surface(entity).object_id
+                                  if kind == "surface" else entity)
+        if owner.is_movable or owner.room is None:
+            return None
+        if (owner.room, owner.name) not in self._placed:
+            self._placed.add((owner.room, owner.name))
+            if self._views is None:
+                self._views = doorways(self.graph)
+            view = self._views.get(owner.room)
+            rivals = {o.id: (o.position[0], o.position[1])
+                      for o in self.graph.objects(room=owner.room)
+                      if not o.is_movable and o.name == owner.name}
+            if view is not None:
+                self._places.update(order_words(across(view, rivals), ACROSS))
+        return self._places.get(owner.id)
 
     def options(self, entity: str) -> tuple[tuple[str, str], ...]:
         """Every feature the entity's description may use, as (name, words), in order of
@@ -351,14 +443,18 @@ class Describer:
                 return text, option[0], self.relation_words(entity, option)
         return text, "", ""
 
-    def noun(self, entity: str, adjectives: Sequence[str]) -> str:
-        """The entity's head noun with these adjectives: 'red mug'; a surface's are its
-        furniture's: 'second shelf of the white bookshelf'."""
+    def noun(self, entity: str, adjectives: Sequence[str], place: Order | None = None
+             ) -> str:
+        """The entity's head noun with these adjectives, or with its place: 'red mug',
+        'left counter'; a surface's are its furniture's: 'second shelf of the white
+        bookshelf', 'top of the second cabinet from the left'."""
         if self.kind(entity) == "surface":
             part, owner = self._surface_parts(entity)
             noun = " ".join([*adjectives, owner])
+            noun = place.around(noun) if place else noun
             return f"{part} of the {noun}" if part else noun
-        return " ".join([*adjectives, self.head(entity)])
+        noun = " ".join([*adjectives, self.head(entity)])
+        return place.around(noun) if place else noun
 
     def relation_words(self, entity: str, option: tuple[str, str]) -> str:
         """A relation in words: 'on the desk', 'in the kitchen', 'next to the fridge',
