@@ -38,7 +38,6 @@ from fdc.instructions.ordinals import (
     ACROSS,
     UP,
     Order,
-    View,
     across,
     doorways,
     order_words,
@@ -126,9 +125,7 @@ class Describer:
         self._contents: dict[str, frozenset[str]] = {}
         self._items_on: dict[str, list[str]] | None = None
         self._parts_of: dict[str, dict[str, str]] = {}
-        self._views: dict[str, View] | None = None
-        self._places: dict[str, Order] = {}
-        self._placed: set[tuple[str, str]] = set()  # (room, name): furniture placed
+        self._places: dict[str, Order] | None = None  # object -> its place
         # (kind, head, features) -> the features chosen and every entity they fit
         self._classes: dict[tuple[str | None, str, tuple[tuple[str, str], ...]],
                             tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
@@ -361,25 +358,28 @@ class Describer:
         """The place of a piece of furniture, or of a surface's furniture, among the
         furniture of its name in its room, left to right as seen from the room's doorway
         (`fdc.instructions.ordinals`); None when there is no such order, or it is not
-        clear."""
+        clear. Items have none: they move, and "the second box from the left from the
+        bed" reads worse than the widened goal."""
         kind = self.kind(entity)
         if kind not in ("furniture", "surface"):
             return None
-        owner = self.graph.object(self.graph.surface(entity).object_id
-                                  if kind == "surface" else entity)
-        if owner.is_movable or owner.room is None:
-            return None
-        if (owner.room, owner.name) not in self._placed:
-            self._placed.add((owner.room, owner.name))
-            if self._views is None:
-                self._views = doorways(self.graph)
-            view = self._views.get(owner.room)
-            rivals = {o.id: (o.position[0], o.position[1])
-                      for o in self.graph.objects(room=owner.room)
-                      if not o.is_movable and o.name == owner.name}
-            if view is not None:
-                self._places.update(order_words(across(view, rivals), ACROSS))
-        return self._places.get(owner.id)
+        if self._places is None:
+            self._places = self._furniture_places()
+        return self._places.get(self.graph.surface(entity).object_id if kind == "surface"
+                                else entity)
+
+    def _furniture_places(self) -> dict[str, Order]:
+        """Every piece of furniture's place (`place`), by one pass over the furniture:
+        grouped by room and name, each group ordered across its room's view."""
+        views = doorways(self.graph)
+        groups: dict[tuple[str, str], dict[str, tuple[float, float]]] = defaultdict(dict)
+        for o in self.graph.objects():
+            if not o.is_movable and o.room in views:
+                groups[(o.room, o.name)][o.id] = (o.position[0], o.position[1])
+        out: dict[str, Order] = {}
+        for (room, _), rivals in groups.items():
+            out.update(order_words(across(views[room], rivals), ACROSS))
+        return out
 
     def options(self, entity: str) -> tuple[tuple[str, str], ...]:
         """Every feature the entity's description may use, as (name, words), in order of
