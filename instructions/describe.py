@@ -14,10 +14,11 @@ entity: "on the table" tells nothing apart when there are two tables.
 
 When no subset singles a piece of furniture (or a surface of one) out, the last resort
 is its place left to right among the furniture of its name in its room, as seen from
-the room's doorway ("the left counter", "the top of the second cabinet from the right",
-with its room when other rooms have one so placed: `fdc.instructions.ordinals`); it is
-given only when that order is clear. Surfaces of one piece of furniture that their
-names do not tell apart are named by their height ("the second shelf from the top").
+the room's doorway ("the left counter", "the top of the second cabinet from the right";
+"the left kitchen counter" when another room has one so placed:
+`fdc.instructions.ordinals`); it is given only when that order is clear. Surfaces of
+one piece of furniture that their names do not tell apart are named by their height
+("the second shelf from the top").
 When nothing singles the entity out, the description is the smallest subset that leaves
 the fewest distractors, and `fits` lists every entity it fits: the template's ambiguity
 policy then rejects the binding or widens the goal to all of them.
@@ -229,7 +230,7 @@ class Describer:
         """A surface named with its room as a modifier: 'kitchen table', 'second shelf of
         the bedroom bookshelf' ('' when the name holds the room already)."""
         part, owner = self._surface_parts(surface)
-        if room in owner or room.split(" ")[0] == "room":
+        if not _modifies(room, owner):
             return ""
         noun = f"{room} {owner}"
         return f"{part} of the {noun}" if part else noun
@@ -335,24 +336,35 @@ class Describer:
                            relation_kind=kind)
 
     def _by_place(self, entity: str) -> Description | None:
-        """The last resort: the entity by its place ('the left counter'), with its room
-        when those words fit furniture elsewhere ('the left counter in the kitchen');
+        """The last resort: the entity by its place ('the left counter'), with its room as
+        a modifier when those words fit furniture elsewhere ('the left kitchen counter');
         None when that does not single it out either."""
+        nouns = self.placed_nouns(entity)
+        if not nouns:
+            return None
+        place = self.place(entity)
+        left = [d for d in self.distractors(entity) if self.place(d) == place]
+        room = ("in", self.features(entity).get("in", ""))
+        if left and (len(nouns) == 1 or any(self.fits(d, room) for d in left)):
+            return None
+        noun = nouns[1] if left else nouns[0]
+        return Description(entity, noun, (entity,), features=("place", "in") if left
+                           else ("place",), inside=self.inside(entity), noun=noun)
+
+    def placed_nouns(self, entity: str) -> tuple[str, ...]:
+        """The names the entity's place gives it: 'left cabinet', then with its room as a
+        modifier, 'left kitchen cabinet' (when the room's name may be one); none
+        without a place."""
         place = self.place(entity)
         if place is None:
-            return None
-        noun = self.noun(entity, (), place)
-        inside = self.inside(entity)
-        left = [d for d in self.distractors(entity) if self.place(d) == place]
-        if not left:
-            return Description(entity, noun, (entity,), features=("place",), inside=inside,
-                               noun=noun)
-        room = ("in", self.features(entity).get("in", ""))
-        if not room[1] or any(self.fits(d, room) for d in left):
-            return None
-        relation = self.relation_words(entity, room)
-        return Description(entity, f"{noun} {relation}", (entity,), features=("place", "in"),
-                           inside=inside, noun=noun, relation=relation, relation_kind="in")
+            return ()
+        kind = self.kind(entity)
+        owner = self.graph.object(self.graph.surface(entity).object_id
+                                  if kind == "surface" else entity)
+        room = self.features(entity).get("in", "")
+        bare = self.noun(entity, (), place)
+        return (bare, self.noun(entity, (room,), place)) if _modifies(room, owner.name) \
+            else (bare,)
 
     def place(self, entity: str) -> Order | None:
         """The place of a piece of furniture, or of a surface's furniture, among the
@@ -477,6 +489,12 @@ class Describer:
         from fdc.instructions.filters import with_article
 
         return with_article(category)
+
+
+def _modifies(room: str, furniture: str) -> bool:
+    """Whether a room's name may modify furniture's ('kitchen table'): not when the name
+    holds it already ('kitchen counter'), nor a room without a proper name ('room 3')."""
+    return bool(room) and room not in furniture and room.split(" ")[0] != "room"
 
 
 def _surface_words(name: str, container: bool) -> str:

@@ -56,7 +56,7 @@ class Listener:
 
     def nouns(self) -> dict[str, set[str]]:
         """Every name the describer may give an entity (with its adjectives, or with its
-        place: "the left counter") -> the entities it fits."""
+        place: "the left counter", "the left kitchen counter") -> the entities it fits."""
         if self._nouns is None:
             d = self.describer
             index: dict[str, set[str]] = defaultdict(set)
@@ -68,9 +68,8 @@ class Listener:
                 for size in range(len(adjectives) + 1):
                     for subset in itertools.combinations(adjectives, size):
                         index[d.noun(e, subset).lower()].add(e)
-                place = d.place(e)
-                if place is not None:
-                    index[d.noun(e, (), place).lower()].add(e)
+                for noun in d.placed_nouns(e):
+                    index[noun.lower()].add(e)
             self._nouns = dict(index)
             self._longest = max((len(n.split()) for n in index), default=0)
         return self._nouns

@@ -56,12 +56,12 @@ other entity of the scene fits (among those of the same kind and name):
    its room, as seen from the room's doorway, with no other feature: "the left
    counter", "the right counter" (two); "the leftmost cabinet", "the second cabinet
    from the right", "the top of the rightmost cabinet" (three or more, counted from the
-   nearer end), with its room when another room has furniture of that name in that
-   place ("the left cabinet in the kitchen"). The doorway is the room's door nearest,
-   along the floor, to where the robot starts, looking at the room's centre; a room
-   without doors has no left and right. A place is given only when the order is clear:
-   neighbours at least 0.5 m apart across the view, from the end counted from up to
-   the piece named (one behind another is not to the left of it).
+   nearer end), with its room as a modifier when another room has furniture of that
+   name in that place ("the left kitchen cabinet"). The doorway is the room's door
+   nearest, along the floor, to where the robot starts, looking at the room's centre;
+   a room without doors has no left and right. A place is given only when the order
+   is clear: neighbours at least 0.5 m apart across the view, from the end counted
+   from up to the piece named (one behind another is not to the left of it).
 6. When nothing singles an entity out, the template's `:ambiguity` decides: `reject`
    drops the binding (the manifest counts it), `widen` keeps it and widens the goal to
    every entity the words fit.

@@ -46,6 +46,18 @@ def test_two_like_pieces_of_furniture_are_the_left_and_the_right_one() -> None:
         assert d.describe(e).unique and read_back(d, e) == (e,)
 
 
+def test_the_room_modifies_the_noun_when_another_room_has_one_so_placed() -> None:
+    # seen from the door, the hall's left is south (-y)
+    hall = [obj(f"hall_counter_{k}", "counter", (0.5, y, 0.45), (0.6, 0.6, 0.9),
+                kind="furniture") for k, y in enumerate([1.5, 3.3])]
+    d = describer([*along_east_wall("counter", [1.0, 3.0]), *hall])
+    assert d.describe("counter_1").definite == "the left kitchen counter"
+    assert d.describe("hall_counter_0").definite == "the left hallway counter"
+    assert d.describe("counter_1|top").definite == "the left kitchen counter"
+    for e in ("counter_0", "counter_1", "hall_counter_0", "hall_counter_1"):
+        assert read_back(d, e) == (e,)
+
+
 def test_three_or_more_are_counted_from_the_nearer_end() -> None:
     d = describer(along_east_wall("cabinet", [0.8, 2.0, 3.2]))
     assert [d.describe(f"cabinet_{k}").definite for k in range(3)] == [
