@@ -67,8 +67,9 @@ def _row(draw: st.DrawFn, start_m: float, end_m: float) -> list[float]:
 
 @st.composite
 def rows(draw: st.DrawFn) -> Describer:
-    """Counters along the kitchen's east wall, cabinets along its north wall, a shelf
-    with sub-mesh shelves at random heights (`tests.instructions.test_ordinals`)."""
+    """Counters along the kitchen's east wall and the hall's west wall, cabinets along
+    the kitchen's north wall, a shelf with sub-mesh shelves at random heights
+    (`tests.instructions.test_ordinals`)."""
     from tests.instructions.test_ordinals import along_east_wall
     from tests.instructions.test_ordinals import describer as kitchen
     from tests.sim_bridge.helpers import obj
@@ -79,8 +80,10 @@ def rows(draw: st.DrawFn) -> Describer:
     shelves = [{"name": f"shelf.{k:04d}", "z": z} for k, z in enumerate(heights)]
     shelf = obj("shelf", "bookshelf", (4.3, 0.3, 0.9), (0.5, 0.4, 1.8), kind="furniture",
                 surfaces=shelves)
+    hall = [obj(f"hall_counter_{k}", "counter", (0.4, y, 0.45), (0.6, 0.3, 0.9),
+                kind="furniture") for k, y in enumerate(_row(draw, 0.9, 3.6))]
     return kitchen([*along_east_wall("counter", _row(draw, 0.0, 3.4), width_m=0.3),
-                    *cabinets, shelf])
+                    *cabinets, shelf, *hall])
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
