@@ -1,9 +1,10 @@
 """The describe pass: a referring expression for each entity an instruction names.
 
 A description is a head noun (the item's name, "mug"; a surface's furniture, "kitchen
-counter", or "second shelf of the bookshelf" when the furniture has several; a room's
-name) with the fewest features that tell the entity apart from its distractors: the other
-entities of the same kind with the same head noun. The features, in order of preference:
+counter", or "second shelf of the bookshelf" when the furniture has several: numbered
+from the bottom, as fdc's scenes number shelves; a room's name) with the fewest
+features that tell the entity apart from its distractors: the other entities of the
+same kind with the same head noun. The features, in order of preference:
 the attributes (size, shape, color, material: "small red ceramic mug"), then a relation:
 the surface it stands on ("the mug on the kitchen counter", "the milk in the lower
 compartment of the fridge"), then the room it is in. Every
@@ -11,9 +12,16 @@ subset of features is tried from the smallest up (the preference order breaks ti
 the description is minimal, not just short. A relation is compared by its words, not its
 entity: "on the table" tells nothing apart when there are two tables.
 
-When no subset singles the entity out, the description is the smallest subset that
-leaves the fewest distractors, and `fits` lists every entity it fits: the template's
-ambiguity policy then rejects the binding or widens the goal to all of them.
+When no subset singles a piece of furniture (or a surface of one) out, the last resort
+is its place left to right among the furniture of its name in its room, as seen from
+the room's doorway ("the left counter", "the top of the second cabinet from the right";
+"the left kitchen counter" when another room has one so placed:
+`fdc.instructions.ordinals`); it is given only when that order is clear. Surfaces of
+one piece of furniture that their names do not tell apart are named by their height
+("the second shelf from the top").
+When nothing singles the entity out, the description is the smallest subset that leaves
+the fewest distractors, and `fits` lists every entity it fits: the template's ambiguity
+policy then rejects the binding or widens the goal to all of them.
 
 Values (colors, categories, cells, clock times) are their own words and never ambiguous.
 Relations are read in a world state: where things stand when the task begins.
@@ -27,6 +35,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fdc.instructions.ordinals import (
+    ACROSS,
+    UP,
+    Order,
+    across,
+    doorways,
+    order_words,
+)
 from fdc.predicates.checkers.attributes import attribute_values
 
 if TYPE_CHECKING:
@@ -109,6 +125,8 @@ class Describer:
         self._near: dict[str, frozenset[str]] = {}
         self._contents: dict[str, frozenset[str]] = {}
         self._items_on: dict[str, list[str]] | None = None
+        self._parts_of: dict[str, dict[str, str]] = {}
+        self._places: dict[str, Order] | None = None  # object -> its place
         # (kind, head, features) -> the features chosen and every entity they fit
         self._classes: dict[tuple[str | None, str, tuple[tuple[str, str], ...]],
                             tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
@@ -146,11 +164,35 @@ class Describer:
 
     def _surface_parts(self, surface: str) -> tuple[str, str]:
         """('second shelf', 'bookshelf'); ('', 'table') for furniture with one surface."""
-        s = self.graph.surface(surface)
-        owner = self.graph.object(s.object_id)
+        owner = self.graph.object(self.graph.surface(surface).object_id)
         if len(owner.surfaces) == 1:
             return "", owner.name
-        return _surface_words(s.name, s.container is not None), owner.name
+        return self._part_words(owner.id)[surface], owner.name
+
+    def _part_words(self, owner: str) -> dict[str, str]:
+        """The words of each surface of a piece of furniture with several, from its name
+        ('top', 'second shelf', 'lower compartment'); surfaces whose names say the same,
+        but for a sub-mesh's number (Habitat's `shelf.0000`, `shelf.0001`: numbers
+        in no order a reader knows), are told apart by their height ('top shelf',
+        'second shelf from the top'), or by their names when the heights are too close
+        to tell."""
+        found = self._parts_of.get(owner)
+        if found is not None:
+            return found
+        surfaces = [self.graph.surface(s) for s in self.graph.object(owner).surfaces]
+        out = {s.id: _surface_words(s.name, s.container is not None) for s in surfaces}
+        alike: dict[str, dict[str, float]] = defaultdict(dict)
+        for s in surfaces:
+            stem, dot, number = s.name.rpartition(".")
+            name = stem if dot and number.isdigit() else s.name
+            alike[_surface_words(name, s.container is not None)][s.id] = s.z
+        for text, heights in alike.items():
+            if len(heights) == 1:
+                out.update(dict.fromkeys(heights, text))
+            for s_id, place in order_words(heights, UP).items():
+                out[s_id] = place.around(text)
+        found = self._parts_of[owner] = out
+        return found
 
     def features(self, entity: str) -> dict[str, str]:
         """Feature name -> its words, for the entity where it stands now."""
@@ -188,7 +230,7 @@ class Describer:
         """A surface named with its room as a modifier: 'kitchen table', 'second shelf of
         the bedroom bookshelf' ('' when the name holds the room already)."""
         part, owner = self._surface_parts(surface)
-        if room in owner or room.split(" ")[0] == "room":
+        if not _modifies(room, owner):
             return ""
         noun = f"{room} {owner}"
         return f"{part} of the {noun}" if part else noun
@@ -283,11 +325,73 @@ class Describer:
         if found is None:
             found = self._classes[key] = self._choose(entity, options)
         chosen, fits = found
+        if len(fits) > 1:
+            placed = self._by_place(entity)
+            if placed is not None:
+                return placed
         noun, kind, relation = self._parts(entity, chosen)
         phrase = f"{noun} {relation}" if relation else noun
         return Description(entity, phrase, fits, features=tuple(n for n, _ in chosen),
                            inside=self.inside(entity), noun=noun, relation=relation,
                            relation_kind=kind)
+
+    def _by_place(self, entity: str) -> Description | None:
+        """The last resort: the entity by its place ('the left counter'), with its room as
+        a modifier when those words fit furniture elsewhere ('the left kitchen counter');
+        None when that does not single it out either."""
+        nouns = self.placed_nouns(entity)
+        if not nouns:
+            return None
+        place = self.place(entity)
+        left = [d for d in self.distractors(entity) if self.place(d) == place]
+        room = ("in", self.features(entity).get("in", ""))
+        if left and (len(nouns) == 1 or any(self.fits(d, room) for d in left)):
+            return None
+        noun = nouns[1] if left else nouns[0]
+        return Description(entity, noun, (entity,), features=("place", "in") if left
+                           else ("place",), inside=self.inside(entity), noun=noun)
+
+    def placed_nouns(self, entity: str) -> tuple[str, ...]:
+        """The names the entity's place gives it: 'left cabinet', then with its room as a
+        modifier, 'left kitchen cabinet' (when the room's name may be one); none
+        without a place."""
+        place = self.place(entity)
+        if place is None:
+            return ()
+        kind = self.kind(entity)
+        owner = self.graph.object(self.graph.surface(entity).object_id
+                                  if kind == "surface" else entity)
+        room = self.features(entity).get("in", "")
+        bare = self.noun(entity, (), place)
+        return (bare, self.noun(entity, (room,), place)) if _modifies(room, owner.name) \
+            else (bare,)
+
+    def place(self, entity: str) -> Order | None:
+        """The place of a piece of furniture, or of a surface's furniture, among the
+        furniture of its name in its room, left to right as seen from the room's doorway
+        (`fdc.instructions.ordinals`); None when there is no such order, or it is not
+        clear. Items have none: they move, and "the second box from the left from the
+        bed" reads worse than the widened goal."""
+        kind = self.kind(entity)
+        if kind not in ("furniture", "surface"):
+            return None
+        if self._places is None:
+            self._places = self._furniture_places()
+        return self._places.get(self.graph.surface(entity).object_id if kind == "surface"
+                                else entity)
+
+    def _furniture_places(self) -> dict[str, Order]:
+        """Every piece of furniture's place (`place`), by one pass over the furniture:
+        grouped by room and name, each group ordered across its room's view."""
+        views = doorways(self.graph)
+        groups: dict[tuple[str, str], dict[str, tuple[float, float]]] = defaultdict(dict)
+        for o in self.graph.objects():
+            if not o.is_movable and o.room in views:
+                groups[(o.room, o.name)][o.id] = (o.position[0], o.position[1])
+        out: dict[str, Order] = {}
+        for (room, _), rivals in groups.items():
+            out.update(order_words(across(views[room], rivals), ACROSS))
+        return out
 
     def options(self, entity: str) -> tuple[tuple[str, str], ...]:
         """Every feature the entity's description may use, as (name, words), in order of
@@ -351,14 +455,18 @@ class Describer:
                 return text, option[0], self.relation_words(entity, option)
         return text, "", ""
 
-    def noun(self, entity: str, adjectives: Sequence[str]) -> str:
-        """The entity's head noun with these adjectives: 'red mug'; a surface's are its
-        furniture's: 'second shelf of the white bookshelf'."""
+    def noun(self, entity: str, adjectives: Sequence[str], place: Order | None = None
+             ) -> str:
+        """The entity's head noun with these adjectives, or with its place: 'red mug',
+        'left counter'; a surface's are its furniture's: 'second shelf of the white
+        bookshelf', 'top of the second cabinet from the left'."""
         if self.kind(entity) == "surface":
             part, owner = self._surface_parts(entity)
             noun = " ".join([*adjectives, owner])
+            noun = place.around(noun) if place else noun
             return f"{part} of the {noun}" if part else noun
-        return " ".join([*adjectives, self.head(entity)])
+        noun = " ".join([*adjectives, self.head(entity)])
+        return place.around(noun) if place else noun
 
     def relation_words(self, entity: str, option: tuple[str, str]) -> str:
         """A relation in words: 'on the desk', 'in the kitchen', 'next to the fridge',
@@ -381,6 +489,12 @@ class Describer:
         from fdc.instructions.filters import with_article
 
         return with_article(category)
+
+
+def _modifies(room: str, furniture: str) -> bool:
+    """Whether a room's name may modify furniture's ('kitchen table'): not when the name
+    holds it already ('kitchen counter'), nor a room without a proper name ('room 3')."""
+    return bool(room) and room not in furniture and room.split(" ")[0] != "room"
 
 
 def _surface_words(name: str, container: bool) -> str:

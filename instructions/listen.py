@@ -1,9 +1,10 @@
 """The listener: an instruction read back without its bindings.
 
 Every definite noun phrase of a rendered instruction ("the red mug", "the counter that
-is next to the fridge", "the second shelf of the bookshelf") is resolved against the
-scene, in the world state the task starts in, by the describer's own vocabulary: the
-names it gives (a head noun with any of the entity's adjectives), and the relations it
+is next to the fridge", "the second shelf of the bookshelf", "the left counter") is
+resolved against the scene, in the world state the task starts in, by the describer's
+own vocabulary: the names it gives (a head noun with any of the entity's adjectives, or
+with its place: "the top of the second cabinet from the right"), and the relations it
 says (where an item stands, its room, a landmark, contents), also as a relative clause
 ("that is on the desk", "that has a vase on it") and as a split sentence ("Take the
 book from the nightstand": the book on the nightstand). Words that name nothing the
@@ -54,7 +55,8 @@ class Listener:
         self._longest = 0
 
     def nouns(self) -> dict[str, set[str]]:
-        """Every name the describer may give an entity -> the entities it fits."""
+        """Every name the describer may give an entity (with its adjectives, or with its
+        place: "the left counter", "the left kitchen counter") -> the entities it fits."""
         if self._nouns is None:
             d = self.describer
             index: dict[str, set[str]] = defaultdict(set)
@@ -66,6 +68,8 @@ class Listener:
                 for size in range(len(adjectives) + 1):
                     for subset in itertools.combinations(adjectives, size):
                         index[d.noun(e, subset).lower()].add(e)
+                for noun in d.placed_nouns(e):
+                    index[noun.lower()].add(e)
             self._nouns = dict(index)
             self._longest = max((len(n.split()) for n in index), default=0)
         return self._nouns

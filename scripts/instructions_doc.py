@@ -34,7 +34,11 @@ other entity of the scene fits (among those of the same kind and name):
 
 1. **The name**: an item's or a piece of furniture's name ("the banana"), a room's ("the
    kitchen"); a surface by its furniture ("the table", "the second shelf of the
-   bookshelf", "the lower compartment of the fridge").
+   bookshelf": shelves are numbered from the bottom, "the lower compartment of the
+   fridge"). Surfaces of one piece of furniture whose names say the same (Habitat's
+   sub-meshes `shelf.0000`, `shelf.0001`, ...) are named by their height, when they are
+   at least 0.1 m apart: "the bottom shelf", "the top shelf", "the second shelf from
+   the top of the bookshelf" (counted from the nearer end).
 2. **Adjectives**, in English order: size, shape, colour, material ("the small round
    white plate"); a surface takes its furniture's ("the top of the white cabinet").
 3. **One relation**, at most, after the adjectives, in this order of preference: where
@@ -46,9 +50,21 @@ other entity of the scene fits (among those of the same kind and name):
    what stands on it ("the shelf with a vase on it").
 4. Every combination is tried from the smallest; ties go by the order above. A relation
    is compared by its words: "on the table" tells nothing apart when there are two
-   tables. When nothing singles an entity out, the template's `:ambiguity` decides:
-   `reject` drops the binding (the manifest counts it), `widen` keeps it and widens the
-   goal to every entity the words fit.
+   tables.
+5. **The last resort, its place**: furniture (or a surface of it) that nothing above
+   singles out is named by its place left to right among the furniture of its name in
+   its room, as seen from the room's doorway, with no other feature: "the left
+   counter", "the right counter" (two); "the leftmost cabinet", "the second cabinet
+   from the right", "the top of the rightmost cabinet" (three or more, counted from the
+   nearer end), with its room as a modifier when another room has furniture of that
+   name in that place ("the left kitchen cabinet"). The doorway is the room's door
+   nearest, along the floor, to where the robot starts, looking at the room's centre;
+   a room without doors has no left and right. A place is given only when the order
+   is clear: neighbours at least 0.5 m apart across the view, from the end counted
+   from up to the piece named (one behind another is not to the left of it).
+6. When nothing singles an entity out, the template's `:ambiguity` decides: `reject`
+   drops the binding (the manifest counts it), `widen` keeps it and widens the goal to
+   every entity the words fit.
 
 ## Sentences
 
@@ -71,12 +87,12 @@ other entity of the scene fits (among those of the same kind and name):
 
 `fdc validate` reads every instruction back without its bindings
 (`fdc.instructions.listen`): each definite mention ("the red mug", "the counter that is
-next to the cabinet", "Take the book from the nightstand") is resolved against the
-scene, in the state the task starts in, by the describer's own vocabulary. A mention
-followed by a clause about the robot's past ("the pen you picked up yesterday") and, in
-a memory task, any mention is narrowed by the items the robot moved. A mention that
-fits several entities is an `ambiguous-reference`; one that fits none, or an entity the
-task is not about, a `wrong-reference`.
+next to the cabinet", "the left counter", "Take the book from the nightstand") is
+resolved against the scene, in the state the task starts in, by the describer's own
+vocabulary. A mention followed by a clause about the robot's past ("the pen you picked
+up yesterday") and, in a memory task, any mention is narrowed by the items the robot
+moved. A mention that fits several entities is an `ambiguous-reference`; one that fits
+none, or an entity the task is not about, a `wrong-reference`.
 
 ## Variety
 

@@ -1,5 +1,6 @@
 """The listener reads descriptions back: every description the describer emits resolves
-to its entity alone, in random generated scenes; and it catches words that fit another
+to its entity alone, in random generated scenes and in random rows of like furniture
+(named by their place: "the left counter"); and it catches words that fit another
 entity, or several."""
 
 from __future__ import annotations
@@ -32,10 +33,7 @@ def _same(d: Describer, entity: str) -> set[str]:
     return {entity}
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.integers(min_value=1, max_value=40))
-def test_every_description_resolves_back_to_its_entity_alone(seed: int) -> None:
-    d = describer(seed)
+def assert_every_description_resolves_back(d: Describer) -> None:
     listener = listener_for(d)
     for e in sorted(d.facts.types):
         if d.kind(e) is None:
@@ -48,6 +46,50 @@ def test_every_description_resolves_back_to_its_entity_alone(seed: int) -> None:
             assert mentions, (e, text)
             first = mentions[0]
             assert len(first.fits) == 1 and first.fits[0] in _same(d, e), (e, text, first)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(min_value=1, max_value=40))
+def test_every_description_resolves_back_to_its_entity_alone(seed: int) -> None:
+    assert_every_description_resolves_back(describer(seed))
+
+
+def _row(draw: st.DrawFn, start_m: float, end_m: float) -> list[float]:
+    """Where like pieces of furniture 0.3 m wide stand along a wall: 2 to 5 of them, at
+    random gaps, some too small to tell them apart."""
+    at, out = start_m, []
+    for gap in draw(st.lists(st.floats(0.35, 1.5), min_size=2, max_size=5)):
+        at += gap
+        if at <= end_m:
+            out.append(round(at, 2))
+    return out
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> Describer:
+    """Counters along the kitchen's east wall and the hall's west wall, cabinets along
+    the kitchen's north wall, a shelf with sub-mesh shelves at random heights
+    (`tests.instructions.test_ordinals`)."""
+    from tests.instructions.test_ordinals import along_east_wall
+    from tests.instructions.test_ordinals import describer as kitchen
+    from tests.sim_bridge.helpers import obj
+
+    cabinets = [obj(f"cabinet_{k}", "cabinet", (x, 3.7, 0.45), (0.3, 0.5, 0.9),
+                    kind="furniture") for k, x in enumerate(_row(draw, 4.2, 9.0))]
+    heights = draw(st.lists(st.floats(-0.8, 0.8), min_size=2, max_size=4))
+    shelves = [{"name": f"shelf.{k:04d}", "z": z} for k, z in enumerate(heights)]
+    shelf = obj("shelf", "bookshelf", (4.3, 0.3, 0.9), (0.5, 0.4, 1.8), kind="furniture",
+                surfaces=shelves)
+    hall = [obj(f"hall_counter_{k}", "counter", (0.4, y, 0.45), (0.6, 0.3, 0.9),
+                kind="furniture") for k, y in enumerate(_row(draw, 0.9, 3.6))]
+    return kitchen([*along_east_wall("counter", _row(draw, 0.0, 3.4), width_m=0.3),
+                    *cabinets, shelf, *hall])
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rows())
+def test_every_description_by_place_resolves_back_to_its_entity_alone(d: Describer) -> None:
+    assert_every_description_resolves_back(d)
 
 
 def test_the_listener_reports_other_and_several_entities() -> None:
