@@ -100,9 +100,9 @@ class Navigation:
         from fdc.sim_bridge.graph.surfaces import component_labels
 
         self.components = component_labels(len(self.nodes_xy), np.stack([a, b], axis=1))
-        self.start_node = self.nearest_node(start_xy)
         self._paths: dict[tuple[float, float, float, float], list[tuple[float, float]]] = {}
         self._nearest: dict[tuple[float, float], int] = {}
+        self.start_node = self.nearest_node(start_xy)
 
     @property
     def node_count(self) -> int:
