@@ -30,7 +30,7 @@ from fdc.core.inputs import InputKind, read_input_bytes
 from fdc.core.limits import current
 from fdc.core.problems import SourceFile
 from fdc.instructions.describe import Describer
-from fdc.instructions.render import Renderer
+from fdc.instructions.render import thread_renderer
 from fdc.instructions.variants import variant_texts
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
@@ -272,7 +272,7 @@ class SceneCompiler:
         #: it joins the task ids' key, so twins' ids differ (`compiler.record.task_id`).
         self.id_scope = id_scope
         self.registry = default_registry()
-        self.renderer = Renderer()
+        self.renderer = thread_renderer()
         initial, after = start_snapshots(graph, experience)
         self.states: dict[str, SnapshotState] = {"initial": SnapshotState(graph, initial)}
         if after is not None:

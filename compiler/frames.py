@@ -87,8 +87,10 @@ class FrameIndex:
         self._nodes = graph.nav.nearest_nodes(xy) if n else np.zeros(0, dtype=np.int64)
 
     def prepare(self, wanted: Iterable[GAtom]) -> None:
-        """Evaluate every new atom at every frame: one batched call per predicate and
-        frame; an atom is judged once, whichever binding first needs it."""
+        """Evaluate every new atom at every frame: a predicate that answers over poses
+        (the robot's: `Registry.evaluate_at_poses`) in one call for all the frames, any
+        other in one batched call per frame; an atom is judged once, whichever binding
+        first needs it."""
         new: dict[str, list[GAtom]] = {}
         for a in wanted:
             if a not in self.masks and a not in new.get(a.predicate, ()):
@@ -100,9 +102,14 @@ class FrameIndex:
         if self._contexts is None:  # the robot at each frame's pose, made once
             self._contexts = [self.base.with_state(self.after.at_pose(frame.agent, step=i))
                               for i, frame in enumerate(self.log.frames)]
-        for i, ctx in enumerate(self._contexts):
-            for p, batch in new.items():
-                results[p][:, i] = self.registry.evaluate_many(p, [a.args for a in batch], ctx)
+        for p, batch in new.items():
+            args = [a.args for a in batch]
+            if self.registry.checker(p).over_poses and n:
+                results[p][:] = self.registry.evaluate_at_poses(
+                    p, args, self._contexts[0], [f.agent for f in self.log.frames])
+                continue
+            for i, ctx in enumerate(self._contexts):
+                results[p][:, i] = self.registry.evaluate_many(p, args, ctx)
         for p, batch in new.items():
             for k, a in enumerate(batch):
                 mask = results[p][k]

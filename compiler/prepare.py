@@ -76,8 +76,27 @@ def day_seed(seed: int, day: int) -> int:
     return seed + day - 1
 
 
+#: The graph last built in this process, by (path, sha256 of the file's bytes).
+_LAST_GRAPH: dict[tuple[str, str], tuple[SceneGraph, str]] = {}
+
+
 def load_graph(path: str) -> tuple[SceneGraph, str]:
-    """The scene's graph and its sha256 (of the canonical JSON)."""
+    """The scene's graph and its sha256 (of the canonical JSON). The graph last built is
+    kept while its file's bytes stay the same, so the days of a scene that a process
+    compiles one after another share it (a graph never changes once built: what it
+    memoises, routes and distances, is derived from it alone)."""
+    try:
+        key = (path, sha256_text(Path(path).read_bytes()))
+    except OSError:  # the loader says what is wrong
+        return _build_graph(path)
+    found = _LAST_GRAPH.get(key)
+    if found is None:
+        _LAST_GRAPH.clear()
+        found = _LAST_GRAPH[key] = _build_graph(path)
+    return found
+
+
+def _build_graph(path: str) -> tuple[SceneGraph, str]:
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError, build_scene_graph
     from fdc.sim_bridge.scene.load import load_scene
 

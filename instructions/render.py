@@ -359,6 +359,19 @@ class Renderer:
         return polish(untangle("".join(out), entities_in(values)))
 
 
+_THREAD = threading.local()
+
+
+def thread_renderer() -> Renderer:
+    """This thread's renderer, which the scenes (and days) it compiles share: each text
+    is compiled once a thread, not once a scene. (A renderer keeps the render in progress
+    on its environment: threads do not share one.)"""
+    found: Renderer | None = getattr(_THREAD, "renderer", None)
+    if found is None:
+        found = _THREAD.renderer = Renderer()
+    return found
+
+
 #: A space before punctuation, and punctuation doubled ("..", ",,", ",."; not "...").
 _SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
 _DOUBLED_MARK = re.compile(r"([,;:])[,;:]+|(?<![.])(\.)\.(?!\.)|[,;:]+(?=[.!?])")

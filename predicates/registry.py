@@ -19,6 +19,9 @@ snapshots). Everything else comes from the function itself, so no name is writte
   ...]`) make a *batched* checker: it takes one column of ids per parameter and returns
   a numpy array, one entry per atom. `evaluate` calls it with one-long columns, and
   `evaluate_many` with all atoms at once (the fast path for geometric checkers).
+- a batched fluent checker of the robot's pose marked `@over_poses` also answers for
+  many poses of the robot in one world (`Context.poses`: a row a pose), which
+  `evaluate_at_poses` asks (the goal frames of memory tasks: every frame of a log).
 
 The evaluation context is frozen: thresholds are an immutable mapping; a suite or domain
 override builds a new context; relaxed evaluation (FindingDory's DTG-SR: no visibility
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.regions import Side
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
-    from fdc.sim_bridge.world.state import WorldState
+    from fdc.sim_bridge.world.state import AgentPose, WorldState
 
 
 # ----------------------------------------------------------------------------- types
@@ -126,6 +129,9 @@ class Context:
     viewer_side: Side | None = None  # None: the side of the surface the agent is at
     type_parents: Mapping[str, tuple[str, ...]] = field(
         default_factory=lambda: MappingProxyType({}))
+    #: The robot at each of these poses (hand empty) in the state's world, instead of
+    #: the state's own pose: what a checker `@over_poses` answers for (a row a pose).
+    poses: tuple[AgentPose, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "thresholds",
@@ -157,6 +163,9 @@ class Context:
 
     def with_viewer_side(self, side: Side | None) -> Context:
         return dataclasses.replace(self, viewer_side=side)
+
+    def with_poses(self, poses: Sequence[AgentPose] | None) -> Context:
+        return dataclasses.replace(self, poses=None if poses is None else tuple(poses))
 
     def threshold(self, name: str, registry: Registry) -> float:
         if name in self.thresholds:
@@ -197,6 +206,7 @@ class Checker:
     fn: Callable[..., Any] = field(compare=False, repr=False)
     module: str = ""
     doc: str = ""
+    over_poses: bool = False  # answers for many poses of the robot (`Context.poses`)
 
     @property
     def arity(self) -> int:
@@ -264,11 +274,14 @@ def _derive(fn: Callable[..., Any], kind: Kind) -> Checker:
         else:
             raise TypeError(f"{where}: return `bool` (a predicate), `float | None` (a "
                             "function) or an NDArray (batched)")
+    posed = bool(getattr(fn, OVER_POSES, False))
+    if posed and (kind is not Kind.FLUENT or batched != {True} or is_function):
+        raise TypeError(f"{where}: only a batched fluent predicate answers over poses")
     return Checker(
         name=pddl_name(fn.__name__), kind=kind, params=tuple(out),
         thresholds=MappingProxyType(thresholds), is_function=is_function,
         batched=batched == {True}, fn=fn, module=fn.__module__,
-        doc=inspect.cleandoc(fn.__doc__ or ""),
+        doc=inspect.cleandoc(fn.__doc__ or ""), over_poses=posed,
     )
 
 
@@ -428,6 +441,22 @@ class Registry:
             return np.array([np.nan if v is None else float(v) for v in vals])
         return np.array([bool(self._call(c, list(r), ctx, mode)) for r in rows], dtype=bool)
 
+    def evaluate_at_poses(self, name: str, atoms: Sequence[Sequence[str]], ctx: Context,
+                          poses: Sequence[AgentPose]) -> np.ndarray:
+        """Truth of many ground atoms of one predicate `@over_poses` with the robot at
+        each of `poses` (hand empty) in the world of `ctx.state`: a bool array, a row an
+        atom and a column a pose, from one call of its checker."""
+        c = self.checker(name)
+        if not c.over_poses:
+            raise EvaluationError(f"`{name}` does not answer over poses")
+        for r in atoms:
+            self._check_args(c, r)
+        if not atoms or not poses:
+            return np.zeros((len(atoms), len(poses)), dtype=bool)
+        columns = [list(col) for col in zip(*atoms, strict=True)]
+        out = np.asarray(self._call(c, columns, ctx.with_poses(poses), None), dtype=bool)
+        return out.T
+
     def values_many(self, name: str, atoms: Iterable[Sequence[str]], ctx: Context,
                     mode: Mode | None = None) -> np.ndarray:
         """Values of many ground terms of one function (float array, NaN: undefined)."""
@@ -528,6 +557,8 @@ def _subtype(sub: Sequence[str], sup: Sequence[str], parents: Mapping[str, Seque
 #: whose keyword-only thresholds a registry declares (`Registry.register_module`).
 MARK = "__fdc_checker__"
 THRESHOLDS = "thresholds"
+#: The attribute `over_poses` sets.
+OVER_POSES = "__fdc_over_poses__"
 
 
 def _mark(kind: Kind | str) -> Callable[[F], F]:
@@ -543,3 +574,11 @@ static = _mark(Kind.STATIC)
 history = _mark(Kind.HISTORY)
 fluent = _mark(Kind.FLUENT)
 declare_thresholds = _mark(THRESHOLDS)
+
+
+def over_poses(fn: F) -> F:
+    """Mark a batched fluent checker of the robot's pose that answers for every pose of
+    `Context.poses` at once (an array, a row a pose), and for the state's own pose as
+    any batched checker when the context has none."""
+    setattr(fn, OVER_POSES, True)
+    return fn

@@ -100,8 +100,9 @@ class Navigation:
         from fdc.sim_bridge.graph.surfaces import component_labels
 
         self.components = component_labels(len(self.nodes_xy), np.stack([a, b], axis=1))
-        self.start_node = self.nearest_node(start_xy)
         self._paths: dict[tuple[float, float, float, float], list[tuple[float, float]]] = {}
+        self._nearest: dict[tuple[float, float], int] = {}
+        self.start_node = self.nearest_node(start_xy)
 
     @property
     def node_count(self) -> int:
@@ -157,7 +158,8 @@ class Navigation:
 
     def nearest_node(self, xy: tuple[float, float] | Array) -> int:
         # A point in a free cell is that cell's node: read directly (the same arithmetic
-        # as `nearest_nodes`, without its arrays), as most points asked about are.
+        # as `nearest_nodes`, without its arrays), as most points asked about are. The
+        # others (an item's centre, asked at every frame it is near) are memoised.
         x, y = float(xy[0]), float(xy[1])
         if math.isfinite(x) and math.isfinite(y):
             ix = math.floor((x - self.origin[0]) / self.resolution_m)
@@ -166,7 +168,12 @@ class Navigation:
                 found = int(self.index[iy, ix])
                 if found >= 0:
                     return found
-        return int(self.nearest_nodes(np.asarray(xy)[:2])[0])
+        known = self._nearest.get((x, y))
+        if known is None:
+            known = self._nearest[x, y] = int(self.nearest_nodes(np.asarray(xy)[:2])[0])
+            if len(self._nearest) > 4096:  # a bounded memo: the oldest goes first
+                del self._nearest[next(iter(self._nearest))]
+        return known
 
     def connected(self, a: int, b: int) -> bool:
         return a >= 0 and b >= 0 and bool(self.components[a] == self.components[b])

@@ -57,12 +57,12 @@ Stops = list[tuple[int, int]]
 
 class Walker:
     """Distances on one navigation grid: compiled Dijkstra searches (scipy's csgraph over
-    `Navigation.adjacency`), the single-source ones memoised."""
+    `Navigation.adjacency`), the single-source ones memoised (by source and radius)."""
 
     def __init__(self, nav: Navigation) -> None:
         self.nav = nav
         self._graph: Any = nav.adjacency
-        self._from: dict[int, np.ndarray] = {}
+        self._from: dict[tuple[int, float], np.ndarray] = {}
 
     def node(self, xy: tuple[float, float]) -> int:
         return int(self.nav.nearest_node(xy))
@@ -71,6 +71,22 @@ class Walker:
         """Dijkstra from several nodes, each with a starting cost: the cost of the
         shortest walk to each node (inf: unreachable). Read-only: it may be memoised."""
         return self.searches([sources])[0]
+
+    def near(self, source: int, radius_m: float) -> np.ndarray:
+        """`search({source: 0.0})` up to `radius_m` (inf beyond): the same distances
+        there (a node's is the least of its neighbours' plus the edge, however far the
+        search goes), from a search that stops at the radius, a fraction of the cost."""
+        return self._single(source, radius_m)
+
+    def _single(self, source: int, radius_m: float) -> np.ndarray:
+        key = (source, radius_m)
+        base = self._from.get(key)
+        if base is None:
+            base = self._from[key] = self._dijkstra(self._graph, [source], radius_m)[0]
+            base.flags.writeable = False
+            if len(self._from) * len(base) > _MEMO_CELLS and len(self._from) > 1:
+                del self._from[next(iter(self._from))]
+        return base
 
     def searches(self, batch: Sequence[Mapping[int, float]]) -> list[np.ndarray]:
         """`search` for each mapping of sources. A single source is searched from cost 0
@@ -85,12 +101,7 @@ class Walker:
                 many.append(i)
                 continue
             (n, c), = sources.items()
-            base = self._from.get(n)
-            if base is None:
-                base = self._from[n] = self._dijkstra(self._graph, [n])[0]
-                base.flags.writeable = False
-                if len(self._from) * len(base) > _MEMO_CELLS and len(self._from) > 1:
-                    del self._from[next(iter(self._from))]
+            base = self._single(n, math.inf)
             out[i] = base + c if c else base
         n = self._graph.shape[0]
         step = max(1, _CHUNK_CELLS // max(n, 1))
@@ -119,10 +130,10 @@ class Walker:
             shape=(size, size))
 
     @staticmethod
-    def _dijkstra(graph: Any, sources: Iterable[int]) -> np.ndarray:
+    def _dijkstra(graph: Any, sources: Iterable[int], limit: float = math.inf) -> np.ndarray:
         from scipy.sparse.csgraph import dijkstra
 
-        found: np.ndarray = dijkstra(graph, directed=True,
+        found: np.ndarray = dijkstra(graph, directed=True, limit=limit,
                                      indices=np.fromiter(sources, dtype=np.int64))
         return found.reshape(-1, graph.shape[0])
 

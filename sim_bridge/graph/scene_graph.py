@@ -528,7 +528,8 @@ class SceneGraph:
         """Whether `geodesic_distance(a, b)` is at most `limit_m`. Between two points the
         path is not pulled taut when its bounds decide: it is never shorter than the
         straight segment, nor longer than the grid walk it is pulled from (each end's
-        offset to its node plus the grid's shortest distance between the nodes)."""
+        offset to its node plus the grid's shortest distance between the nodes, searched
+        no farther than the limit)."""
         pa, pb = self._endpoints(a), self._endpoints(b)
         if len(pa) == 1 and len(pb) == 1:
             (ax, ay), (bx, by) = pa[0], pb[0]
@@ -539,7 +540,7 @@ class SceneGraph:
                 return False
             xy = self.nav.nodes_xy
             walk = (math.hypot(xy[na, 0] - ax, xy[na, 1] - ay)
-                    + float(self.walker.search({nb: 0.0})[na])
+                    + float(self.walker.near(nb, limit_m)[na])
                     + math.hypot(bx - xy[nb, 0], by - xy[nb, 1]))
             if walk <= limit_m - _ROUNDING_M:
                 return True

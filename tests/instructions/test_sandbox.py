@@ -3,6 +3,7 @@ and `fdc check` reporting statically what the sandbox would refuse (J605-J607)."
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -10,7 +11,13 @@ import pytest
 from fdc.compiler.check import check_sources
 from fdc.core.limits import Limits, set_current
 from fdc.core.problems import SourceFile
-from fdc.instructions.render import EntityText, Renderer, RenderError, RenderLimitError
+from fdc.instructions.render import (
+    EntityText,
+    Renderer,
+    RenderError,
+    RenderLimitError,
+    thread_renderer,
+)
 
 MUG = {"o": EntityText("mug", "m", "the mug")}
 
@@ -85,3 +92,13 @@ def test_check_reports_what_the_sandbox_would_refuse(instruction: str, code: str
 
 def test_instructions_within_the_limits_check_clean() -> None:
     assert check("Take {{ o | ref }}{{ '!' * 3 }} {{ 2 ** 10 }} {{ o | center(20) }}.") == []
+
+
+def test_a_thread_keeps_one_renderer_and_threads_do_not_share_it() -> None:
+    mine = thread_renderer()
+    assert thread_renderer() is mine
+    theirs: list[object] = []
+    worker = threading.Thread(target=lambda: theirs.append(thread_renderer()))
+    worker.start()
+    worker.join()
+    assert theirs and theirs[0] is not mine

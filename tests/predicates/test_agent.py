@@ -101,3 +101,18 @@ def test_robot_in_room() -> None:
 
 def test_total_cost_is_undefined_on_a_state() -> None:
     assert value("total-cost", [], ctx()) is None
+
+
+@pytest.mark.parametrize("mode", [Mode.STRICT, Mode.NO_VISIBILITY, Mode.NO_DISTANCE])
+def test_over_poses_answers_as_each_pose_alone(mode: Mode) -> None:
+    # The goal frames ask every frame of a log in one call: a row a pose, each the
+    # answer of the robot standing there.
+    spots = [(1.05, 2.0, 0.0), (1.05, 2.0, 46.0), (0.95, 2.0, 0.0), (6.6, 2.0, 180.0),
+             (1.2, 1.5, 30.0), (2.5, 2.0, 180.0)]
+    base = state()
+    poses = [base.at(*p).agent for p in spots]
+    for name, args in (("robot-at-object", [["mug"], ["book"]]),
+                       ("robot-at-receptacle", [["table|top"]])):
+        got = REG.evaluate_at_poses(name, args, ctx(base, mode=mode), poses)
+        want = [[evaluate(name, a, ctx(base.at(*p), mode=mode)) for p in spots] for a in args]
+        assert got.tolist() == want, name
