@@ -68,7 +68,7 @@ from fdc.predicates.goal import (
     to_pddl,
 )
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
-from fdc.sim_bridge.graph.regions import STEP
+from fdc.sim_bridge.graph.regions import STEP, Direction
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import LONG_DAY
 from fdc.sim_bridge.world.plans import At, action_of, with_pose
@@ -942,16 +942,18 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     action a line, as a planner's), for `fdc validate --solve` to check in the planning
     abstraction when no planner's plan is carried out by the world. Acted out step by
     step: a pick is `pick` from the surface the item stands on (`pick-from-floor` from
-    none); an item's last placement on furniture the action whose effect the goal
-    needs (`place-between`, `place-at-side`, `place-around`, `place-in-cell`: the first
-    relation of the goal's about the item that holds at the end; where an anchor of it
-    moved after that placement, the item is picked and put down by it once more at the
-    end, as the abstraction forgets the relations of what is picked), `place-on-item`
-    onto an item's top, `place-inside` into a container item, else `place`, each with
-    the pose the oracle put the item at as its comment (`; at SURFACE X Y YAW`, which
-    the world's replay follows: `fdc.sim_bridge.world.plans`); the robot walks
-    (`navigate-to-receptacle`, `navigate-to-item`) to each surface it picks from,
-    places on, or opens, when it is not there; looking around is no action there.
+    none); a placement on furniture the action whose effect the goal needs
+    (`place-between`, `place-at-side`, `place-around`, `place-in-cell`: the first
+    relation of the goal's about the item that holds after it, the item's last
+    placement judged at the end; where an anchor of it moved after that placement, the
+    item is picked and put down by it once more at the end, as the abstraction forgets
+    the relations of what is picked), else `place-in-cell` in the cell the item went to
+    (a plain `place` may put it in any cell, for the abstraction), `place-on-item` onto
+    an item's top, `place-inside` into a container item, each with the pose the oracle
+    put the item at as its comment (`; at SURFACE X Y YAW`, which the world's replay
+    follows: `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
+    `navigate-to-item`) to each surface it picks from, places on, or opens, when it is
+    not there; looking around is no action there.
     `Unsolvable` when the oracle finds no trace."""
     from fdc.predicates.builtin import default_registry
     from fdc.predicates.goal import atoms
@@ -982,16 +984,27 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         owner = graph.object(graph.surface(surface).object_id)
         return f"{owner.id} {owner.room}"
 
+    def now() -> Context:
+        ctx = Context(graph=graph, state=env.world.state)
+        return ctx.with_thresholds(task.thresholds, registry) if task.thresholds else ctx
+
     def made_by(item: str, on: str) -> GAtom | None:
         """The first relation of the goal's about `item` (on furniture surface `on`)
         that holds now."""
-        ctx = Context(graph=graph, state=env.world.state)
-        if task.thresholds:
-            ctx = ctx.with_thresholds(task.thresholds, registry)
+        ctx = now()
         made = [a for a in wanted if a.args[0] == item and
                 (a.predicate != "in-cell" or a.args[1] == on)
                 and registry.evaluate(a.predicate, a.args, ctx)]
         return min(made, key=lambda a: _PLACED_AS.index(a.predicate)) if made else None
+
+    def cell_of(item: str, on: str) -> GAtom | None:
+        """The cell of furniture surface `on` that `item` is in now, by the checkers."""
+        ctx = now()
+        for d in Direction:
+            a = GAtom(predicate="in-cell", args=(item, on, d.value))
+            if registry.evaluate(a.predicate, a.args, ctx):
+                return a
+        return None
 
     def placing(item: str, on: str, rel: GAtom | None) -> str:
         if rel is None:
@@ -1049,10 +1062,10 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         walk(on)
         rel = made_by(held, on)  # a relation the placement makes (a step of a sequence)
         last[held] = (len(lines), on, rel, put)
-        cells = [x.split("#cell:")[1] for x in act.regions if x.startswith(f"{on}#cell:")]
-        if rel is None and cells:  # where the oracle put it: in that cell
-            rel = GAtom(predicate="in-cell", args=(held, on, cells[0]))
-        lines.append(with_pose(placing(held, on, rel), put))
+        # else in the cell it went to: the abstraction then knows it is in no other
+        # (a plain `place` may put it in any, as for the cups put down beside the
+        # centrepiece that the goal keeps out of the centre)
+        lines.append(with_pose(placing(held, on, rel or cell_of(held, on)), put))
     # an item's last placement makes the goal's relations about it that hold at the end;
     # where an anchor moved after it, or the placement made another relation (a step of
     # a sequence), the abstraction no longer has it (it forgets the relations of what is

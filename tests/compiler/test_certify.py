@@ -343,3 +343,29 @@ def test_the_oracles_plan_is_acted_out_where_the_oracle_put_each_item(
     replay = replay_plan(res.plan, world.graph, reached=reached)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+@pytest.mark.slow
+def test_the_oracles_plan_says_which_cell_it_put_each_item_in(world: PlanningWorld) -> None:
+    """`out-centerpiece` (the default suite's `out-centerpiece-8d8c40172759`): the book
+    in the middle of the coffee table, the tray and its cups out of it. The oracle puts
+    the cups and the tray down elsewhere; written as plain `place`s, the abstraction
+    took each to be maybe in the middle cell (a plain placement may go in any cell), so
+    the goal did not hold there at the plan's end and the oracle's plan was no
+    certificate. Each is now `place-in-cell`, in the cell the item went to."""
+    from fdc.agents.baselines import oracle_plan
+    from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.goal import to_pddl
+    from fdc.predicates.verify import judge_at_end
+
+    middle = ("coffee_table|top", "center")
+    goal = GAnd(parts=(atom("in-cell", "book_1", *middle),
+                       *(GNot(body=atom("in-cell", x, *middle))
+                         for x in ("cup_0", "cup_1", "tray_0"))))
+    record = TaskRecord(id="t", template="hand-made", level=4, goal=goal,
+                        goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
+                        tags=["manipulation", "outcome"])
+    plan = oracle_plan(record, world.graph, None)
+    assert not [line for line in plan if line.startswith("place ")]
+    res = world.accept(world.build("centre", goal), plan, judge_at_end(goal, world.graph))
+    assert isinstance(res, PlanResult) and res.status == "solved", res
