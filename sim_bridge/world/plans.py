@@ -19,8 +19,8 @@ the world the experience left behind), as its meaning in fdc-home says:
 
 A placement's line may end with the pose where the item went when the plan was found,
 as a comment: `place-around laptop_2 mug_1 tv_stand_1|top tv_stand_1 living_room ; at
-tv_stand_1|top 1.200000 0.450000 1.570796` (`At`: the surface, the centre x and y in
-metres, the heading in radians). The oracle's plans (`fdc.agents`'s `oracle_plan`) give
+tv_stand_1|top 1.2 0.45 1.5707963267948966` (`At`: the surface, the centre x and y in
+metres, the heading in radians, every digit). The oracle's plans (`fdc.agents`'s `oracle_plan`) give
 one for each placement: the replay puts the item there first, when the world has room
 there (`EmbeddedWorld.place_at`), else as the action alone says. A planner's plans give
 none.
@@ -105,7 +105,9 @@ class At:
     yaw_rad: float
 
     def __str__(self) -> str:
-        return f"at {self.surface} {self.x:.6f} {self.y:.6f} {self.yaw_rad:.6f}"
+        # every digit: the checkers judge some spots at a region's very edge (a packed
+        # placement touches it), and a rounded pose may fall outside
+        return f"at {self.surface} {self.x!r} {self.y!r} {self.yaw_rad!r}"
 
 
 def with_pose(line: str, at: At) -> str:
