@@ -297,17 +297,28 @@ class PlanningWorld:
         used = {x for line in lines for x in action_of(line).split()[1:]}
         built = self.build(pp.task, pp.goal, reduce=False, movable=movers, extra=used)
         problem = built.problem
-        checks = [problem.action(n) for n in built.checkpoints]
+        checks: dict[str, list[Any]] = {}  # each step's checks, in order
+        for n in built.checkpoints:
+            checks.setdefault(n.rsplit("-", 1)[0], []).append(problem.action(n))
+        frozen = problem.fluent(f"{STAGE}-frozen")() if checks else None
         _quiet()
         steps: list[str] = []
         with SequentialSimulator(problem) as sim:
             state = sim.get_initial_state()
 
             def check() -> Any:
+                """Each step's checks that hold now; a step split in conjuncts only
+                when all of them hold (its first check freezes the world until its
+                last: half checked, no action could follow)."""
                 nonlocal state
-                for c in checks:
-                    if sim.is_applicable(state, c, ()):
-                        state = sim.apply(state, c, ())
+                for step in checks.values():
+                    after = state
+                    for c in step:
+                        if sim.is_applicable(after, c, ()):
+                            after = sim.apply(after, c, ())
+                    if frozen is None or sim.is_goal(after) or \
+                            not after.get_value(frozen).bool_constant_value():
+                        state = after
                 return state
 
             state = check()

@@ -369,3 +369,26 @@ def test_the_oracles_plan_says_which_cell_it_put_each_item_in(world: PlanningWor
     assert not [line for line in plan if line.startswith("place ")]
     res = world.accept(world.build("centre", goal), plan, judge_at_end(goal, world.graph))
     assert isinstance(res, PlanResult) and res.status == "solved", res
+
+
+@pytest.mark.slow
+def test_a_split_step_is_checked_only_when_all_its_conjuncts_hold(world: PlanningWorld) -> None:
+    """`out-group-category` (the default suite's `out-group-category-c439954e84c0`): nine
+    books on one surface. The goal is checked conjunct by conjunct, the first check
+    freezing the world until the last; `accept` took the first checks where they held
+    at the start (the books are on furniture), the world stayed frozen, and the
+    abstraction allowed not even the oracle's first walk."""
+    from fdc.agents.baselines import oracle_plan
+    from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.goal import to_pddl
+
+    books = [f"book_{k}" for k in range(9)]
+    goal = GAnd(parts=(*(atom("on-furniture", b) for b in books),
+                       *(atom("same-surface", a, b) for a in books for b in books
+                         if a != b)))
+    record = TaskRecord(id="t", template="hand-made", level=4, goal=goal,
+                        goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
+                        tags=["manipulation", "outcome"])
+    plan = oracle_plan(record, world.graph, None)
+    res = world.accept(world.build("books", goal), plan)
+    assert isinstance(res, PlanResult) and res.status == "solved", res
