@@ -68,9 +68,10 @@ from fdc.predicates.goal import (
     to_pddl,
 )
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
-from fdc.sim_bridge.graph.regions import STEP
+from fdc.sim_bridge.graph.regions import STEP, Direction
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import LONG_DAY
+from fdc.sim_bridge.world.plans import At, action_of, with_pose
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -941,14 +942,18 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     action a line, as a planner's), for `fdc validate --solve` to check in the planning
     abstraction when no planner's plan is carried out by the world. Acted out step by
     step: a pick is `pick` from the surface the item stands on (`pick-from-floor` from
-    none); an item's last placement on furniture the action whose effect the goal
-    needs (`place-between`, `place-at-side`, `place-around`, `place-in-cell`: the first
-    relation of the goal's about the item that holds at the end; where an anchor of it
-    moved after that placement, the item is picked and put down by it once more at the
-    end, as the abstraction forgets the relations of what is picked), `place-on-item`
-    onto an item's top, `place-inside` into a container item, else `place`; the robot walks
-    (`navigate-to-receptacle`, `navigate-to-item`) to each surface it picks from,
-    places on, or opens, when it is not there; looking around is no action there.
+    none); a placement on furniture the action whose effect the goal needs
+    (`place-between`, `place-at-side`, `place-around`, `place-in-cell`: the first
+    relation of the goal's about the item that holds after it, the item's last
+    placement judged at the end; where an anchor of it moved after that placement, the
+    item is picked and put down by it once more at the end, as the abstraction forgets
+    the relations of what is picked), else `place-in-cell` in the cell the item went to
+    (a plain `place` may put it in any cell, for the abstraction), `place-on-item` onto
+    an item's top, `place-inside` into a container item, each with the pose the oracle
+    put the item at as its comment (`; at SURFACE X Y YAW`, which the world's replay
+    follows: `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
+    `navigate-to-item`) to each surface it picks from, places on, or opens, when it is
+    not there; looking around is no action there.
     `Unsolvable` when the oracle finds no trace."""
     from fdc.predicates.builtin import default_registry
     from fdc.predicates.goal import atoms
@@ -963,8 +968,8 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     lines: list[str] = []
     at: list[str | None] = [None]  # the surface the robot is at, in the abstraction
     # item -> the line of its last placement on furniture, that surface, the relation it
-    # made then
-    last: dict[str, tuple[int, str, GAtom | None]] = {}
+    # made then, where it put the item
+    last: dict[str, tuple[int, str, GAtom | None, At]] = {}
 
     def walk(surface: str) -> None:
         if at[0] == surface:
@@ -979,16 +984,27 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         owner = graph.object(graph.surface(surface).object_id)
         return f"{owner.id} {owner.room}"
 
+    def now() -> Context:
+        ctx = Context(graph=graph, state=env.world.state)
+        return ctx.with_thresholds(task.thresholds, registry) if task.thresholds else ctx
+
     def made_by(item: str, on: str) -> GAtom | None:
         """The first relation of the goal's about `item` (on furniture surface `on`)
         that holds now."""
-        ctx = Context(graph=graph, state=env.world.state)
-        if task.thresholds:
-            ctx = ctx.with_thresholds(task.thresholds, registry)
+        ctx = now()
         made = [a for a in wanted if a.args[0] == item and
                 (a.predicate != "in-cell" or a.args[1] == on)
                 and registry.evaluate(a.predicate, a.args, ctx)]
         return min(made, key=lambda a: _PLACED_AS.index(a.predicate)) if made else None
+
+    def cell_of(item: str, on: str) -> GAtom | None:
+        """The cell of furniture surface `on` that `item` is in now, by the checkers."""
+        ctx = now()
+        for d in Direction:
+            a = GAtom(predicate="in-cell", args=(item, on, d.value))
+            if registry.evaluate(a.predicate, a.args, ctx):
+                return a
+        return None
 
     def placing(item: str, on: str, rel: GAtom | None) -> str:
         if rel is None:
@@ -1027,41 +1043,45 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         if on is None:
             raise Unsolvable(f"`{held}` was put down on no surface")
         owner = graph.object(posed.surface(on).object_id)
+        pose = env.world.object_pose(held)
+        w, _, _, z = pose.orientation
+        put = At(on, pose.position[0], pose.position[1], 2 * math.atan2(z, w))
         if owner.kind is Kind.MOVABLE:  # on an item's top, or inside a container item
             if posed.surface(on).container is not None:
                 under = posed.support_of(owner.id)
                 if under is None:
                     raise Unsolvable(f"`{owner.id}` stands on no surface")
                 walk(under)
-                lines.append(f"place-inside {held} {owner.id} {under} {furniture(under)}")
+                lines.append(with_pose(f"place-inside {held} {owner.id} {under} "
+                                       f"{furniture(under)}", put))
             else:
                 walk(on)
-                lines.append(f"place-on-item {held} {on} {owner.id}")
+                lines.append(with_pose(f"place-on-item {held} {on} {owner.id}", put))
             last.pop(held, None)
             continue
         walk(on)
         rel = made_by(held, on)  # a relation the placement makes (a step of a sequence)
-        last[held] = (len(lines), on, rel)
-        cells = [x.split("#cell:")[1] for x in act.regions if x.startswith(f"{on}#cell:")]
-        if rel is None and cells:  # where the oracle put it: in that cell
-            rel = GAtom(predicate="in-cell", args=(held, on, cells[0]))
-        lines.append(placing(held, on, rel))
+        last[held] = (len(lines), on, rel, put)
+        # else in the cell it went to: the abstraction then knows it is in no other
+        # (a plain `place` may put it in any, as for the cups put down beside the
+        # centrepiece that the goal keeps out of the centre)
+        lines.append(with_pose(placing(held, on, rel or cell_of(held, on)), put))
     # an item's last placement makes the goal's relations about it that hold at the end;
     # where an anchor moved after it, or the placement made another relation (a step of
     # a sequence), the abstraction no longer has it (it forgets the relations of what is
     # picked): the item is put down by it once more at the end, after its anchors
     picked = {line.split()[1]: k for k, line in enumerate(lines) if line.startswith("pick")}
     again: list[tuple[GAtom, str]] = []
-    for item, (k, on, made) in sorted(last.items(), key=lambda kv: kv[1][0]):
+    for item, (k, on, made, put) in sorted(last.items(), key=lambda kv: kv[1][0]):
         rel = made_by(item, on)
         if rel is None or (rel == made and not _moved_after(rel, picked, k)):
             continue
         if made is None and not _moved_after(rel, picked, k):
-            lines[k] = placing(item, on, rel)
-        else:
-            again.append((rel, placing(item, on, rel)))
+            lines[k] = with_pose(placing(item, on, rel), put)
+        else:  # where it stands at the end: where it was put last
+            again.append((rel, with_pose(placing(item, on, rel), put)))
     for rel, placed in _anchors_first(again):
-        item, on = rel.args[0], placed.split()[-3]
+        item, on = rel.args[0], action_of(placed).split()[-3]
         walk(on)
         lines += [f"pick {item} {on}", placed]
     return lines

@@ -277,52 +277,72 @@ class PlanningWorld:
 
     def accept(self, pp: PlanningProblem, lines: Sequence[str],
                reached: Callable[[Snapshot], bool] | None = None) -> PlanResult | str:
-        """A plan found elsewhere (`lines`, fdc-home's actions) as a certificate: each
-        action applicable in the abstraction in turn (its problem built again with every
-        item the plan moves; a sequence's checkpoints taken as soon as they hold), the
-        goal reached there, and the plan carried out by the embedded world with the goal
-        judged reached at its end (`reached`). Else why not."""
+        """A plan found elsewhere (`lines`, fdc-home's actions, a placement's pose as its
+        comment: `sim_bridge/world/plans.py`) as a certificate: each action applicable
+        in the abstraction in turn (its problem built again with every item the plan
+        moves; a sequence's checkpoints taken as soon as they hold), the goal reached
+        there, and the plan carried out by the embedded world with the goal judged
+        reached at its end (`reached`). The whole plan when the abstraction allows every
+        action and holds the goal at its end (the world reached the goal at the end of
+        the oracle's trace: cut short, the world may stand elsewhere), else its part up
+        to where the goal first holds there. Else why not."""
         from unified_planning.exceptions import UPException
         from unified_planning.shortcuts import SequentialSimulator
 
-        from fdc.sim_bridge.world.plans import moved, replay_plan
+        from fdc.sim_bridge.world.plans import action_of, moved, replay_plan
 
         if pp.goal is None:
             return "the task's goal is unknown"
         movers = {x for line in lines if (x := moved(line)) is not None}
-        used = {x for line in lines for x in line.split()[1:]}
+        used = {x for line in lines for x in action_of(line).split()[1:]}
         built = self.build(pp.task, pp.goal, reduce=False, movable=movers, extra=used)
         problem = built.problem
-        checks = [problem.action(n) for n in built.checkpoints]
+        checks: dict[str, list[Any]] = {}  # each step's checks, in order
+        for n in built.checkpoints:
+            checks.setdefault(n.rsplit("-", 1)[0], []).append(problem.action(n))
+        frozen = problem.fluent(f"{STAGE}-frozen")() if checks else None
         _quiet()
         steps: list[str] = []
         with SequentialSimulator(problem) as sim:
             state = sim.get_initial_state()
 
             def check() -> Any:
+                """Each step's checks that hold now; a step split in conjuncts only
+                when all of them hold (its first check freezes the world until its
+                last: half checked, no action could follow)."""
                 nonlocal state
-                for c in checks:
-                    if sim.is_applicable(state, c, ()):
-                        state = sim.apply(state, c, ())
+                for step in checks.values():
+                    after = state
+                    for c in step:
+                        if sim.is_applicable(after, c, ()):
+                            after = sim.apply(after, c, ())
+                    if frozen is None or sim.is_goal(after) or \
+                            not after.get_value(frozen).bool_constant_value():
+                        state = after
                 return state
 
             state = check()
+            first: int | None = None  # how many actions first reach the goal
             for k, line in enumerate(lines, 1):
-                if sim.is_goal(state):
-                    break
-                name, *args = line.split()
+                if first is None and sim.is_goal(state):
+                    first = len(steps)
+                name, *args = action_of(line).split()
                 try:
                     action = problem.action(name)
                     params = [problem.object(x) for x in args]
                 except UPException:
                     return f"action {k} of the plan, `{line}`, names what the abstraction lacks"
                 if not sim.is_applicable(state, action, params):
+                    if first is not None:
+                        break
                     return f"the abstraction does not allow action {k} of the plan, `{line}`"
                 state = sim.apply(state, action, params)
                 state = check()
                 steps.append(line)
-            if not sim.is_goal(state):
-                return "the goal does not hold in the abstraction at the plan's end"
+            if len(steps) < len(lines) or not sim.is_goal(state):
+                if first is None:
+                    return "the goal does not hold in the abstraction at the plan's end"
+                steps = steps[:first]
         replay = replay_plan(steps, self.graph, self.start, reached)
         if replay.refused is not None:
             return f"the embedded world refuses action {replay.refused}: {replay.reason}"

@@ -137,13 +137,9 @@ def find_spot(
 
     info = g.object(item)
     height = info.top_z - info.bottom_z
-    if surface.container is not None and not surface.is_open:
-        what = f" (open `{surface.part}` first)" if surface.part else ""
-        return _fail(item, relation, f"`{surface.id}` is closed{what}", surface.id)
-    room = headroom_m(g, surface)
-    if height > room - HEADROOM_MARGIN_M:
-        return _fail(item, relation, f"`{item}` ({height:.2f} m tall) does not fit under the "
-                     f"{room:.2f} m clearance of `{surface.id}`", surface.id)
+    shut = _shut_out(g, item, surface, relation)
+    if shut is not None:
+        return shut
     if target is None or target.is_empty or target.area <= 0:
         return _fail(item, relation, "the target region is empty", surface.id)
     obstacles = g.obstacles_on(surface.id, exclude=item, height_m=height)
@@ -216,6 +212,50 @@ def find_spot(
                          boxes[k])
     return _fail(item, relation, f"no collision-free spot for `{item}` ({sx:.2f} x {sy:.2f} m) "
                  f"in the target region on `{surface.id}`", surface.id)
+
+
+def _shut_out(g: SceneView, item: str, surface: Surface, relation: Relation
+              ) -> Placement | None:
+    """Why `item` goes nowhere on `surface` (a closed container, too little room above
+    it), None when it may."""
+    info = g.object(item)
+    height = info.top_z - info.bottom_z
+    if surface.container is not None and not surface.is_open:
+        what = f" (open `{surface.part}` first)" if surface.part else ""
+        return _fail(item, relation, f"`{surface.id}` is closed{what}", surface.id)
+    room = headroom_m(g, surface)
+    if height > room - HEADROOM_MARGIN_M:
+        return _fail(item, relation, f"`{item}` ({height:.2f} m tall) does not fit under the "
+                     f"{room:.2f} m clearance of `{surface.id}`", surface.id)
+    return None
+
+
+def place_at(g: SceneView, item: str, surface_id: str, xy: tuple[float, float],
+             yaw_rad: float, config: PlacementConfig | None = None) -> Placement:
+    """`item` on `surface_id` at a given pose (its centre at `xy`, turned `yaw_rad`),
+    when it is free now as `find_spot` judges a spot: the surface open and high enough,
+    the footprint on it, nothing within the gap. A pose found earlier (where the
+    oracle put the item) checked again on the current poses."""
+    import shapely
+
+    config = config or PlacementConfig()
+    s = g.surface(surface_id)
+    shut = _shut_out(g, item, s, Relation.ON)
+    if shut is not None:
+        return shut
+    info = g.object(item)
+    height = info.top_z - info.bottom_z
+    box = rects(xy[0], xy[1], float(info.size[0]) / 2, float(info.size[1]) / 2, yaw_rad)[0]
+    where = f"at ({xy[0]:.3f}, {xy[1]:.3f}) on `{s.id}`"
+    if not shapely.contains(shapely.buffer(s.polygon, FIT_SLACK_M, join_style="mitre"), box):
+        return _fail(item, Relation.ON, f"`{item}` {where} would pass the surface's edge", s.id)
+    obstacles = g.obstacles_on(s.id, exclude=item, height_m=height)
+    if len(obstacles) and shapely.dwithin(obstacles, box, config.gap_m).any():
+        return _fail(item, Relation.ON, f"`{item}` {where} would touch what stands there",
+                     s.id)
+    pose = Pose(position=(float(xy[0]), float(xy[1]), s.z + height / 2),
+                orientation=yaw_quaternion(yaw_rad))
+    return Placement(item, Relation.ON, pose, s.id, (s.id,), "", yaw_rad, box)
 
 
 def _with_contacts(grid: Any, hi: float, before: Any, after: Any, bounds: Any) -> Any:

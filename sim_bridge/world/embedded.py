@@ -28,7 +28,13 @@ import numpy as np
 from fdc.core.hashing import scene_sha256
 from fdc.sim_bridge.geometry import to_frame
 from fdc.sim_bridge.graph.navigation import path_length
-from fdc.sim_bridge.graph.placement import Placement, PlacementConfig, Relation, place
+from fdc.sim_bridge.graph.placement import (
+    Placement,
+    PlacementConfig,
+    Relation,
+    place,
+    place_at,
+)
 from fdc.sim_bridge.graph.regions import Direction, Side
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -375,13 +381,39 @@ class EmbeddedWorld(LiveRecord):
                         self.config.placement or g.config.placement)
         except ValueError as e:  # a bad direction, cell or side word
             return self._refuse(action, str(e))
-        if not res.ok or res.pose is None:
+        return self._put(action, res)
+
+    def place_at(self, surface: str, x: float, y: float, yaw_rad: float) -> ActionResult:
+        """Put the held item down on `surface` at a given pose (its centre at `x`, `y`,
+        turned `yaw_rad`), when that spot is free now (`placement.place_at`): a pose
+        found earlier, such as where the oracle put the item. The robot must be near
+        the standing points of the surface."""
+        action = " ".join(["place", *([self._held] if self._held else []), "at", surface,
+                           f"{x:g}", f"{y:g}", f"{yaw_rad:g}"])
+        if self._held is None:
+            return self._refuse(action, "the hand is empty: pick something first")
+        if not self._graph.has(surface) or not isinstance(self._graph.entity(surface), Surface):
+            return self._refuse(action, f"there is no surface `{surface}` in the scene")
+        posed = self.state.posed
+        if posed.surface(surface).object_id == self._held:
+            return self._refuse(action, f"`{self._held}` cannot go on itself")
+        far = self._too_far(posed, surface)
+        if far:
+            return self._refuse(action, far)
+        res = place_at(posed, self._held, surface, (x, y), yaw_rad,
+                       self.config.placement or self._graph.config.placement)
+        return self._put(action, res)
+
+    def _put(self, action: str, res: Placement) -> ActionResult:
+        """The held item set down where a placement query found room (a refusal, with
+        its reason, when it found none)."""
+        if not res.ok or res.pose is None or self._held is None:
             return self._refuse(action, res.reason or "no place found")
+        item = self._held
         size = self._poses[item].size
         new = ObjectPose(position=res.pose.position, orientation=res.pose.orientation, size=size)
-        result = self._commit(action, self.config.action_steps, held=None, poses={item: new},
-                              surface_id=res.surface_id, placement=res)
-        return result
+        return self._commit(action, self.config.action_steps, held=None, poses={item: new},
+                            surface_id=res.surface_id, placement=res)
 
     def open(self, ident: str) -> ActionResult:
         """Open a container (`fridge|lower`), the containers a part closes

@@ -306,3 +306,18 @@ def test_items_put_one_after_another_never_overlap(
         assert g.surface("table|top").polygon.buffer(1e-6).contains(p.footprint)
         turned = abs(p.yaw_rad) > 1e-9
         placed.append(on_top(f"it{k}", "box", xy(p), 0.75, size, yaw_deg=90.0 if turned else 0.0))
+
+
+def test_at_a_given_pose_when_it_is_free() -> None:
+    """`place_at` checks a pose found earlier (the oracle's) as `find_spot` checks its
+    spots: on the surface, clear of what stands there by the gap."""
+    from fdc.sim_bridge.graph.placement import place_at
+
+    g = graph([TABLE, spare(), on_top("mug", "mug", (2.0, 2.0), 0.75, CUBE)])
+    p = place_at(g, "cube", "table|top", (2.3, 1.8), 0.5)
+    assert xy(p) == pytest.approx((2.3, 1.8))
+    assert p.pose.position[2] == pytest.approx(0.75 + 0.05)
+    assert p.yaw_rad == 0.5 and p.surface_id == "table|top"
+    assert "edge" in place_at(g, "cube", "table|top", (2.58, 1.8), 0.0).reason
+    assert "touch" in place_at(g, "cube", "table|top", (2.105, 2.0), 0.0).reason
+    assert place_at(g, "cube", "table|top", (2.115, 2.0), 0.0).ok  # the 1 cm gap

@@ -11,7 +11,7 @@ import pytest
 from fdc.predicates.goal import GAnd, GAtom, Goal, GThen, atom
 from fdc.predicates.verify import judge_at_end, verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, load_scene_graph
-from fdc.sim_bridge.world.plans import replay_plan, spots
+from fdc.sim_bridge.world.plans import At, pose_of, replay_plan, spots, with_pose
 
 APARTMENT = Path(__file__).resolve().parents[3] / "examples" / "scenes" / "apartment.json"
 
@@ -158,3 +158,38 @@ def test_the_spots_of_a_line() -> None:
     assert spots("place mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen") == 9
     assert spots("place-in-cell mug_0 kitchen_shelf|shelf_0 left kitchen_shelf kitchen") == 1
     assert spots("pick mug_0 kitchen_shelf|shelf_0") == 1
+
+
+@pytest.mark.slow
+def test_a_placement_goes_to_the_pose_its_comment_gives(graph: SceneGraph) -> None:
+    """The oracle's plans say where each placement put the item (`; at SURFACE X Y
+    YAW`): the replay puts it there, where the world's own choice was a corner of the
+    sofa; a pose the world has no room for leaves the world's choice; a pose on another
+    surface than the action's, or a comment that is no pose, is refused."""
+    *walks, place = REMOTE_TO_SOFA
+    plain = replay_plan(REMOTE_TO_SOFA, graph).snapshots[-1].objects["remote_0"].position
+    there = At("sofa|top", 2.5, 0.5, 0.0)
+    line = with_pose(place, there)
+    assert line == f"{place} ; at sofa|top 2.5 0.5 0.0"
+    assert pose_of(line) == there and pose_of(place) is None
+    replay = replay_plan([*walks, line], graph)
+    assert replay.refused is None
+    assert replay.snapshots[-1].objects["remote_0"].position[:2] == pytest.approx((2.5, 0.5))
+    assert plain[:2] != pytest.approx((2.5, 0.5))
+    off = replay_plan([*walks, with_pose(place, At("sofa|top", 9.0, 9.0, 0.0))], graph)
+    assert off.refused is None
+    assert off.snapshots[-1].objects["remote_0"].position == pytest.approx(plain)
+    elsewhere = replay_plan([*walks, with_pose(place, At("coffee_table|top", 2.5, 0.5, 0.0))],
+                            graph)
+    assert elsewhere.refused == 4 and "not on `sofa|top`" in elsewhere.reason
+    garbled = replay_plan([*walks, f"{place} ; at sofa|top 2.5"], graph)
+    assert garbled.refused == 4 and "is not a pose" in garbled.reason
+
+
+def test_a_pose_comment_keeps_every_digit() -> None:
+    """Rounded to the micrometre, the oracle's pose of a bottle packed against a region's
+    edge fell outside it, and gen1's `out-all-around-546656e53a72` was not judged
+    reached at the end of the replay of the oracle's plan: the comment keeps the float."""
+    line = "place-around bottle_0 candle_3 shelf|top shelf room"
+    at = At("shelf|top", 12.967353346535685, 10.238408652578366, -1.5707963267948966)
+    assert pose_of(with_pose(line, at)) == at
