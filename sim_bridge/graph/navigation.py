@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from heapq import heappop, heappush
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -195,7 +197,6 @@ class Navigation:
 
     def _path_between(self, a_xy: tuple[float, float], b_xy: tuple[float, float],
                       na: int, nb: int) -> list[tuple[float, float]]:
-        import networkx as nx
         import shapely
 
         a = (float(a_xy[0]), float(a_xy[1]))
@@ -203,14 +204,57 @@ class Navigation:
         # In the open, the straight segment is the shortest path: no search needed.
         if shapely.covered_by(shapely.linestrings([a, b]), self._allowed([a, b])):
             return [a, b] if a != b else [a]
-        xy = self.nodes_xy
-
-        def h(u: int, v: int) -> float:
-            return float(math.hypot(xy[u, 0] - xy[v, 0], xy[u, 1] - xy[v, 1]))
-
-        nodes = nx.astar_path(self.graph, na, nb, heuristic=h, weight="weight")
-        pts = [a] + [(float(xy[n, 0]), float(xy[n, 1])) for n in nodes] + [b]
+        xs, ys = self._node_xs
+        pts = [a] + [(xs[n], ys[n]) for n in self._astar(na, nb)] + [b]
         return self._pull_taut(pts)
+
+    @cached_property
+    def _node_xs(self) -> tuple[list[float], list[float]]:
+        """The nodes' x and y as Python floats (what the A* search reads)."""
+        return self.nodes_xy[:, 0].tolist(), self.nodes_xy[:, 1].tolist()
+
+    @cached_property
+    def _neighbours(self) -> list[list[tuple[int, float]]]:
+        """Each node's (neighbour, edge weight) in `graph`'s adjacency order."""
+        adj = self.graph._adj
+        return [[(m, d["weight"]) for m, d in adj[n].items()] for n in range(self.node_count)]
+
+    def _astar(self, source: int, target: int) -> list[int]:
+        """The nodes of a shortest grid path from `source` to `target` (connected), the
+        straight distance to the target as the heuristic: networkx's `astar_path` step for
+        step (its queue, its counter breaking ties, its skips), over plain lists, so the
+        same path among the grid's many equally short ones."""
+        xs, ys = self._node_xs
+        tx, ty = xs[target], ys[target]
+        neighbours = self._neighbours
+        c = count()
+        queue: list[tuple[float, int, int, float, int | None]] = [(0, next(c), source, 0, None)]
+        enqueued: dict[int, tuple[float, float]] = {}
+        explored: dict[int, int | None] = {}
+        while queue:
+            _, __, here, dist, parent = heappop(queue)
+            if here == target:
+                path = [here]
+                while parent is not None:
+                    path.append(parent)
+                    parent = explored[parent]
+                path.reverse()
+                return path
+            if here in explored and (explored[here] is None or enqueued[here][0] < dist):
+                continue
+            explored[here] = parent
+            for m, w in neighbours[here]:
+                cost = dist + w
+                seen = enqueued.get(m)
+                if seen is not None:
+                    if seen[0] <= cost:
+                        continue
+                    h = seen[1]
+                else:
+                    h = math.hypot(xs[m] - tx, ys[m] - ty)
+                enqueued[m] = cost, h
+                heappush(queue, (cost + h, next(c), m, cost, here))
+        raise ValueError(f"node {target} is not reachable from node {source}")
 
     def _allowed(self, pts: list[tuple[float, float]]) -> Any:
         """Where a path through `pts` may run: `free` clipped to the points' box grown by a

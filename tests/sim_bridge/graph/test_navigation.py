@@ -162,3 +162,19 @@ def test_geodesic_within_is_the_distance_compared(data: st.DataObject) -> None:
     for limit in (data.draw(st.floats(0.0, 12.0)), d, d - 1e-7, d + 1e-7, 2.0):
         if math.isfinite(limit):
             assert g.geodesic_within(a, b, limit) == (d <= limit), (a, b, limit, d)
+
+
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_the_grid_path_is_networkx_s_astar_path(data: st.DataObject) -> None:
+    """The A* search of a taut path finds networkx's `astar_path` among the grid's many
+    equally short paths: the same nodes in the same order."""
+    g = _two_rooms_and_a_door()
+    xy = g.nav.nodes_xy
+
+    def h(u: int, v: int) -> float:
+        return float(math.hypot(xy[u, 0] - xy[v, 0], xy[u, 1] - xy[v, 1]))
+
+    n = g.nav.node_count
+    a, b = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+    assert g.nav._astar(a, b) == nx.astar_path(g.nav.graph, a, b, heuristic=h, weight="weight")
