@@ -202,7 +202,7 @@ class Navigation:
         a = (float(a_xy[0]), float(a_xy[1]))
         b = (float(b_xy[0]), float(b_xy[1]))
         # In the open, the straight segment is the shortest path: no search needed.
-        if shapely.covered_by(shapely.linestrings([a, b]), self._allowed([a, b])):
+        if shapely.covers(self._allowed([a, b]), shapely.linestrings([a, b])):
             return [a, b] if a != b else [a]
         xs, ys = self._node_xs
         pts = [a] + [(xs[n], ys[n]) for n in self._astar(na, nb)] + [b]
@@ -310,7 +310,7 @@ class Navigation:
             later = arr[i + 1:]
             lines = shapely.linestrings(
                 np.stack([np.broadcast_to(arr[i], later.shape), later], axis=1))
-            ok = shapely.covered_by(lines, allowed)
+            ok = shapely.covers(allowed, lines)
             ok[0] = True
             i = i + 1 + int(np.nonzero(ok)[0].max())
             keep.append(i)
@@ -359,7 +359,7 @@ def _legs_inside(prev: Array, via: Array, nxt: Array, allowed: Any) -> Array:
     n = len(via)
     legs = np.empty((2 * n, 2, 2))
     legs[:n, 0], legs[:n, 1], legs[n:, 0], legs[n:, 1] = prev, via, via, nxt
-    inside = shapely.covered_by(shapely.linestrings(legs), allowed)
+    inside = shapely.covers(allowed, shapely.linestrings(legs))
     return inside[:n] & inside[n:]
 
 
