@@ -335,11 +335,13 @@ class _Grounder:
         # per call, the answers of `facts` that do not change: a quantifier's domain is
         # asked for once per binding of the quantifiers around it
         self._domains: dict[tuple[str, ...], Sequence[str]] = {}
-        self._fluent: dict[str, bool] = {}
+        self._fluent: dict[str, bool] = _shared(facts, "_fdc_fluent")
         self._guards: GuardIndexes = _shared(facts, "_fdc_guard_indexes")
         self._narrowed: dict[tuple[int, int], Sequence[str]] = {}
         self._pinned: list[object] = []
-        self._plans: dict[int, list[_Guard]] = {}
+        # a quantifier's guards, by its node's id (the node kept with them: its id stays
+        # its own), for every call on these facts
+        self._plans: dict[int, tuple[A.Node, list[_Guard]]] = _shared(facts, "_fdc_guard_plans")
         self._ranks: dict[int, tuple[Sequence[str], dict[str, int]]] = _shared(
             facts, "_fdc_ranks")
         self._keep: list[Goal] = []  # keeps memoised goals alive, so their ids stay unique
@@ -671,8 +673,8 @@ class _Grounder:
         body is one of these: `(exists (?y - movable) (placed-on ?y ?x))` lets through
         the ?x with some ?y, the projection of the atom's table."""
         found = self._plans.get(id(f))
-        if found is not None:
-            return found
+        if found is not None and found[0] is f:
+            return found[1]
         cond: A.Node | None
         if isinstance(f, A.Forall):
             cond = body.condition if isinstance(body, A.Imply) else None
@@ -703,8 +705,7 @@ class _Grounder:
             if len(mentioned[0]) == 1 and all(m == mentioned[0] for m in mentioned):
                 (var,) = mentioned[0]
                 plan.append((index[var], alternatives, var, free))
-        self._plans[id(f)] = plan
-        self._pinned.append(f)
+        self._plans[id(f)] = (f, plan)
         return plan
 
     def narrowed(self, domain: Sequence[str], allowed: frozenset[str]) -> Sequence[str]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from heapq import heappop, heappush
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -195,22 +197,64 @@ class Navigation:
 
     def _path_between(self, a_xy: tuple[float, float], b_xy: tuple[float, float],
                       na: int, nb: int) -> list[tuple[float, float]]:
-        import networkx as nx
         import shapely
 
         a = (float(a_xy[0]), float(a_xy[1]))
         b = (float(b_xy[0]), float(b_xy[1]))
         # In the open, the straight segment is the shortest path: no search needed.
-        if shapely.covered_by(shapely.linestrings([a, b]), self._allowed([a, b])):
+        if shapely.covers(self._allowed([a, b]), shapely.linestrings([a, b])):
             return [a, b] if a != b else [a]
-        xy = self.nodes_xy
-
-        def h(u: int, v: int) -> float:
-            return float(math.hypot(xy[u, 0] - xy[v, 0], xy[u, 1] - xy[v, 1]))
-
-        nodes = nx.astar_path(self.graph, na, nb, heuristic=h, weight="weight")
-        pts = [a] + [(float(xy[n, 0]), float(xy[n, 1])) for n in nodes] + [b]
+        xs, ys = self._node_xs
+        pts = [a] + [(xs[n], ys[n]) for n in self._astar(na, nb)] + [b]
         return self._pull_taut(pts)
+
+    @cached_property
+    def _node_xs(self) -> tuple[list[float], list[float]]:
+        """The nodes' x and y as Python floats (what the A* search reads)."""
+        return self.nodes_xy[:, 0].tolist(), self.nodes_xy[:, 1].tolist()
+
+    @cached_property
+    def _neighbours(self) -> list[list[tuple[int, float]]]:
+        """Each node's (neighbour, edge weight) in `graph`'s adjacency order."""
+        adj = self.graph._adj
+        return [[(m, d["weight"]) for m, d in adj[n].items()] for n in range(self.node_count)]
+
+    def _astar(self, source: int, target: int) -> list[int]:
+        """The nodes of a shortest grid path from `source` to `target` (connected), the
+        straight distance to the target as the heuristic: networkx's `astar_path` step for
+        step (its queue, its counter breaking ties, its skips), over plain lists, so the
+        same path among the grid's many equally short ones."""
+        xs, ys = self._node_xs
+        tx, ty = xs[target], ys[target]
+        neighbours = self._neighbours
+        c = count()
+        queue: list[tuple[float, int, int, float, int | None]] = [(0, next(c), source, 0, None)]
+        enqueued: dict[int, tuple[float, float]] = {}
+        explored: dict[int, int | None] = {}
+        while queue:
+            _, __, here, dist, parent = heappop(queue)
+            if here == target:
+                path = [here]
+                while parent is not None:
+                    path.append(parent)
+                    parent = explored[parent]
+                path.reverse()
+                return path
+            if here in explored and (explored[here] is None or enqueued[here][0] < dist):
+                continue
+            explored[here] = parent
+            for m, w in neighbours[here]:
+                cost = dist + w
+                seen = enqueued.get(m)
+                if seen is not None:
+                    if seen[0] <= cost:
+                        continue
+                    h = seen[1]
+                else:
+                    h = math.hypot(xs[m] - tx, ys[m] - ty)
+                enqueued[m] = cost, h
+                heappush(queue, (cost + h, next(c), m, cost, here))
+        raise ValueError(f"node {target} is not reachable from node {source}")
 
     def _allowed(self, pts: list[tuple[float, float]]) -> Any:
         """Where a path through `pts` may run: `free` clipped to the points' box grown by a
@@ -237,8 +281,6 @@ class Navigation:
         nudged (on shrinking local grids) to where its two legs are shortest and still
         free, then pulled again. The end points may lie outside `free` (an object's
         centre): the region allowed is `free` plus a disc around each end reaching it."""
-        import shapely
-
         if len(pts) <= 2:
             return pts
         allowed = self._allowed(pts)
@@ -249,25 +291,9 @@ class Navigation:
                            axis=-1).reshape(-1, 2)
         stay = len(offsets) // 2  # the offset (0, 0): staying put is always allowed
         for _ in range(6):
+            moves = offsets * step
             for i in range(1, len(arr) - 1):
-                cand = arr[i] + offsets * step
-                a = np.broadcast_to(arr[i - 1], cand.shape)
-                b = np.broadcast_to(arr[i + 1], cand.shape)
-                cost = np.hypot(*(cand - a).T) + np.hypot(*(b - cand).T)
-                # Only a candidate no longer than staying put can be chosen: the others
-                # need no test against the floor.
-                test = np.flatnonzero(cost <= cost[stay])
-                test = test[test != stay]
-                ok = np.zeros(len(cand), dtype=bool)
-                ok[stay] = True
-                if len(test):
-                    legs = shapely.linestrings(np.concatenate(
-                        [np.stack([a[test], cand[test]], axis=1),
-                         np.stack([cand[test], b[test]], axis=1)]))
-                    inside = shapely.covered_by(legs, allowed)
-                    ok[test] = inside[: len(test)] & inside[len(test):]
-                cost[~ok] = np.inf
-                arr[i] = cand[int(np.argmin(cost))]
+                arr[i] = _nudged(arr[i - 1], arr[i] + moves, arr[i + 1], stay, allowed)
             step /= 2
         arr = self._pull(arr, allowed)
         return [(float(x), float(y)) for x, y in arr]
@@ -284,7 +310,7 @@ class Navigation:
             later = arr[i + 1:]
             lines = shapely.linestrings(
                 np.stack([np.broadcast_to(arr[i], later.shape), later], axis=1))
-            ok = shapely.covered_by(lines, allowed)
+            ok = shapely.covers(allowed, lines)
             ok[0] = True
             i = i + 1 + int(np.nonzero(ok)[0].max())
             keep.append(i)
@@ -305,6 +331,36 @@ class Navigation:
         vals = np.fromiter(lengths.values(), dtype=np.float64, count=len(lengths))
         out[keys] = vals + float(math.hypot(*(self.nodes_xy[n] - np.asarray(xy[:2]))))
         return out
+
+
+def _nudged(prev: Array, cand: Array, nxt: Array, stay: int, allowed: Any) -> Array:
+    """The candidate corner whose legs from `prev` and to `nxt` are shortest and lie in
+    `allowed`, the first of equals (`cand[stay]`, staying put, is always allowed).
+    Only a candidate no longer than staying put can be chosen, so only those are tested,
+    the shortest first (alone, as it usually passes), then the others before staying
+    put in one call: the same choice as testing them all."""
+    d_in, d_out = cand - prev, nxt - cand
+    cost = np.hypot(d_in[:, 0], d_in[:, 1]) + np.hypot(d_out[:, 0], d_out[:, 1])
+    order = np.flatnonzero(cost <= cost[stay])
+    order = order[np.argsort(cost[order], kind="stable")].tolist()
+    test = order[: order.index(stay)]
+    for part in (test[:1], test[1:]):
+        if part:
+            inside = _legs_inside(prev, cand[part], nxt, allowed)
+            if inside.any():
+                return cand[part[int(np.argmax(inside))]]
+    return cand[stay]
+
+
+def _legs_inside(prev: Array, via: Array, nxt: Array, allowed: Any) -> Array:
+    """Whether both legs, `prev` to each point of `via` and on to `nxt`, lie in `allowed`."""
+    import shapely
+
+    n = len(via)
+    legs = np.empty((2 * n, 2, 2))
+    legs[:n, 0], legs[:n, 1], legs[n:, 0], legs[n:, 1] = prev, via, via, nxt
+    inside = shapely.covers(allowed, shapely.linestrings(legs))
+    return inside[:n] & inside[n:]
 
 
 def _split_corners(arr: Array, reach: float) -> Array:

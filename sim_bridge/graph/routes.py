@@ -442,7 +442,7 @@ class GridRouter:
                 keep.append(corners[j])
         keep.append(len(pts) - 1)
         legs = np.stack([pts[keep[:-1]], pts[keep[1:]]], axis=1)
-        ok = shapely.covered_by(shapely.linestrings(legs), self.nav.free)
+        ok = shapely.covers(self.nav.free, shapely.linestrings(legs))
         out: list[int] = [0]
         for i, good in enumerate(ok.tolist()):
             if not good:

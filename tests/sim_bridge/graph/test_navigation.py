@@ -162,3 +162,43 @@ def test_geodesic_within_is_the_distance_compared(data: st.DataObject) -> None:
     for limit in (data.draw(st.floats(0.0, 12.0)), d, d - 1e-7, d + 1e-7, 2.0):
         if math.isfinite(limit):
             assert g.geodesic_within(a, b, limit) == (d <= limit), (a, b, limit, d)
+
+
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_the_grid_path_is_networkx_s_astar_path(data: st.DataObject) -> None:
+    """The A* search of a taut path finds networkx's `astar_path` among the grid's many
+    equally short paths: the same nodes in the same order."""
+    g = _two_rooms_and_a_door()
+    xy = g.nav.nodes_xy
+
+    def h(u: int, v: int) -> float:
+        return float(math.hypot(xy[u, 0] - xy[v, 0], xy[u, 1] - xy[v, 1]))
+
+    n = g.nav.node_count
+    a, b = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+    assert g.nav._astar(a, b) == nx.astar_path(g.nav.graph, a, b, heuristic=h, weight="weight")
+
+
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_a_corner_is_nudged_where_testing_every_candidate_puts_it(data: st.DataObject) -> None:
+    """Testing the shortest candidates first chooses what the argmin over every candidate
+    whose legs lie on the floor chooses, ties to the first."""
+    import numpy as np
+    import shapely
+
+    from fdc.sim_bridge.graph.navigation import _legs_inside, _nudged
+
+    allowed = shapely.box(0, 0, 4, 4).difference(shapely.box(1.9, 0.5, 2.1, 3.5))
+    shapely.prepare(allowed)
+    coord = st.floats(0.2, 3.8).map(lambda v: round(v, 1))  # on a grid: ties
+    prev, here, nxt = (np.array([data.draw(coord), data.draw(coord)]) for _ in range(3))
+    step = data.draw(st.sampled_from([0.1, 0.05, 0.025]))
+    offsets = np.stack(np.meshgrid(np.linspace(-1, 1, 5), np.linspace(-1, 1, 5)),
+                       axis=-1).reshape(-1, 2)
+    cand = here + offsets * step
+    cost = np.hypot(*(cand - prev).T) + np.hypot(*(nxt - cand).T)
+    ok = _legs_inside(prev, cand, nxt, allowed) | (np.arange(len(cand)) == 12)
+    cost[~ok] = np.inf
+    assert np.array_equal(_nudged(prev, cand, nxt, 12, allowed), cand[int(np.argmin(cost))])
