@@ -51,6 +51,11 @@ if TYPE_CHECKING:
 
 Bools = npt.NDArray[np.bool_]
 EPS = 1e-9
+#: How far a neighbour may reach into the strip between an anchor and an item and still
+#: only touch it, not stand between them: ten times the placement's micrometre of slack
+#: (regions are merged with it, so a packed item may overlap the next region by that
+#: much) plus the micrometre to which states are written.
+CONTACT_M = 1e-5
 #: Whole objects, as PARTNR names receptacles: furniture or items.
 Things = Annotated[Ids, PddlType("furniture", "movable")]
 
@@ -218,7 +223,7 @@ def _blocked(ctx: Context, o: list[str], a: list[str], surf: list[str | None],
     st, c, b = steps[atoms], centre[atoms], box[atoms]
     lo = np.where(st > 0, b[:, 2:], np.where(st < 0, c, b[:, :2]))
     hi = np.where(st > 0, c, np.where(st < 0, b[:, :2], b[:, 2:]))
-    hit = np.all((nb[:, :2] < hi - 1e-6) & (nb[:, 2:] > lo + 1e-6), axis=1)
+    hit = np.all((nb[:, :2] < hi - CONTACT_M) & (nb[:, 2:] > lo + CONTACT_M), axis=1)
     np.logical_or.at(blocked, atoms, hit)
     return blocked
 

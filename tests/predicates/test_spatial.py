@@ -138,6 +138,16 @@ def test_at_side_is_cut_back_at_the_first_neighbour() -> None:
     assert evaluate("at-side", ["apple", "mug", "rear"], ctx(clear))
 
 
+@pytest.mark.parametrize(("reach_m", "expected"), [(2e-6, True), (1e-3, False)])
+def test_a_neighbour_touching_the_strip_is_not_between(reach_m: float, expected: bool) -> None:
+    # l3-then-side-side-0af84516f4a4: the mug packed at the banana's front-right reached
+    # a micrometre (the placement's slack) into the strip between the banana and the
+    # apple at its right, and the checker called it between them.
+    st = state().moved("apple", (2.0, 2.3, TOP + 0.04), "table|top")
+    st = st.moved("book", (2.1 - reach_m, 2.2, TOP + 0.015), "table|top")
+    assert evaluate("at-side", ["apple", "mug", "left"], ctx(st)) is expected
+
+
 def test_at_side_needs_the_same_surface() -> None:
     st = state().moved("apple", (5.4, 1.0, 0.94), "cabinet|top")
     assert not evaluate("at-side", ["apple", "mug", "front-left"], ctx(st))
