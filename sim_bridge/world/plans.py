@@ -117,15 +117,16 @@ def with_pose(line: str, at: At) -> str:
 
 def action_of(line: str) -> str:
     """A plan line's action, without its comment."""
-    return line.split(COMMENT, 1)[0].strip()
+    return line.partition(COMMENT)[0].strip()
 
 
 def pose_of(line: str) -> At | None:
     """The pose a plan line's comment gives (`; at SURFACE X Y YAW`), None when it gives
     none; ValueError, saying why, when the comment is not a pose."""
-    if COMMENT not in line:
+    _, mark, comment = line.partition(COMMENT)
+    if not mark:
         return None
-    words = line.split(COMMENT, 1)[1].split()
+    words = comment.split()
     try:
         if len(words) != 5 or words[0] != "at":
             raise ValueError
