@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 from fdc.core.errors import InputError
 from fdc.core.hashing import scene_sha256, sha256_text
-from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
+from fdc.core.inputs import InputFileError, InputKind, read_input_bytes, read_input_text
 from fdc.core.jsonl import loads
 from fdc.core.problems import render_text
+from fdc.sim_bridge.scene.load import LoadResult, load_scene, parse_scene
 
 from .compile import CompileOptions, SceneCompiler
 from .manifest import ExperienceRef
@@ -82,25 +83,26 @@ _LAST_GRAPH: dict[tuple[str, str], tuple[SceneGraph, str]] = {}
 
 def load_graph(path: str) -> tuple[SceneGraph, str]:
     """The scene's graph and its sha256 (of the canonical JSON). The graph last built is
-    kept while its file's bytes stay the same, so the days of a scene that a process
+    kept while its file's text stays the same, so the days of a scene that a process
     compiles one after another share it (a graph never changes once built: what it
-    memoises, routes and distances, is derived from it alone)."""
+    memoises, routes and distances, is derived from it alone). The file is read once,
+    within the input limits, whether the graph is kept or built."""
     try:
-        key = (path, sha256_text(Path(path).read_bytes()))
-    except OSError:  # the loader says what is wrong
-        return _build_graph(path)
+        text = read_input_text(path, InputKind.SCENE)
+    except InputFileError:  # the loader says what is wrong
+        return _build_graph(path, load_scene(path))
+    key = (path, sha256_text(text))
     found = _LAST_GRAPH.get(key)
     if found is None:
         _LAST_GRAPH.clear()
-        found = _LAST_GRAPH[key] = _build_graph(path)
+        loaded = parse_scene(text, base_dir=Path(path).parent)
+        found = _LAST_GRAPH[key] = _build_graph(path, loaded)
     return found
 
 
-def _build_graph(path: str) -> tuple[SceneGraph, str]:
+def _build_graph(path: str, loaded: LoadResult) -> tuple[SceneGraph, str]:
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError, build_scene_graph
-    from fdc.sim_bridge.scene.load import load_scene
 
-    loaded = load_scene(path)
     errors = [f for f in loaded.findings if f.is_error]
     if loaded.scene is None or errors:
         detail = "; ".join(render_text(f) for f in errors) or "the scene does not load"

@@ -19,3 +19,22 @@ def test_a_scene_graph_is_built_once_while_its_file_is_unchanged(tmp_path: Path)
     path.write_text(path.read_text() + "\n")  # other bytes, the same scene
     again, sha_again = load_graph(str(path))
     assert again is not graph and sha_again == sha
+
+
+def test_a_scene_over_its_size_limit_is_an_input_error(tmp_path: Path) -> None:
+    # the one read that keys the kept graph is the bounded one
+    import dataclasses
+
+    import pytest
+
+    from fdc.core.errors import InputError
+    from fdc.core.limits import current, set_current
+
+    path = tmp_path / "scene.json"
+    shutil.copy(APARTMENT, path)
+    previous = set_current(dataclasses.replace(current(), scene_bytes=1000))
+    try:
+        with pytest.raises(InputError, match="the limit `scene_bytes`"):
+            load_graph(str(path))
+    finally:
+        set_current(previous)
