@@ -45,6 +45,8 @@ action (`fdc audit` compares it with the checkers' judgement).
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import itertools
 import os
 import tempfile
@@ -959,7 +961,8 @@ def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> 
         return PlanResult("error", "none", 0.0, message="no planner installed "
                           "(install up-fast-downward or up-pyperplan)")
     name = names[0]
-    problem, back = (pp.problem, None) if name == "fast-downward" else _strips(pp.problem)
+    problem, back = ((_closed_world(pp.problem), None) if name == "fast-downward"
+                     else _strips(pp.problem))
 
     started = time.perf_counter()
     # LAMA's first iteration; when it finds no plan (its landmark heuristic is not exact
@@ -1057,5 +1060,40 @@ def write_pddl(pp: PlanningProblem) -> tuple[str, str]:
     that are not PDDL names, such as `fridge|lower`, become `fridge_lower`)."""
     from unified_planning.io import PDDLWriter
 
-    writer = PDDLWriter(pp.problem)
+    writer = PDDLWriter(_closed_world(pp.problem))
     return writer.get_domain(), writer.get_problem()
+
+
+def _closed_world(problem: Any) -> Any:
+    """`problem` (shallow-copied) as the PDDL writer reads it: its `initial_values` are
+    what the writer writes, the values set and the defaults that are not false.
+    unified-planning's own lists every grounding of every fluent, mostly false (a
+    second of Python per task on the apartment) and writes none of those down; the
+    text is the same."""
+    view = copy.copy(problem)
+    view.__class__ = _closed_world_class()
+    return view
+
+
+@functools.cache
+def _closed_world_class() -> type:
+    from unified_planning.model import Problem
+    from unified_planning.model.fluent import get_all_fluent_exp
+
+    class ClosedWorldProblem(Problem):
+        @property
+        def initial_values(self) -> dict[Any, Any]:
+            out = dict(self.explicit_initial_values)
+            defaults = self.fluents_defaults
+            for f in self.fluents:
+                default = defaults.get(f)
+                if default is not None and default.is_false():
+                    continue  # what was set is in `out`; the rest is false, not written
+                for exp in get_all_fluent_exp(self, f):
+                    if exp not in out:
+                        value = self.initial_value(exp)
+                        if value is not None:
+                            out[exp] = value
+            return out
+
+    return ClosedWorldProblem

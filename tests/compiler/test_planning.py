@@ -334,3 +334,20 @@ def test_a_problem_keeps_the_item_tops_something_stands_on_or_the_goal_names(
     names = {o.name for o in world.build("t", atom("on", "remote_0", "tray_1|top"))
              .problem.all_objects}
     assert {"tray_1|top", "tray_1"} <= names and "book_0|top" not in names
+
+
+def test_the_pddl_written_is_unified_plannings_own(world: PlanningWorld,
+                                                   compiler: SceneCompiler) -> None:
+    # fdc hands the writer only the initial values it writes (not every false grounding)
+    from unified_planning.io import PDDLWriter
+
+    from fdc.compiler.planning import write_pddl
+
+    a, b = "mug_2", "book_0"
+    sa, sb = support(compiler, a), support(compiler, b)
+    goals = [GThen(steps=(atom("on", a, sb), atom("on", a, sa))),
+             GAnd(parts=(atom("at-side", a, b, "left"), GNot(body=atom("on", b, sb))))]
+    for k, goal in enumerate(goals):
+        pp = world.build(f"same-{k}", goal)
+        writer = PDDLWriter(pp.problem)
+        assert write_pddl(pp) == (writer.get_domain(), writer.get_problem())
