@@ -58,6 +58,11 @@ FIT_SLACK_M = 1e-6
 #: An item pressed against something stands this much further off than the least gap,
 #: so rounding never makes the contact a collision.
 CONTACT_MARGIN_M = 1e-4
+#: What the cheap tests of `find_spot` add to their bounds, so that coordinates rounded
+#: differently in the surface frame and in the world never decide a spot.
+BOUNDS_HAIR_M = 1e-9
+#: Candidate-obstacle pairs compared at once by `find_spot`'s cheap test (memory bound).
+NEAR_CELLS = 1 << 20
 
 
 #: The relations that fill a region (a surface, a cell, a container) rather than put the
@@ -155,6 +160,9 @@ def find_spot(
     sx, sy = float(info.size[0]), float(info.size[1])
     t_local = shapely.transform(target, lambda xy: to_frame(xy, surface.origin, surface.yaw_rad))
     u0, v0, u1, v1 = t_local.bounds
+    fills = _fills(t_local)
+    near_bounds = (frame_bounds(obstacles, surface.origin, surface.yaw_rad) if len(obstacles)
+                   else np.zeros((0, 4)))
     pu, pv = to_frame([preferred_xy], surface.origin, surface.yaw_rad)[0]
     # Packing, where an item would touch something: the sides of the obstacles near the
     # target and of the region its centre must lie in, in the surface frame.
@@ -186,14 +194,8 @@ def find_spot(
         gu, gv = np.meshgrid(us, vs, indexing="ij")
         cu, cv = gu.ravel(), gv.ravel()
         xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
-        boxes = rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad)
-        ok = shapely.contains(within, boxes)
-        if centre_in is not None:
-            ok &= shapely.contains_xy(centre_in, xy[:, 0], xy[:, 1])
-        if tree is not None and ok.any():
-            cand = np.nonzero(ok)[0]
-            hit, _ = tree.query(boxes[cand], predicate="dwithin", distance=config.gap_m)
-            ok[cand[np.unique(hit)]] = False
+        ok = _free(xy, cu, cv, hx, hy, surface, within, fills, centre_in, tree, near_bounds,
+                   config.gap_m)
         if not ok.any():
             continue
         # Packing, bottom-left fill: a spot pressed against something along both axes
@@ -209,9 +211,59 @@ def find_spot(
         pose = Pose(position=(float(xy[k, 0]), float(xy[k, 1]), float(z)),
                     orientation=yaw_quaternion(yaw))
         return Placement(item, relation, pose, surface.id, region_ids, "", float(yaw),
-                         boxes[k])
+                         rects(xy[k, 0], xy[k, 1], hx, hy, surface.yaw_rad)[0])
     return _fail(item, relation, f"no collision-free spot for `{item}` ({sx:.2f} x {sy:.2f} m) "
                  f"in the target region on `{surface.id}`", surface.id)
+
+
+def _fills(t_local: Any) -> bool:
+    """Whether the target (in the surface frame) holds every footprint inside its bounds:
+    the bounds, a hair wider, lie inside it with its slack (a rectangle does; merged
+    regions, an L, do not). Every candidate of `find_spot` lies in those bounds."""
+    import shapely
+
+    u0, v0, u1, v1 = t_local.bounds
+    h = BOUNDS_HAIR_M
+    return bool(shapely.contains(shapely.buffer(t_local, FIT_SLACK_M, join_style="mitre"),
+                                 shapely.box(u0 - h, v0 - h, u1 + h, v1 + h)))
+
+
+def _free(xy: Any, cu: Any, cv: Any, hx: float, hy: float, surface: Surface, within: Any,
+          fills: bool, centre_in: Any, tree: Any, bounds: Any, gap_m: float) -> Any:
+    """Which candidate spots (centres `xy`, (`cu`, `cv`) in the surface frame) hold the
+    item's footprint inside `within`, its centre inside `centre_in`, and nothing within
+    `gap_m`. Footprints are built only for the candidates a cheap test cannot decide:
+    none for the target when `fills` says every candidate fits it; for the obstacles,
+    those whose box, grown by the gap, meets an obstacle's bounds in the surface frame
+    (a footprint clear of those is clear of the obstacle itself)."""
+    import shapely
+
+    n = len(cu)
+    if fills:
+        ok = np.ones(n, dtype=bool)
+    else:
+        ok = shapely.contains(within, rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad))
+    if centre_in is not None:
+        ok &= shapely.contains_xy(centre_in, xy[:, 0], xy[:, 1])
+    if tree is None or not ok.any():
+        return ok
+    cand = np.nonzero(ok)[0]
+    reach = gap_m + BOUNDS_HAIR_M
+    near = np.zeros(len(cand), dtype=bool)
+    rows = max(1, NEAR_CELLS // max(len(bounds), 1))
+    for lo in range(0, len(cand), rows):
+        c = cand[lo:lo + rows]
+        u, v = cu[c, None], cv[c, None]
+        near[lo:lo + rows] = np.any(
+            (u - hx - reach <= bounds[None, :, 2]) & (u + hx + reach >= bounds[None, :, 0])
+            & (v - hy - reach <= bounds[None, :, 3]) & (v + hy + reach >= bounds[None, :, 1]),
+            axis=1)
+    check = cand[near]
+    if len(check):
+        boxes = rects(xy[check, 0], xy[check, 1], hx, hy, surface.yaw_rad)
+        hit, _ = tree.query(boxes, predicate="dwithin", distance=gap_m)
+        ok[check[np.unique(hit)]] = False
+    return ok
 
 
 def _shut_out(g: SceneView, item: str, surface: Surface, relation: Relation

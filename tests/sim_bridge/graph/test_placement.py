@@ -321,3 +321,47 @@ def test_at_a_given_pose_when_it_is_free() -> None:
     assert "edge" in place_at(g, "cube", "table|top", (2.58, 1.8), 0.0).reason
     assert "touch" in place_at(g, "cube", "table|top", (2.105, 2.0), 0.0).reason
     assert place_at(g, "cube", "table|top", (2.115, 2.0), 0.0).ok  # the 1 cm gap
+
+
+@settings(max_examples=60, deadline=None)
+@given(yaw=st.floats(-3.2, 3.2), origin=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
+       size=st.tuples(st.floats(0.02, 0.3), st.floats(0.02, 0.3)),
+       notch=st.booleans(),
+       obstacles=st.lists(st.tuples(st.floats(-0.6, 0.6), st.floats(-0.4, 0.4),
+                                    st.floats(0.01, 0.3), st.floats(0.01, 0.3),
+                                    st.floats(-3.2, 3.2)), max_size=12))
+def test_the_cheap_spot_tests_decide_as_the_footprints_do(
+        yaw: float, origin: tuple[float, float], size: tuple[float, float], notch: bool,
+        obstacles: list[tuple[float, float, float, float, float]]) -> None:
+    # find_spot builds footprints only where its cheap tests cannot decide: the spots it
+    # keeps must be those the footprints themselves keep
+    from types import SimpleNamespace
+
+    import numpy as np
+    import shapely
+
+    from fdc.sim_bridge.geometry import frame_bounds, from_frame, rects
+    from fdc.sim_bridge.graph.placement import FIT_SLACK_M, _fills, _free
+
+    surface = SimpleNamespace(origin=(*origin, 0.0), yaw_rad=yaw)
+    local = shapely.box(-0.6, -0.4, 0.6, 0.4)
+    if notch:  # an L-shaped target, as merged regions are
+        local = local.difference(shapely.box(0.2, 0.1, 0.7, 0.5))
+    target = shapely.transform(local, lambda uv: from_frame(uv, origin, yaw))
+    within = shapely.buffer(target, FIT_SLACK_M, join_style="mitre")
+    hx, hy = size[0] / 2, size[1] / 2
+    gu, gv = np.meshgrid(np.arange(-0.6 + hx, 0.6 - hx + 1e-9, 0.02),
+                         np.arange(-0.4 + hy, 0.4 - hy + 1e-9, 0.02), indexing="ij")
+    cu, cv = gu.ravel(), gv.ravel()
+    xy = from_frame(np.stack([cu, cv], axis=1), origin, yaw)
+    obs = np.array([rects(*from_frame([(u, v)], origin, yaw)[0], w / 2, d / 2, yaw + t)[0]
+                    for u, v, w, d, t in obstacles], dtype=object)
+    tree = shapely.STRtree(obs) if len(obs) else None
+    bounds = frame_bounds(obs, surface.origin, yaw) if len(obs) else np.zeros((0, 4))
+    assert _fills(local) is not notch
+    got = _free(xy, cu, cv, hx, hy, surface, within, _fills(local), None, tree, bounds, 0.01)
+    boxes = rects(xy[:, 0], xy[:, 1], hx, hy, yaw)
+    want = shapely.contains(within, boxes)
+    if len(obs):
+        want &= ~np.array([shapely.dwithin(obs, b, 0.01).any() for b in boxes], dtype=bool)
+    assert np.array_equal(got, want)
