@@ -39,7 +39,7 @@ class LocalExecutor:
 
         ctx = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=ctx,
-                                   initializer=_ignore_interrupts)
+                                   initializer=ignore_interrupts)
         todo = iter(tasks)
         # A few shards in flight per worker, and a finished one let go once yielded: the
         # outputs held never grow with the suite.
@@ -65,7 +65,7 @@ class LocalExecutor:
         pool.shutdown(wait=True)
 
 
-def _ignore_interrupts() -> None:
+def ignore_interrupts() -> None:
     """A worker leaves Ctrl-C (sent to the whole terminal's process group) to the main
     process, which stops the workers itself: no traceback from each of them."""
     import signal

@@ -46,7 +46,7 @@ random beyond the seeded agents, so an audit is the same on every run.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -81,12 +81,11 @@ from fdc.predicates.verify import evaluate, judge_at_end, verify_snapshots
 from fdc.sim_bridge.world.plans import PlanReplay, replay_plan
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from fdc.compiler.compile import TemplateEntry
     from fdc.compiler.planning import PlanningProblem
     from fdc.compiler.reopen import ReopenedSuite
     from fdc.compiler.suite import TaskRecord
+    from fdc.evaluation.audit.workers import SuiteSpec
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
@@ -441,31 +440,45 @@ def _frames_verdict(record: TaskRecord, frames: Sequence[int], world: MemoryWorl
 
 
 def audit_suite(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
-                options: AuditOptions, on_task: Callable[[str], None] | None = None
-                ) -> list[TaskAudit]:
+                options: AuditOptions, on_task: Callable[[str], None] | None = None,
+                jobs: int = 1, spec: SuiteSpec | None = None) -> list[TaskAudit]:
     """Audit each record (with its line in the suite), in order. Every input is found
-    and checked first (`ReopenError`, `SceneLoadError`): templates, scenes, experiences."""
+    and checked first (`ReopenError`, `SceneLoadError`): templates, scenes, experiences.
+    With `jobs` > 1 and `spec` (how to open the suite again), in `jobs` processes: the
+    same audits."""
     records = [r for _, r in lines]
     compiled = [r for r in records if imported(r) is None]
-    entries: dict[str, TemplateEntry] = {}
     for r in compiled:
         entry, why = suite.template(r)
         if entry is None:
             raise ReopenError("unknown-template", f"task `{r.id}`: {why}",
                               str(suite.path))
-        entries[r.id] = entry
     suite.load(compiled, [r for r in compiled if r.experience is not None])
-    models: dict[tuple[Path, str | None], SceneModels] = {}
-    out: list[TaskAudit] = []
+    if jobs > 1 and spec is not None and len(lines) > 1:
+        from fdc.evaluation.audit.workers import audit_in_processes
+
+        keys = [suite.world_key(r) if imported(r) is None else None for r in records]
+        made: list[TaskAudit] = audit_in_processes(spec, keys, lines, options, jobs, on_task)
+        return made
+    out = []
+    for audit in audit_lines(suite, lines, options, {}):
+        out.append(audit)
+        if on_task is not None:
+            on_task(audit.record.id)
+    return out
+
+
+def audit_lines(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
+                options: AuditOptions, models: dict[Hashable, SceneModels]
+                ) -> Iterator[TaskAudit]:
+    """Each record's audit, in order; `models` keeps each world's models (a scene and
+    the experience its tasks start after) for the records that follow."""
     for line, r in lines:
-        m = None
-        if r.id in entries:
+        entry, m = None, None
+        if imported(r) is None:
+            entry = suite.template(r)[0]
             key = suite.world_key(r)  # a scene compiled with several experiences: one each
             m = models.get(key)
             if m is None:
                 m = models[key] = SceneModels(suite, r)
-        out.append(audit_task(r, line, entries.get(r.id), m, options))
-        if on_task is not None:
-            on_task(r.id)
-    return out
-
+        yield audit_task(r, line, entry, m, options)

@@ -72,6 +72,8 @@ def audit_command(
     ] = DEFAULT_CHANCE_BOUND,
     timeout: PlannerTimeout = 60.0,
     planner: PlannerChoice = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes; the "
+                                      "report is the same for any number.")] = 1,
 ) -> None:
     """Judge every task by every model: the planner's certificate, that plan acted out in
     the embedded world, the oracle, idle and random agents, the goal at the start by the
@@ -84,6 +86,7 @@ def audit_command(
     from fdc.evaluation.audit.checks import AuditOptions, audit_suite
     from fdc.evaluation.audit.report import build_report
     from fdc.evaluation.audit.reproducers import Invocation, Reproducers
+    from fdc.evaluation.audit.workers import SuiteSpec
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
@@ -121,7 +124,9 @@ def audit_command(
             progress.update(bar, advance=1, description=f"audited {ident}")
 
         try:
-            audits = audit_suite(opened, lines, options, on_task=done)
+            spec = SuiteSpec(str(suite), (str(scene),) if scene else (),
+                             (str(experience),) if experience else ())
+            audits = audit_suite(opened, lines, options, on_task=done, jobs=jobs, spec=spec)
         except (ReopenError, SceneLoadError) as e:
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(EXIT_USAGE) from None

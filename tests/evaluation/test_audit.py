@@ -310,15 +310,28 @@ def test_text_and_junit_reports(suite: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_leaves_no_report(suite: Path, tmp_path: Path) -> None:
+def test_the_report_is_the_same_in_worker_processes(suite: Path) -> None:
+    r = records(suite)
+    tasks = [x for t in ("l1-around", "l1-to-surface", "recall-category-in-room",
+                         "recall-category") for x in ("--task", r[t].id)]
+    _, alone, _ = audit_json(str(suite), *tasks)
+    _, shared, err = audit_json(str(suite), *tasks, "--jobs", "2")
+    assert shared == alone and shared.tasks == 4
+    assert "audited 4 task(s)" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_leaves_no_report(suite: Path, tmp_path: Path, jobs: str) -> None:
     """Interrupted while the planner runs (its scratch folder appears in TMPDIR): exit
-    130, the note, no report and no reproducers."""
+    130, the note, no report and no reproducers; with worker processes too."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     report = tmp_path / "audit.txt"
     fdc = str(Path(sys.executable).with_name("fdc"))
     proc = subprocess.Popen(
-        [fdc, "audit", str(suite), "-o", str(report)], stderr=subprocess.PIPE, text=True,
+        [fdc, "audit", str(suite), "-o", str(report), "--jobs", jobs], stderr=subprocess.PIPE,
+        text=True,
         env=dict(os.environ, TMPDIR=str(scratch)),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
