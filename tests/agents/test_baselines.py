@@ -400,9 +400,14 @@ def test_the_oracle_packs_again_what_leaves_no_room() -> None:
     trace = _solved(task, g)
     assert ("pick", "donut_0", []) in trace
     plan = oracle_plan(task, g)
-    turned = [at for at in map(pose_of, plan) if at is not None
+    turned = [(line.split()[1], at) for line in plan if (at := pose_of(line)) is not None
               and abs(at.yaw_rad - math.pi / 2) < 1e-9]
     assert turned
     replay = replay_plan(plan, g)
     assert replay.refused is None, replay.reason
+    item, at = turned[-1]  # put where the oracle put it, turned
+    end = replay.snapshots[-1].objects[item]
+    w, _, _, z = end.orientation
+    assert (end.position[0], end.position[1], 2 * math.atan2(z, w)) == pytest.approx(
+        (at.x, at.y, at.yaw_rad))
     assert verify_snapshots({"t": goal}, g, replay.snapshots)["t"].success
