@@ -586,6 +586,8 @@ class _TracePlanner:
             for x in taken:
                 self.move_away(x, [], {surface})
             return
+        if a.predicate in PACKED and self.repack(a):
+            return
         if not anchored:
             return
         for taken in ([], spare):  # the anchor moved; else room cleared too
@@ -600,6 +602,35 @@ class _TracePlanner:
         moves = self.relocate(a)  # else the anchors go where there is room
         for anchor, surface, cell in moves:
             self.put_in_cell(anchor, surface, cell)
+
+    def repack(self, a: GAtom) -> bool:
+        """When `a`'s item finds no room on its surface beside the items the goal packs
+        there already (its `on`, `in-cell`, `inside` atoms that hold now), on their tops
+        neither (`spots`), and a packing of them all (`pack`) exists without them: they
+        are put away first, and packed again with the rest (`pending`). Put down one
+        after another as the world chooses, the first ones may leave no room for `a`'s
+        item (a donut in the middle of the cell the goal wants three in)."""
+        env = self.env
+        surface = _packed_surface(env, a)
+        if surface is None:
+            return False
+        now = env.world.state
+        if any(self.fits(a, o, now) is not None for o in self.spots(a, surface, now)):
+            return False
+        there = {o.id for o in env.world.state.posed.items_on(surface)}
+        packed = [b for b, pos in self.lits if pos and b.predicate in PACKED
+                  and b.args[0] != a.args[0] and b.args[0] in there
+                  and _packed_surface(env, b) == surface and self.now(b)]
+        packed = list(dict.fromkeys(packed))
+        if not packed:
+            return False
+        group = list(dict.fromkeys([a, *self.pending(a), *packed]))
+        if self.pack(group, _without(env, [b.args[0] for b in packed]),
+                     [PACK_BUDGET]) is None:
+            return False
+        for b in packed:
+            self.move_away(b.args[0], [], {surface})
+        return True
 
     def put_in_cell(self, item: str, surface: str, cell: str) -> None:
         """Fetch `item` and place it in `cell` of `surface`."""
@@ -793,12 +824,18 @@ class _TracePlanner:
              ) -> SnapshotState | None:
         """The state after placing `a`'s item as `option` says, from `state`, when the
         placement exists and makes `a` true; else None."""
+        return self._fits(a, option, state)[1]
+
+    def _fits(self, a: GAtom, option: tuple[str, list[str]], state: SnapshotState
+              ) -> tuple[bool, SnapshotState | None]:
+        """Whether the world finds a spot for `a`'s item as `option` says, from
+        `state`, and `fits`' answer."""
         item = a.args[0]
         res, _, _ = preview_place(state.posed, item, option[0], option[1])
         if res is None or not res.ok:
-            return None
+            return False, None
         after = _hypothetical(self.env, item, res, state)
-        return after if _truth(self.env, after)(a) else None
+        return True, after if _truth(self.env, after)(a) else None
 
     def pack(self, atoms: Sequence[GAtom], state: SnapshotState, budget: list[int]
              ) -> list[tuple[str, list[str]]] | None:
@@ -806,7 +843,8 @@ class _TracePlanner:
         a depth-first search over `spots` (at most `budget[0]` placements tried). Where
         the world finds no spot anywhere on the surface (`spots`' first), none of its
         cells or the regions beside its items has one either: only the tops of its
-        items are tried (stacking); else the surface's own spots come before them."""
+        items are tried (stacking); else the surface's own spots come before them (also
+        when the spot anywhere does not make the atom true: another cell)."""
         if not atoms:
             return []
         a = atoms[0]
@@ -815,9 +853,9 @@ class _TracePlanner:
             return None
         plain, *others = self.spots(a, surface, state)
         tops = [o for o in others if o[0] != surface]
-        first = self.fits(a, plain, state)
+        room, first = self._fits(a, plain, state)
         budget[0] -= 1
-        order = [o for o in others if o[0] == surface] + tops if first is not None else tops
+        order = [o for o in others if o[0] == surface] + tops if room else tops
         for option, after in itertools.chain([(plain, first)], ((o, None) for o in order)):
             if option is not plain:
                 if budget[0] <= 0:

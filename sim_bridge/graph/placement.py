@@ -6,7 +6,9 @@ target region (in the surface frame) and on the lines where the item touches som
 the item's box tested against the region and the obstacles in one vectorised pass, the
 best candidate chosen by a fixed score (for the relations that fill a region, packed:
 pressed against something along the most axes first; then nearest to the relation's
-preferred point, then smallest u, then smallest v). Deterministic; the
+preferred point, then smallest u, then smallest v; and, of the corners of either
+orientation, the one after which the most copies of the item still fit, `_roomiest`,
+when the packed spot leaves room for fewer than `lookahead`). Deterministic; the
 same answers serve the compiler (is this task feasible?) and the embedded world (where
 does the item go?).
 """
@@ -79,6 +81,9 @@ class PlacementConfig:
     max_candidates: int = 4000  # grid size per region
     min_step_m: float = 0.005
     max_step_m: float = 0.05
+    # Packing: of the corners of either orientation, take the one after which the most
+    # copies of the item still fit, up to this many (0: the packed spot, unturned first).
+    lookahead: int = 2
 
 
 @dataclass(frozen=True)
@@ -174,44 +179,30 @@ def find_spot(
         walls = frame_bounds(near, surface.origin, surface.yaw_rad) if len(near) else walls
     inner = (frame_bounds([centre_in], surface.origin, surface.yaw_rad)[0]
              if pack and centre_in is not None else None)
-    for turn in (0.0, math.pi / 2):
-        hx, hy = (sx / 2, sy / 2) if turn == 0.0 else (sy / 2, sx / 2)
-        if 2 * hx > (u1 - u0) + 1e-9 or 2 * hy > (v1 - v0) + 1e-9:
-            continue
-        area = (u1 - u0 - 2 * hx + 1e-9) * (v1 - v0 - 2 * hy + 1e-9)
-        step = min(config.max_step_m,
-                   max(config.min_step_m, math.sqrt(max(area, 1e-12) / config.max_candidates)))
-        us = np.arange(u0 + hx, u1 - hx + 1e-9, step)
-        vs = np.arange(v0 + hy, v1 - hy + 1e-9, step)
-        if pack:  # and where the item touches something
-            reach = config.gap_m + CONTACT_MARGIN_M
-            us = _with_contacts(us, u1 - hx, walls[:, 0] - hx - reach, walls[:, 2] + hx + reach,
-                                None if inner is None else inner[[0, 2]])
-            vs = _with_contacts(vs, v1 - hy, walls[:, 1] - hy - reach, walls[:, 3] + hy + reach,
-                                None if inner is None else inner[[1, 3]])
-        if len(us) == 0 or len(vs) == 0:
-            continue
-        gu, gv = np.meshgrid(us, vs, indexing="ij")
-        cu, cv = gu.ravel(), gv.ravel()
-        xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
-        ok = _free(xy, cu, cv, hx, hy, surface, within, fills, centre_in, tree, near_bounds,
-                   config.gap_m)
-        if not ok.any():
-            continue
-        # Packing, bottom-left fill: a spot pressed against something along both axes
-        # (a corner) beats one pressed along one, which beats a free one. Then the
-        # nearest to the preferred point wins, then the smallest u, then v.
-        pressed = (_pressed(ok.reshape(len(us), len(vs))).ravel() if pack
-                   else np.zeros(len(ok), dtype=np.int8))
-        d = np.round(np.hypot(cu - pu, cv - pv), 6)
-        good = np.nonzero(ok)[0]
-        k = int(good[np.lexsort((cv[good], cu[good], d[good], -pressed[good]))[0]])
+    grids: dict[float, _Grid | None] = {}
+
+    def grid(turn: float) -> _Grid | None:
+        if turn not in grids:
+            grids[turn] = _grid(surface, (sx, sy), turn, (u0, v0, u1, v1), (pu, pv), within,
+                                fills, centre_in, tree, near_bounds, walls, inner, pack,
+                                config)
+        return grids[turn]
+
+    found = next(((t, gr) for t in TURNS if (gr := grid(t)) is not None), None)
+    if found is not None:
+        turn, gr = found
+        k = gr.best
+        if pack and config.lookahead > 0:
+            turn, k = _roomiest(grid, turn, k, (sx, sy), (u0, v0, u1, v1), walls, inner,
+                                config)
+            gr = grid(turn)
+            assert gr is not None
         yaw = surface.yaw_rad + turn
         z = surface.z + height / 2
-        pose = Pose(position=(float(xy[k, 0]), float(xy[k, 1]), float(z)),
+        pose = Pose(position=(float(gr.xy[k, 0]), float(gr.xy[k, 1]), float(z)),
                     orientation=yaw_quaternion(yaw))
         return Placement(item, relation, pose, surface.id, region_ids, "", float(yaw),
-                         rects(xy[k, 0], xy[k, 1], hx, hy, surface.yaw_rad)[0])
+                         gr.footprint(k))
     return _fail(item, relation, f"no collision-free spot for `{item}` ({sx:.2f} x {sy:.2f} m) "
                  f"in the target region on `{surface.id}`", surface.id)
 
@@ -264,6 +255,191 @@ def _free(xy: Any, cu: Any, cv: Any, hx: float, hy: float, surface: Surface, wit
         hit, _ = tree.query(boxes, predicate="dwithin", distance=gap_m)
         ok[check[np.unique(hit)]] = False
     return ok
+
+
+#: The orientations an item is put down in, relative to the surface (unturned first).
+TURNS = (0.0, math.pi / 2)
+#: Spots of each orientation (corners, the best first) the room test weighs (`_roomiest`).
+LOOKAHEAD_SPOTS = 12
+#: Spots a room test may try in all, over every candidate (a bound on its cost).
+LOOKAHEAD_NODES = 400
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The free candidate spots of one orientation (`find_spot`): centres (frame `cu`,
+    `cv`; world `xy`), footprints, which are free (`ok`), how pressed each is, and the
+    free ones, the best first."""
+
+    turn: float
+    hx: float
+    hy: float
+    cu: Any
+    cv: Any
+    xy: Any
+    yaw_rad: float  # the surface's
+    pressed: Any
+    order: Any
+
+    @property
+    def best(self) -> int:
+        return int(self.order[0])
+
+    def footprint(self, k: int) -> Any:
+        return rects(self.xy[k, 0], self.xy[k, 1], self.hx, self.hy, self.yaw_rad)[0]
+
+
+def _grid(surface: Surface, size: tuple[float, float], turn: float,
+          bounds: tuple[float, float, float, float], preferred: tuple[float, float],
+          within: Any, fills: bool, centre_in: Any, tree: Any, obstacle_bounds: Any,
+          walls: Any, inner: Any, pack: bool, config: PlacementConfig) -> _Grid | None:
+    """The candidate spots of `find_spot` for the item turned `turn` (None: none free)."""
+
+    sx, sy = size
+    u0, v0, u1, v1 = bounds
+    pu, pv = preferred
+    hx, hy = (sx / 2, sy / 2) if turn == 0.0 else (sy / 2, sx / 2)
+    if 2 * hx > (u1 - u0) + 1e-9 or 2 * hy > (v1 - v0) + 1e-9:
+        return None
+    area = (u1 - u0 - 2 * hx + 1e-9) * (v1 - v0 - 2 * hy + 1e-9)
+    step = min(config.max_step_m,
+               max(config.min_step_m, math.sqrt(max(area, 1e-12) / config.max_candidates)))
+    us = np.arange(u0 + hx, u1 - hx + 1e-9, step)
+    vs = np.arange(v0 + hy, v1 - hy + 1e-9, step)
+    if pack:  # and where the item touches something
+        reach = config.gap_m + CONTACT_MARGIN_M
+        us = _with_contacts(us, u1 - hx, walls[:, 0] - hx - reach, walls[:, 2] + hx + reach,
+                            None if inner is None else inner[[0, 2]])
+        vs = _with_contacts(vs, v1 - hy, walls[:, 1] - hy - reach, walls[:, 3] + hy + reach,
+                            None if inner is None else inner[[1, 3]])
+    if len(us) == 0 or len(vs) == 0:
+        return None
+    gu, gv = np.meshgrid(us, vs, indexing="ij")
+    cu, cv = gu.ravel(), gv.ravel()
+    xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
+    ok = _free(xy, cu, cv, hx, hy, surface, within, fills, centre_in, tree, obstacle_bounds,
+               config.gap_m)
+    if not ok.any():
+        return None
+    # Packing, bottom-left fill: a spot pressed against something along both axes
+    # (a corner) beats one pressed along one, which beats a free one. Then the
+    # nearest to the preferred point wins, then the smallest u, then v.
+    pressed = (_pressed(ok.reshape(len(us), len(vs))).ravel() if pack
+               else np.zeros(len(ok), dtype=np.int8))
+    d = np.round(np.hypot(cu - pu, cv - pv), 6)
+    good = np.nonzero(ok)[0]
+    order = good[np.lexsort((cv[good], cu[good], d[good], -pressed[good]))]
+    return _Grid(turn, hx, hy, cu, cv, xy, surface.yaw_rad, pressed, order)
+
+
+def _roomiest(grid: Any, turn: float, k: int, size: tuple[float, float],
+              bounds: tuple[float, float, float, float], walls: Any, inner: Any,
+              config: PlacementConfig) -> tuple[float, int]:
+    """The spot (orientation, index in its grid) that leaves room for the most copies
+    of the item after it (at most `config.lookahead`; `_Room`): the packed spot
+    `turn`, `k` unless another corner of either orientation (`LOOKAHEAD_SPOTS` of
+    each, the best first) leaves room for more. Items of a packing goal are often
+    alike: three donuts in a cell fit only with one turned, and only if the first two
+    leave room for it."""
+    room = _Room(size, bounds, walls, inner, config)
+    cap = config.lookahead
+    gr = grid(turn)
+    best, choice = room.copies([room.box(float(gr.cu[k]), float(gr.cv[k]), gr.hx, gr.hy)],
+                               cap), (turn, k)
+    for t in TURNS:
+        if best >= cap or room.budget <= 0:
+            break
+        if t != turn and abs(size[0] - size[1]) < 1e-9:
+            continue  # a square item turned is the same
+        other = grid(t)
+        if other is None:
+            continue
+        corners = [int(i) for i in other.order if other.pressed[i] == 2][:LOOKAHEAD_SPOTS]
+        for i in corners:
+            if (t, i) == (turn, k):
+                continue
+            n = room.copies([room.box(float(other.cu[i]), float(other.cv[i]), other.hx,
+                                      other.hy)], cap)
+            if n > best:
+                best, choice = n, (t, i)
+            if best >= cap or room.budget <= 0:
+                break
+    return choice
+
+
+class _Room:
+    """How many copies of an item still fit in a region, on boxes in the surface frame:
+    the region (its bounds; the bounds of where the centre must lie), what stands
+    there (its bounding boxes) and the copies put down, kept the placement gap apart
+    along one axis at least. The spots tried are where a copy touches something or a
+    bound (as `find_spot`'s), both orientations; a depth-first search, at most
+    `LOOKAHEAD_NODES` spots in all."""
+
+    def __init__(self, size: tuple[float, float], bounds: tuple[float, float, float, float],
+                 walls: Any, inner: Any, config: PlacementConfig) -> None:
+        sx, sy = size
+        self.halves = [(sx / 2, sy / 2)] + ([(sy / 2, sx / 2)] if abs(sx - sy) > 1e-9 else [])
+        self.gap = config.gap_m
+        self.reach = config.gap_m + CONTACT_MARGIN_M
+        self.budget = LOOKAHEAD_NODES
+        u0, v0, u1, v1 = bounds
+        self.ranges = []
+        for hu, hv in self.halves:
+            lo_u, hi_u, lo_v, hi_v = u0 + hu, u1 - hu, v0 + hv, v1 - hv
+            if inner is not None:
+                lo_u, hi_u = max(lo_u, inner[0] + CONTACT_MARGIN_M), min(hi_u, inner[2] -
+                                                                         CONTACT_MARGIN_M)
+                lo_v, hi_v = max(lo_v, inner[1] + CONTACT_MARGIN_M), min(hi_v, inner[3] -
+                                                                         CONTACT_MARGIN_M)
+            self.ranges.append((lo_u, hi_u, lo_v, hi_v))
+        # what stands where a copy could go
+        m = max(sx, sy) + config.gap_m
+        lo = min(r[0] for r in self.ranges) - m, min(r[2] for r in self.ranges) - m
+        hi = max(r[1] for r in self.ranges) + m, max(r[3] for r in self.ranges) + m
+        w = np.asarray(walls, dtype=np.float64).reshape(-1, 4)
+        self.walls = w[(w[:, 0] < hi[0]) & (w[:, 2] > lo[0]) & (w[:, 1] < hi[1])
+                       & (w[:, 3] > lo[1])]
+
+    @staticmethod
+    def box(u: float, v: float, hu: float, hv: float) -> tuple[float, float, float, float]:
+        return (u - hu, v - hv, u + hu, v + hv)
+
+    def spots(self, placed: list[tuple[float, float, float, float]]
+              ) -> list[tuple[float, float, float, float]]:
+        """The free spots for one more copy (boxes), the smallest u first, then v."""
+        boxes = np.concatenate([self.walls, np.asarray(placed, dtype=np.float64).reshape(-1, 4)])
+        out: list[tuple[float, float, float, float]] = []
+        for (hu, hv), (lo_u, hi_u, lo_v, hi_v) in zip(self.halves, self.ranges, strict=True):
+            if lo_u > hi_u + 1e-12 or lo_v > hi_v + 1e-12:
+                continue
+            us = np.concatenate([[lo_u, hi_u], boxes[:, 0] - hu - self.reach,
+                                 boxes[:, 2] + hu + self.reach])
+            vs = np.concatenate([[lo_v, hi_v], boxes[:, 1] - hv - self.reach,
+                                 boxes[:, 3] + hv + self.reach])
+            us = np.unique(us[(us >= lo_u - 1e-12) & (us <= hi_u + 1e-12)])
+            vs = np.unique(vs[(vs >= lo_v - 1e-12) & (vs <= hi_v + 1e-12)])
+            gu, gv = np.meshgrid(us, vs, indexing="ij")
+            cu, cv = gu.ravel(), gv.ravel()
+            g = self.gap
+            clash = ((cu[:, None] + hu > boxes[None, :, 0] - g)
+                     & (cu[:, None] - hu < boxes[None, :, 2] + g)
+                     & (cv[:, None] + hv > boxes[None, :, 1] - g)
+                     & (cv[:, None] - hv < boxes[None, :, 3] + g)).any(axis=1)
+            out += [self.box(float(u), float(v), hu, hv)
+                    for u, v in zip(cu[~clash], cv[~clash], strict=True)]
+        return out
+
+    def copies(self, placed: list[tuple[float, float, float, float]], cap: int) -> int:
+        """How many more copies fit beside `placed` (at most `cap`)."""
+        if cap <= 0 or self.budget <= 0:
+            return 0
+        best = 0
+        for b in self.spots(placed):
+            self.budget -= 1
+            best = max(best, 1 + self.copies([*placed, b], cap - 1))
+            if best >= cap or self.budget <= 0:
+                break
+        return best
 
 
 def _shut_out(g: SceneView, item: str, surface: Surface, relation: Relation

@@ -375,3 +375,39 @@ def test_the_random_agent_draws_each_frame_independently() -> None:
     assert any(len(set(d)) < 3 for d in drawn)
     assert random_frames_chance(task, 0) is None
     assert random_frames_chance(task.model_copy(update={"valid_frames": None}), 5) is None
+
+
+@pytest.mark.slow
+def test_the_oracle_packs_again_what_leaves_no_room() -> None:
+    """Three 22.7 x 21.8 cm donuts fit the front cell of a 103 x 88 cm platform only in
+    two columns, one turned (`test_three_items_fill_a_cell_with_one_turned`); one
+    stands in the cell's middle at the start, where it leaves no room for another: the
+    oracle puts it away and packs the three (failed before: Habitat's
+    `out-all-in-cell-a891329bfc19`). Its plan gives the turned pose, and is acted out."""
+    from fdc.agents.baselines import oracle_plan
+    from fdc.sim_bridge.world.plans import pose_of, replay_plan
+    from tests.sim_bridge.helpers import graph, obj, on_top
+
+    size = (0.227, 0.218, 0.08)
+    g = graph([obj("platform", "table", (2.0, 2.0, 0.3), (1.03, 0.88, 0.6), kind="furniture"),
+               obj("counter", "counter", (0.6, 3.3, 0.3), (0.8, 0.6, 0.6), kind="furniture"),
+               on_top("donut_0", "toy", (2.0 + 1.03 / 3, 2.0), 0.6, size),
+               on_top("donut_1", "toy", (0.4, 3.3), 0.6, size),
+               on_top("donut_2", "toy", (0.8, 3.3), 0.6, size)])
+    goal = GAnd(parts=tuple(atom("in-cell", f"donut_{k}", "platform|top", "front")
+                            for k in range(3)))
+    task = _hand_made(goal, 4)
+    trace = _solved(task, g)
+    assert ("pick", "donut_0", []) in trace
+    plan = oracle_plan(task, g)
+    turned = [(line.split()[1], at) for line in plan if (at := pose_of(line)) is not None
+              and abs(at.yaw_rad - math.pi / 2) < 1e-9]
+    assert turned
+    replay = replay_plan(plan, g)
+    assert replay.refused is None, replay.reason
+    item, at = turned[-1]  # put where the oracle put it, turned
+    end = replay.snapshots[-1].objects[item]
+    w, _, _, z = end.orientation
+    assert (end.position[0], end.position[1], 2 * math.atan2(z, w)) == pytest.approx(
+        (at.x, at.y, at.yaw_rad))
+    assert verify_snapshots({"t": goal}, g, replay.snapshots)["t"].success

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import pytest
@@ -365,3 +366,41 @@ def test_the_cheap_spot_tests_decide_as_the_footprints_do(
     if len(obs):
         want &= ~np.array([shapely.dwithin(obs, b, 0.01).any() for b in boxes], dtype=bool)
     assert np.array_equal(got, want)
+
+
+def test_three_items_fill_a_cell_with_one_turned() -> None:
+    """Three 22.7 x 21.8 cm donuts fit the front cell of a 103 x 88 cm platform only in
+    two columns, one of them turned (a few millimetres to spare; unturned, the two
+    columns are 4 mm too wide). Put down unturned at the packed spot nearest the cell's
+    middle, the first two left no room for the third (failed before: Habitat's
+    `out-all-in-cell` tasks): each goes where the most copies of it still fit."""
+    from fdc.sim_bridge.graph.placement import PlacementConfig, place_in_cell
+
+    platform = obj("platform", "table", (2.0, 2.0, 0.3), (1.03, 0.88, 0.6))
+    size = (0.227, 0.218, 0.08)
+
+    def fill(config: PlacementConfig | None) -> list[Placement]:
+        placed: list[dict] = []
+        out = []
+        for k in range(3):
+            spare_k = obj(f"donut{k}", "toy", (-5.0, -5.0, 0.04), size, kind="movable")
+            g = graph([platform, *placed, spare_k])
+            p = place_in_cell(g, f"donut{k}", "platform|top", "front", config)
+            out.append(p)
+            if not p.ok:
+                break
+            others = [g.object(o["id"]).footprint for o in placed]
+            assert all(p.footprint.distance(f) >= 0.01 - 1e-6 for f in others)
+            x, y = xy(p)
+            assert 2 + 1.03 / 6 <= x <= 2 + 1.03 / 2 and 2 - 0.44 / 3 <= y <= 2 + 0.44 / 3
+            turned = abs(p.yaw_rad) > 1e-9
+            placed.append(on_top(f"donut{k}", "toy", (x, y), 0.6, size,
+                                 yaw_deg=90.0 if turned else 0.0))
+        return out
+
+    packed = fill(None)
+    assert all(p.ok for p in packed), packed[-1].reason
+    assert any(abs(p.yaw_rad - math.pi / 2) < 1e-9 for p in packed)
+    assert fill(None) == packed  # deterministic
+    unturned_first = fill(PlacementConfig(lookahead=0))  # the packed spot alone
+    assert [p.ok for p in unturned_first] == [True, True, False]
