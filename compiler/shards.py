@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from fdc.core.errors import InputError
 from fdc.core.files import Outputs, write_atomic
 from fdc.core.hashing import sha256_text
+from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
 from fdc.core.limits import Limits, current, set_current
 from fdc.predicates.builtin import default_registry
 
@@ -58,8 +59,13 @@ def _digest(parts: object) -> str:
     return str(sha256_text(json.dumps(parts, sort_keys=True, default=str)))
 
 
-def _file_sha(path: str) -> str:
-    return str(sha256_text(Path(path).read_bytes()))
+def _file_sha(path: str, kind: InputKind) -> str:
+    """The sha256 of an input file's bytes, read within its kind's size limit
+    (`InputError`, naming the file, when it cannot be read)."""
+    try:
+        return str(sha256_text(read_input_bytes(path, kind)))
+    except InputFileError as e:
+        raise InputError(f"{path}: cannot read the {kind.value} file: {e}") from None
 
 
 def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
@@ -70,12 +76,13 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
 
     files = {} if files is None else files
     if job.path not in files:
-        files[job.path] = _file_sha(job.path)
+        files[job.path] = _file_sha(job.path, InputKind.SCENE)
     return _digest({
         "fdc": __version__, "format": CACHE_FORMAT,
         "scene": job.path, "scene_sha256": files[job.path],
         "history": job.history,
-        "history_sha256": _file_sha(job.history) if job.history is not None else None,
+        "history_sha256": (_file_sha(job.history, InputKind.EXPERIENCE)
+                           if job.history is not None else None),
         "simulate": job.simulate, "interactions": job.interactions, "day": job.day,
         "experience_seed": day_seed(options.seed, job.day),
         "needs_experience": needs_experience, "id_scope": job.id_scope,
@@ -99,8 +106,8 @@ def template_key(shard: str, template: str) -> str:
 def domain_sha(entry: TemplateEntry) -> str:
     """The sha256 of the template's domain file (of its printed form, if it has none)."""
     try:
-        return _file_sha(entry.domain.path)
-    except OSError:
+        return _file_sha(entry.domain.path, InputKind.TEMPLATE)
+    except (OSError, InputError):
         return str(sha256_text(repr(entry.domain.domain)))
 
 
@@ -341,7 +348,8 @@ def _given(job: SceneJob) -> ExperienceRef | None:
     log is loaded."""
     if job.history is None:
         return None
-    return ExperienceRef(sha256=_file_sha(job.history), source="", simulated=False,
+    return ExperienceRef(sha256=_file_sha(job.history, InputKind.EXPERIENCE), source="",
+                         simulated=False,
                          path=job.history, frames=0, interactions=0)
 
 

@@ -27,6 +27,7 @@ from fdc.compiler.shards import (
     compile_sharded,
     emit_sharded,
     plan_shards,
+    shard_key,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -160,3 +161,22 @@ def test_fdc_compile_says_which_cache_entry_was_damaged(tmp_path: Path) -> None:
     output = compile_cli(out, templates)
     assert "warning: 1 damaged cache entry compiled again" in output
     assert entry.name in output.replace("\n", "")
+
+
+def test_a_shard_key_reads_the_scene_within_its_size_limit(tmp_path: Path) -> None:
+    # the key hashed the whole file (`Path.read_bytes`), whatever its size
+    import dataclasses
+
+    from fdc.core.errors import InputError
+    from fdc.core.limits import current, set_current
+
+    scene = tmp_path / "scene.json"
+    shutil.copy(REPO / "examples" / "scenes" / "apartment.json", scene)
+    limits = dataclasses.replace(current(), scene_bytes=1000)
+    previous = set_current(limits)
+    try:
+        with pytest.raises(InputError, match=f"{re.escape(str(scene))}: cannot read the scene "
+                           "file: the scene file is larger than 1000 bytes"):
+            shard_key(SceneJob(str(scene), None), CompileOptions(), False, limits)
+    finally:
+        set_current(previous)
