@@ -66,6 +66,7 @@ from fdc.compiler.compile import goal_targets
 from fdc.compiler.planning import PlanningError, holds_initially
 from fdc.compiler.reopen import ReopenError, imported
 from fdc.compiler.validate import SceneWorlds
+from fdc.evaluation.audit import DEFAULT_CHANCE_BOUND
 from fdc.evaluation.manipulation import score_manipulation
 from fdc.evaluation.memory import (
     MemoryWorld,
@@ -112,9 +113,6 @@ MEMORY = ("oracle", "idle", "random", "answer", "frames", "l-star", "walk")
 
 Status = Literal["agree", "disagree", "n/a"]
 
-#: A random answer to a memory task may be right at most this often (`--chance-bound`):
-#: above even odds, the task does not tell an agent that remembers from one that guesses.
-DEFAULT_CHANCE_BOUND = 0.5
 
 
 @dataclass(frozen=True)

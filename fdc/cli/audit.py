@@ -33,7 +33,7 @@ from fdc.cli.common import (
     table,
 )
 from fdc.cli.validate import PlannerChoice, PlannerTimeout, ReportFormat
-from fdc.evaluation.audit.checks import DEFAULT_CHANCE_BOUND
+from fdc.evaluation.audit import DEFAULT_CHANCE_BOUND
 
 if TYPE_CHECKING:
     from fdc.evaluation.audit.report import AuditReport
