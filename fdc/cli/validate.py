@@ -42,7 +42,8 @@ class Planner(StrEnum):
 
 #: The options of the planner, shared by `fdc validate` and `fdc audit`.
 PlannerTimeout = Annotated[
-    float, typer.Option(min=0.1, help="Seconds the planner may take per task.")]
+    float, typer.Option(min=0.1, help="Seconds the planner may take per plan (a task tries up "
+                              "to plan_rounds plans).")]
 PlannerChoice = Annotated[
     Planner | None, typer.Option(help="The planner (default: Fast Downward, else pyperplan).")]
 
