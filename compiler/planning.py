@@ -1066,9 +1066,9 @@ def write_pddl(pp: PlanningProblem) -> tuple[str, str]:
 def _closed_world(problem: Any) -> Any:
     """`problem` (shallow-copied) as the PDDL writer reads it: its `initial_values` are
     what the writer writes, the values set and the defaults that are not false.
-    unified-planning's own lists every grounding of every fluent, mostly false (a
-    second of Python per task on the apartment) and writes none of those down; the
-    text is the same."""
+    unified-planning's own lists every grounding of every fluent, mostly false (about
+    0.13 s of Python a task on the apartment), and writes none of those down; the text
+    is the same."""
     view = copy.copy(problem)
     view.__class__ = _closed_world_class()
     return view
