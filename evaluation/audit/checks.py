@@ -86,7 +86,6 @@ if TYPE_CHECKING:
     from fdc.compiler.planning import PlanningProblem
     from fdc.compiler.reopen import ReopenedSuite
     from fdc.compiler.suite import TaskRecord
-    from fdc.evaluation.audit.workers import SuiteSpec
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
@@ -437,27 +436,24 @@ def _frames_verdict(record: TaskRecord, frames: Sequence[int], world: MemoryWorl
 # --------------------------------------------------------------------------- the suite
 
 
-def audit_suite(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
-                options: AuditOptions, on_task: Callable[[str], None] | None = None,
-                jobs: int = 1, spec: SuiteSpec | None = None) -> list[TaskAudit]:
-    """Audit each record (with its line in the suite), in order. Every input is found
-    and checked first (`ReopenError`, `SceneLoadError`): templates, scenes, experiences.
-    With `jobs` > 1 and `spec` (how to open the suite again), in `jobs` processes: the
-    same audits."""
-    records = [r for _, r in lines]
-    compiled = [r for r in records if imported(r) is None]
+def check_inputs(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]]) -> None:
+    """Find and check every input the records need before any work (`ReopenError`,
+    `SceneLoadError`): templates, scenes, experiences."""
+    compiled = [r for _, r in lines if imported(r) is None]
     for r in compiled:
         entry, why = suite.template(r)
         if entry is None:
             raise ReopenError("unknown-template", f"task `{r.id}`: {why}",
                               str(suite.path))
     suite.load(compiled, [r for r in compiled if r.experience is not None])
-    if jobs > 1 and spec is not None and len(lines) > 1:
-        from fdc.evaluation.audit.workers import audit_in_processes
 
-        keys = [suite.world_key(r) if imported(r) is None else None for r in records]
-        made: list[TaskAudit] = audit_in_processes(spec, keys, lines, options, jobs, on_task)
-        return made
+
+def audit_suite(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
+                options: AuditOptions, on_task: Callable[[str], None] | None = None
+                ) -> list[TaskAudit]:
+    """Audit each record (with its line in the suite), in order, every input checked
+    first (`check_inputs`). In worker processes: `workers.audit_in_processes`."""
+    check_inputs(suite, lines)
     out = []
     for audit in audit_lines(suite, lines, options, {}):
         out.append(audit)

@@ -47,16 +47,20 @@ def batches(keys: Sequence[Hashable], jobs: int) -> list[list[int]]:
     return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
 
 
-def audit_in_processes(spec: SuiteSpec, keys: Sequence[Hashable],
+def audit_in_processes(spec: SuiteSpec, suite: ReopenedSuite,
                        lines: Sequence[tuple[int, TaskRecord]], options: AuditOptions,
                        jobs: int, on_task: Callable[[str], None] | None = None
                        ) -> list[TaskAudit]:
-    """`audit_suite`'s audits, made in `jobs` processes (`keys`: each line's world);
-    in the order of `lines`."""
+    """`checks.audit_suite`'s audits, made in `jobs` processes; in the order of
+    `lines`. Every input is checked here first (`check_inputs`)."""
     import multiprocessing
 
     from fdc.compiler.executors import ignore_interrupts
+    from fdc.compiler.reopen import imported
+    from fdc.evaluation.audit.checks import check_inputs
 
+    check_inputs(suite, lines)
+    keys = [suite.world_key(r) if imported(r) is None else None for _, r in lines]
     todo = iter(batches(keys, jobs))
     out: list[TaskAudit | None] = [None] * len(lines)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(

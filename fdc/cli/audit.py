@@ -86,7 +86,7 @@ def audit_command(
     from fdc.evaluation.audit.checks import AuditOptions, audit_suite
     from fdc.evaluation.audit.report import build_report
     from fdc.evaluation.audit.reproducers import Invocation, Reproducers
-    from fdc.evaluation.audit.workers import SuiteSpec
+    from fdc.evaluation.audit.workers import SuiteSpec, audit_in_processes
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
     err = stderr()
@@ -124,9 +124,12 @@ def audit_command(
             progress.update(bar, advance=1, description=f"audited {ident}")
 
         try:
-            spec = SuiteSpec(str(suite), (str(scene),) if scene else (),
-                             (str(experience),) if experience else ())
-            audits = audit_suite(opened, lines, options, on_task=done, jobs=jobs, spec=spec)
+            if jobs > 1 and len(lines) > 1:
+                spec = SuiteSpec(str(suite), (str(scene),) if scene else (),
+                                 (str(experience),) if experience else ())
+                audits = audit_in_processes(spec, opened, lines, options, jobs, on_task=done)
+            else:
+                audits = audit_suite(opened, lines, options, on_task=done)
         except (ReopenError, SceneLoadError) as e:
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(EXIT_USAGE) from None
