@@ -617,7 +617,7 @@ class _TracePlanner:
         now = env.world.state
         if any(self.fits(a, o, now) is not None for o in self.spots(a, surface, now)):
             return False
-        there = {o.id for o in env.world.state.posed.items_on(surface)}
+        there = {o.id for o in now.posed.items_on(surface)}
         packed = [b for b, pos in self.lits if pos and b.predicate in PACKED
                   and b.args[0] != a.args[0] and b.args[0] in there
                   and _packed_surface(env, b) == surface and self.now(b)]

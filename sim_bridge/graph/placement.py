@@ -174,9 +174,8 @@ def find_spot(
     pack = config.pack and relation in FILLING
     walls = np.zeros((0, 4))
     if pack and len(obstacles):
-        near = obstacles[shapely.intersects(obstacles, shapely.buffer(
+        walls = near_bounds[shapely.intersects(obstacles, shapely.buffer(
             target, max(sx, sy) + config.gap_m, join_style="mitre"))]
-        walls = frame_bounds(near, surface.origin, surface.yaw_rad) if len(near) else walls
     inner = (frame_bounds([centre_in], surface.origin, surface.yaw_rad)[0]
              if pack and centre_in is not None else None)
     grids: dict[float, _Grid | None] = {}
@@ -267,9 +266,9 @@ LOOKAHEAD_NODES = 400
 
 @dataclass(frozen=True)
 class _Grid:
-    """The free candidate spots of one orientation (`find_spot`): centres (frame `cu`,
-    `cv`; world `xy`), footprints, which are free (`ok`), how pressed each is, and the
-    free ones, the best first."""
+    """The candidate spots of one orientation (`find_spot`): centres (frame `cu`, `cv`;
+    world `xy`), how pressed each is, and the free ones, the best first (`order`); a
+    spot's footprint built when asked (`footprint`)."""
 
     turn: float
     hx: float
