@@ -14,13 +14,15 @@ shards not yet finished, and the finished ones are already in the cache.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from fdc.core.errors import FdcError, InputError
 
 from .shards import ShardOutput, ShardTask, run_shard
+
+R = TypeVar("R")
 
 
 class LocalExecutor:
@@ -34,35 +36,47 @@ class LocalExecutor:
             for task in tasks:
                 yield run_shard(task)
             return
-        import multiprocessing
-        from concurrent.futures import FIRST_COMPLETED, wait
+        for _, out in in_processes(run_shard, [(t,) for t in tasks], self.jobs):
+            yield out
 
-        ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks)), mp_context=ctx,
-                                   initializer=ignore_interrupts)
-        todo = iter(tasks)
-        # A few shards in flight per worker, and a finished one let go once yielded: the
-        # outputs held never grow with the suite.
-        pending: set[Future[ShardOutput]] = set()
-        try:
-            for task in todo:
-                pending.add(pool.submit(run_shard, task))
-                if len(pending) >= 2 * self.jobs:
-                    break
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    next_task = next(todo, None)
-                    if next_task is not None:
-                        pending.add(pool.submit(run_shard, next_task))
-                    yield fut.result()
-                del done, fut
-        except BaseException:  # interrupted, closed or failed: the workers stop now
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+
+def in_processes(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], jobs: int
+                 ) -> Iterator[tuple[int, R]]:
+    """`fn(*call)` for each of `calls` in at most `jobs` spawned worker processes (the
+    same on every platform): (its index, its result) as each finishes, in any order.
+    A few calls are in flight per worker and a finished result is let go once yielded,
+    so what is held never grows with the calls. Interrupted, closed or failed: the
+    workers are ended at once (`fn` must be a module-level function)."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(calls))),
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=ignore_interrupts)
+    todo = iter(enumerate(calls))
+    pending: dict[Future[R], int] = {}
+
+    def submit() -> None:
+        nxt = next(todo, None)
+        if nxt is not None:
+            pending[pool.submit(fn, *nxt[1])] = nxt[0]
+
+    try:
+        for _ in range(2 * jobs):
+            submit()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                k = pending.pop(fut)
+                submit()
+                yield k, fut.result()
+            del done, fut
+    except BaseException:  # interrupted, closed or failed: the workers stop now
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def ignore_interrupts() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,45 +52,20 @@ def audit_in_processes(spec: SuiteSpec, suite: ReopenedSuite,
                        ) -> list[TaskAudit]:
     """`checks.audit_suite`'s audits, made in `jobs` processes; in the order of
     `lines`. Every input is checked here first (`check_inputs`)."""
-    import multiprocessing
-
-    from fdc.compiler.executors import ignore_interrupts
+    from fdc.compiler.executors import in_processes
     from fdc.compiler.reopen import imported
     from fdc.evaluation.audit.checks import check_inputs
 
     check_inputs(suite, lines)
     keys = [suite.world_key(r) if imported(r) is None else None for _, r in lines]
-    todo = iter(batches(keys, jobs))
+    groups = batches(keys, jobs)
     out: list[TaskAudit | None] = [None] * len(lines)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(
-        "spawn"), initializer=ignore_interrupts)
-    pending: dict[Future[list[TaskAudit]], list[int]] = {}
-
-    def submit() -> None:
-        batch = next(todo, None)
-        if batch is not None:
-            pending[pool.submit(_audit_batch, spec, [lines[k] for k in batch],
-                                options)] = batch
-
-    try:
-        for _ in range(2 * jobs):
-            submit()
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                batch = pending.pop(fut)
-                for k, audit in zip(batch, fut.result(), strict=True):
-                    out[k] = audit
-                    if on_task is not None:
-                        on_task(audit.record.id)
-                submit()
-    except BaseException:
-        workers = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in workers:  # a batch can take a minute: end them now
-            p.terminate()
-        raise
-    pool.shutdown()
+    calls = [(spec, [lines[k] for k in batch], options) for batch in groups]
+    for b, audits in in_processes(_audit_batch, calls, jobs):
+        for k, audit in zip(groups[b], audits, strict=True):
+            out[k] = audit
+            if on_task is not None:
+                on_task(audit.record.id)
     return [a for a in out if a is not None]
 
 
