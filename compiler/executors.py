@@ -9,6 +9,9 @@ shards not yet finished, and the finished ones are already in the cache.
   the scheduler; the shard's output comes back to this process, which alone writes the
   cache. Workers need fdc installed and the scene and log files at the paths given (a
   shared file system, or the same paths on every machine); they never write.
+
+`in_processes` is the local pool itself, for any module-level function (`fdc audit
+--jobs` runs its batches of tasks there too).
 """
 
 from __future__ import annotations
