@@ -390,7 +390,9 @@ class PlanningWorld:
         become items of it (built again), so that a plan can take them away. `refused`: the
         world still refuses a placement of the last plan when the rounds are spent, or
         no plan is left (or none is found in the time left) once the refused placements
-        are forbidden; neither proves the task unsolvable. A plan the world refuses for
+        are forbidden, or the world carries out every action of a plan and the goal is not
+        judged reached at its end (`reached`: a spot it chose undid what the
+        abstraction holds); none proves the task unsolvable. A plan the world refuses for
         another reason (an action the abstraction allows and the world does not) is
         returned as found: `fdc audit`'s replay reports it, a fault of the abstraction to
         fix in the domain."""
@@ -418,6 +420,14 @@ class PlanningWorld:
                                message=res.message + said)
             replay = replay_plan(res.plan, self.graph, self.start, reached)
             if replay.refused is None:
+                if reached is not None and not reached(replay.snapshots[-1]):
+                    # every action carried out, and the goal not reached: a spot the
+                    # world chose undid what the abstraction still holds (an item put
+                    # between two others no longer around each other): no certificate
+                    return replace(res, status="refused", seconds=time.perf_counter()
+                                   - started, forbidden=forbidden, message="the world "
+                                   "carries out every action of the plan, and the goal "
+                                   f"is not judged reached at its end{said}")
                 return replace(res, seconds=time.perf_counter() - started,
                                forbidden=forbidden)
             spot = placed_on(replay.line)

@@ -394,3 +394,37 @@ def test_a_split_step_is_checked_only_when_all_its_conjuncts_hold(world: Plannin
     plan = oracle_plan(record, world.graph, None)
     res = world.accept(world.build("books", goal), plan)
     assert isinstance(res, PlanResult) and res.status == "solved", res
+
+
+@pytest.mark.slow
+def test_a_plan_the_world_carries_out_short_of_the_goal_is_no_certificate(
+        world: PlanningWorld) -> None:
+    """`l3-and-around-around-4fdfbe111fef` of the default suite: the planner puts the
+    lamp around the vase and the world sets it down between the vase and the plant,
+    which is then around the vase no more (the abstraction does not see blocking). Every
+    action carried out was taken as a certificate that the audit's replay then failed;
+    now it is `refused` and the oracle's plan, which reaches the goal, certifies."""
+    from fdc.agents.baselines import oracle_plan
+    from fdc.compiler.suite import TaskRecord
+    from fdc.predicates.goal import to_pddl
+    from fdc.predicates.verify import judge_at_end
+
+    goal = GAnd(parts=(atom("around", "lamp_0", "vase_0"), atom("around", "plant_0", "vase_0"),
+                       atom("on", "vase_0", "tv_stand|top")))
+    reached = judge_at_end(goal, world.graph)
+    assert reached is not None
+    pp = world.build("around", goal)
+    alone = world.certify(pp, 60, reached=reached)
+    if alone.status == "solved":  # the planner found a plan the world carries to the goal
+        assert reached(replay_plan(alone.plan, world.graph, None, reached).snapshots[-1])
+    else:
+        assert alone.status == "refused" and "not judged reached" in alone.message
+    record = TaskRecord(id="t", template="hand-made", level=3, goal=goal,
+                        goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
+                        tags=["manipulation"])
+    res = world.certify(pp, 60, reached=reached,
+                        fallback=lambda: oracle_plan(record, world.graph, None))
+    assert res.status == "solved", res.message
+    replay = replay_plan(res.plan, world.graph, None, reached)
+    assert replay.refused is None
+    assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
