@@ -19,9 +19,12 @@ the world the experience left behind), as its meaning in fdc-home says:
 
 A placement's line may end with the pose where the item went when the plan was found,
 as a comment: `place-around laptop_2 mug_1 tv_stand_1|top tv_stand_1 living_room ; at
-tv_stand_1|top 1.2 0.45 1.5707963267948966` (`At`: the surface, the centre x and y in
-metres, the heading in radians, every digit). The oracle's plans (`fdc.agents`'s `oracle_plan`) give
-one for each placement: the replay puts the item there first, when the world has room
+tv_stand_1|top 1.2 0.45 1.5707963267948966 from front` (`At`: the surface, the centre x
+and y in metres, the heading in radians, every digit, and, optionally, the side of the
+surface the robot stood at). The oracle's plans (`fdc.agents`'s `oracle_plan`) give one
+for each placement: the replay walks to that side of the surface first (`at-side` is
+judged in the words of the robot where it stands: the same spot is "left" from the
+front and "right" from the rear), then puts the item there, when the world has room
 there (`EmbeddedWorld.place_at`), else as the action alone says. A planner's plans give
 none.
 
@@ -44,13 +47,14 @@ moves.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fdc.core.limits import current
 from fdc.sim_bridge.graph.placement import Relation, place
-from fdc.sim_bridge.graph.regions import RING, STEP, Direction
+from fdc.sim_bridge.graph.regions import RING, STEP, Direction, Side
 from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
 
 if TYPE_CHECKING:
@@ -103,11 +107,13 @@ class At:
     x: float
     y: float
     yaw_rad: float
+    side: Side | None = None  # the side of the surface the robot stood at
 
     def __str__(self) -> str:
         # every digit: the checkers judge some spots at a region's very edge (a packed
         # placement touches it), and a rounded pose may fall outside
-        return f"at {self.surface} {self.x!r} {self.y!r} {self.yaw_rad!r}"
+        side = "" if self.side is None else f" from {self.side.value}"
+        return f"at {self.surface} {self.x!r} {self.y!r} {self.yaw_rad!r}{side}"
 
 
 def with_pose(line: str, at: At) -> str:
@@ -121,20 +127,23 @@ def action_of(line: str) -> str:
 
 
 def pose_of(line: str) -> At | None:
-    """The pose a plan line's comment gives (`; at SURFACE X Y YAW`), None when it gives
-    none; ValueError, saying why, when the comment is not a pose."""
+    """The pose a plan line's comment gives (`; at SURFACE X Y YAW [from SIDE]`), None
+    when it gives none; ValueError, saying why, when the comment is not a pose."""
     _, mark, comment = line.partition(COMMENT)
     if not mark:
         return None
     words = comment.split()
     try:
-        if len(words) != 5 or words[0] != "at":
+        if len(words) not in (5, 7) or words[0] != "at" or \
+                (len(words) == 7 and words[5] != "from"):
             raise ValueError
-        x, y, yaw = (float(w) for w in words[2:])
+        x, y, yaw = (float(w) for w in words[2:5])
+        side = Side(words[6]) if len(words) == 7 else None
     except ValueError:
-        raise ValueError(f"the comment of `{line}` is not a pose: "
-                         "`; at SURFACE X Y YAW` (metres, radians)") from None
-    return At(words[1], x, y, yaw)
+        raise ValueError(f"the comment of `{line}` is not a pose: `; at SURFACE X Y YAW` "
+                         "(metres, radians), then optionally `from SIDE` (front, rear, "
+                         "left, right)") from None
+    return At(words[1], x, y, yaw, side)
 
 
 def placed_on(line: str) -> tuple[str, str] | None:
@@ -254,6 +263,10 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
     on = placed_on(line)
     if at is not None and on is not None and on[1] != at.surface:
         return ActionResult(False, f"its pose is on `{at.surface}`, not on `{on[1]}`", line)
+    if at is not None and at.side is not None and name.startswith("place"):
+        walked = _stand_at(world, at.surface, at.side)
+        if not walked.ok:
+            return walked
     if at is not None and spot == 0 and name.startswith("place"):
         res = world.place_at(at.surface, at.x, at.y, at.yaw_rad)
         if res.ok:
@@ -286,6 +299,23 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
     if name == "place-inside":
         return world.place(args[1], Relation.INSIDE)
     return world.open(args[0]) if name == "open" else world.close(args[0])
+
+
+def _stand_at(world: EmbeddedWorld, surface: str, side: Side) -> ActionResult:
+    """The robot walked to `side` of `surface` (the standing point of that side nearest
+    it), unless it stands at that side already."""
+    posed = world.state.posed
+    if side_of(posed.surface(surface), world.agent_pose()) is side:
+        return ActionResult(True, "", f"stand at the {side.value} of {surface}")
+    pts, _ = posed.standing_points_for(surface)
+    here = world.agent_pose()
+    there = [p for p in pts if p.reachable and p.side is side]
+    if not there:
+        return ActionResult(False, f"`{surface}` has no reachable standing point at its "
+                            f"{side.value} side", f"stand at the {side.value} of {surface}")
+    nearest = min(there, key=lambda p: (math.hypot(p.position[0] - here.x,
+                                                   p.position[1] - here.y), p.id))
+    return world.navigate(nearest.id)
 
 
 def _around_in_cell(world: EmbeddedWorld, anchor: str, surface: str, cell: Direction

@@ -193,3 +193,33 @@ def test_a_pose_comment_keeps_every_digit() -> None:
     line = "place-around bottle_0 candle_3 shelf|top shelf room"
     at = At("shelf|top", 12.967353346535685, 10.238408652578366, -1.5707963267948966)
     assert pose_of(with_pose(line, at)) == at
+
+
+@pytest.mark.slow
+def test_a_placement_is_made_from_the_side_its_comment_gives(graph: SceneGraph) -> None:
+    """`at-side` is judged in the words of the robot where it stands: the oracle's plan
+    for `l3-then-side-side-7a0ea48c7fce` put a plate "left" of a glass from the table's
+    front, and the replay, standing where `navigate` brought it, judged the same spot
+    "right". A pose may say the side the robot stood at (`from SIDE`): the replay walks
+    there first."""
+    from fdc.sim_bridge.graph.regions import Side
+    from fdc.sim_bridge.world.embedded import side_of
+
+    *walks, place = REMOTE_TO_SOFA
+    sofa = graph.surface("sofa|top")
+    plain = replay_plan(REMOTE_TO_SOFA, graph).snapshots[-1].agent
+    stood = side_of(sofa, plain)
+    other = next(p.side for p in graph.standing_points("sofa|top")
+                 if p.reachable and p.side is not stood)
+    there = At("sofa|top", 2.5, 0.5, 0.0, other)
+    line = with_pose(place, there)
+    assert line == f"{place} ; at sofa|top 2.5 0.5 0.0 from {other.value}"
+    assert pose_of(line) == there
+    replay = replay_plan([*walks, line], graph)
+    assert replay.refused is None
+    assert side_of(sofa, replay.snapshots[-1].agent) is other
+    assert replay.snapshots[-1].objects["remote_0"].position[:2] == pytest.approx((2.5, 0.5))
+    for bad in ("from up", "from", "to front"):
+        with pytest.raises(ValueError, match="not a pose"):
+            pose_of(f"{place} ; at sofa|top 2.5 0.5 0.0 {bad}")
+    assert isinstance(other, Side)
