@@ -22,7 +22,9 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
   false (`(not (on cup_3 table|top))` for every cup not on the table): no plan needs to
   move them, so leaving them out changes no answer and keeps grounding small;
 - initial state: every fluent atom over those objects that the registered checkers
-  find true in the scene's initial state, and the static facts the actions read;
+  find true in the scene's initial state, but those judged from where the robot stands
+  (`VIEWED`: the robot's start is nowhere near where it will place and judge them), and
+  the static facts the actions read;
 - actions: fdc-home's, but the placement actions the goal has no use for (each does
   what `place` does plus a fluent neither the goal nor any precondition reads);
 - goal: the ground goal, a `same-surface` literal as its definition over `on` (no action
@@ -94,6 +96,11 @@ STAGE = "fdc-reached"
 #: The goal predicate no action sets, planned as its definition over `on`.
 SAME_SURFACE = "same-surface"
 IN_CELL = "in-cell"
+#: Fluents judged in the words of the robot where it stands (`at-side`: the same spot is
+#: "left" of an anchor from the table's front and "right" from its rear). Where the robot
+#: will stand is no part of the abstraction: none holds at the start, and only the
+#: placement that makes one, seen from where the robot then stands, makes it true.
+VIEWED = frozenset({"at-side"})
 #: Planning only: the item may be in the cell (`_may_be_in_cell`).
 MAY_BE_IN_CELL = "fdc-may-be-in-cell"
 #: Planning-only fluents of a forbidden placement: `fdc-as-refused-K-J`, occupant J of
@@ -480,13 +487,17 @@ class PlanningWorld:
         return Refusal(item, surface, tuple(occupants))
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
-        """Whether each atom holds in the initial state (one checker call per predicate)."""
+        """Whether each atom holds in the initial state (one checker call per predicate;
+        none of `VIEWED`)."""
         new: dict[str, list[GAtom]] = {}
         for a in wanted:
             if a not in self._truth:
                 new.setdefault(a.predicate, []).append(a)
         for predicate, batch in new.items():
             batch = list(dict.fromkeys(batch))
+            if predicate in VIEWED:  # none holds at the start (`VIEWED`)
+                self._truth.update(dict.fromkeys(batch, False))
+                continue
             truth = self.registry.evaluate_many(predicate, [a.args for a in batch], self.context)
             for a, ok in zip(batch, truth.tolist(), strict=True):
                 self._truth[a] = bool(ok)
@@ -698,7 +709,7 @@ class PlanningWorld:
                        if all(x in keep for x in row))
         for c in self.registry.predicates():
             if c.kind is not Kind.FLUENT or c.name not in self.info.predicates or \
-                    c.name not in mentioned | self._read:
+                    c.name not in mentioned | self._read or c.name in VIEWED:
                 continue
             decl = self.info.predicates[c.name]
             domains = [[e for e in self.facts.entities(p.types) if e in objects]
