@@ -31,6 +31,7 @@ class DropCode(StrEnum):
     ORDER_TIE = "order-tie"  # ground: two targets tie in the order
     NO_TARGET = "no-target"  # start checks: the goal names no target entity
     ALREADY_TRUE = "already-true"  # start checks: the goal holds where the task starts
+    STEP_TRUE = "step-true"  # start checks: a sequence's first step holds there
     INFEASIBLE = "infeasible"  # start checks: the embedded world can never achieve it
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
     RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
@@ -55,6 +56,7 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.ORDER_TIE: "tie between {entities} in the order {subject} (both {value})",
     DropCode.NO_TARGET: "no target entity",
     DropCode.ALREADY_TRUE: "goal already true at the start",
+    DropCode.STEP_TRUE: "step {subject} of `then` already true at the start",
     DropCode.INFEASIBLE: "goal cannot be achieved: {subject}",
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
     DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",

@@ -1,5 +1,7 @@
 """The start checks: a ground goal makes no task when it names no target entity, when it
-already holds where the task starts, or when the embedded world can never make it true
+already holds where the task starts (or its first step does, for a sequence: "first put
+the mug left of the laptop, then ..." with the mug there already asks for less than it
+says, and an agent that only walks may succeed), or when the embedded world can never make it true
 (judged in this order, so each dropped binding is counted under the first that applies).
 
 A ground goal is infeasible when some atom it needs can never hold, by the geometric
@@ -46,6 +48,9 @@ def check_start(compiler: SceneCompiler, goal: Goal, domain: DomainInfo, start: 
         return Drop(DropCode.NO_TARGET)
     if compiler.already_true(goal, domain, start):
         return Drop(DropCode.ALREADY_TRUE)
+    if isinstance(goal, GThen) and compiler.already_true(goal.steps[0], domain, start):
+        # "first do A, then B" with A done: the task is B, and says more than it asks
+        return Drop(DropCode.STEP_TRUE, "1")
     if isinstance(goal, GTargets):  # a memory task's targets: never judged
         return None
     holds = compiler.judge(domain, start, atoms(goal))

@@ -12,7 +12,8 @@ code (`docs/formats/validation-report.md` lists them):
 - `goal-type`: the goal type-checks against the template's domain (`check.py`, on a
   problem that declares each entity with its type in the scene);
 - `already-true`: the goal does not hold where the task starts (the scene's initial
-  state; for a memory task, the world the experience left behind), by the checkers;
+  state; for a memory task, the world the experience left behind), by the checkers, nor
+  the first step of a sequence;
 - `ambiguous`: every parameter an instruction names is described uniquely (`Describer`),
   or the template widens the goal and the goal covers the goal of every reading of the
   words (`ground.readings`: each entity they fit in the parameter's place);
@@ -322,6 +323,12 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
             what = "the world after the experience" if memory else "the scene's initial state"
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
+        elif isinstance(r.goal, GThen) and worlds.compiler.already_true(
+                r.goal.steps[0], entry.domain, start, r.thresholds):
+            what = "the world after the experience" if memory else "the scene's initial state"
+            _error(task, "already-true", f"the first step of the goal's sequence already "
+                   f"holds in {what}", "goal", "each step must ask for a change; `fdc "
+                   "compile` drops such bindings")
     except (EvaluationError, KeyError) as e:
         _error(task, "goal-type", f"the goal cannot be judged: {e}", "goal")
         return

@@ -213,6 +213,18 @@ def test_a_goal_already_true_drops(tmp_path: Path) -> None:
     assert rep.drops == {"goal already true at the start": 3}
 
 
+def test_a_sequence_whose_first_step_holds_drops(tmp_path: Path) -> None:
+    """`l3-then-into-close` of the default suite: "Put the box that is in the wardrobe,
+    in the wardrobe, then close it", its first step done at the start; a random agent
+    that walked about succeeded at `l3-then-side-side` ones (the audit found it)."""
+    src = template("keep-then", "(:goal (then (on ?o ?s) (holding ?o)))",
+                   "?o - mug ?s - surface", extra="(:constraints (on ?o ?s))")
+    rep = compile_template(compiler(), entries(tmp_path, src)[0], explain=True)
+    assert rep.bindings == 3 and rep.tasks == 0
+    assert rep.drops == {"step 1 of `then` already true at the start": 3}
+    assert {o.reason for o in rep.outcomes} == {Drop(DropCode.STEP_TRUE, "1")}
+
+
 def test_an_empty_domain_gives_no_task_and_no_error(tmp_path: Path) -> None:
     src = template("pans", "(:goal (holding ?p))", "?p - pan")
     rep = compile_template(compiler(), entries(tmp_path, src)[0])

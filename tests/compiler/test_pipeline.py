@@ -181,6 +181,8 @@ def test_a_false_constraint_is_no_counted_drop() -> None:
     (Drop(DropCode.NO_TARGET), "no target entity", "no target entity"),
     (Drop(DropCode.ALREADY_TRUE), "goal already true at the start",
      "goal already true at the start"),
+    (Drop(DropCode.STEP_TRUE, "1"), "step 1 of `then` already true at the start",
+     "step 1 of `then` already true at the start"),
     (Drop(DropCode.INFEASIBLE, "an item larger than its surface"),
      "goal cannot be achieved: an item larger than its surface",
      "goal cannot be achieved: an item larger than its surface"),

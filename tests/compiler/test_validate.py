@@ -21,7 +21,7 @@ from fdc.compiler.suite import TaskRecord, parse_suite
 from fdc.compiler.validate import ValidationReport
 from fdc.core.files import write_atomic
 from fdc.instructions.describe import Describer
-from fdc.predicates.goal import GAnd, atom, to_pddl
+from fdc.predicates.goal import GAnd, GThen, atom, to_pddl
 
 REPO = Path(__file__).resolve().parents[2]
 APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
@@ -100,6 +100,12 @@ def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path) -> None:
     support = view.states["initial"].support_of(o)
     assert support is not None
     goal = atom("on", o, support)
+    path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal), targets=[o])])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 1
+    assert ("already-true", "error") in findings(out)[first.id]
+    # a sequence whose first step holds: asks less than it says
+    goal = GThen(steps=(atom("on", o, support), atom("holding", o)))
     path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal), targets=[o])])
     code, out, _ = run("validate", str(path), "--format", "json")
     assert code == 1
