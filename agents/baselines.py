@@ -34,8 +34,8 @@ import contextlib
 import itertools
 import math
 import random
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
@@ -67,10 +67,11 @@ from fdc.predicates.goal import (
     joined,
     to_pddl,
 )
+from fdc.sim_bridge.graph.feasible import pack
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP, Direction
 from fdc.sim_bridge.scene.schema import Kind
-from fdc.sim_bridge.world.embedded import LONG_DAY
+from fdc.sim_bridge.world.embedded import LONG_DAY, side_of
 from fdc.sim_bridge.world.plans import At, action_of, with_pose
 
 if TYPE_CHECKING:
@@ -450,11 +451,11 @@ class _TracePlanner:
 
     def gathered(self, atoms: Sequence[GAtom]) -> list[GAtom]:
         """`atoms` with their `same-surface` atoms replaced by moves to one surface per
-        group of items they join: the surface most of the group stands on now (the
-        lowest id on a tie), each item elsewhere put `on` it (the group's items there
-        stay: a moved item on one of them is on the surface too). The pairs then hold
-        with the fewest moves, whatever the order of the atoms, and the moves to one
-        surface are packed together (stacked where they do not fit side by side)."""
+        group of items they join (`home`), each item elsewhere put `on` it (the group's
+        items there stay: a moved item on one of them is on the surface too). The pairs
+        then hold with the fewest moves, whatever the order of the atoms, and the moves
+        to one surface are packed together (stacked where they do not fit side by
+        side)."""
         same = [a for a in atoms if a.predicate == "same-surface" and len(a.args) == 2]
         if not same:
             return list(atoms)
@@ -462,15 +463,40 @@ class _TracePlanner:
         moves: list[GAtom] = []
         for items in joined((a.args[0], a.args[1]) for a in same):
             where = {x: posed.support_of(x) for x in items}
-            counts: dict[str, int] = {}
-            for w in where.values():
-                if w is not None:
-                    counts[w] = counts.get(w, 0) + 1
-            if not counts:
+            home = self.home(sorted(items), where)
+            if home is None:
                 return list(atoms)
-            home = min(counts, key=lambda w: (-counts[w], w))
             moves += [GAtom(predicate="on", args=(x, home)) for x in items if where[x] != home]
         return [a for a in atoms if a not in same] + moves
+
+    def home(self, items: Sequence[str], where: Mapping[str, str | None]) -> str | None:
+        """The surface a group gathers on: the one most of it stands on now (the lowest
+        id on a tie), then the other furniture surfaces, the largest first, each where
+        the items not on it yet may fit (`pack`'s necessary rules); each is a choice
+        (`chosen`), so that when the group does not fit there, the oracle's next
+        attempt tries the next one (five lamps do not fit on the hall console where two
+        of them stand: the office desk takes them). None: no item of the group stands
+        on a surface."""
+        counts: dict[str, int] = {}
+        for w in where.values():
+            if w is not None:
+                counts[w] = counts.get(w, 0) + 1
+        if not counts:
+            return None
+        g = self.env.graph
+        others = sorted((s for s in g.surfaces() if s.id not in counts and
+                         g.object(s.object_id).kind is not Kind.MOVABLE),
+                        key=lambda s: (-s.half_extents[0] * s.half_extents[1], s.id))
+        group = ",".join(items)
+        for w in [*sorted(counts, key=lambda w: (-counts[w], w)), *(s.id for s in others)]:
+            key = f"gather {group} on {w}"
+            if key in self.banned or pack(g, w, [(x, None) for x in items
+                                                 if where[x] != w]) is not None:
+                continue
+            if key not in self.chosen:
+                self.chosen.append(key)
+            return w
+        raise Unsolvable(f"no surface left to gather {', '.join(items)} on")
 
     def fetch(self, item: str, avoid: Collection[str] = ()) -> None:
         """Go and pick `item`: what stands on it goes first (never onto `avoid`), its
@@ -988,8 +1014,9 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     the relations of what is picked), else `place-in-cell` in the cell the item went to
     (a plain `place` may put it in any cell, for the abstraction), `place-on-item` onto
     an item's top, `place-inside` into a container item, each with the pose the oracle
-    put the item at as its comment (`; at SURFACE X Y YAW`, which the world's replay
-    follows: `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
+    put the item at as its comment (`; at SURFACE X Y YAW`, and on furniture `from
+    SIDE`, the side of the surface the robot stood at, which the world's replay follows:
+    `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
     `navigate-to-item`) to each surface it picks from, places on, or opens, when it is
     not there; looking around is no action there.
     `Unsolvable` when the oracle finds no trace."""
@@ -1098,6 +1125,8 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
             last.pop(held, None)
             continue
         walk(on)
+        # where the robot stood: `at-side` is judged in its words there
+        put = replace(put, side=side_of(posed.surface(on), env.world.agent_pose()))
         rel = made_by(held, on)  # a relation the placement makes (a step of a sequence)
         last[held] = (len(lines), on, rel, put)
         # else in the cell it went to: the abstraction then knows it is in no other
