@@ -659,8 +659,9 @@ class _TracePlanner:
         return True
 
     def put_in_cell(self, item: str, surface: str, cell: str) -> None:
-        """Fetch `item` and place it in `cell` of `surface`."""
-        self.fetch(item)
+        """Fetch `item` and place it in `cell` of `surface` (what stands on it goes
+        elsewhere: the anchor moved to make room takes that room itself)."""
+        self.fetch(item, avoid={surface})
         if not self.env.reachable(surface):
             self.do(ActionName.GO_TO, surface)
         self.do(ActionName.SHOW_RECEPTACLE, surface)
