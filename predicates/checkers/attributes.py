@@ -27,7 +27,7 @@ from fdc.predicates.registry import (
     static,
     type_ancestors,
 )
-from fdc.sim_bridge.graph.feasible import rest_on
+from fdc.sim_bridge.graph.feasible import SLACK_M, rest_on
 
 Category = Annotated[str, PddlType("category")]
 
@@ -105,9 +105,9 @@ def low_top(ctx: Context, t: ItemTop, *, on_top_m: float = 0.15) -> bool:
     """The item's top is at most `on_top_m` above the item's bottom (a tray, a plate, a
     book; not a lamp): an item put on it is `on` what the item stands on too, as the
     `on` checker judges it with the same threshold (a cup on a tray on a table is on
-    the table)."""
+    the table; give or take `SLACK_M`, as the `on` checker: a box exactly 15 cm tall)."""
     s = ctx.graph.surface(t)
-    return s.z - ctx.graph.object(s.object_id).bottom_z <= on_top_m
+    return s.z - ctx.graph.object(s.object_id).bottom_z <= on_top_m + SLACK_M
 
 
 @static

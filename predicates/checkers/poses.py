@@ -17,6 +17,7 @@ import numpy as np
 
 from fdc.predicates.registry import Context, EvaluationError
 from fdc.sim_bridge.geometry import Array, box_corners, quaternions_to_matrices
+from fdc.sim_bridge.graph.feasible import SLACK_M
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -172,13 +173,16 @@ def surface_uv(table: SurfaceTable, rows: np.ndarray, xy: Array) -> Array:
 def on_mask(ctx: Context, it: Items, table: SurfaceTable, rows: np.ndarray,
             on_top_m: float, on_below_m: float) -> np.ndarray:
     """Each item rests on its surface: not held, its centre over the surface's outline,
-    its bottom from `on_below_m` under to `on_top_m` above the surface."""
+    its bottom from `on_below_m` under to `on_top_m` above the surface (give or take
+    `SLACK_M`: a 15 cm box put on another under the 15 cm band is on what that one stands
+    on whatever the float noise of the pose it was put down at, as `low-top` and the
+    feasibility rules judge it)."""
     import shapely
 
     xy, bottom = to_graph_frame(ctx, table, rows, it.centre[:, :2], it.bottom)
     assert bottom is not None
     gap = bottom - table.z[rows]
-    ok = ~it.held & (gap >= -on_below_m) & (gap <= on_top_m)
+    ok = ~it.held & (gap >= -on_below_m - SLACK_M) & (gap <= on_top_m + SLACK_M)
     if ok.any():
         k = np.nonzero(ok)[0]
         ok[k] = shapely.contains_xy(table.polygon[rows[k]], xy[k, 0], xy[k, 1])

@@ -96,3 +96,15 @@ def test_a_low_top_is_within_on_top_m_of_its_items_bottom() -> None:
     assert evaluate("low-top", ["tray|top"], c())
     assert not evaluate("low-top", ["basket|top"], c())
     assert evaluate("low-top", ["basket|top"], c(thresholds={"on_top_m": 0.25}))
+
+
+def test_a_top_at_the_bands_very_edge_is_low_whatever_the_float_noise() -> None:
+    """The apartment's box_2 is 0.15000000000000002 m tall under the 0.15 m
+    band; `low-top` said a box on it was not on the shelf below while the `on` checker,
+    on the world's pose, said it was, and the oracle's plan was no certificate
+    (`out-all-on-surface-07ebd478c493`). Both allow the geometric rules' slack."""
+    g = home()
+    s = g.surface("basket|top")
+    height = s.z - g.object(s.object_id).bottom_z
+    assert evaluate("low-top", ["basket|top"], c(thresholds={"on_top_m": height - 1e-9}))
+    assert not evaluate("low-top", ["basket|top"], c(thresholds={"on_top_m": height - 1e-5}))
