@@ -275,18 +275,18 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
                 labels.append(min((r for r in around if r.anchor_id == anchor),
                                   key=lambda r: (r.polygon.distance(spot), r.id)).id)
         return [(s, labels)]
-    if p == "in-room":
+    if p == "in-room":  # its furniture, the nearest first, then the tops of its items
         here = env.world.agent_pose()
         found = []
         for top in posed.surfaces():
             owner = g.object(top.object_id)
-            if owner.kind is Kind.MOVABLE or posed.room_of_object(owner.id) != args[1]:
+            if owner.id in (item, posed.held) or posed.room_of_object(owner.id) != args[1]:
                 continue
             if top.container is not None and not top.is_open:
                 continue
             d = math.hypot(top.origin[0] - here.x, top.origin[1] - here.y)
-            found.append((d, top.id))
-        return [(sid, []) for _, sid in sorted(found)]
+            found.append((owner.kind is Kind.MOVABLE, d, top.id))
+        return [(sid, []) for *_, sid in sorted(found)]
     if p == "on-furniture":  # any open furniture surface, the nearest first
         here = env.world.agent_pose()
         found = []
