@@ -318,14 +318,13 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
                "one the task is about (sha256 differs)", "experience",
                "validate the suite beside the manifest it was compiled with")
         return
+    what = "the world after the experience" if memory else "the scene's initial state"
     try:
         if worlds.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
-            what = "the world after the experience" if memory else "the scene's initial state"
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
         elif isinstance(r.goal, GThen) and worlds.compiler.already_true(
                 r.goal.steps[0], entry.domain, start, r.thresholds):
-            what = "the world after the experience" if memory else "the scene's initial state"
             _error(task, "already-true", f"the first step of the goal's sequence already "
                    f"holds in {what}", "goal", "each step must ask for a change; `fdc "
                    "compile` drops such bindings")
