@@ -484,11 +484,16 @@ class _TracePlanner:
         if not counts:
             return None
         g = self.env.graph
-        others = sorted((s for s in g.surfaces() if s.id not in counts and
-                         g.object(s.object_id).kind is not Kind.MOVABLE),
-                        key=lambda s: (-s.half_extents[0] * s.half_extents[1], s.id))
+
+        def candidates() -> Iterator[str]:  # the others sorted only when those fail
+            yield from sorted(counts, key=lambda w: (-counts[w], w))
+            yield from (s.id for s in sorted(
+                (s for s in g.surfaces() if s.id not in counts and
+                 g.object(s.object_id).kind is not Kind.MOVABLE),
+                key=lambda s: (-s.half_extents[0] * s.half_extents[1], s.id)))
+
         group = ",".join(items)
-        for w in [*sorted(counts, key=lambda w: (-counts[w], w)), *(s.id for s in others)]:
+        for w in candidates():
             key = f"gather {group} on {w}"
             if key in self.banned or pack(g, w, [(x, None) for x in items
                                                  if where[x] != w]) is not None:

@@ -304,11 +304,10 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
 def _stand_at(world: EmbeddedWorld, surface: str, side: Side) -> ActionResult:
     """The robot walked to `side` of `surface` (the standing point of that side nearest
     it), unless it stands at that side already."""
-    posed = world.state.posed
-    if side_of(posed.surface(surface), world.agent_pose()) is side:
+    posed, here = world.state.posed, world.agent_pose()
+    if side_of(posed.surface(surface), here) is side:
         return ActionResult(True, "", f"stand at the {side.value} of {surface}")
     pts, _ = posed.standing_points_for(surface)
-    here = world.agent_pose()
     there = [p for p in pts if p.reachable and p.side is side]
     if not there:
         return ActionResult(False, f"`{surface}` has no reachable standing point at its "
