@@ -327,6 +327,13 @@ class SceneCompiler:
         holds = self.judge(domain, start, [a for s in steps for a in atoms(s)], thresholds)
         return all(evaluate(s, 0, lambda a, _i: holds[a]) for s in steps)
 
+    def first_step_true(self, goal: Goal, domain: DomainInfo, start: str,
+                        thresholds: Mapping[str, float] | None = None) -> bool:
+        """Whether the goal is a sequence whose first step holds where a task starts (it
+        asks for less than it says: `start_checks`' `step-true`, `fdc validate`)."""
+        return isinstance(goal, GThen) and self.already_true(goal.steps[0], domain, start,
+                                                             thresholds)
+
     def judge(self, domain: DomainInfo, start: str, wanted: Iterable[GAtom],
               thresholds: Mapping[str, float] | None = None) -> dict[GAtom, bool]:
         """Decide every new atom in the start state: a look-up in the state's table where

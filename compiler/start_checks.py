@@ -48,7 +48,7 @@ def check_start(compiler: SceneCompiler, goal: Goal, domain: DomainInfo, start: 
         return Drop(DropCode.NO_TARGET)
     if compiler.already_true(goal, domain, start):
         return Drop(DropCode.ALREADY_TRUE)
-    if isinstance(goal, GThen) and compiler.already_true(goal.steps[0], domain, start):
+    if compiler.first_step_true(goal, domain, start):
         # "first do A, then B" with A done: the task is B, and says more than it asks
         return Drop(DropCode.STEP_TRUE, "1")
     if isinstance(goal, GTargets):  # a memory task's targets: never judged

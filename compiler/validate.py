@@ -323,8 +323,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
         if worlds.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
-        elif isinstance(r.goal, GThen) and worlds.compiler.already_true(
-                r.goal.steps[0], entry.domain, start, r.thresholds):
+        elif worlds.compiler.first_step_true(r.goal, entry.domain, start, r.thresholds):
             _error(task, "already-true", f"the first step of the goal's sequence already "
                    f"holds in {what}", "goal", "each step must ask for a change; `fdc "
                    "compile` drops such bindings")
