@@ -11,11 +11,12 @@ surface), or when several items it needs on one surface cannot stand there side 
 side, or take more room than it has, in as many layers as can count as on it (one
 where nothing can be stacked): those a conjunction puts on the surface (or around an
 anchor it keeps there, or each on one of the surface and its twins, a chair's two
-receptacles), or `at-least N` of a count node's. This module only reads the goal:
-which atoms must hold (every part of a conjunction, every step of a sequence, some part
-of a disjunction, N items of a count), and which relocation each asks for; the geometry
-is the scene graph's. An atom that holds at the start is never judged (the item need
-not move), nor a negated one, a memory task's targets, or PARTNR's checklists.
+receptacles), or `at-least N` of a count node's; or when more items must be `around` an
+anchor kept on a narrow surface than its row has room for next to it. This module only
+reads the goal: which atoms must hold (every part of a conjunction, every step of a
+sequence, some part of a disjunction, N items of a count), and which relocation each
+asks for; the geometry is the scene graph's. An atom that holds at the start is never
+judged (the item need not move), nor a negated one, a memory task's targets, or PARTNR's checklists.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from fdc.predicates.goal import GAnd, GAtom, GCount, Goal, GOr, GTargets, GThen, atoms
-from fdc.sim_bridge.graph.feasible import Infeasible, inside_object, pack, rest_on, twins
+from fdc.sim_bridge.graph.feasible import (
+    Infeasible,
+    around_room,
+    inside_object,
+    pack,
+    rest_on,
+    twins,
+)
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
 from fdc.sim_bridge.graph.surfaces import Surface
@@ -112,6 +120,16 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                 found = pack(graph, surface, wanted, any_twin=surface in anywhere, **band)
                 if found is not None:
                     return found
+        ring: dict[str, list[str]] = {}  # an anchor kept on a surface -> items around it
+        for a in parts:
+            if a.predicate == "around" and len(a.args) == 2 and a.args[1] in home and \
+                    graph.has(a.args[0]) and a.args[0] != a.args[1]:
+                ring.setdefault(a.args[1], []).append(a.args[0])
+        for anchor, items in sorted(ring.items()):
+            found = around_room(graph, home[anchor], anchor, list(dict.fromkeys(items)),
+                                on_below_m=band["on_below_m"])
+            if found is not None:
+                return found
         return None
 
     def count(g: GCount) -> Infeasible | None:

@@ -43,6 +43,7 @@ from fdc.predicates.registry import (
     fluent,
 )
 from fdc.sim_bridge.geometry import quaternions_to_matrices
+from fdc.sim_bridge.graph.feasible import CONTACT_M
 from fdc.sim_bridge.graph.regions import STEP, Direction, Side, surface_direction
 from fdc.sim_bridge.scene.schema import Kind
 
@@ -51,11 +52,6 @@ if TYPE_CHECKING:
 
 Bools = npt.NDArray[np.bool_]
 EPS = 1e-9
-#: How far a neighbour may reach into the strip between an anchor and an item and still
-#: only touch it, not stand between them: ten times the placement's micrometre of slack
-#: (regions are merged with it, so a packed item may overlap the next region by that
-#: much) plus the micrometre to which states are written.
-CONTACT_M = 1e-5
 #: Whole objects, as PARTNR names receptacles: furniture or items.
 Things = Annotated[Ids, PddlType("furniture", "movable")]
 

@@ -27,7 +27,9 @@ Several items on one surface (`pack`) stand on it or on one another, as deep as 
 checkers' band lets an item count as on the surface (`layers`; one where nothing can
 be stacked); those at one depth stand side by side, kept the placement gap apart: in a
 row when no two fit side by side across it (`PACKING`), and never on more area than
-the surface offers (`CROWDED`).
+the surface offers (`CROWDED`). Items `around` one anchor on a surface too narrow for
+two of them side by side stand in its row, one at each end of it and one each side of it
+where there is room (`around_room`: `AROUND`).
 
 A container item (`box_0`) counts an item inside when the item's centre is in its box
 (grown by the checker's margin): the item rests on one of its floors, or stands beside
@@ -62,6 +64,11 @@ if TYPE_CHECKING:
 SLACK_M = 2 * FIT_SLACK_M
 #: The checkers' closed cell boundaries (`predicates.spatial.in_cell`).
 CELL_EPS = 1e-9
+#: How far a neighbour may reach into the strip between an anchor and an item and still
+#: only touch it, not stand between them (the `around`, `at-side` checkers): ten times
+#: the placement's micrometre of slack (regions are merged with it, so a packed item may
+#: overlap the next region by that much) plus the micrometre to which states are written.
+CONTACT_M = 1e-5
 
 
 class Infeasible(StrEnum):
@@ -73,6 +80,8 @@ class Infeasible(StrEnum):
     PACKING = "items that cannot stand side by side on their surface"
     CROWDED = "items whose footprints together take more room than their surface has"
     STACKED = "items that fit in their cell only one on another, which no plan makes"
+    AROUND = ("more items around an anchor than a surface this narrow has room for next "
+              "to it")
 
 
 def item_height_m(info: ObjectInfo) -> float:
@@ -490,3 +499,66 @@ def _crowded(shapes: list[list[tuple[float, ...]]], n: int, gap: float, local: A
     within = local.buffer(SLACK_M, join_style="mitre")  # the placements' own slack
     room = within.intersection(reach).buffer(r + SLACK_M, join_style="mitre")
     return bool(sum(areas) > room.area + SLACK_M)
+
+
+def around_room(g: SceneGraph, surface_id: str, anchor: str, items: Sequence[str], *,
+                on_below_m: float = 0.02) -> Infeasible | None:
+    """`AROUND` when the distinct `items` can never all be `around` `anchor` at once on
+    `surface_id`, else None. The checker wants each item on the anchor's surface, its
+    centre beyond the anchor's box, and no other item's box reaching into the strip
+    between them. An item standing on another stands over it, which then reaches into
+    its strip: each item around the anchor stands on the surface itself.
+
+    Along an axis of the surface across which the centres of any two of the items lie
+    less than half the narrower one's width apart (a 0.35 m deep shelf, 25 cm plates),
+    each item covers, across that axis, every other one's centre: of two items beyond
+    the same end of the anchor's box along the other axis, the nearer reaches into the
+    farther's strip. So at most one item is around the anchor beyond each end, and of
+    those beside it (their centres within its box's extent along the row) at most one
+    on each side, and only where the anchor and such an item fit side by side across
+    the surface (turned 0 or 90 degrees, as placements are). The argument holds only
+    where every one of them stands square to the surface: nothing is judged where the
+    anchor or an item on the surface at the start is turned otherwise, stands on
+    another item over the surface, or where the surface has twins."""
+    import shapely
+
+    need = len(items)
+    if need < 3:
+        return None
+    s = g.surface(surface_id)
+    if twins(g, s, on_below_m):
+        return None
+
+    def square(info: ObjectInfo) -> bool:
+        turn = math.remainder(info.yaw_rad - s.yaw_rad, math.pi / 2)
+        return abs(turn) < 1e-6 and abs(info.footprint.area - info.size[0] * info.size[1]) \
+            <= 1e-6 * max(info.size[0] * info.size[1], 1e-9)
+
+    lo_hi: list[tuple[tuple[float, float], tuple[float, float], float]] = []
+    for item in (anchor, *items):
+        info = g.object(item)
+        if shapely.intersects(info.footprint, s.polygon) and (
+                info.parent_surface != surface_id or not square(info)):
+            return None
+        sx, sy = float(info.size[0]) / 2, float(info.size[1]) / 2
+        spans = [c.bounds for hu, hv in ((sx, sy), (sy, sx))
+                 if not (c := _centres(g, s, hu, hv)).is_empty]
+        if not spans:
+            return None  # it fits nowhere there: `rest_on`'s to say
+        lo_hi.append(((min(b[0] for b in spans), max(b[2] for b in spans)),
+                      (min(b[1] for b in spans), max(b[3] for b in spans)),
+                      min(sx, sy) - SLACK_M))
+    (_, _, half_a), rest = lo_hi[0], lo_hi[1:]
+    u0, v0, u1, v1 = geometry_to_frame(s.polygon, s.origin, s.yaw_rad).bounds
+    for axis, across in ((0, u1 - u0), (1, v1 - v0)):
+        # across `axis` every item covers every other one's centre
+        if any(max(a[axis][1] - b[axis][0], b[axis][1] - a[axis][0])
+               >= min(a[2], b[2]) - CONTACT_M
+               for a, b in itertools.combinations(rest, 2)):
+            continue
+        widths = sorted(2 * h for _, _, h in rest)
+        room = across - 2 * half_a + SLACK_M  # across the surface, beside the anchor
+        beside = 0 if widths[0] > room else (1 if widths[0] + widths[1] > room else 2)
+        if need > 2 + beside:
+            return Infeasible.AROUND
+    return None

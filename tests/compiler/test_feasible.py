@@ -173,6 +173,19 @@ def test_items_around_an_anchor_on_one_surface(shelf: SceneGraph) -> None:
     assert infeasible(GAnd(parts=tuple(around)), shelf, never, {}) is None
 
 
+def test_more_items_around_an_anchor_than_a_narrow_shelf_has_room_for(g: SceneGraph) -> None:
+    """`out-all-around` on the apartment: "Arrange all the plates beside the blue toy
+    car without moving it", on the living room's 0.35 m deep shelf (the audit found
+    neither planner nor oracle could): at most three there; any number on the table."""
+    keep = at("on", "toy_car_1", "living_shelf|shelf_1")
+    plates = [at("around", f"plate_{k}", "toy_car_1") for k in range(4)]
+    assert infeasible(GAnd(parts=(*plates, keep)), g, never, {}) is Infeasible.AROUND
+    assert infeasible(GAnd(parts=(*plates[:3], keep)), g, never, {}) is None
+    assert infeasible(GAnd(parts=tuple(plates)), g, never, {}) is None  # anchor anywhere
+    table = at("on", "toy_car_1", "dining_table|top")
+    assert infeasible(GAnd(parts=(*plates, table)), g, never, {}) is None
+
+
 @pytest.mark.slow
 def test_items_on_either_receptacle_of_one_seat() -> None:
     """`out-spread-over-two` bound to a chair's two receptacles (Habitat's aabb and

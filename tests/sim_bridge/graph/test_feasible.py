@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from fdc.sim_bridge.graph.feasible import (
     Infeasible,
+    around_room,
     inside_object,
     layers,
     pack,
@@ -307,3 +308,60 @@ def test_never_rules_out_a_count_the_world_places(sizes: list[tuple[float, float
         return
     for a, b in itertools.permutations(names, 2):
         assert len(placed(g, "shelf|shelf_2", [a, b])) < 2, (a, b)
+
+
+#: A 6 cm cube on the bookcase's middle shelf (0.8 m up), at its front edge.
+CUBE = obj("cube", "toy", (0.86, 3.0, 0.83), (0.06, 0.06, 0.06), kind="movable")
+PLATES = [f"plate_{k}" for k in range(4)]
+
+
+@pytest.fixture(scope="module")
+def narrow() -> SceneGraph:
+    """The 0.35 m deep bookcase, the cube and four 0.25 m plates on the floor."""
+    plates = [item(p, ITEMS["plate"], k) for k, p in enumerate(PLATES)]
+    return graph([SHELF, CUBE, *plates], agent=(3.5, 3.5))
+
+
+def test_around_an_anchor_on_a_narrow_shelf(narrow: SceneGraph) -> None:
+    """Across the 0.35 m shelf two 0.25 m plates' centres lie at most 0.1 m apart, less
+    than half a plate: one plate at each end of the cube, one beside it (the cube and a
+    plate fit side by side across the shelf), never four."""
+    shelf = "shelf|shelf_1"
+    assert around_room(narrow, shelf, "cube", PLATES) is Infeasible.AROUND
+    assert around_room(narrow, shelf, "cube", PLATES[:3]) is None
+    # on the 1.2 x 0.8 m table, or with the anchor turned 45 degrees: nothing judged
+    wide = graph([TABLE, obj("cube", "toy", (2.8, 1.5, 0.78), (0.06, 0.06, 0.06),
+                             kind="movable"),
+                  *(item(p, ITEMS["plate"], k) for k, p in enumerate(PLATES))], agent=(3.8, 3.5))
+    assert around_room(wide, "table|top", "cube", PLATES) is None
+    turned = graph([SHELF, obj("cube", "toy", (0.9, 3.0, 0.83), (0.06, 0.06, 0.06), 45.0,
+                               kind="movable"),
+                    *(item(p, ITEMS["plate"], k) for k, p in enumerate(PLATES))],
+                   agent=(3.5, 3.5))
+    assert around_room(turned, shelf, "cube", PLATES) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(ay=st.floats(2.58, 3.42), ax=st.floats(0.86, 1.14), near=st.floats(0.0, 0.1),
+       far=st.floats(0.0, 0.1), dy=st.floats(0.26, 0.6), x0=st.floats(0.95, 1.05),
+       x1=st.floats(0.95, 1.05))
+def test_the_checker_sees_one_plate_beyond_each_end(
+        narrow: SceneGraph, ay: float, ax: float, near: float, far: float, dy: float,
+        x0: float, x1: float) -> None:
+    """`around_room`'s argument, against the `around` checker: of two plates on the
+    narrow shelf beyond the same end of the cube (wherever across the shelf each
+    stands), at most one is around it."""
+    from fdc.predicates.builtin import evaluate
+    from fdc.predicates.registry import Context
+    from tests.predicates.stand_in import StandInState
+
+    y0 = ay + 0.03 + 0.125 + near  # the nearer plate, clear of the cube
+    y1 = y0 + dy + far  # the farther one, clear of the nearer
+    top = 0.8
+    st_ = StandInState.of(narrow, 3.5, 3.5).moved("cube", (ax, ay, top + 0.03), "shelf|shelf_1")
+    for p, (x, y) in zip(PLATES, ((x0, y0), (x1, y1)), strict=False):
+        st_ = st_.moved(p, (x, y, top + 0.01), "shelf|shelf_1")
+    ctx = Context(graph=narrow, state=st_)  # type: ignore[arg-type]
+    both = [evaluate("around", [p, "cube"], ctx) for p in PLATES[:2]]
+    assert both[0] or y0 + 0.125 > 3.45  # the nearer one is, when on the shelf
+    assert not all(both)
