@@ -517,9 +517,10 @@ def around_room(g: SceneGraph, surface_id: str, anchor: str, items: Sequence[str
     those beside it (their centres within its box's extent along the row) at most one
     on each side, and only where the anchor and such an item fit side by side across
     the surface (turned 0 or 90 degrees, as placements are). The argument holds only
-    where every one of them stands square to the surface: nothing is judged where the
-    anchor or an item on the surface at the start is turned otherwise, stands on
-    another item over the surface, or where the surface has twins."""
+    where every one of them stands square to the surface, within its outline: nothing
+    is judged where the anchor or an item on the surface at the start is turned
+    otherwise, overhangs it, stands on another item over the surface, or where the
+    surface has twins."""
     import shapely
 
     need = len(items)
@@ -529,10 +530,15 @@ def around_room(g: SceneGraph, surface_id: str, anchor: str, items: Sequence[str
     if twins(g, s, on_below_m):
         return None
 
+    within = s.polygon.buffer(SLACK_M, join_style="mitre")
+
     def square(info: ObjectInfo) -> bool:
+        """Standing on the surface square to it, its footprint its box, within the
+        outline (as a placement would put it)."""
         turn = math.remainder(info.yaw_rad - s.yaw_rad, math.pi / 2)
-        return abs(turn) < 1e-6 and abs(info.footprint.area - info.size[0] * info.size[1]) \
-            <= 1e-6 * max(info.size[0] * info.size[1], 1e-9)
+        area = float(info.size[0] * info.size[1])
+        return abs(turn) < 1e-6 and abs(info.footprint.area - area) <= 1e-6 * max(area, 1e-9) \
+            and bool(shapely.covers(within, info.footprint))
 
     lo_hi: list[tuple[tuple[float, float], tuple[float, float], float]] = []
     for item in (anchor, *items):

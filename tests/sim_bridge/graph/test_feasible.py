@@ -339,6 +339,15 @@ def test_around_an_anchor_on_a_narrow_shelf(narrow: SceneGraph) -> None:
                     *(item(p, ITEMS["plate"], k) for k, p in enumerate(PLATES))],
                    agent=(3.5, 3.5))
     assert around_room(turned, shelf, "cube", PLATES) is None
+    # a plate there at the start hanging 5 cm over the shelf's front edge: not judged
+    over = obj("plate_0", "thing", (1.1, 2.7, 0.81), ITEMS["plate"], kind="movable")
+    hangs = graph([SHELF, CUBE, over, *(item(p, ITEMS["plate"], k)
+                                        for k, p in enumerate(PLATES[1:]))], agent=(3.5, 3.5))
+    assert around_room(hangs, shelf, "cube", PLATES) is None
+    square = obj("plate_0", "thing", (1.0, 2.7, 0.81), ITEMS["plate"], kind="movable")
+    inside = graph([SHELF, CUBE, square, *(item(p, ITEMS["plate"], k)
+                                           for k, p in enumerate(PLATES[1:]))], agent=(3.5, 3.5))
+    assert around_room(inside, shelf, "cube", PLATES) is Infeasible.AROUND
 
 
 @settings(max_examples=60, deadline=None)
