@@ -83,6 +83,7 @@ class FrameIndex:
         self.final_frame: dict[str, int] = {}
         for it in log.interactions:  # sorted by pick frame: the last one is final
             self.final_frame[it.object] = it.place_frame if it.place_frame is not None else n
+        self._poses = tuple(f.agent for f in log.frames)  # one tuple: checkers keep its columns
         xy = np.array([(f.agent.x, f.agent.y) for f in log.frames], dtype=np.float64)
         self._nodes = graph.nav.nearest_nodes(xy) if n else np.zeros(0, dtype=np.int64)
 
@@ -106,7 +107,7 @@ class FrameIndex:
             args = [a.args for a in batch]
             if self.registry.checker(p).over_poses and n:
                 results[p][:] = self.registry.evaluate_at_poses(
-                    p, args, self._contexts[0], [f.agent for f in self.log.frames])
+                    p, args, self._contexts[0], self._poses)
                 continue
             for i, ctx in enumerate(self._contexts):
                 results[p][:, i] = self.registry.evaluate_many(p, args, ctx)

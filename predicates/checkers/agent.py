@@ -47,6 +47,27 @@ def hand_empty(ctx: Context) -> bool:
     return ctx.require_state().held_object() is None
 
 
+#: The columns of the last tuples of poses asked about (an experience's frames are asked
+#: about by every checker over poses, template after template): id -> (poses, columns).
+_COLUMNS: dict[int, tuple[tuple[AgentPose, ...], tuple[np.ndarray, ...]]] = {}
+
+
+def _columns(poses: tuple[AgentPose, ...]) -> tuple[np.ndarray, ...]:
+    """x, y and yaw of the poses, each (poses, 1), read-only (kept for the same tuple)."""
+    known = _COLUMNS.get(id(poses))
+    if known is not None and known[0] is poses:
+        return known[1]
+    cols = tuple(np.array([getattr(p, k) for p in poses], dtype=np.float64).reshape(-1, 1)
+                 for k in ("x", "y", "yaw_rad"))
+    for c in cols:
+        c.flags.writeable = False
+    if len(poses) > 1:
+        _COLUMNS[id(poses)] = (poses, cols)
+        if len(_COLUMNS) > 8:  # a bounded memo: the oldest goes first
+            del _COLUMNS[next(iter(_COLUMNS))]
+    return cols
+
+
 class _Poses:
     """The robot's poses a checker answers for (`Context.poses`, else the state's pose),
     as columns: x, y, yaw (each (poses, 1), against a row of targets)."""
@@ -55,9 +76,7 @@ class _Poses:
         self.many = ctx.poses is not None
         self.poses: tuple[AgentPose, ...] = ctx.poses if ctx.poses is not None else \
             (ctx.require_state().agent_pose(),)
-        self.x, self.y, self.yaw = (np.array([[getattr(p, k)] for p in self.poses],
-                                             dtype=np.float64).reshape(-1, 1)
-                                    for k in ("x", "y", "yaw_rad"))
+        self.x, self.y, self.yaw = _columns(self.poses)
 
     def facing(self, tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
         """Unsigned angle (rad) between each heading and the direction to each target."""
@@ -85,15 +104,16 @@ def robot_at_object(ctx: Context, o: Movables, *, object_distance_m: float = 2.0
     if check_distance:
         # The walking distance is never shorter than the straight one.
         ok &= np.hypot(tx - at.x, ty - at.y) <= object_distance_m
-    check_visibility = not (ctx.mode & Mode.NO_VISIBILITY)
-    for k, i in zip(*(x.tolist() for x in np.nonzero(ok)), strict=True):
+    pairs = list(zip(*(x.tolist() for x in np.nonzero(ok)), strict=True))
+    # The lines of sight first (all at once): they cost less than a walking distance,
+    # and an item out of view needs none.
+    seen = state.visible_many([o[i] for _, i in pairs], [at.poses[k] for k, _ in pairs],
+                              view_fov_rad, view_range_m) \
+        if pairs and not (ctx.mode & Mode.NO_VISIBILITY) else [True] * len(pairs)
+    for (k, i), visible in zip(pairs, seen, strict=True):
         a = at.poses[k]
-        # The line of sight first: it costs less than a walking distance, and an item
-        # out of view needs none.
-        ok[k, i] = (not check_visibility or state.visible(
-            o[i], pose=a, fov_rad=view_fov_rad, max_range_m=view_range_m)) and not (
-            check_distance and not state.geodesic_within(
-                (a.x, a.y), (float(tx[i]), float(ty[i])), object_distance_m))
+        ok[k, i] = visible and not (check_distance and not state.geodesic_within(
+            (a.x, a.y), (float(tx[i]), float(ty[i])), object_distance_m))
     return at.answer(ok)
 
 
@@ -137,18 +157,20 @@ def robot_at_receptacle(ctx: Context, s: Surfaces, *, receptacle_distance_m: flo
     if not (ctx.mode & Mode.NO_VISIBILITY):
         live = sorted({s[i] for i in np.nonzero(ok.any(axis=0))[0].tolist()})
         occ = occupants(ctx, live, on_top_m, on_below_m) if live else {}
+        pairs = list(zip(*(x.tolist() for x in np.nonzero(ok)), strict=True))
+        # A sight line to the furniture's centre passes through what stands on it: the
+        # surface is in view when its furniture or an item on it is (all at once).
+        asked = {(k, s[i]): [table.carrier[table.index[s[i]]], *occ.get(s[i], [])]
+                 for k, i in pairs}
+        lines = [(k, x) for (k, _), things in asked.items() for x in things]
+        answers = state.visible_many([x for _, x in lines], [at.poses[k] for k, _ in lines],
+                                     view_fov_rad, view_range_m) if lines else []
         seen: dict[tuple[int, str], bool] = {}
-        for k, i in zip(*(x.tolist() for x in np.nonzero(ok)), strict=True):
-            sid = s[i]
-            if (k, sid) not in seen:
-                # A sight line to the furniture's centre passes through what stands on
-                # it: the surface is in view when its furniture or an item on it is.
-                carrier = table.carrier[table.index[sid]]
-                seen[k, sid] = any(
-                    state.visible(x, pose=at.poses[k], fov_rad=view_fov_rad,
-                                  max_range_m=view_range_m)
-                    for x in [carrier, *occ.get(sid, [])])
-            ok[k, i] = seen[k, sid]
+        it = iter(answers)
+        for key, things in asked.items():
+            seen[key] = any([next(it) for _ in things])
+        for k, i in pairs:
+            ok[k, i] = seen[k, s[i]]
     return at.answer(ok)
 
 

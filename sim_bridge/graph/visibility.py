@@ -11,6 +11,7 @@ in one query.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,34 +44,43 @@ def _hidden_in_closed(g: SceneView, ident: str) -> bool:
 
 def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[str]
                   ) -> np.ndarray:
+    return sight_lines(g, np.tile(np.asarray(eye, dtype=np.float64), (len(targets), 1)),
+                       targets)
+
+
+def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.ndarray:
+    """Whether each eye (rows x, y, z) sees the centre of the object beside it: the
+    sight line crosses no wall, and no object (but the target and what carries it)
+    whose box spans the line's height where it passes nearest the object's centre, and
+    no closed container hides the target. One pass for all the lines."""
     import shapely
 
-    if not targets:
+    if not len(targets):
         return np.zeros(0, dtype=bool)
-    objs = [g.object(t) for t in targets]
-    tx = np.array([o.position[0] for o in objs])
-    ty = np.array([o.position[1] for o in objs])
-    tz = np.array([(o.bottom_z + o.top_z) / 2 for o in objs])
+    ex, ey, ez = eyes[:, 0], eyes[:, 1], eyes[:, 2]
+    objs = {t: g.object(t) for t in dict.fromkeys(targets)}
+    tx = np.array([objs[t].position[0] for t in targets])
+    ty = np.array([objs[t].position[1] for t in targets])
+    tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
     lines = shapely.linestrings(
-        np.stack([np.stack([np.full(len(objs), eye[0]), np.full(len(objs), eye[1])], axis=1),
-                  np.stack([tx, ty], axis=1)], axis=1))
+        np.stack([np.stack([ex, ey], axis=1), np.stack([tx, ty], axis=1)], axis=1))
     ids = g.bodies.ids
     occ = g.bodies.footprints
     tree = shapely.STRtree(occ)
     li, oi = tree.query(lines, predicate="intersects")
-    blocked = np.zeros(len(objs), dtype=bool)
+    blocked = np.zeros(len(targets), dtype=bool)
     if len(li):
         # Height of the sight line where it passes nearest the occluder's centre.
         c = shapely.get_coordinates(shapely.centroid(occ[oi]))
-        dx, dy = tx[li] - eye[0], ty[li] - eye[1]
+        dx, dy = tx[li] - ex[li], ty[li] - ey[li]
         denom = np.maximum(dx * dx + dy * dy, 1e-12)
-        s = np.clip(((c[:, 0] - eye[0]) * dx + (c[:, 1] - eye[1]) * dy) / denom, 0, 1)
-        h = eye[2] + s * (tz[li] - eye[2])
+        s = np.clip(((c[:, 0] - ex[li]) * dx + (c[:, 1] - ey[li]) * dy) / denom, 0, 1)
+        h = ez[li] + s * (tz[li] - ez[li])
         tops, bottoms = g.bodies.tops[oi], g.bodies.bottoms[oi]
-        carriers = [_carrier_chain(g, targets[k]) for k in range(len(targets))]
+        carriers = {t: _carrier_chain(g, t) for t in objs}
         for a, b, top, bottom, hh in zip(li.tolist(), oi.tolist(), tops.tolist(),
                                          bottoms.tolist(), h.tolist(), strict=True):
-            if blocked[a] or ids[b] == targets[a] or ids[b] in carriers[a]:
+            if blocked[a] or ids[b] == targets[a] or ids[b] in carriers[targets[a]]:
                 continue
             o = g.object(ids[b])
             if o.kind is Kind.STAGE and o.spec.obstacle is False:
@@ -80,8 +90,8 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
     walls = g.layout.walls
     if not walls.is_empty:
         blocked |= shapely.intersects(lines, walls)
-    hidden = np.array([_hidden_in_closed(g, t) for t in targets], dtype=bool)
-    return ~blocked & ~hidden
+    hidden = {t: _hidden_in_closed(g, t) for t in objs}
+    return ~blocked & ~np.array([hidden[t] for t in targets], dtype=bool)
 
 
 def _carrier_chain(g: SceneView, ident: str) -> set[str]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Snapshot
 
@@ -26,6 +28,11 @@ class LiveRecord:
     def visible(self, object_id: str, pose: AgentPose | None = None,
                 fov_rad: float | None = None, max_range_m: float | None = None) -> bool:
         return self.state.visible(object_id, pose, fov_rad, max_range_m)
+
+    def visible_many(self, object_ids: Sequence[str], poses: Sequence[AgentPose],
+                     fov_rad: float | None = None, max_range_m: float | None = None
+                     ) -> list[bool]:
+        return self.state.visible_many(object_ids, poses, fov_rad, max_range_m)
 
     def visible_objects(self, pose: AgentPose | None = None, fov_rad: float | None = None,
                         max_range_m: float | None = None) -> list[str]:

@@ -160,3 +160,11 @@ class WorldState(Protocol):
     ) -> bool:
         """Whether the object is in view from `pose` (default: the agent's)."""
         ...
+
+    def visible_many(
+        self, object_ids: Sequence[str], poses: Sequence[AgentPose],
+        fov_rad: float | None = None, max_range_m: float | None = None,
+    ) -> list[bool]:
+        """`visible` for each object from the pose beside it (a backend may test the
+        sight lines together)."""
+        ...

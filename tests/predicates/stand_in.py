@@ -124,3 +124,13 @@ class StandInState:
         if fov_rad is not None and ang > fov_rad / 2:
             return False
         return self.graph.line_of_sight((p.x, p.y), object_id)
+
+    def visible_many(
+        self,
+        object_ids: Sequence[str],
+        poses: Sequence[AgentPose],
+        fov_rad: float | None = None,
+        max_range_m: float | None = None,
+    ) -> list[bool]:
+        return [self.visible(x, p, fov_rad, max_range_m)
+                for x, p in zip(object_ids, poses, strict=True)]

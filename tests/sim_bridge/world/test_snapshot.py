@@ -98,3 +98,19 @@ def test_visibility_occluded_by_furniture(g: SceneGraph) -> None:
     assert SnapshotState(g, snapshot((5.2, 2.0, 0.06))).visible("mug", behind)
     assert SnapshotState(g, snapshot((5.2, 2.0, 0.06))).visible_objects(behind) == \
         ["mug", "wardrobe"]
+
+
+def test_many_sight_lines_at_once_answer_as_one_view_does(g: SceneGraph) -> None:
+    """`visible_many` (the checkers over an experience's frames ask it for every pose and
+    item at once) answers, pair by pair, what `visible_objects` sees from each pose."""
+    s = SnapshotState(g, snapshot((5.2, 2.0, 0.06)))
+    ids = [o.id for o in g.scene.objects]
+    poses = [AgentPose(x=x, y=y, yaw_rad=math.radians(yaw))
+             for x in (1.0, 3.0, 4.7, 5.0) for y in (1.0, 2.0, 3.6)
+             for yaw in range(0, 360, 45)]
+    pairs = [(x, p) for p in poses for x in ids]
+    many = s.visible_many([x for x, _ in pairs], [p for _, p in pairs])
+    seen = {(x, id(p)) for p in poses for x in s.visible_objects(p)}
+    assert many == [(x, id(p)) in seen for x, p in pairs]
+    assert any(many) and not all(many)
+    assert s.visible_many([], []) == []
