@@ -13,11 +13,11 @@ between a third of `--rooms` and `--rooms` rooms), then compiled with the librar
 `fdc compile` makes (`compiler.shards.compile_sharded`, `emit_sharded`) into a fresh
 cache, and compiled a second time from that cache (everything reused).
 
-It reports: tasks and shards; wall time; CPU seconds (this process and its workers);
-tasks per second and tasks per second per core (tasks / wall / jobs); peak resident
-memory of this process (which merges and writes the suite) and of the largest worker;
-seconds per pass summed over the workers (the pipeline's `Timings`); and the rerun's
-wall time. `--json PATH` writes the same as JSON.
+It reports: tasks (and how many are memory tasks) and shards; wall time; CPU seconds
+(this process and its workers); tasks per second and tasks per second per core (tasks /
+wall / jobs); peak resident memory of this process (which merges and writes the suite)
+and of the largest worker; seconds per pass summed over the workers (the pipeline's
+`Timings`); and the rerun's wall time. `--json PATH` writes the same as JSON.
 """
 
 from __future__ import annotations
@@ -62,11 +62,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[str, Any]:
-    from fdc.compiler.compile import CompileOptions, load_entries
+    from fdc.compiler.compile import CompileOptions, is_memory_template, load_entries
     from fdc.compiler.executors import LocalExecutor
     from fdc.compiler.prepare import SceneJob
     from fdc.compiler.shards import ShardCache, compile_sharded, emit_sharded
     from fdc.core.files import write_atomic
+    from fdc.predicates.builtin import default_registry
     from fdc.sim_bridge.scene.generate import family_file, family_scene
 
     folder = root / "scenes"
@@ -98,9 +99,13 @@ def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[st
     emit_sharded(root / "suite.jsonl", again, cache, entries, options)
     rerun_s = time.perf_counter() - start
     kib = 1 if sys.platform != "darwin" else 1 / 1024
+    registry = default_registry()
+    memory = {e.name for e in entries if is_memory_template(e.template, registry)}
     return {
         "scenes": scenes, "experiences": days, "shards": len(done.shards),
         "templates": len(entries), "jobs": args.jobs, "tasks": manifest.tasks,
+        "memory_tasks": sum(c.tasks for name, c in manifest.per_template.items()
+                            if name in memory),
         "max_per_template": args.max_per_template, "rooms": args.rooms,
         "objects": args.objects, "interactions": args.interactions,
         "wall_s": round(wall_s, 2), "compile_wall_s": round(compiled_s, 2),
@@ -129,7 +134,7 @@ def _tick(total: int) -> None:
 def print_report(r: dict[str, Any]) -> None:
     print(f"{r['scenes']} scenes x {r['experiences']} experiences = {r['shards']} shards, "
           f"{r['templates']} templates, --jobs {r['jobs']}: {r['tasks']} tasks "
-          f"({r['suite_mib']} MiB)")
+          f"({r['memory_tasks']} memory tasks; {r['suite_mib']} MiB)")
     print(f"wall {r['wall_s']} s (emit {r['emit_s']} s), CPU {r['cpu_s']} s; "
           f"{r['tasks_per_s']} tasks/s, {r['tasks_per_s_per_core']} tasks/s/core")
     print(f"peak RSS: main {r['peak_rss_mib_main']} MiB, largest worker "
