@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.view import SceneView
 
 
-def _eye(g: SceneView, position: Point, eye_z: float | None) -> tuple[float, float, float]:
+def eye_point(g: SceneView, position: Point, eye_z: float | None) -> tuple[float, float, float]:
+    """The eye of an agent standing at `position`: `eye_z`, else the agent's eye height
+    above the position's z (0 when it has none)."""
     if eye_z is None:
         eye_z = (position[2] if len(position) == 3 else 0.0) + g.scene.agent.eye_height_m  # type: ignore[misc]
     return float(position[0]), float(position[1]), float(eye_z)
@@ -106,13 +108,13 @@ def _carrier_chain(g: SceneView, ident: str) -> set[str]:
 def line_of_sight(g: SceneView, position: Point, target: str, eye_z: float | None = None
                   ) -> bool:
     """Whether an eye at `position` sees the centre of object `target`."""
-    return bool(_visible_mask(g, _eye(g, position, eye_z), [target])[0])
+    return bool(_visible_mask(g, eye_point(g, position, eye_z), [target])[0])
 
 
 def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float,
                     max_range_m: float, eye_z: float | None = None) -> list[str]:
     """Ids of objects within range and field of view with a clear line of sight."""
-    eye = _eye(g, position, eye_z)
+    eye = eye_point(g, position, eye_z)
     p = g.bodies.positions
     if len(p) == 0:
         return []

@@ -155,7 +155,7 @@ class SnapshotState:
         """`visible` for each object from the pose beside it: the held item always;
         else within range and field of view, with a clear line of sight (the lines
         tested in one pass)."""
-        from fdc.sim_bridge.graph.visibility import sight_lines
+        from fdc.sim_bridge.graph.visibility import eye_point, sight_lines
 
         fov = DEFAULT_FOV_RAD if fov_rad is None else fov_rad
         rng = DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m
@@ -173,9 +173,8 @@ class SnapshotState:
             if abs(ang) <= fov / 2:
                 lines.append(j)
         if lines:
-            eye_m = float(self.posed.scene.agent.eye_height_m)
-            eyes = np.array([(float(poses[j].x), float(poses[j].y),
-                              float(poses[j].z + eye_m)) for j in lines], dtype=np.float64)
+            eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
+                             for j in lines], dtype=np.float64)
             seen = sight_lines(self.posed, eyes, [object_ids[j] for j in lines])
             for j, ok in zip(lines, seen.tolist(), strict=True):
                 out[j] = bool(ok)
