@@ -26,6 +26,7 @@ import numpy as np
 from fdc.sim_bridge.geometry import (
     frame_bounds,
     from_frame,
+    rect_coords,
     rects,
     to_frame,
     yaw_quaternion,
@@ -166,6 +167,7 @@ def find_spot(
     t_local = shapely.transform(target, lambda xy: to_frame(xy, surface.origin, surface.yaw_rad))
     u0, v0, u1, v1 = t_local.bounds
     fills = _fills(t_local)
+    convex = not fills and bool(shapely.equals(within, shapely.convex_hull(within)))
     near_bounds = (frame_bounds(obstacles, surface.origin, surface.yaw_rad) if len(obstacles)
                    else np.zeros((0, 4)))
     pu, pv = to_frame([preferred_xy], surface.origin, surface.yaw_rad)[0]
@@ -183,8 +185,8 @@ def find_spot(
     def grid(turn: float) -> _Grid | None:
         if turn not in grids:
             grids[turn] = _grid(surface, (sx, sy), turn, (u0, v0, u1, v1), (pu, pv), within,
-                                fills, centre_in, tree, near_bounds, walls, inner, pack,
-                                config)
+                                fills, convex, centre_in, tree, near_bounds, walls, inner,
+                                pack, config)
         return grids[turn]
 
     found = next(((t, gr) for t in TURNS if (gr := grid(t)) is not None), None)
@@ -219,18 +221,27 @@ def _fills(t_local: Any) -> bool:
 
 
 def _free(xy: Any, cu: Any, cv: Any, hx: float, hy: float, surface: Surface, within: Any,
-          fills: bool, centre_in: Any, tree: Any, bounds: Any, gap_m: float) -> Any:
+          fills: bool, convex: bool, centre_in: Any, tree: Any, bounds: Any, gap_m: float
+          ) -> Any:
     """Which candidate spots (centres `xy`, (`cu`, `cv`) in the surface frame) hold the
     item's footprint inside `within`, its centre inside `centre_in`, and nothing within
     `gap_m`. Footprints are built only for the candidates a cheap test cannot decide:
-    none for the target when `fills` says every candidate fits it; for the obstacles,
-    those whose box, grown by the gap, meets an obstacle's bounds in the surface frame
-    (a footprint clear of those is clear of the obstacle itself)."""
+    none for the target when `fills` says every candidate fits it, nor when `within` is
+    `convex` (a footprint lies in a convex region when its four corners do, on its
+    boundary or inside); for the obstacles, those whose box, grown by the gap, meets an
+    obstacle's bounds in the surface frame (a footprint clear of those is clear of the
+    obstacle itself)."""
     import shapely
 
     n = len(cu)
     if fills:
         ok = np.ones(n, dtype=bool)
+    elif convex:
+        args = np.broadcast_arrays(xy[:, 0], xy[:, 1], *(np.full(n, x, dtype=np.float64)
+                                                         for x in (hx, hy, surface.yaw_rad)))
+        corners = rect_coords(*args)
+        ok = shapely.intersects_xy(within, corners[..., 0].ravel(),
+                                   corners[..., 1].ravel()).reshape(n, 4).all(axis=1)
     else:
         ok = shapely.contains(within, rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad))
     if centre_in is not None:
@@ -290,8 +301,9 @@ class _Grid:
 
 def _grid(surface: Surface, size: tuple[float, float], turn: float,
           bounds: tuple[float, float, float, float], preferred: tuple[float, float],
-          within: Any, fills: bool, centre_in: Any, tree: Any, obstacle_bounds: Any,
-          walls: Any, inner: Any, pack: bool, config: PlacementConfig) -> _Grid | None:
+          within: Any, fills: bool, convex: bool, centre_in: Any, tree: Any,
+          obstacle_bounds: Any, walls: Any, inner: Any, pack: bool, config: PlacementConfig
+          ) -> _Grid | None:
     """The candidate spots of `find_spot` for the item turned `turn` (None: none free)."""
 
     sx, sy = size
@@ -316,8 +328,8 @@ def _grid(surface: Surface, size: tuple[float, float], turn: float,
     gu, gv = np.meshgrid(us, vs, indexing="ij")
     cu, cv = gu.ravel(), gv.ravel()
     xy = from_frame(np.stack([cu, cv], axis=1), surface.origin, surface.yaw_rad)
-    ok = _free(xy, cu, cv, hx, hy, surface, within, fills, centre_in, tree, obstacle_bounds,
-               config.gap_m)
+    ok = _free(xy, cu, cv, hx, hy, surface, within, fills, convex, centre_in, tree,
+               obstacle_bounds, config.gap_m)
     if not ok.any():
         return None
     # Packing, bottom-left fill: a spot pressed against something along both axes

@@ -327,15 +327,16 @@ def test_at_a_given_pose_when_it_is_free() -> None:
 @settings(max_examples=60, deadline=None)
 @given(yaw=st.floats(-3.2, 3.2), origin=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
        size=st.tuples(st.floats(0.02, 0.3), st.floats(0.02, 0.3)),
-       notch=st.booleans(),
+       shape=st.sampled_from(["box", "notch", "hexagon"]),
        obstacles=st.lists(st.tuples(st.floats(-0.6, 0.6), st.floats(-0.4, 0.4),
                                     st.floats(0.01, 0.3), st.floats(0.01, 0.3),
                                     st.floats(-3.2, 3.2)), max_size=12))
 def test_the_cheap_spot_tests_decide_as_the_footprints_do(
-        yaw: float, origin: tuple[float, float], size: tuple[float, float], notch: bool,
+        yaw: float, origin: tuple[float, float], size: tuple[float, float], shape: str,
         obstacles: list[tuple[float, float, float, float, float]]) -> None:
     # find_spot builds footprints only where its cheap tests cannot decide: the spots it
-    # keeps must be those the footprints themselves keep
+    # keeps must be those the footprints themselves keep (a rectangle that fills its
+    # bounds, a convex hexagon judged by its corners, an L by the footprints)
     from types import SimpleNamespace
 
     import numpy as np
@@ -346,8 +347,11 @@ def test_the_cheap_spot_tests_decide_as_the_footprints_do(
 
     surface = SimpleNamespace(origin=(*origin, 0.0), yaw_rad=yaw)
     local = shapely.box(-0.6, -0.4, 0.6, 0.4)
-    if notch:  # an L-shaped target, as merged regions are
+    if shape == "notch":  # an L-shaped target, as merged regions are
         local = local.difference(shapely.box(0.2, 0.1, 0.7, 0.5))
+    elif shape == "hexagon":  # the box with its corners cut
+        local = local.intersection(shapely.Polygon(
+            [(-0.6, 0), (-0.3, -0.4), (0.3, -0.4), (0.6, 0), (0.3, 0.4), (-0.3, 0.4)]))
     target = shapely.transform(local, lambda uv: from_frame(uv, origin, yaw))
     within = shapely.buffer(target, FIT_SLACK_M, join_style="mitre")
     hx, hy = size[0] / 2, size[1] / 2
@@ -359,8 +363,10 @@ def test_the_cheap_spot_tests_decide_as_the_footprints_do(
                     for u, v, w, d, t in obstacles], dtype=object)
     tree = shapely.STRtree(obs) if len(obs) else None
     bounds = frame_bounds(obs, surface.origin, yaw) if len(obs) else np.zeros((0, 4))
-    assert _fills(local) is not notch
-    got = _free(xy, cu, cv, hx, hy, surface, within, _fills(local), None, tree, bounds, 0.01)
+    fills = _fills(local)
+    convex = not fills and bool(shapely.equals(within, shapely.convex_hull(within)))
+    assert (fills, convex) == (shape == "box", shape == "hexagon")
+    got = _free(xy, cu, cv, hx, hy, surface, within, fills, convex, None, tree, bounds, 0.01)
     boxes = rects(xy[:, 0], xy[:, 1], hx, hy, yaw)
     want = shapely.contains(within, boxes)
     if len(obs):
