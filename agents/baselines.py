@@ -51,6 +51,7 @@ from fdc.agents.env import (
     step_budget,
 )
 from fdc.agents.predictions import Prediction
+from fdc.compiler.start_checks import ANCHORED
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.limits import current
@@ -103,8 +104,6 @@ OFF_MAP_M = -1000.0
 ROOM_MOVES = 3
 #: Relations any of many surfaces satisfies: the oracle tries them in turn.
 SPREAD = frozenset({"in-room", "on-furniture"})
-#: Relations to anchors the oracle may move to make room.
-ANCHORED = frozenset({"around", "at-side", "between"})
 #: Relations whose items the oracle packs together on one surface.
 PACKED = frozenset({"on", "in-cell", "inside"})
 #: Placements tried when packing several items on one surface.
@@ -999,6 +998,19 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph, after: Snapshot | None =
             raise Unsolvable(f"the plan takes {len(actions)} actions; the budget is {budget}")
         return actions
     raise Unsolvable(first)
+
+
+def witness(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
+            ) -> str | None:
+    """Why the oracle finds no trace for `task` (None: it finds one, and it verifies):
+    the compile's `CompileOptions.witness`, so that a task whose goal the geometric
+    rules cannot decide (`needs_witness`) is emitted only when an agent of fdc's
+    achieves it, and `fdc audit`'s oracle, which runs the same trace, agrees."""
+    try:
+        oracle_actions(task, graph, after)
+    except Unsolvable as e:
+        return str(e)
+    return None
 
 
 #: A goal relation a placement makes, in the order a placement is written as fdc-home's

@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[str, Any]:
+    from fdc.agents.baselines import witness
     from fdc.compiler.compile import CompileOptions, is_memory_template, load_entries
     from fdc.compiler.executors import LocalExecutor
     from fdc.compiler.prepare import SceneJob
@@ -78,7 +79,8 @@ def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[st
             write_atomic(path, family_scene(k, args.seed, args.rooms, args.objects).to_json())
         files.append(path)
     entries, _ = load_entries(None)
-    options = CompileOptions(seed=args.seed, max_per_template=args.max_per_template or None)
+    options = CompileOptions(seed=args.seed, max_per_template=args.max_per_template or None,
+                             witness=witness)
     jobs = [SceneJob(str(p), None, True, args.interactions, day=d + 1)
             for p in files for d in range(days)]
     cache = ShardCache(root / "suite.cache")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,12 +90,21 @@ class TemplateEntry:
         return self.template.level
 
 
+#: Why no agent of fdc's is known to achieve a task from where it starts (None: one
+#: is): the manipulation oracle's answer (`fdc.agents.baselines.witness`). The agents
+#: sit above the compiler, so the commands that compile hand it down (`CompileOptions`).
+Witness = Callable[[TaskRecord, "SceneGraph", Snapshot | None], str | None]
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     seed: int = 0
     max_per_template: int | None = None
     max_atoms: int = field(default_factory=lambda: current().goal_atoms)  # per ground goal
     bind_limit: int = field(default_factory=lambda: current().template_bindings)
+    #: Asked of a task whose goal the geometric rules cannot decide (`start_checks.
+    #: needs_witness`); None: such tasks are kept unasked.
+    witness: Witness | None = field(default=None, compare=False)
 
 
 @dataclass

@@ -12,8 +12,11 @@
                     frames       a memory task's goal frames and walk   (compiler.frames)
                                  (not a memory-manipulation task: it is acted out)
                     record       the task record                        (compiler.record)
-                                 (one with the goal and instructions of a task kept
-                                 before drops as a duplicate)
+                    witness      a goal the geometric rules cannot decide (items by
+                                 anchors): the oracle's trace, else it drops
+                                 (`CompileOptions.witness`; start_checks.needs_witness)
+                                 then a task with the goal and instructions of one kept
+                                 before drops as a duplicate
 
 then `compiler.emit` builds the manifest and writes the suite. Every pass is timed
 (`Timings`); the times never change what is compiled.
@@ -50,7 +53,7 @@ from dataclasses import replace
 
 from fdc.core.errors import InputError
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import Goal, GTargets, GThen
+from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
 
 from .bind import BindError, Draw, random_order
@@ -74,7 +77,7 @@ from .manifest import ExperienceRef
 from .prepare import SceneJob, prepare_scene
 from .record import task_record, task_start
 from .scene_facts import FactsError
-from .start_checks import check_start
+from .start_checks import check_start, needs_witness
 from .suite import TaskRecord
 from .timings import Pass, Timings
 from .wording import describe_parameters, describe_targets, render_variants
@@ -286,5 +289,13 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
                      *compiler.goal_frames())
     if isinstance(frames, Drop):
         return frames
-    return run(Pass.RECORD, task_record, compiler, entry, binding, goal, targets, rendered,
-               start, memory, frames)
+    record = run(Pass.RECORD, task_record, compiler, entry, binding, goal, targets, rendered,
+                 start, memory, frames)
+    witness = compiler.options.witness
+    if witness is not None and needs_witness(
+            goal, compiler.judge(entry.domain, start, atoms(goal)).__getitem__):
+        after = compiler.states[start].snapshot if start == "after" else None
+        why = run(Pass.WITNESS, witness, record, compiler.graph, after)
+        if why is not None:
+            return Drop(DropCode.UNSOLVED, why)
+    return record

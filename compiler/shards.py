@@ -88,6 +88,8 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
         "needs_experience": needs_experience, "id_scope": job.id_scope,
         "options": [options.seed, options.max_per_template, options.max_atoms,
                     options.bind_limit],
+        "witness": None if options.witness is None else
+        f"{options.witness.__module__}.{options.witness.__qualname__}",
         "limits": repr(limits),
     })
 

@@ -184,6 +184,40 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
     return walk(goal)
 
 
+#: Relations to anchors: where several items go by one, how they can be put down
+#: together depends on where each one lands, which no rule above decides.
+ANCHORED = frozenset({"around", "at-side", "between"})
+#: Relations that put an item somewhere (the atoms whose items a task moves).
+_PLACING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
+                      "on-furniture", "next-to"})
+
+
+def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
+    """Whether a goal is one the geometric rules cannot decide, so that its task is
+    emitted only with a witness (`CompileOptions.witness`, the manipulation oracle's
+    trace): it puts an item by an anchor (`around`, `at-side`, `between`) and moves
+    two or more items in all (`holds`: an atom's truth at the start; an item whose
+    atoms hold there need not move). Whether those fit together depends on where each lands
+    (two laptops by a box on a console, a towel between a clock and the laptop just put
+    beside it), which the world decides one placement at a time. A negated atom
+    places nothing, nor `at-most`; a memory task's targets are answered, not placed."""
+    found: list[GAtom] = []  # the atoms that put an item somewhere (none negated)
+    stack = [goal]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, GAtom):
+            found.append(g)
+        elif isinstance(g, GAnd | GOr):
+            stack += g.parts
+        elif isinstance(g, GThen):
+            stack += g.steps
+        elif isinstance(g, GCount) and g.op != "at-most":
+            found += atoms(g)
+    moved = [a for a in found if a.predicate in _PLACING and a.args and not holds(a)]
+    return len({a.args[0] for a in moved}) >= 2 and any(a.predicate in ANCHORED
+                                                       for a in moved)
+
+
 def _conjuncts(g: GAnd) -> list[GAtom]:
     """The atoms of a conjunction, nested conjunctions flattened."""
     out: list[GAtom] = []

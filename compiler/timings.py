@@ -33,6 +33,7 @@ class Pass(StrEnum):
     RENDER = "render"
     FRAMES = "frames"  # a memory task's goal frames and L*
     RECORD = "record"
+    WITNESS = "witness"  # the oracle's trace for a goal the geometric rules cannot decide
     EMIT = "emit"  # build the manifest, write the suite
 
 

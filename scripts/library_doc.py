@@ -78,10 +78,12 @@ def main() -> None:
     entries, result = load_entries(None)
     if result.errors:
         raise SystemExit("the built-in library has errors: run `fdc check domain`")
+    from fdc.agents.baselines import witness
     from fdc.compiler.compile import CompileOptions
 
     scene, _ = compile_scene(SceneJob(str(REPO / SCENE)), entries,
-                             CompileOptions(seed=args.seed, max_per_template=1))
+                             CompileOptions(seed=args.seed, max_per_template=1,
+                                            witness=witness))
     examples = {r.template: r.instructions[0] for r in scene.records}
     write_atomic(REPO / "docs" / "library.md", render(entries, examples, args.seed))
     print(f"wrote docs/library.md: {len(entries)} templates, {len(examples)} with an example")

@@ -138,6 +138,7 @@ def compile_command(
 
     import tempfile
 
+    from fdc.agents.baselines import witness
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.prepare import SceneJob
     from fdc.compiler.shards import ShardCache, compile_sharded, timed_emit
@@ -159,7 +160,8 @@ def compile_command(
     if not no_cache and (why := not_writable(folder, folder=True)):
         raise cannot_write(folder, why)
     entries = _entries(templates)
-    options = CompileOptions(seed=seed, max_per_template=max_per_template or None)
+    options = CompileOptions(seed=seed, max_per_template=max_per_template or None,
+                             witness=witness)
     if max_atoms is not None:
         options = replace(options, max_atoms=max_atoms)
     jobs_ = [SceneJob(str(s), str(history[k * days + d]) if history else None,
@@ -329,6 +331,7 @@ def explain_command(
         "and bound entities highlighted and labelled (PNG; SVG by the extension).")] = None,
 ) -> None:
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
+    from fdc.agents.baselines import witness
     from fdc.compiler.compile import CompileOptions
     from fdc.compiler.pipeline import compile_template
     from fdc.compiler.prepare import SceneJob, prepare_scene
@@ -344,7 +347,7 @@ def explain_command(
         hint = did_you_mean(template, [e.name for e in entries]) or "see `fdc check`"
         err.print(f"error: no template `{template}`; {hint}")
         raise typer.Exit(EXIT_USAGE)
-    options = CompileOptions(seed=seed)
+    options = CompileOptions(seed=seed, witness=witness)
     try:
         compiler, _ = prepare_scene(SceneJob(str(scene), str(history) if history else None,
                                              simulate_history, interactions), options)
