@@ -3,15 +3,17 @@ the whole template library, in shards on `--executor local`.
 
     python benchmarks/scale.py [--size findingdory|ci] [--scenes N] [--experiences K]
                                [--jobs J] [--rooms R] [--objects M] [--interactions I]
-                               [--max-per-template K] [--seed S] [--keep DIR]
-                               [--json PATH]
+                               [--max-per-template K] [--seed S] [--no-witness]
+                               [--keep DIR] [--json PATH]
 
 `--size findingdory` is FindingDory's size: 100 scenes x 15 experiences (1,500 shards);
 `--size ci` (the default) 4 scenes x 2 experiences, a minute or two. The other options
 override the size's. The scenes are written by `fdc scene generate --count` (a family:
 between a third of `--rooms` and `--rooms` rooms), then compiled with the library calls
 `fdc compile` makes (`compiler.shards.compile_sharded`, `emit_sharded`) into a fresh
-cache, and compiled a second time from that cache (everything reused).
+cache, and compiled a second time from that cache (everything reused). As `fdc compile`
+does, it asks the oracle for a witness of every goal that puts items by anchors (the
+`witness` pass); `--no-witness` leaves that out, to weigh its cost.
 
 It reports: tasks (and how many are memory tasks) and shards; wall time; CPU seconds
 (this process and its workers); tasks per second and tasks per second per core (tasks /
@@ -47,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-per-template", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", type=Path, help="Write the scenes, cache and suite here.")
+    ap.add_argument("--no-witness", action="store_true",
+                    help="Keep goals that put items by anchors without the oracle's trace.")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     scenes, days = SIZES[args.size]
@@ -80,7 +84,7 @@ def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[st
         files.append(path)
     entries, _ = load_entries(None)
     options = CompileOptions(seed=args.seed, max_per_template=args.max_per_template or None,
-                             witness=witness)
+                             witness=None if args.no_witness else witness)
     jobs = [SceneJob(str(p), None, True, args.interactions, day=d + 1)
             for p in files for d in range(days)]
     cache = ShardCache(root / "suite.cache")
