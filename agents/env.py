@@ -45,6 +45,7 @@ from gymnasium import spaces
 from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
+from fdc.compiler.start_checks import RELOCATING
 from fdc.core.jsonl import loads
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
@@ -82,9 +83,6 @@ CHARSET = frozenset(
     + "".join(chr(c) for c in range(0x2010, 0x2040))
 )
 MAX_TEXT = 1 << 20
-#: Predicates that relocate their first argument (the item).
-RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
-                        "on-furniture", "same-surface"})
 
 
 def is_manipulation(task: TaskRecord) -> bool:

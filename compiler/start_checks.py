@@ -187,9 +187,10 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
 #: Relations to anchors: where several items go by one, how they can be put down
 #: together depends on where each one lands, which no rule above decides.
 ANCHORED = frozenset({"around", "at-side", "between"})
-#: Relations that put an item somewhere (the atoms whose items a task moves).
-_PLACING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
-                      "on-furniture", "next-to"})
+#: Predicates that relocate their first argument (the item): the atoms whose items a
+#: task moves (the agents' actions change no other fluent of an item).
+RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
+                        "on-furniture", "same-surface"})
 
 
 def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
@@ -213,7 +214,7 @@ def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
             stack += g.steps
         elif isinstance(g, GCount) and g.op != "at-most":
             found += atoms(g)
-    moved = [a for a in found if a.predicate in _PLACING and a.args and not holds(a)]
+    moved = [a for a in found if a.predicate in RELOCATING and a.args and not holds(a)]
     return len({a.args[0] for a in moved}) >= 2 and any(a.predicate in ANCHORED
                                                        for a in moved)
 
