@@ -127,6 +127,10 @@ def compile_command(
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Keep shards in a temporary folder, removed after the run.")
     ] = False,
+    no_witness: Annotated[bool, typer.Option(
+        "--no-witness", help="Keep goals that put items by anchors without asking the "
+        "oracle for a trace first (much faster; some such tasks may be unsolvable).")
+    ] = False,
     output: Annotated[
         Path, file_option("--output", "-o", help="The suite; manifest.json goes beside it.")
     ] = Path("suite.jsonl"),
@@ -161,7 +165,7 @@ def compile_command(
         raise cannot_write(folder, why)
     entries = _entries(templates)
     options = CompileOptions(seed=seed, max_per_template=max_per_template or None,
-                             witness=witness)
+                             witness=None if no_witness else witness)
     if max_atoms is not None:
         options = replace(options, max_atoms=max_atoms)
     jobs_ = [SceneJob(str(s), str(history[k * days + d]) if history else None,
