@@ -237,9 +237,8 @@ def _free(xy: Any, cu: Any, cv: Any, hx: float, hy: float, surface: Surface, wit
     if fills:
         ok = np.ones(n, dtype=bool)
     elif convex:
-        args = np.broadcast_arrays(xy[:, 0], xy[:, 1], *(np.full(n, x, dtype=np.float64)
-                                                         for x in (hx, hy, surface.yaw_rad)))
-        corners = rect_coords(*args)
+        corners = rect_coords(xy[:, 0], xy[:, 1], *(np.full(n, x, dtype=np.float64)
+                                                    for x in (hx, hy, surface.yaw_rad)))
         ok = shapely.intersects_xy(within, corners[..., 0].ravel(),
                                    corners[..., 1].ravel()).reshape(n, 4).all(axis=1)
     else:
