@@ -186,7 +186,31 @@ def on_mask(ctx: Context, it: Items, table: SurfaceTable, rows: np.ndarray,
     if ok.any():
         k = np.nonzero(ok)[0]
         ok[k] = shapely.contains_xy(table.polygon[rows[k]], xy[k, 0], xy[k, 1])
+    above = ok & (gap > SLACK_M)
+    if above.any():
+        k = np.nonzero(above)[0]
+        ok[k] = ~_board_between(table, it.centre[k, :2], it.bottom[k] - gap[k], it.bottom[k])
     return ok
+
+
+def _board_between(table: SurfaceTable, xy: Array, low: Array, high: Array) -> np.ndarray:
+    """Each point (current world) has a furniture surface over it higher than `low` and
+    at most `high` (give or take `SLACK_M`): an item standing on that board is not on the
+    surface `low` under it, however close (a clock on a shelf unit's top board is not on
+    the top of a plant on the shelf under it, 5 cm lower). Item tops never count: a cup on
+    a tray is on the table under the tray too (`low-top`)."""
+    import shapely
+
+    fixed = np.nonzero(~table.carrier_movable)[0]
+    out = np.zeros(len(xy), dtype=bool)
+    if not len(fixed):
+        return out
+    fz = table.z[fixed]
+    for i in range(len(xy)):
+        near = fixed[(fz > low[i] + SLACK_M) & (fz <= high[i] + SLACK_M)]
+        if len(near):
+            out[i] = bool(shapely.contains_xy(table.polygon[near], xy[i, 0], xy[i, 1]).any())
+    return out
 
 
 def footprint_uv(ctx: Context, it: Items, table: SurfaceTable, rows: np.ndarray) -> Array:
