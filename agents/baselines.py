@@ -51,7 +51,7 @@ from fdc.agents.env import (
     step_budget,
 )
 from fdc.agents.predictions import Prediction
-from fdc.compiler.start_checks import ANCHORED
+from fdc.compiler.start_checks import ANCHORED, placing_atoms
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.limits import current
@@ -958,6 +958,13 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph, after: Snapshot | None =
     """The oracle's trace for a manipulation task (`Unsolvable` with the reason when it
     finds none within the task's budget); `after`: the world the experience left
     behind, where a memory-manipulation task starts (`ManipulationEnv`)."""
+    env = _oracle_run(task, graph, after)
+    return [r.action for r in env.records if r.action is not None]
+
+
+def _oracle_run(task: TaskRecord, graph: SceneGraph, after: Snapshot | None
+                ) -> ManipulationEnv:
+    """The environment at the end of the oracle's trace (`oracle_actions`)."""
     banned: set[str] = set()
     first = ""  # the first attempt's failure: the root cause, when every attempt fails
     placements_banned = 0
@@ -992,24 +999,39 @@ def oracle_actions(task: TaskRecord, graph: SceneGraph, after: Snapshot | None =
         verdict = env.verdict()
         if not verdict.success:
             raise Unsolvable(f"the trace does not verify: {verdict.reason}")
-        actions = [r.action for r in env.records if r.action is not None]
+        steps_taken = sum(r.action is not None for r in env.records)
         budget = step_budget(task, graph, env.start_of(task))
-        if len(actions) > budget:
-            raise Unsolvable(f"the plan takes {len(actions)} actions; the budget is {budget}")
-        return actions
+        if steps_taken > budget:
+            raise Unsolvable(f"the plan takes {steps_taken} actions; the budget is {budget}")
+        return env
     raise Unsolvable(first)
 
 
 def witness(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
             ) -> str | None:
-    """Why the oracle finds no trace for `task` (None: it finds one, and it verifies):
-    the compile's `CompileOptions.witness`, so that a task whose goal the geometric
-    rules cannot decide (`needs_witness`) is emitted only when an agent of fdc's
-    achieves it, and `fdc audit`'s oracle, which runs the same trace, agrees."""
+    """Why the oracle finds no trace for `task` that certifies it (None: it finds one,
+    it verifies, and it is one the planning abstraction can follow): the compile's
+    `CompileOptions.witness`, so that a task whose goal the geometric rules cannot
+    decide (`needs_witness`) is emitted only when an agent of fdc's achieves it, and
+    `fdc audit`'s oracle, which runs the same trace, agrees. A trace that leaves an item
+    the goal puts in a cell or by an anchor standing on another item's top certifies
+    nothing: that item is on the surface under the top (`low-top`), but in which cell,
+    or on which side of the anchor, depends on where on the top it stands, which the
+    abstraction does not know (`fdc.sim_bridge.graph.feasible.pack`'s `STACKED`), so
+    no plan of its would agree."""
     try:
-        oracle_actions(task, graph, after)
+        env = _oracle_run(task, graph, after)
     except Unsolvable as e:
         return str(e)
+    posed = env.world.state.posed
+    for a in placing_atoms(task.goal):
+        if a.predicate not in _PLACED_AS or not a.args:
+            continue
+        carrier = posed.carrier(a.args[0])
+        if carrier is not None and carrier.is_movable:
+            return (f"the oracle's trace leaves `{a.args[0]}` on `{carrier.id}`'s top, "
+                    f"where no plan can say whether ({a.predicate} {' '.join(a.args)}) "
+                    "holds")
     return None
 
 

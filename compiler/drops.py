@@ -35,7 +35,7 @@ class DropCode(StrEnum):
     INFEASIBLE = "infeasible"  # start checks: the embedded world can never achieve it
     UNRENDERABLE = "unrenderable"  # render: an instruction variant cannot be rendered
     RENDER_LIMIT = "render-limit"  # render: rendering a variant went past a `render_*` limit
-    UNSOLVED = "unsolved"  # witness: the oracle finds no trace that achieves it
+    UNSOLVED = "unsolved"  # witness: the oracle finds no trace that certifies it
     DUPLICATE = "duplicate"  # record: the same goal and instructions as a task kept before
     NO_VALID_FRAME = "no-valid-frame"  # frames: a target holds at no frame of the experience
     NO_FRAME_WALK = "no-frame-walk"  # frames: no walk from the start through valid frames
@@ -74,7 +74,8 @@ _KEYS: dict[DropCode, str] = {
     DropCode.ORDER_UNDEFINED: "the order {subject} of target … is undefined",
     DropCode.TARGET_FALSE: "the goal of target … folds to false",
     DropCode.ORDER_TIE: "tie in the order {subject}",
-    DropCode.UNSOLVED: "no agent of fdc's is known to achieve it: the oracle finds no trace",
+    DropCode.UNSOLVED: "no agent of fdc's is known to achieve it: the oracle finds no trace that "
+                       "certifies it",
     DropCode.DUPLICATE: "the same goal and instructions as another task",
     DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience",
 }

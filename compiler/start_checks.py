@@ -193,16 +193,11 @@ RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between
                         "on-furniture", "same-surface"})
 
 
-def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
-    """Whether a goal is one the geometric rules cannot decide, so that its task is
-    emitted only with a witness (`CompileOptions.witness`, the manipulation oracle's
-    trace): it puts an item by an anchor (`around`, `at-side`, `between`) and moves
-    two or more items in all (`holds`: an atom's truth at the start; an item whose
-    atoms hold there need not move). Whether those fit together depends on where each lands
-    (two laptops by a box on a console, a towel between a clock and the laptop just put
-    beside it), which the world decides one placement at a time. A negated atom
-    places nothing, nor `at-most`; a memory task's targets are answered, not placed."""
-    found: list[GAtom] = []  # the atoms that put an item somewhere (none negated)
+def placing_atoms(goal: Goal) -> list[GAtom]:
+    """The atoms a goal needs to hold that may put an item somewhere: every atom of its
+    conjunctions, disjunctions and steps, and a count's unless `at-most` (a negated atom
+    places nothing, nor `at-most`; a memory task's targets are answered, not placed)."""
+    found: list[GAtom] = []
     stack = [goal]
     while stack:
         g = stack.pop()
@@ -214,9 +209,30 @@ def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
             stack += g.steps
         elif isinstance(g, GCount) and g.op != "at-most":
             found += atoms(g)
-    moved = [a for a in found if a.predicate in RELOCATING and a.args and not holds(a)]
-    return len({a.args[0] for a in moved}) >= 2 and any(a.predicate in ANCHORED
-                                                       for a in moved)
+    return found
+
+
+def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
+    """Whether a goal is one the geometric rules cannot decide, so that its task is
+    emitted only with a witness (`CompileOptions.witness`, the manipulation oracle's
+    trace): it moves two or more items in all (`holds`: an atom's truth at the start; an
+    item whose atoms hold there need not move) and puts an item by an anchor (`around`,
+    `at-side`, `between`) or two of them in one cell of a surface. Whether those fit
+    together depends on where each lands (two laptops by a box on a console, a towel
+    between a clock and the laptop just put beside it, three plates in the centre of a
+    table among what stands there already), which the world decides one placement at a
+    time."""
+    moved = [a for a in placing_atoms(goal)
+             if a.predicate in RELOCATING and a.args and not holds(a)]
+    if len({a.args[0] for a in moved}) < 2:
+        return False
+    if any(a.predicate in ANCHORED for a in moved):
+        return True
+    cells: dict[tuple[str, ...], set[str]] = {}
+    for a in moved:
+        if a.predicate == "in-cell" and len(a.args) >= 3:
+            cells.setdefault(a.args[1:3], set()).add(a.args[0])
+    return any(len(items) >= 2 for items in cells.values())
 
 
 def _conjuncts(g: GAnd) -> list[GAtom]:

@@ -43,10 +43,18 @@ def test_which_goals_need_a_witness() -> None:
                          never)
     assert needs_witness(GOr(parts=(at("at-side", "mug_0", "box_1", "left"),
                                     at("on", "plate_0", "table|top"))), never)
-    # two items, no anchor: the packing rules decide
+    # two items, no anchor, no cell shared: the packing rules decide
     assert not needs_witness(GAnd(parts=(at("on", "mug_0", "table|top"),
                                          at("in-cell", "mug_1", "table|top", "left"))),
                              never)
+    assert not needs_witness(GAnd(parts=(at("in-cell", "mug_0", "table|top", "left"),
+                                         at("in-cell", "mug_1", "table|top", "right"))),
+                             never)
+    # two in one cell: where the first lands among what stands there decides the second
+    one_cell = GAnd(parts=(at("in-cell", "mug_0", "table|top", "left"),
+                           at("in-cell", "mug_1", "table|top", "left")))
+    assert needs_witness(one_cell, never)
+    assert not needs_witness(one_cell, lambda a: a.args[0] == "mug_0")  # one moves
     # an item kept away from an anchor is no placement by it
     assert not needs_witness(GAnd(parts=(GNot(body=at("around", "mug_0", "box_1")),
                                          at("on", "mug_1", "table|top"),
@@ -82,7 +90,8 @@ def test_a_binding_no_agent_achieves_drops_and_one_it_does_is_kept() -> None:
     made, timings = _compile(laptops, witness=True)
     assert isinstance(made, Drop) and made.code is DropCode.UNSOLVED
     assert "laptop" in made.message and "oracle" in made.message
-    assert made.key == "no agent of fdc's is known to achieve it: the oracle finds no trace"
+    assert made.key == ("no agent of fdc's is known to achieve it: the oracle finds no "
+                        "trace that certifies it")
     assert timings.passes[Pass.WITNESS].calls == 1
     unasked, timings = _compile(laptops, witness=False)
     assert isinstance(unasked, TaskRecord) and Pass.WITNESS not in timings.passes
@@ -98,3 +107,22 @@ def test_the_shard_key_names_the_witness() -> None:
     keys = {shard_key(job, CompileOptions(witness=w), False, current())
             for w in (None, witness)}
     assert len(keys) == 2
+
+
+def test_a_trace_that_stacks_in_a_cell_certifies_nothing() -> None:
+    """The apartment's two cups stand on the tray in the coffee table's centre cell: the
+    world and the checkers say they are in the cell, but no plan of the abstraction can
+    (an item on a top is on the table; which cell it is in depends on where on the
+    top it stands), so the oracle's trace, however it verifies, is no witness."""
+    from fdc.agents.baselines import witness
+    from fdc.predicates.goal import to_pddl
+    from fdc.sim_bridge.graph.scene_graph import load_scene_graph
+
+    goal = GAnd(parts=(at("in-cell", "cup_0", "coffee_table|top", "center"),
+                       at("in-cell", "cup_1", "coffee_table|top", "center")))
+    task = TaskRecord(id="t1", template="hand-made", level=4, goal=goal,
+                      goal_pddl=to_pddl(goal), instructions=["Put the cups in the middle."],
+                      tags=["manipulation"])
+    why = witness(task, load_scene_graph(APARTMENT))
+    assert why is not None and "`cup_1` on `tray_0`'s top" in why
+    assert "(in-cell cup_1 coffee_table|top center)" in why
