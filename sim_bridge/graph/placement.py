@@ -228,21 +228,24 @@ def _free(xy: Any, cu: Any, cv: Any, hx: float, hy: float, surface: Surface, wit
     `gap_m`. Footprints are built only for the candidates a cheap test cannot decide:
     none for the target when `fills` says every candidate fits it, nor when `within` is
     `convex` (a footprint lies in a convex region when its four corners do, on its
-    boundary or inside); for the obstacles, those whose box, grown by the gap, meets an
-    obstacle's bounds in the surface frame (a footprint clear of those is clear of the
-    obstacle itself)."""
+    boundary or inside), nor for a spot with a corner outside `within` (a footprint
+    in it has its corners in it, whatever its shape); for the obstacles, those whose box,
+    grown by the gap, meets an obstacle's bounds in the surface frame (a footprint clear
+    of those is clear of the obstacle itself)."""
     import shapely
 
     n = len(cu)
     if fills:
         ok = np.ones(n, dtype=bool)
-    elif convex:
+    else:
         corners = rect_coords(xy[:, 0], xy[:, 1], *(np.full(n, x, dtype=np.float64)
                                                     for x in (hx, hy, surface.yaw_rad)))
         ok = shapely.intersects_xy(within, corners[..., 0].ravel(),
                                    corners[..., 1].ravel()).reshape(n, 4).all(axis=1)
-    else:
-        ok = shapely.contains(within, rects(xy[:, 0], xy[:, 1], hx, hy, surface.yaw_rad))
+        if not convex and ok.any():  # corners in are needed, and enough when convex
+            k = np.nonzero(ok)[0]
+            ok[k] = shapely.contains(within, rects(xy[k, 0], xy[k, 1], hx, hy,
+                                                   surface.yaw_rad))
     if centre_in is not None:
         ok &= shapely.contains_xy(centre_in, xy[:, 0], xy[:, 1])
     if tree is None or not ok.any():

@@ -327,7 +327,7 @@ def test_at_a_given_pose_when_it_is_free() -> None:
 @settings(max_examples=60, deadline=None)
 @given(yaw=st.floats(-3.2, 3.2), origin=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
        size=st.tuples(st.floats(0.02, 0.3), st.floats(0.02, 0.3)),
-       shape=st.sampled_from(["box", "notch", "hexagon"]),
+       shape=st.sampled_from(["box", "notch", "hexagon", "ring"]),
        obstacles=st.lists(st.tuples(st.floats(-0.6, 0.6), st.floats(-0.4, 0.4),
                                     st.floats(0.01, 0.3), st.floats(0.01, 0.3),
                                     st.floats(-3.2, 3.2)), max_size=12))
@@ -336,7 +336,8 @@ def test_the_cheap_spot_tests_decide_as_the_footprints_do(
         obstacles: list[tuple[float, float, float, float, float]]) -> None:
     # find_spot builds footprints only where its cheap tests cannot decide: the spots it
     # keeps must be those the footprints themselves keep (a rectangle that fills its
-    # bounds, a convex hexagon judged by its corners, an L by the footprints)
+    # bounds, a convex hexagon judged by its corners, an L or a ring by the footprints of
+    # the spots whose corners are in it)
     from types import SimpleNamespace
 
     import numpy as np
@@ -349,6 +350,8 @@ def test_the_cheap_spot_tests_decide_as_the_footprints_do(
     local = shapely.box(-0.6, -0.4, 0.6, 0.4)
     if shape == "notch":  # an L-shaped target, as merged regions are
         local = local.difference(shapely.box(0.2, 0.1, 0.7, 0.5))
+    elif shape == "ring":  # the room around an anchor: a hole no corner may fall in
+        local = local.difference(shapely.box(-0.1, -0.05, 0.15, 0.1))
     elif shape == "hexagon":  # the box with its corners cut
         local = local.intersection(shapely.Polygon(
             [(-0.6, 0), (-0.3, -0.4), (0.3, -0.4), (0.6, 0), (0.3, 0.4), (-0.3, 0.4)]))
