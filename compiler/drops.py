@@ -62,7 +62,7 @@ _MESSAGES: dict[DropCode, str] = {
     DropCode.UNRENDERABLE: "instruction cannot be rendered: {subject}",
     DropCode.RENDER_LIMIT: "instruction rendering went past the limit `{subject}`",
     DropCode.UNSOLVED: "no agent of fdc's is known to achieve it: the oracle finds no "
-                       "trace ({subject})",
+                       "trace that certifies it ({subject})",
     DropCode.DUPLICATE: "the same goal and instructions as task `{subject}`",
     DropCode.NO_VALID_FRAME: "{subject} holds at no frame of the experience ({entities})",
     DropCode.NO_FRAME_WALK: "no walk from the start through the valid frames",
