@@ -67,8 +67,8 @@ def _not_own(table: SurfaceTable, rows: np.ndarray, o: Sequence[str]) -> Bools:
 def on(ctx: Context, o: Movables, s: Surfaces, *, on_top_m: float = 0.15,
        on_below_m: float = 0.02) -> Bools:
     """The item rests on the surface: not held, its centre over the surface's outline,
-    its bottom at most `on_top_m` above (and `on_below_m` below) the surface; never on
-    its own top."""
+    its bottom at most `on_top_m` above (and `on_below_m` below) the surface, no
+    furniture surface between them; never on its own top."""
     table = surface_table(ctx.graph)
     rows = table.rows(s)
     return on_mask(ctx, items(ctx, o), table, rows, on_top_m, on_below_m) & _not_own(
