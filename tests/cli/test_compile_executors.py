@@ -64,9 +64,16 @@ def serial(family: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[byte
 
 
 def start(args: list[str], **options: object) -> subprocess.Popen[str]:
-    """A process of its own session (so it and its children are stopped together)."""
+    """A process of its own session (so it and its children are stopped together), with
+    Ctrl-C handled even when this run ignores it (a shell's background job does, and a
+    process inherits that, so the interrupt tests would see the compile run to its end)."""
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=REPO, **options)  # type: ignore[call-overload]
+                            start_new_session=True, cwd=REPO, preexec_fn=_interruptible,
+                            **options)  # type: ignore[call-overload]
+
+
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stop(process: subprocess.Popen[str], sig: int = signal.SIGTERM) -> None:
