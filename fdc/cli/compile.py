@@ -128,8 +128,9 @@ def compile_command(
         "--no-cache", help="Keep shards in a temporary folder, removed after the run.")
     ] = False,
     no_witness: Annotated[bool, typer.Option(
-        "--no-witness", help="Keep goals that put items by anchors without asking the "
-        "oracle for a trace first (much faster; some such tasks may be unsolvable).")
+        "--no-witness", help="Keep goals that put items by anchors or several into one "
+        "cell without asking the oracle for a trace first (much faster; some such tasks "
+        "may be unsolvable).")
     ] = False,
     output: Annotated[
         Path, file_option("--output", "-o", help="The suite; manifest.json goes beside it.")

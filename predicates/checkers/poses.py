@@ -202,14 +202,12 @@ def _board_between(table: SurfaceTable, xy: Array, low: Array, high: Array) -> n
     import shapely
 
     fixed = np.nonzero(~table.carrier_movable)[0]
-    out = np.zeros(len(xy), dtype=bool)
-    if not len(fixed):
-        return out
     fz = table.z[fixed]
-    for i in range(len(xy)):
-        near = fixed[(fz > low[i] + SLACK_M) & (fz <= high[i] + SLACK_M)]
-        if len(near):
-            out[i] = bool(shapely.contains_xy(table.polygon[near], xy[i, 0], xy[i, 1]).any())
+    i, j = np.nonzero((fz[None, :] > low[:, None] + SLACK_M)
+                      & (fz[None, :] <= high[:, None] + SLACK_M))
+    out = np.zeros(len(xy), dtype=bool)
+    if len(i):
+        out[i[shapely.contains_xy(table.polygon[fixed[j]], xy[i, 0], xy[i, 1])]] = True
     return out
 
 
