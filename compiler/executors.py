@@ -10,8 +10,9 @@ shards not yet finished, and the finished ones are already in the cache.
   cache. Workers need fdc installed and the scene and log files at the paths given (a
   shared file system, or the same paths on every machine); they never write.
 
-`in_processes` is the local pool itself, for any module-level function (`fdc audit
---jobs` runs its batches of tasks there too).
+Both also `map` any module-level function over a list of calls (`fdc render suite`
+renders its experiences so); `in_processes` is the local pool itself (`fdc audit --jobs`
+runs its batches of tasks there).
 """
 
 from __future__ import annotations
@@ -35,12 +36,19 @@ class LocalExecutor:
         self.jobs = jobs
 
     def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
-        if self.jobs <= 1 or len(tasks) <= 1:
-            for task in tasks:
-                yield run_shard(task)
-            return
-        for _, out in in_processes(run_shard, [(t,) for t in tasks], self.jobs):
+        for _, out in self.map(run_shard, [(t,) for t in tasks]):
             yield out
+
+    def map(self, fn: Callable[..., R], calls: Sequence[tuple[Any, ...]],
+            names: Sequence[str] | None = None, what: str = "task"
+            ) -> Iterator[tuple[int, R]]:
+        """`fn(*call)` for each of `calls`: (its index, its result) as each finishes, in
+        any order (`names` and `what` name a call in the cluster's errors; unused here)."""
+        if self.jobs <= 1 or len(calls) <= 1:
+            for k, call in enumerate(calls):
+                yield k, fn(*call)
+            return
+        yield from in_processes(fn, calls, self.jobs)
 
 
 def in_processes(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], jobs: int
@@ -100,6 +108,17 @@ class DaskExecutor:
         self.timeout_s = timeout_s
 
     def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
+        names = [f"the shard of {t.shard.job.path} (day {t.shard.job.day})" for t in tasks]
+        keys = [f"fdc-shard-{t.shard.key}" for t in tasks]
+        for _, out in self.map(run_shard, [(t,) for t in tasks], names, keys=keys):
+            yield out
+
+    def map(self, fn: Callable[..., R], calls: Sequence[tuple[Any, ...]],
+            names: Sequence[str] | None = None, what: str = "task",
+            keys: Sequence[str] | None = None) -> Iterator[tuple[int, R]]:
+        """`fn(*call)` for each of `calls`, one dask task each: (its index, its result)
+        as each finishes, in any order. `names[k]` says what call k is in an error (else
+        "`what` k"); `keys[k]` is its dask key (else a fresh one)."""
         try:  # untyped: Any here
             distributed: Any = importlib.import_module("distributed")
         except ImportError:
@@ -111,23 +130,22 @@ class DaskExecutor:
         except OSError as e:
             raise InputError(f"cannot reach the dask scheduler at {self.scheduler}: {e}"
                              ) from None
-        futures = {client.submit(run_shard, t, key=f"fdc-shard-{t.shard.key}", pure=False,
-                                 retries=self.retries): t for t in tasks}
+        futures = {client.submit(fn, *call, pure=False, retries=self.retries,
+                                 **({"key": keys[k]} if keys else {})): k
+                   for k, call in enumerate(calls)}
         try:
             for fut in distributed.as_completed(list(futures), loop=client.loop):
-                task = futures.pop(fut)
+                k = futures.pop(fut)
                 try:
                     out = fut.result()
                 except (FdcError, KeyboardInterrupt, GeneratorExit):
                     raise
                 except Exception as e:  # the cluster lost it (KilledWorker), say
+                    name = names[k] if names else f"{what} {k}"
                     raise InputError(f"the dask cluster at {self.scheduler} could not run "
-                                     f"the shard of {task.shard.job.path} (day "
-                                     f"{task.shard.job.day}): {type(e).__name__}: {e}"
-                                     ) from None
+                                     f"{name}: {type(e).__name__}: {e}") from None
                 fut.release()  # the workers let the output go
-                yield out
+                yield k, out
         finally:
             client.cancel(list(futures))
             client.close()
-
