@@ -94,6 +94,7 @@ def vlm(
     client = ChatClient(endpoint, model, cache=cache_dir, timeout_s=timeout,
                         retries=retries, backoff_s=backoff, max_tokens=max_tokens)
     counts = {"answered": 0, "malformed": 0, "failed": 0}
+    answerable = 0
     predictions: list[str] = []
     replies: list[str] = []
     try:
@@ -104,6 +105,7 @@ def vlm(
                 for task in tasks:
                     status, reply = _ask(task, sources, client)
                     counts[status] += 1
+                    answerable += bool(reply["answerable"])
                     replies.append(json.dumps(reply, sort_keys=True, ensure_ascii=False)
                                    + "\n")
                     if status != "failed":
@@ -122,7 +124,7 @@ def vlm(
         err.print(f"interrupted after {done} of {len(tasks)} task(s); nothing written"
                   + ("; the replies so far are cached, a rerun resumes" if cache_dir else ""))
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    err.print(_summary(output, counts, client, others), markup=False)
+    err.print(_summary(output, counts, answerable, client, others), markup=False)
     raise typer.Exit(EXIT_FINDINGS if counts["malformed"] or counts["failed"] else EXIT_OK)
 
 
@@ -147,7 +149,11 @@ def _ask(task: TaskRecord, sources: FrameSources, client: ChatClient
 
     shown = select_frames(sources.frames(task).frames, sources.budget)
     messages = memory_messages(task, shown, lambda f: data_url(f.path))
-    line: dict[str, Any] = {"task_id": task.id, "model": client.model}
+    seen = {f.frame for f in shown}
+    answerable = bool(task.valid_frames) and all(
+        any(f in seen for f in v) for v in task.valid_frames or [])
+    line: dict[str, Any] = {"task_id": task.id, "model": client.model,
+                            "answerable": answerable}
     try:
         reply = client.complete(messages)
     except VlmRequestError as e:
@@ -164,10 +170,12 @@ def _ask(task: TaskRecord, sources: FrameSources, client: ChatClient
     return "answered", {**line, "status": "answered", "frames": answer.frames}
 
 
-def _summary(output: Path, counts: dict[str, int], client: ChatClient, others: int) -> str:
+def _summary(output: Path, counts: dict[str, int], answerable: int, client: ChatClient,
+             others: int) -> str:
     total = sum(counts.values())
     text = (f"wrote {counts['answered'] + counts['malformed']} prediction(s) to {output} for "
-            f"{total} memory task(s): {counts['answered']} answered, {counts['malformed']} "
+            f"{total} memory task(s) ({answerable} with a valid frame among those shown): "
+            f"{counts['answered']} answered, {counts['malformed']} "
             f"malformed (scored as failures), {counts['failed']} failed requests (no "
             f"prediction); {client.asked} request(s) sent, {client.from_cache} from the cache")
     if others:

@@ -305,3 +305,109 @@ def test_an_unusable_server_stops_the_run(compiled: Path, tmp_path: Path) -> Non
         url = server.url  # the port is free again once the server stops
     code, text = run_agent(compiled, url, tmp_path / "p.jsonl", "--retries", "0")
     assert code == 2 and "cannot connect" in text
+
+
+# ----------------------------------------------------------------------------- the renderer
+
+
+def fake_renderer(calls: list[dict[str, Any]]) -> Any:
+    """A stand-in for `fdc.sim_bridge.render` with the API of its contract
+    (`render_experience` writing an fdc-frames directory, `Renderer(scene,
+    camera).render(state, pose).rgb`): tiny frames of one colour each."""
+    import importlib.machinery
+    import types
+
+    module = types.ModuleType("fdc.sim_bridge.render")
+    module.__spec__ = importlib.machinery.ModuleSpec("fdc.sim_bridge.render", None)
+
+    def render_experience(scene: Any, experience: Any, out_dir: Path, every: int = 1,
+                          **_: Any) -> Path:
+        from fdc.core.hashing import sha256_text
+
+        calls.append({"every": every, "frames": len(experience.frames)})
+        (out_dir / "rgb").mkdir(parents=True)
+        entries = []
+        for f in experience.frames[::every]:
+            Image.fromarray(np.full((6, 8, 3), f.index % 256, np.uint8)).save(
+                out_dir / "rgb" / f"{f.index:06d}.png")
+            entries.append({"frame": f.index, "clock_min": f.clock_min, "time": "06:00:00",
+                            "rgb": f"rgb/{f.index:06d}.png"})
+        (out_dir / "index.json").write_text(json.dumps({
+            "kind": "fdc-frames", "format_version": "1.0",
+            "experience_sha256": sha256_text(experience.to_json()), "frames": entries}))
+        return out_dir / "index.json"
+
+    class Camera:
+        pass
+
+    class Renderer:
+        def __init__(self, scene: Any, camera: Camera) -> None:
+            self.scene = scene
+
+        def render(self, state: Any, pose: Any) -> Any:
+            calls.append({"view": (round(pose.x, 3), round(pose.y, 3)),
+                          "held": state.held})
+            return types.SimpleNamespace(rgb=np.full((6, 8, 3), 128, np.uint8))
+
+    module.render_experience = render_experience  # type: ignore[attr-defined]
+    module.Camera = Camera  # type: ignore[attr-defined]
+    module.Renderer = Renderer  # type: ignore[attr-defined]
+    return module
+
+
+def test_with_the_renderer_frames_and_first_views_are_rendered(
+        compiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setitem(sys.modules, "fdc.sim_bridge.render", fake_renderer(calls))
+    assert renderer_available()
+    out = tmp_path / "vlm"
+    code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", out, "--max-frames",
+                     "10")
+    assert code == 0, text
+    renders = [c for c in calls if "every" in c]
+    assert len(renders) == 1  # one experience, rendered once for all its tasks
+    n = renders[0]["frames"]
+    assert renders[0]["every"] == -(-n // 10)
+    lines = records(out / "vlm.jsonl")
+    manipulation = [q for q in lines if q["kind"] == "manipulation"]
+    suite = records(compiled / "suite.jsonl")
+    assert len(manipulation) == sum(1 for r in suite if not r.get("experience")) > 0
+    assert len([c for c in calls if "view" in c]) == len(manipulation)
+    for q in manipulation:
+        image, instruction = q["messages"][0]["content"]
+        assert (out / image["image_url"]["url"]).read_bytes().startswith(PNG)
+        assert instruction["text"] == f"Task: {q['instruction']}"
+    memory = [q for q in lines if q["kind"] == "memory"]
+    assert memory and all(len(q["frames"]) <= 10 for q in memory)
+    assert "skipped" not in text
+
+
+def test_ctrl_c_writes_nothing_and_a_rerun_resumes(compiled: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from fdc.agents.vlm import ChatClient
+
+    right = oracle_frames(compiled)
+    complete = ChatClient.complete
+    answered: list[int] = []
+
+    def interrupted(self: ChatClient, messages: Any) -> Any:
+        if len(answered) == 2:
+            raise KeyboardInterrupt
+        answered.append(1)
+        return complete(self, messages)
+
+    n = len(memory_tasks(compiled))
+    with scripted_server(answering(compiled, lambda t: right[t])) as server:
+        monkeypatch.setattr(ChatClient, "complete", interrupted)
+        code, text = run_agent(compiled, server.url, tmp_path / "p.jsonl")
+        assert code == 130 and "interrupted after 2 of" in text and "a rerun resumes" in text
+        assert not (tmp_path / "p.jsonl").exists()
+        assert not (tmp_path / "p.replies.jsonl").exists()
+        assert len(list((tmp_path / "p.vlm-cache").rglob("*.json"))) == 2
+        monkeypatch.setattr(ChatClient, "complete", complete)
+        code, text = run_agent(compiled, server.url, tmp_path / "p.jsonl")
+        assert code == 0, text
+        assert len(server.requests) == n  # the two answered before Ctrl-C were not asked again
+    assert "2 from the cache" in text
