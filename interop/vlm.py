@@ -22,7 +22,7 @@ import importlib.util
 import json
 import re
 import tempfile
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fdc.core.errors import InputError
-from fdc.core.inputs import InputFileError, InputKind, check_input_file, read_input_bytes
+from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
 from fdc.core.jsonl import loads
 from fdc.predicates.goal import GTargets, GThen
 
@@ -207,9 +207,12 @@ class FrameSources:
 
     def _render(self, task: TaskRecord, sha: str) -> FramesDir:
         if not renderer_available():
+            given = ", ".join(f"{d.root} ({k[:12]}...)" for k, d in sorted(self._by_sha.items()))
             raise FramesError(
-                f"no frames of the experience of task `{task.id}` (sha256 {sha[:12]}...): "
-                f"give the frames directory with --frames; hint: `{RENDER_COMMAND}` writes "
+                f"no frames of the experience of task `{task.id}` (sha256 {sha[:12]}...)"
+                + (f"; the frames directories given show other experiences: {given}"
+                   if given else "") +
+                f"; give its frames directory with --frames; hint: `{RENDER_COMMAND}` writes "
                 "it (fdc's renderer is not installed here, so fdc cannot render them itself)")
         from fdc.sim_bridge.render import render_experience
 
@@ -524,14 +527,3 @@ def first_view_png(opened: ReopenedSuite, task: TaskRecord) -> bytes:
     buffer = io.BytesIO()
     matplotlib.image.imsave(buffer, frame.rgb, format="png")
     return buffer.getvalue()
-
-
-def answer_sets(path: Path) -> Mapping[str, VlmAnswerSet]:
-    """The answer sets of an export's questions, by task id (for tests and harnesses)."""
-    check_input_file(path)
-    out: dict[str, VlmAnswerSet] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        q = VlmQuestion.model_validate_json(line)
-        if q.answer is not None:
-            out[q.task_id] = q.answer
-    return out

@@ -23,7 +23,7 @@ from PIL import Image
 
 from fdc.cli import app
 from fdc.compiler.reopen import reopen_suite
-from fdc.interop.vlm import renderer_available
+from fdc.interop.vlm import VlmQuestion, renderer_available
 from tests.agents.vlm_server import scripted_server
 from tests.cli.helpers import REPO, runner
 
@@ -147,6 +147,7 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
     assert len(folders) == 1  # one experience: its frames copied once, not once per task
     assert len(list((out / "frames").rglob("*.png"))) == 20
     for q in lines:
+        VlmQuestion.model_validate(q)  # the format `fdc schema vlm` describes
         task = tasks[q["task_id"]]
         system, user = q["messages"]
         assert system["role"] == "system" and isinstance(system["content"], str)
