@@ -21,6 +21,7 @@ module only asks.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import socket
@@ -205,7 +206,7 @@ class ChatClient:
                                          "the server running? (docs/agents.md)") from None
                 last = f"{reason}"
                 continue
-            except (ConnectionError, OSError) as e:  # reset or dropped mid-answer
+            except (OSError, http.client.HTTPException) as e:  # reset or cut mid-answer
                 last = f"{type(e).__name__}: {e}"
                 continue
             try:
