@@ -250,9 +250,13 @@ def test_malformed_replies_are_failures_and_counted(compiled: Path, tmp_path: Pa
     assert {r["status"] for r in replies} == {"malformed"}
     assert replies[0]["reply"] == "I believe it is frame twelve."
     assert "not JSON" in replies[0]["problem"]
-    _, report = evaluate(compiled, tmp_path / "p.jsonl", tmp_path / "r.json")
+    code, report = evaluate(compiled, tmp_path / "p.jsonl", tmp_path / "r.json")
     assert hl_sr(report) == 0.0
     assert overall(report)["tasks"] == n
+    # no answer is the agent's failure, not a malformed predictions file: warnings, exit 0
+    assert code == 0 and report["errors"] == 0
+    memory = [f for f in report["findings"] if f["task_id"] in memory_tasks(compiled)]
+    assert len(memory) == n and {f["code"] for f in memory} == {"no-answer"}
 
 
 def test_a_rerun_asks_nothing_twice(compiled: Path, tmp_path: Path) -> None:
