@@ -67,7 +67,7 @@ class Finding(_Model):
     code: str = Field(description="bad-line, unknown-task, wrong-kind, empty-prediction, "
                       "wrong-frame-count, frame-out-of-range, no-goal-frames, "
                       "bad-trajectory, run-start, bad-actions, missing-prediction, "
-                      "missing-frames, missing-trajectory.")
+                      "missing-frames, missing-trajectory, no-answer.")
     message: str
     task_id: str | None = None
     line: int | None = Field(default=None, description="Line of the predictions file.")
@@ -235,6 +235,10 @@ class _Builder:
 
     def _frames(self, task: TaskRecord, frames: list[int], line: int | None
                 ) -> HighLevelScore:
+        if not frames and frames_expected(task) > 0:
+            self.find("warning", "no-answer", "the agent gave no answer (`frames` is empty): "
+                      "scored as a failure", task.id, line, "frames")
+            return failed_frames([], "no answer")
         if frames_expected(task) == 0:
             problem = frame_problem(task, frames, 0)
         else:

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from fdc.cli.agent import run_agent_app
 from fdc.cli.audit import audit_command
 from fdc.cli.baseline import run_baseline_command
 from fdc.cli.browse import browse_command
@@ -139,6 +140,7 @@ _COMMANDS: tuple[tuple[str, str, Any], ...] = (
     (COMPILE, "scene", scene_app), (COMPILE, "experience", experience_app),
     (VALIDATE, "validate", validate_command), (VALIDATE, "audit", audit_command),
     (VALIDATE, "verify", verify_command), (VALIDATE, "run-baseline", run_baseline_command),
+    (VALIDATE, "run-agent", run_agent_app),
     (VALIDATE, "evaluate", evaluate_command), (VALIDATE, "browse", browse_command),
     (EXCHANGE, "import", import_app), (EXCHANGE, "export", export_app),
     (EXCHANGE, "schema", schema_command),

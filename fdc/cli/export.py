@@ -1,5 +1,5 @@
 """`fdc export ...`: write compiled suites in other systems' formats (Habitat episodes
-and PDDL YAML, PARTNR episodes, PDDL problems).
+and PDDL YAML, PARTNR episodes, PDDL problems, chat requests for vision-language models).
 
 Exit codes: 0 every task written; 1 some task a format cannot express (each named with
 why, the rest written); 2 usage or input error (the suite, a scene, a template, a dataset
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from fdc.interop.habitat.export import HabitatExport
 
 export_app = typer.Typer(
-    help="Export task suites to other formats (PDDL, Habitat, PARTNR).", no_args_is_help=True
+    help="Export task suites to other formats (PDDL, Habitat, PARTNR, VLM chat requests).",
+    no_args_is_help=True
 )
 
 
@@ -153,3 +154,53 @@ def pddl(
                "the experience they start after" if skipped else "") +
               (f"; {len(refused)} task(s) not expressible" if refused else ""))
     raise typer.Exit(EXIT_FINDINGS if refused else EXIT_OK)
+
+
+@export_app.command()
+def vlm(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, folder_option("--output", "-o", help="The folder to write.")],
+    frames: Annotated[list[Path] | None, typer.Option(
+        "--frames", help="A frames directory (fdc-frames 1.0, `fdc render experience`); "
+        "repeatable, matched to tasks by their experience's sha256.")] = None,
+    max_frames: Annotated[int, typer.Option(
+        min=1, help="Frames shown per memory task (sub-sampled evenly).")] = 32,
+    inline_images: Annotated[bool, typer.Option(
+        "--inline-images", help="Images as base64 data URLs inside the JSONL (default: "
+        "PNG files under OUTPUT/frames/, named by relative path).")] = False,
+    scene: Annotated[Path | None, typer.Option(
+        help="The scene file (default: the one each task names).")] = None,
+    experience: Annotated[Path | None, typer.Option(
+        help="The experience log (default: the manifest beside the suite says which).")
+                          ] = None,
+) -> None:
+    """Write each memory task as a chat request a vision-language model can answer
+    (OUTPUT/vlm.jsonl: the instruction, the frames of the day sub-sampled and labelled
+    with index and time, the answer set), and each manipulation task with its first view
+    when fdc's renderer is installed (docs/formats/vlm.md)."""
+    from fdc.compiler.reopen import ReopenError
+    from fdc.core.files import Outputs
+    from fdc.interop.vlm import QUESTIONS_FILE, FramesError, FrameSources, export_vlm
+
+    err = stderr()
+    opened = open_suite_or_exit(suite, err, scenes=[scene] if scene else [],
+                                experiences=[experience] if experience else [])
+    try:
+        with FrameSources(opened, frames or [], max_frames) as sources, Outputs() as out, \
+                progress_bar(err) as progress:
+            bar = progress.add_task("exporting", total=len(opened.records))
+            result = export_vlm(opened, output, sources, out, inline=inline_images,
+                                on_task=lambda: progress.advance(bar))
+    except (FramesError, ReopenError) as e:
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        err.print("interrupted; nothing written")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    for why, n in sorted(result.skipped.items()):
+        err.print(f"skipped {n} {why}", markup=False)
+    err.print(f"wrote {output / QUESTIONS_FILE}: {result.memory} memory task(s) "
+              f"({result.unanswerable} with no valid frame among those shown), "
+              f"{result.manipulation} manipulation task(s), {result.images} image(s)",
+              markup=False)
+    raise typer.Exit(EXIT_OK)

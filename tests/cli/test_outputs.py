@@ -65,6 +65,9 @@ WRITERS = {
     "export habitat": ["export", "habitat", "SUITE", "-o", "OUT"],
     "export partnr": ["export", "partnr", "SUITE", "-o", "OUT/episodes.json.gz"],
     "run-baseline": ["run-baseline", "oracle", "SUITE", "-o", "OUT/preds.jsonl"],
+    "export vlm": ["export", "vlm", "SUITE", "-o", "OUT"],
+    "run-agent vlm": ["run-agent", "vlm", "SUITE", "--endpoint", "http://127.0.0.1:9",
+                      "--model", "m", "-o", "OUT/preds.jsonl"],
     "evaluate": ["evaluate", "SUITE", "-p", "SUITE", "-o", "OUT/report.json"],
     "verify": ["verify", "SUITE", "--trajectory", "SUITE"],
 }
@@ -254,6 +257,8 @@ OUTPUT_OPTIONS = [
     ["import", "habitat", "SCENE", "--scene", "x", "-o", "OUT"],
     ["export", "partnr", "SCENE", "-o", "OUT"],
     ["run-baseline", "oracle", "SCENE", "-o", "OUT"],
+    ["run-agent", "vlm", "SCENE", "--endpoint", "http://127.0.0.1:9", "--model", "m", "-o",
+     "OUT"],
     ["evaluate", "SCENE", "-p", "SCENE", "--feedback", "OUT"],
     ["experience", "generate", "SCENE", "-o", "OUT"],
 ]
@@ -280,6 +285,7 @@ def test_an_output_that_is_not_a_regular_file_is_refused(args: list[str], target
 
 @pytest.mark.parametrize("args", [["export", "pddl", "SCENE", "-o", "OUT"],
                                   ["export", "habitat", "SCENE", "-o", "OUT"],
+                                  ["export", "vlm", "SCENE", "-o", "OUT"],
                                   ["evaluate", "SCENE", "-p", "SCENE", "--plots", "OUT"]],
                          ids=lambda a: " ".join(a[:2]))
 def test_an_output_folder_that_is_a_file_is_refused(args: list[str], tmp_path: Path) -> None:
