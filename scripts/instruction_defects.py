@@ -69,9 +69,20 @@ def count(path: str, by_template: dict[str, Counter[str]] | None = None) -> dict
 
 def main(args: list[str]) -> int:
     by = "--by-template" in args
-    for p in (a for a in args if a != "--by-template"):
+    paths = [a for a in args if a != "--by-template"]
+    if not paths:
+        print("usage: python scripts/instruction_defects.py [--by-template] SUITE.jsonl...",
+              file=sys.stderr)
+        return 2
+    for p in paths:
         found: dict[str, Counter[str]] = {}
-        print(p, " ".join(f"{k} {v}" for k, v in count(p, found if by else None).items()))
+        try:
+            counts = count(p, found if by else None)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"error: {p}: cannot read the suite ({type(e).__name__}: {e}); expected a "
+                  "suite.jsonl that fdc compile wrote", file=sys.stderr)
+            return 2
+        print(p, " ".join(f"{k} {v}" for k, v in counts.items()))
         for kind, templates in sorted(found.items()):
             print(f"  {kind}:", ", ".join(f"{t} {n}" for t, n in templates.most_common()))
     return 0
