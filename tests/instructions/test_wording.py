@@ -153,3 +153,25 @@ def test_a_compiled_suite_of_the_library_has_none(tmp_path: Path) -> None:
                 found[kind].append(text)
     assert len(templates) > 80
     assert found == {k: [] for k in WORDING}
+
+
+def test_the_compile_warns_once_a_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                       ) -> None:
+    from typer.testing import CliRunner
+
+    from fdc.cli import app
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    template = tmp_path / "t.pddl"
+    template.write_text(
+        '(define (template stranded)\n  (:domain fdc-home)\n  (:parameters ?o - movable)\n'
+        '  (:goal (holding ?o))\n  (:instruction "Pick up {{ o | ref }} and bring it to '
+        'the spot you lifted what you held at noon yesterday from."))\n', encoding="utf-8")
+    out = tmp_path / "suite.jsonl"
+    result = CliRunner().invoke(app, ["compile", "tests/golden/scenes/kitchen.json",
+                                      "--templates", str(template), "--max-per-template",
+                                      "2", "--no-cache", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if "warning[" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("warning[stranded-preposition]: 2 instruction(s)")
