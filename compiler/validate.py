@@ -364,12 +364,32 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
                      if memory and experience is not None else None)
 
 
+#: How to reword each kind of misleading wording (`fdc.instructions.listen.WORDING`).
+WORDING_HINTS = {
+    "attachment-ambiguity": "say where the item is in a clause of its own (“Take the "
+                            "plate from the table and put it beside the bowl”), or put the "
+                            "destination right after the item",
+    "nested-repetition": "compile the suite again with this version of fdc (it names "
+                         "such a part by its level: “the bottom level of the shelf”), or "
+                         "reword the template",
+    "punctuation-before-destination": "name the destination without a pronoun for "
+                                      "another entity after the item (“the right part of "
+                                      "{{ s | ref }}”, not “its right part”): the item's "
+                                      "place then goes in a clause of its own",
+    "stranded-preposition": "say the place first: “Go to where you picked up what you "
+                            "held at 20:26”, not “the spot you lifted what you held at "
+                            "20:26 from”",
+}
+
+
 def check_references(task: _Task, describer: Describer,
                      interacted: frozenset[str] | None = None) -> None:
     """`ambiguous-reference`, `wrong-reference`: the listener reads every instruction
     back without the bindings, and each definite mention must fit one entity the task
-    is about (`fdc.instructions.listen`)."""
-    from fdc.instructions.listen import about, listen, listener_for
+    is about (`fdc.instructions.listen`); warnings for wording that misleads though
+    every mention resolves (`listen.wording`: `attachment-ambiguity`,
+    `nested-repetition`, `punctuation-before-destination`, `stranded-preposition`)."""
+    from fdc.instructions.listen import about, listen, listener_for, wording
 
     r = task.record
     entities = about(describer, {*r.bindings.values(), *r.targets,
@@ -379,6 +399,9 @@ def check_references(task: _Task, describer: Describer,
             _error(task, code, message, f"instructions[{k}]",
                    "the describer's words name another entity, or several: compile "
                    "the suite again with this version of fdc, or reword the template")
+        for code, message in wording(text):
+            task.add(code, Severity.WARNING, message, f"instructions[{k}]",
+                     WORDING_HINTS[code])
 
 
 def _check_widened(task: _Task, entry: TemplateEntry, compiler: SceneCompiler,

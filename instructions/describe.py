@@ -167,7 +167,7 @@ class Describer:
         owner = self.graph.object(self.graph.surface(surface).object_id)
         if len(owner.surfaces) == 1:
             return "", owner.name
-        return self._part_words(owner.id)[surface], owner.name
+        return _not_repeated(self._part_words(owner.id)[surface], owner.name), owner.name
 
     def _part_words(self, owner: str) -> dict[str, str]:
         """The words of each surface of a piece of furniture with several, from its name
@@ -495,6 +495,20 @@ def _modifies(room: str, furniture: str) -> bool:
     """Whether a room's name may modify furniture's ('kitchen table'): not when the name
     holds it already ('kitchen counter'), nor a room without a proper name ('room 3')."""
     return bool(room) and room not in furniture and room.split(" ")[0] != "room"
+
+
+#: What a part is called when its own name is its furniture's: "the first level of the
+#: shelf", not "the first shelf of the shelf".
+_PART_SYNONYMS = {"shelf": "level", "drawer": "compartment", "compartment": "section",
+                  "cabinet": "compartment", "rack": "level", "tier": "level"}
+
+
+def _not_repeated(part: str, owner: str) -> str:
+    """A part's words that do not repeat its furniture's noun ("second shelf" of a
+    "shelf" -> "second level", "top shelf" -> "top level"; "top" of anything stays)."""
+    noun = owner.split(" ")[-1]
+    other = _PART_SYNONYMS.get(noun, "part")
+    return " ".join(other if w == noun else w for w in part.split(" "))
 
 
 def _surface_words(name: str, container: bool) -> str:

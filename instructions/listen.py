@@ -202,3 +202,140 @@ def about(describer: Describer, entities: set[str]) -> set[str]:
             if room is not None:
                 out.add(room)
     return out
+
+
+# ------------------------------------------------------------------ wording
+
+#: The kinds of misleading wording `wording` finds (issue 36), each with what it means.
+WORDING = {
+    "attachment-ambiguity": "a place phrase after the object of a verb of putting reads "
+                            "as where to put it, and the destination comes after it "
+                            "(“Place the plate on the table beside the bowl”)",
+    "nested-repetition": "a noun repeated in its own of-phrase (“the first shelf of the "
+                         "shelf”)",
+    "punctuation-before-destination": "a comma between a relative clause and the "
+                                      "destination (“Put the clock that is on the "
+                                      "nightstand, in the wardrobe”)",
+    "stranded-preposition": "a preposition at the end of a clause, far from its verb "
+                            "across another clause (“the spot you lifted what you held "
+                            "at 20:26 yesterday from”)",
+}
+
+#: Verbs of putting: their object is followed by where it goes.
+_PUTTING = r"put|place|set|move|bring|carry|take|lay|stand|leave|fit|transfer|drop"
+#: A place phrase's preposition ("from" is a source: it does not read as the goal).
+_PLACE = r"on|in|into|onto|inside|to|beside|next to|around|between|near|under|behind|" \
+    r"at|by|on top of|in front of"
+_PLACE_PHRASE = re.compile(rf"\b(?:{_PLACE})\s+(?:the|its|a|an|one|any|some|each|either)\b",
+                           re.IGNORECASE)
+#: A place phrase that may be where an item stands (not where it goes: "to", "beside"):
+#: "on the table" after the object of a verb of putting reads as the destination.
+_STATIC_PLACE = re.compile(r"(?:on|in|inside|at)\s+the\b", re.IGNORECASE)
+#: A place phrase that can only be a destination: "in the gap", "on the left of".
+_DESTINATION_NOUN = re.compile(r"(?:\s+[\w'-]+){0,3}?\s+(?:gap|part|side|half|middle|"
+                               r"centre|center|edge|corner)\b|\s+(?:left|right)\s+of\b",
+                               re.IGNORECASE)
+#: A noun that a place phrase completes: "the gap between", "the left side of".
+_RELATIONAL_NOUN = re.compile(r"\b(?:gap|space|part|side|half|middle|centre|center|spot|"
+                              r"place|edge|corner|area|room)\s+$", re.IGNORECASE)
+#: The object of a verb of putting: a definite or indefinite noun phrase.
+_OBJECT = re.compile(rf"\b(?:{_PUTTING})\s+(?:both\s+)?(?:the|a|an)\s+", re.IGNORECASE)
+#: Where a relative clause starts: its places are its own, not the verb's.
+_RELATIVE = re.compile(r"\b(?:that|which|who|where)\b|\byou\b", re.IGNORECASE)
+#: Clause boundaries: punctuation, and "and"/"then"/"so that" starting a new clause.
+_CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|\b(?:and|then|or)\s+(?!(?:the|both|a|an)\b)",
+                     re.IGNORECASE)
+
+_FUNCTION = r"(?!(?:the|a|an|to|on|in|into|of|and|or|from|with|at|by|that|it|its)\b)"
+_NESTED = re.compile(rf"\b([a-z][\w'-]*) of the (?:{_FUNCTION}[\w'-]+ ){{0,3}}?\1\b",
+                     re.IGNORECASE)
+
+_COMMA_DESTINATION = re.compile(
+    rf"\b(?:that|which)\s+(?:is|are|has|have)\b[^,;.!?]*,\s+(?:(?:and|then)\s+)?"
+    rf"(?!in (?:any|the|reverse) order\b)"
+    rf"(?:{_PLACE}|out of|off)\s+(?:the|its|a|an|one|any)\b", re.IGNORECASE)
+
+#: A preposition that ends its clause (a time word may follow it: "from yesterday").
+_FINAL_PREPOSITION = re.compile(
+    r"\b(from|on|in|at|to|with|into|onto|off|of)\b(?=(?:\s+(?:yesterday|today|earlier|"
+    r"before|first|last))?\s*(?:[,;.!?]|$))", re.IGNORECASE)
+_BOUNDARY = re.compile(r"[,;:.!?](?=\s|$)|\b(?:or|nor|and)\s")
+_SUBJECT = re.compile(r"\b(?:you|it|they|he|she)\b", re.IGNORECASE)
+_WH = re.compile(r"\b(?:what|which|who|whom|whose|where|when)\b", re.IGNORECASE)
+_FINITE = re.compile(r"\b(?:was|were|is|are|had|has)\b", re.IGNORECASE)
+#: The most words between a stranded preposition's subject and the preposition.
+STRANDED_WORDS = 7
+
+
+def wording(text: str) -> list[tuple[str, str]]:
+    """Wording of an instruction that misleads a reader though every mention resolves:
+    (kind, message) for each kind of `WORDING` found, once a kind."""
+    out: list[tuple[str, str]] = []
+    found = attachment(text)
+    if found:
+        out.append(("attachment-ambiguity", f"“{found}” first reads as where to put it: "
+                    "the destination comes after it"))
+    m = _NESTED.search(text)
+    if m:
+        out.append(("nested-repetition", f"“{m.group(0)}” names “{m.group(1)}” inside "
+                    "its own of-phrase"))
+    m = _COMMA_DESTINATION.search(text)
+    if m:
+        out.append(("punctuation-before-destination", f"a comma before the destination "
+                    f"in “{m.group(0)}”"))
+    found = stranded(text)
+    if found:
+        out.append(("stranded-preposition", f"“{found}”: the preposition ends its "
+                    "clause, far from its verb"))
+    return out
+
+
+def _clauses(text: str) -> list[tuple[int, str]]:
+    """The clauses of `text` with their offsets, split at `_CLAUSE`."""
+    out: list[tuple[int, str]] = []
+    at = 0
+    for m in _CLAUSE.finditer(text):
+        out.append((at, text[at:m.start()]))
+        at = m.end()
+    out.append((at, text[at:]))
+    return out
+
+
+def attachment(text: str) -> str:
+    """The object of a verb of putting followed by a place phrase and then, in the same
+    clause and outside any relative clause, another place phrase: the first reads as
+    the destination ("Place the plate on the table somewhere beside the bowl"); '' if
+    none."""
+    for _, clause in _clauses(text):
+        for verb in _OBJECT.finditer(clause):
+            rest = clause[verb.end():]
+            relative = _RELATIVE.search(rest)
+            rest = rest[: relative.start()] if relative else rest
+            places = [p for p in _PLACE_PHRASE.finditer(rest)
+                      if not _RELATIONAL_NOUN.search(rest[: p.start()])]
+            if len(places) >= 2 and _STATIC_PLACE.match(rest, places[0].start()) and \
+                    not _DESTINATION_NOUN.match(rest, places[0].end()) and \
+                    not _PLACE_PHRASE.search(rest, 0, places[0].start()):
+                return (clause[verb.start(): verb.end()] + rest[: places[1].start()]).strip()
+    return ""
+
+
+def stranded(text: str) -> str:
+    """A preposition that ends its clause (“the spot you took it from”) far from its
+    subject and verb: across another clause (“what you held”, “the pen you moved was
+    taken from”) or more than `STRANDED_WORDS` words; '' if none."""
+    for m in _FINAL_PREPOSITION.finditer(text):
+        start = max((b.end() for b in _BOUNDARY.finditer(text, 0, m.start())), default=0)
+        span = text[start:m.start()]
+        subjects = list(_SUBJECT.finditer(span))
+        if not subjects:
+            continue
+        near = subjects[-1]
+        after = span[near.end():].split()
+        first = next((s for s in subjects if not _WH.search(span[: s.start()]) or
+                      s is subjects[0]), subjects[0])
+        between = span[first.end():]
+        if _WH.search(between) or _FINITE.search(" ".join(after[1:])) or \
+                len(after) > STRANDED_WORDS:
+            return (span[first.start():] + m.group(1)).strip()
+    return ""

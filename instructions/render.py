@@ -79,12 +79,27 @@ _LOCATIVE_AFTER = re.compile(rf"^(?:\s+(?:{_LOCATIVE})\b|'s\b)", re.IGNORECASE)
 #: "Put the book on the nightstand in the box": the verbs whose object may be taken
 #: from where it is first, in a sentence of its own ("Take the book from the nightstand
 #: and put it in the box"), and how the second half says them.
-_VERB_BEFORE = re.compile(r"(?:^|[.;!?:,]\s+|\b(?:then|and|also|first)\s+)"
-                          r"(put|move|place|bring|take|set)\s+$", re.IGNORECASE)
-# a split says "it" of the item: not where the sentence says "it" of another
-_PRONOUN = re.compile(r"\b(?:it|its)\b", re.IGNORECASE)
+_VERB_BEFORE = re.compile(r"(?:^|[.;!?:,]\s+|\b(?:then|and|also|first|next|last|finally)\s+)"
+                          r"(put|move|place|bring|take|set|fit|store|carry)\s+$", re.IGNORECASE)
+#: A place later in the clause after the object of a verb of putting: the object's own
+#: place would read as the destination ("Place the plate on the table somewhere beside
+#: the bowl", "Place the vase on the shelf so it sits in ...").
+_PLACE_LATER = re.compile(r"^[^,;.!?]*?\b(?:on|in|into|onto|inside|to|beside|next to|"
+                          r"around|between|near|at|by|under|behind)\s", re.IGNORECASE)
+#: A place right after a relative clause that would read as part of it (a direction,
+#: "to the kitchen", "into the box", does not): a comma closes the clause.
+_STATIC_AFTER = re.compile(r"^\s+(?:on|in|inside|at|next to|near|around|between|beside|"
+                           r"by|under|over|behind|of)\b", re.IGNORECASE)
+# a split says "it" of the item: not where the sentence says "it" of another ("so it
+# sits" is the item's; "with a vase on it" is another entity's description)
+_PRONOUN = re.compile(r"\b(?<!so )(?<!so that )(?:it|its)\b", re.IGNORECASE)
+#: The "it" a split says of its item, until every split is done: not a pronoun for
+#: another entity that would stop the split of another item ("Take the mug from the
+#: desk and put it on the shelf, and take the book from ...").
+_SPLIT_IT = "\x00"
 _SPLIT_VERBS = {"put": "put", "move": "move", "place": "place", "bring": "bring",
-                "take": "bring", "set": "set"}
+                "take": "bring", "set": "set", "fit": "fit", "store": "store",
+                "carry": "carry"}
 
 
 def entities_in(values: Mapping[str, Any]) -> list[EntityText]:
@@ -100,46 +115,54 @@ def entities_in(values: Mapping[str, Any]) -> list[EntityText]:
 
 def untangle(text: str, entities: Sequence[EntityText]) -> str:
     """No noun phrase stacks locatives: a description whose relation stands next to
-    another place ("Put the book on the nightstand in the box") is said in a clause of
-    its own when it directly follows a verb of putting that starts a sentence or a
-    clause ("Take the book from the nightstand and put it in the box"), else with a
-    relative clause ("... the box that is on the bed")."""
+    another place ("Put the book on the nightstand in the box"), or is the object of a
+    verb of putting with a place later in its clause ("Place the plate on the table
+    somewhere beside the bowl"), is said in a clause of its own when it directly follows
+    a verb of putting that starts a sentence or a clause ("Take the book from the
+    nightstand and put it in the box"), else with a relative clause ("... the box that
+    is on the bed")."""
     done: set[str] = set()
+    said = sorted({d for e in entities for d in (e.description, e.clause) if e.relation},
+                  key=len, reverse=True)
     for e in sorted(entities, key=lambda x: -len(x.description)):
         if not e.relation or e.description in done:
             continue
         done.add(e.description)
-        text = _untangle_one(text, e)
-    return text
+        text = _untangle_one(text, e, said)
+    return text.replace(_SPLIT_IT, "it")
 
 
-def _untangle_one(text: str, e: EntityText) -> str:
+def _untangle_one(text: str, e: EntityText, said: Sequence[str] = ()) -> str:
     out: list[str] = []
     at = 0
     pattern = re.compile(r"(?<![\w-])" + re.escape(e.description) + r"(?![\w-])",
                          re.IGNORECASE)
     for m in pattern.finditer(text):
         before, after = text[: m.start()], text[m.end():]
-        if not (_LOCATIVE_BEFORE.search(before) or _LOCATIVE_AFTER.match(after)):
-            continue
         verb = _VERB_BEFORE.search(before)
+        if verb is not None and verb.start(1) < at:
+            verb = None
+        place_after = bool(_LOCATIVE_AFTER.match(after)) and not after.startswith("'s")
+        if not (_LOCATIVE_BEFORE.search(before) or place_after or
+                (verb is not None and _PLACE_LATER.match(after))):
+            continue
         words = e.relation.split(" ", 1)
-        if verb is not None and verb.start(1) >= at and len(words) == 2 and \
-                e.relation_kind in ("on", "on-in", "in") and \
-                _LOCATIVE_AFTER.match(after) and not after.startswith("'s") and \
-                not _PRONOUN.search(after):
+        rest = after
+        for other in said:  # another entity's "with a vase on it" is not a pronoun
+            rest = rest.replace(other, "")
+        if verb is not None and len(words) == 2 and \
+                e.relation_kind in ("on", "on-in", "in") and not _PRONOUN.search(rest):
             noun = e.description[: len(e.description) - len(e.relation)].rstrip()
-            said = verb.group(1)
-            take = "Take" if said[:1].isupper() else "take"
+            said_verb = verb.group(1)
+            take = "Take" if said_verb[:1].isupper() else "take"
             out.append(text[at : verb.start(1)])
             out.append(f"{take} {noun} from {words[1]} and "
-                       f"{_SPLIT_VERBS[said.lower()]} it")
+                       f"{_SPLIT_VERBS[said_verb.lower()]} {_SPLIT_IT}")
             at = m.end()
             continue
         out.append(text[at : m.start()])
         # a place after the clause would read as part of it: a comma closes it
-        out.append(e.clause + ("," if _LOCATIVE_AFTER.match(after) and
-                               not after.startswith("'s") else ""))
+        out.append(e.clause + ("," if _STATIC_AFTER.match(after) else ""))
         at = m.end()
     out.append(text[at:])
     return "".join(out)

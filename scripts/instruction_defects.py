@@ -6,7 +6,13 @@ check: `fdc validate`'s listener is the check).
 Per suite: instructions, and those with stacked locatives (a place phrase whose noun is
 followed by another place: "on the nightstand in the box"; a coordination "in the
 fridge or in the cabinet" is not one), "on"/"off" a compartment or drawer, "a" before a
-vowel sound, and "all the <plural>" in a task with one target.
+vowel sound, and "all the <plural>" in a task with one target; and the misleading
+wording of issue 36 the listener finds (`fdc.instructions.listen.WORDING`): attachment
+ambiguity, nested repetition, punctuation before a destination, stranded prepositions.
+
+    python scripts/instruction_defects.py --by-template out/suite.jsonl
+
+adds, per kind, the templates with defects and how many.
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
+
+from fdc.instructions.listen import WORDING, wording
 
 _WORD = r"(?!(?:the|that|and|then|it|which|so|of|to|or|but|either)\b)[\w'-]+"
 STACKED = re.compile(rf"\b(?:on|in|into|onto|off|from|inside|next to|near) the "
@@ -25,26 +34,57 @@ CONSONANT_SOUND = re.compile(r"(uni|use|usu|one|eu|ur)", re.I)
 ALL_THE_PLURAL = re.compile(r"\ball the \w+s\b")
 
 
-def count(path: str) -> dict[str, int]:
-    out = {"instructions": 0, "stacked": 0, "on-compartment": 0, "a-vowel": 0,
-           "plural-for-one": 0}
+def defects(text: str, targets: int) -> list[str]:
+    """The kinds of defect of one instruction of a task with `targets` targets."""
+    out = []
+    if STACKED.search(text):
+        out.append("stacked")
+    if ON_COMPARTMENT.search(text):
+        out.append("on-compartment")
+    m = A_VOWEL.search(text)
+    if m and not CONSONANT_SOUND.match(m.group(1)):
+        out.append("a-vowel")
+    if targets == 1 and ALL_THE_PLURAL.search(text) and "everything" not in text:
+        out.append("plural-for-one")
+    out.extend(kind for kind, _ in wording(text))
+    return out
+
+
+def count(path: str, by_template: dict[str, Counter[str]] | None = None) -> dict[str, int]:
+    """Instructions, and those with each kind of defect, in the suite at `path`; with
+    `by_template`, also the count per kind and template."""
+    out = dict.fromkeys(["instructions", "stacked", "on-compartment", "a-vowel",
+                         "plural-for-one", *WORDING], 0)
     with open(path, encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             for t in r["instructions"]:
                 out["instructions"] += 1
-                out["stacked"] += bool(STACKED.search(t))
-                out["on-compartment"] += bool(ON_COMPARTMENT.search(t))
-                m = A_VOWEL.search(t)
-                out["a-vowel"] += bool(m and not CONSONANT_SOUND.match(m.group(1)))
-                out["plural-for-one"] += len(r["targets"]) == 1 and \
-                    bool(ALL_THE_PLURAL.search(t)) and "everything" not in t
+                for kind in defects(t, len(r["targets"])):
+                    out[kind] += 1
+                    if by_template is not None:
+                        by_template.setdefault(kind, Counter())[r.get("template", "?")] += 1
     return out
 
 
-def main(paths: list[str]) -> int:
+def main(args: list[str]) -> int:
+    by = "--by-template" in args
+    paths = [a for a in args if a != "--by-template"]
+    if not paths:
+        print("usage: python scripts/instruction_defects.py [--by-template] SUITE.jsonl...",
+              file=sys.stderr)
+        return 2
     for p in paths:
-        print(p, " ".join(f"{k} {v}" for k, v in count(p).items()))
+        found: dict[str, Counter[str]] = {}
+        try:
+            counts = count(p, found if by else None)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"error: {p}: cannot read the suite ({type(e).__name__}: {e}); expected a "
+                  "suite.jsonl that fdc compile wrote", file=sys.stderr)
+            return 2
+        print(p, " ".join(f"{k} {v}" for k, v in counts.items()))
+        for kind, templates in sorted(found.items()):
+            print(f"  {kind}:", ", ".join(f"{t} {n}" for t, n in templates.most_common()))
     return 0
 
 

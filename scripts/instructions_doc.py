@@ -35,7 +35,9 @@ other entity of the scene fits (among those of the same kind and name):
 1. **The name**: an item's or a piece of furniture's name ("the banana"), a room's ("the
    kitchen"); a surface by its furniture ("the table", "the second shelf of the
    bookshelf": shelves are numbered from the bottom, "the lower compartment of the
-   fridge"). Surfaces of one piece of furniture whose names say the same (Habitat's
+   fridge"); a part whose name is its furniture's is named by its level ("the first
+   level of the shelf", not "the first shelf of the shelf"). Surfaces of one piece of
+   furniture whose names say the same (Habitat's
    sub-meshes `shelf.0000`, `shelf.0001`, ...) are named by their height, when they are
    at least 0.1 m apart: "the bottom shelf", "the top shelf", "the second shelf from
    the top of the bookshelf" (counted from the nearer end).
@@ -68,11 +70,19 @@ other entity of the scene fits (among those of the same kind and name):
 
 ## Sentences
 
-- **No stacked locatives.** A description with a relation next to another place is
-  rewritten: the object of the first verb is taken from where it is in a sentence of
-  its own ("Take the book from the nightstand and put it in the box that is on the
-  bed."), any other gets a relative clause ("the box that is on the bed"), closed by a
-  comma when a place follows it.
+- **No stacked locatives.** A description with a relation next to another place, or
+  the object of a verb of putting (put, place, set, move, bring, take, fit, store,
+  carry) with a place later in its clause, is rewritten: the object is taken from
+  where it is in a clause of its own ("Take the book from the nightstand and put it in
+  the box that is on the bed.", "Take the blue plate from the table and place it
+  somewhere beside the bowl.", not "Place the blue plate on the table somewhere beside
+  the bowl"), any other gets a relative clause ("the box that is on the bed"). The
+  split is not made when the sentence says "it" or "its" of another entity after the
+  item ("..., then close it": "it" would be ambiguous); the relative clause is then
+  closed by a comma when a place that could continue it follows ("on", "in", "next
+  to", ...; not a direction: "the book that is on the desk to the kitchen"), and the
+  listener warns. The library's templates name such an entity again instead ("then
+  close the wardrobe", "the right part of the sofa").
 - **Prepositions by what the target is**: `{{ s | on }}` says "in the lower compartment
   of the fridge" or "on the desk"; `{{ s | off }}` "out of ..." or "off ...".
 - **Articles by sound** (`{{ x | a }}`: "an apple", "a unicorn", "an hour"), **number by
@@ -93,6 +103,22 @@ vocabulary. A mention followed by a clause about the robot's past ("the pen you 
 up yesterday") and, in a memory task, any mention is narrowed by the items the robot
 moved. A mention that fits several entities is an `ambiguous-reference`; one that fits
 none, or an entity the task is not about, a `wrong-reference`.
+
+It also warns on wording that misleads though every mention resolves
+(`listen.wording`; `fdc compile` prints a warning per kind with its first instance,
+`fdc validate` lists each):
+
+- `attachment-ambiguity`: "Place the blue plate on the table somewhere beside the bowl"
+  ("on the table" reads as where to put it);
+- `nested-repetition`: "the first shelf of the shelf";
+- `punctuation-before-destination`: "Put the clock that is on the nightstand, in the
+  wardrobe, then close it.";
+- `stranded-preposition`: "Return to the spot you lifted what you held at 20:26
+  yesterday from."
+
+`python scripts/instruction_defects.py [--by-template] SUITE.jsonl...` counts every kind
+(these and issue 17's: stacked locatives, "on" a compartment, "a" before a vowel, a
+plural for one target) in compiled suites.
 
 ## Variety
 

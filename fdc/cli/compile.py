@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
@@ -201,6 +201,7 @@ def compile_command(
     if timings:
         _timings(run.timings)
     err.print(f"wrote {manifest.tasks} task(s) to {output} and the manifest to {manifest_path}")
+    _wording_warnings(output, err)
     if store.damaged:
         path, why = next(iter(sorted(store.damaged.items())))
         err.print(f"warning: {len(store.damaged)} damaged cache entr"
@@ -218,6 +219,27 @@ def compile_command(
             f"{len(names)} templates ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
         err.print(f"error: {which}: {e}", markup=False, highlight=False)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _wording_warnings(suite: Path, err: Any) -> None:
+    """A warning per kind of misleading wording the listener finds in the suite's
+    instructions (`fdc.instructions.listen.wording`), with its first instance:
+    `fdc validate` lists every one."""
+    import json
+
+    from fdc.instructions.listen import wording
+
+    found: dict[str, tuple[int, str, str]] = {}  # kind -> (count, first task, message)
+    with open(suite, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            for text in record.get("instructions", []):
+                for kind, message in wording(text):
+                    n, task, first = found.get(kind, (0, record.get("id", "?"), message))
+                    found[kind] = (n + 1, task, first)
+    for kind, (n, task, message) in sorted(found.items()):
+        err.print(f"warning[{kind}]: {n} instruction(s) (first: task {task}: {message}); "
+                  "`fdc validate` lists them", markup=False, highlight=False)
 
 
 def _executor(kind: Executor, scheduler: str | None, jobs: int) -> ShardExecutor:

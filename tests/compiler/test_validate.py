@@ -150,6 +150,19 @@ def test_the_listener_reports_words_for_another_entity(suite: Path, tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_misleading_wording_is_a_warning(suite: Path, tmp_path: Path) -> None:
+    first = next(r for r in records(suite) if r.template == "l1-to-surface")
+    texts = [*first.instructions,
+             "Return to the spot you lifted what you held at 20:26 yesterday from."]
+    path = write(tmp_path, [line(first, instructions=texts)])
+    code, out, _ = run("validate", str(path), "--format", "json")
+    assert code == 0
+    assert findings(out)[first.id] == [("stranded-preposition", "warning")]
+    code, _, _ = run("validate", str(path), "--strict")
+    assert code == 1
+
+
+@pytest.mark.slow
 def test_a_corrupted_record_is_located(suite: Path, tmp_path: Path) -> None:
     good = records(suite)[:2]
     broken = json.loads(line(good[1]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -52,4 +53,20 @@ def test_the_defect_count_finds_each_defect(tmp_path: Path) -> None:
                      encoding="utf-8")
     assert module.count(str(suite)) == {"instructions": 6, "stacked": 1,
                                         "on-compartment": 1, "a-vowel": 1,
-                                        "plural-for-one": 1}
+                                        "plural-for-one": 1, "attachment-ambiguity": 1,
+                                        "nested-repetition": 0,
+                                        "punctuation-before-destination": 0,
+                                        "stranded-preposition": 0}
+    # the kinds of issue 36, each once, and by template
+    texts = ["Place the plate on the table somewhere beside the bowl.",
+             "Put the mug on the first shelf of the shelf.",
+             "Put the clock that is on the nightstand, in the wardrobe, then close it.",
+             "Return to the spot you lifted what you held at 20:26 yesterday from."]
+    suite.write_text(json.dumps({"instructions": texts, "targets": ["mug_0"],
+                                 "template": "t"}) + "\n", encoding="utf-8")
+    by: dict[str, Counter[str]] = {}
+    counts = module.count(str(suite), by)
+    assert [k for k, v in counts.items() if v] == [
+        "instructions", "attachment-ambiguity", "nested-repetition",
+        "punctuation-before-destination", "stranded-preposition"]
+    assert by["nested-repetition"] == Counter({"t": 1})

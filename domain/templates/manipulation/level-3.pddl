@@ -45,9 +45,9 @@
     (not (on ?o1 ?s))))
   (:goal (then (on ?o1 ?s) (and (around ?o2 ?o1) (on ?o1 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to {{ s | ref }}, then move {{ o2 | ref }} around it."
-    "Put {{ o1 | ref }} {{ s | on }}, then put {{ o2 | ref }} next to it."
-    "First set {{ o1 | ref }} {{ s | on }}; next, place {{ o2 | ref }} beside it.")
+    "Move {{ o1 | ref }} to {{ s | ref }}, then move {{ o2 | ref }} around the first item."
+    "Put {{ o1 | ref }} {{ s | on }}, then put {{ o2 | ref }} next to the item you put there first."
+    "First set {{ o1 | ref }} {{ s | on }}; next, place {{ o2 | ref }} beside that first item.")
   (:ambiguity reject))
 
 (define (template l3-then-side-side)
@@ -67,9 +67,9 @@
     (not (= ?d2 center))))
   (:goal (then (at-side ?o1 ?a ?d1) (and (at-side ?o2 ?a ?d2) (on ?a ?s) (on ?o1 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to the {{ d1 }} side of {{ a | ref }}, then move {{ o2 | ref }} to its {{ d2 }} side."
-    "Put {{ o1 | ref }} on the {{ d1 }} side of {{ a | ref }}, then put {{ o2 | ref }} on its {{ d2 }} side, leaving {{ a | ref }} where it is."
-    "First set {{ o1 | ref }} at the {{ d1 }} side of {{ a | ref }}; next, set {{ o2 | ref }} at its {{ d2 }} side.")
+    "Move {{ o1 | ref }} to the {{ d1 }} side of {{ a | ref }}, then move {{ o2 | ref }} to the {{ d2 }} side of {{ a | ref }}."
+    "Put {{ o1 | ref }} on the {{ d1 }} side of {{ a | ref }}, then put {{ o2 | ref }} on the {{ d2 }} side of {{ a | ref }}, without moving {{ a | ref }}."
+    "First set {{ o1 | ref }} at the {{ d1 }} side of {{ a | ref }}; next, set {{ o2 | ref }} at the {{ d2 }} side of {{ a | ref }}.")
   (:ambiguity reject))
 
 (define (template l3-then-around-between)
@@ -113,9 +113,9 @@
     (and (in-cell ?o2 ?s right) (on ?o1 ?s))
     (and (between ?o3 ?o1 ?o2) (on ?o1 ?s) (on ?o2 ?s))))
   (:instruction
-    "Move {{ o1 | ref }} to the left part of {{ s | ref }}, then move {{ o2 | ref }} to its right part, then move {{ o3 | ref }} between them."
-    "Put {{ o1 | ref }} on the left of {{ s | ref }} and then {{ o2 | ref }} on its right; finally put {{ o3 | ref }} between the two."
-    "Set {{ o1 | ref }} at the left of {{ s | ref }}, next {{ o2 | ref }} at its right, and last {{ o3 | ref }} in the gap between them.")
+    "Move {{ o1 | ref }} to the left part of {{ s | ref }}, then move {{ o2 | ref }} to the right part of {{ s | ref }}, then move {{ o3 | ref }} between them."
+    "Put {{ o1 | ref }} on the left of {{ s | ref }} and then put {{ o2 | ref }} on the right of {{ s | ref }}; finally put {{ o3 | ref }} between the two."
+    "Set {{ o1 | ref }} at the left of {{ s | ref }}, next set {{ o2 | ref }} at the right of {{ s | ref }}, and last set {{ o3 | ref }} in the gap between them.")
   (:ambiguity reject))
 
 (define (template l3-then-into-close)
@@ -136,9 +136,9 @@
       (not (is-open ?f))
       (exists (?x - receptacle) (and (surface-of ?x ?f) (inside ?o ?x))))))
   (:instruction
-    "Put {{ o | ref }} in {{ f | ref }}, then close {{ f | it }}."
-    "Place {{ o | ref }} inside {{ f | ref }} and then shut it."
-    "Store {{ o | ref }} inside {{ f | ref }} and shut its door afterwards.")
+    "Put {{ o | ref }} in {{ f | ref }}, then close {{ f | ref }}."
+    "Place {{ o | ref }} inside {{ f | ref }} and then shut {{ f | ref }}."
+    "Store {{ o | ref }} inside {{ f | ref }} and shut {{ f | ref }} afterwards.")
   (:ambiguity reject))
 
 (define (template l3-and-surface-surface)
@@ -181,9 +181,9 @@
     (in-room ?o2 ?r)))
   (:goal (and (around ?o1 ?a) (around ?o2 ?a) (on ?a ?s)))
   (:instruction
-    "Move {{ o1 | ref }} and {{ o2 | ref }} around {{ a | ref }}."
-    "Put both {{ o1 | ref }} and {{ o2 | ref }} next to {{ a | ref }}."
-    "Place {{ o1 | ref }} beside {{ a | ref }}, and {{ o2 | ref }} beside it too.")
+    "Move {{ o1 | ref }} around {{ a | ref }}, and move {{ o2 | ref }} around {{ a | ref }} too."
+    "Put {{ o1 | ref }} next to {{ a | ref }}, and put {{ o2 | ref }} next to {{ a | ref }} as well."
+    "Place {{ o1 | ref }} beside {{ a | ref }}, and place {{ o2 | ref }} beside {{ a | ref }} too.")
   (:ambiguity reject))
 
 (define (template l3-or-surfaces)

@@ -578,7 +578,7 @@
   (:goal (and (on ?a ?sb) (on ?b ?sa)))
   (:instruction
     "Swap {{ a | ref }} and {{ b | ref }}: each goes where the other one is."
-    "Put {{ a | ref }} {{ sb | on }} and {{ b | ref }} {{ sa | on }}."
+    "Put {{ a | ref }} {{ sb | on }} and put {{ b | ref }} {{ sa | on }}."
     "Exchange the places of {{ a | ref }} and {{ b | ref }}.")
   (:ambiguity reject))
 

@@ -119,7 +119,7 @@
   (:instruction
     "Navigate to the receptacle you picked the {{ c }} from."
     "Go back to where the {{ c }} was before you moved it yesterday."
-    "Return to the spot the {{ c }} you moved yesterday was taken from.")
+    "Return to the spot where the {{ c }} you moved yesterday was before you took it.")
   (:ambiguity reject))
 
 (define (template conditional-object-moved-between)

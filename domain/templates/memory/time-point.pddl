@@ -34,9 +34,9 @@
     (not (placed-on ?o ?s))))
   (:goal (robot-at-receptacle ?s))
   (:instruction
-    "Navigate to the receptacle you picked up the object from that you interacted with at {{ t | clock }} yesterday."
+    "Navigate to the receptacle from which you picked up the object you interacted with at {{ t | clock }} yesterday."
     "Go to where you picked up the object you were carrying at {{ t | clock }} yesterday."
-    "Return to the spot you lifted what you held at {{ t | clock }} yesterday from.")
+    "Return to the spot where you lifted what you held at {{ t | clock }} yesterday.")
   (:ambiguity reject))
 
 (define (template time-goal-receptacle-at)
