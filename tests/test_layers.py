@@ -42,6 +42,7 @@ SIM_BRIDGE: dict[str, int] = {
     "fdc.sim_bridge.world": 3,
     "fdc.sim_bridge.habitat": 4,
     "fdc.sim_bridge.pictures": 4,
+    "fdc.sim_bridge.render": 4,
 }
 
 
