@@ -42,6 +42,11 @@ def mesa_vendor_file() -> Path | None:
 def gl_context() -> Any:
     """The process's one moderngl context (made on first use): headless EGL, Mesa's
     llvmpipe, one thread. `RenderUnavailable` when it cannot be made."""
+    return make_context()
+
+
+def make_context() -> Any:
+    """A new headless EGL context on Mesa's llvmpipe (`gl_context` shares one)."""
     vendor = mesa_vendor_file()
     if vendor is None:
         raise RenderUnavailable(f"rendering needs Mesa's EGL, which is not installed (no "
