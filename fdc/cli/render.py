@@ -158,6 +158,6 @@ def experience(
             raise typer.Exit(EXIT_INTERRUPTED) from None
     n = len(range(0, len(xp.frames), every)) + \
         (1 if xp.frames and (len(xp.frames) - 1) % every else 0)
-    err.print(f"wrote {output}: {n} frames of {len(xp.frames)}"
-              + (" and video.mp4" if video else "") + f" (index {index})", markup=False)
+    err.print(f"wrote {output}: {n} frames of {len(xp.frames)}, {index.name}"
+              + (", video.mp4" if video else ""), markup=False)
     raise typer.Exit(EXIT_OK)
