@@ -67,7 +67,7 @@ def habitat_fixture_scene(work: Path) -> Path:
         "stage_instance": {"template_name": "simple_room"},
         "object_instances": objects,
         "articulated_object_instances": [
-            {"template_name": "fridge", "fixed_base": True, "translation": [3.5, 0.0, 3.0],
+            {"template_name": "fridge", "fixed_base": True, "translation": [3.5, 0.96, 3.0],
              "rotation": q_y(-90)}],
     }
     sections = {

@@ -70,6 +70,7 @@ class ObjectGeometry:
     pieces: list[Piece] = field(default_factory=list)
     parts: list[PartPiece] = field(default_factory=list)
     source_parts: bool = False  # imported (URDF) parts: boxes at their recorded pose
+    urdf: UrdfModel | None = None  # imported articulated objects: their link meshes
 
 
 def category_colour(obj: ObjectSpec) -> tuple[float, float, float]:
@@ -285,6 +286,8 @@ def object_geometry(obj: ObjectSpec, index: int, base_dir: Path | None,
             piece = _cabinet(obj, colour, part) if _is_body(obj, part) else \
                 box_piece(part.center, part.size, colour)
         out.parts.append(PartPiece(part, piece, closes))
+    if out.source_parts:
+        out.urdf = urdf_model(obj, base_dir, meshes, out.parts)
     return out
 
 
@@ -399,3 +402,90 @@ def _base_image(material: Any) -> Any:
     if img is None:
         img = getattr(material, "image", None)
     return img
+
+
+# ----------------------------------------------------------------------- URDF objects
+
+#: Habitat's Y-up to fdc's Z-up: (x, y, z) -> (x, -z, y).
+_YUP_TO_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+
+@dataclass
+class UrdfModel:
+    """An imported articulated object drawn from its URDF: each link's visual meshes, and
+    what puts a link in the object's local frame at given joint values."""
+
+    robot: Any  # fdc.sim_bridge.habitat.urdf.Robot
+    links: list[tuple[str, np.ndarray, Piece]]  # (link, visual origin 4x4, piece)
+    scale: float
+    centre: np.ndarray  # the importer's centring (local = C @ scale * p - centre)
+    parts: dict[str, PartPiece]  # by link name
+
+    def link_matrices(self, open_state: Any) -> dict[str, np.ndarray]:
+        """Link (visual frame excluded) -> 4x4 into the object's local frame: joints at
+        their recorded values; a link that closes a container at 0 when it is closed and
+        at its recorded value (its upper limit when that is 0) when open."""
+        positions: dict[str, float] = {}
+        for j in self.robot.joints:
+            part = self.parts.get(j.child)
+            if part is None or part.spec.joint is None:
+                continue
+            value = part.spec.joint.position
+            if part.containers:
+                is_open = any(open_state.get(c, False) for c in part.containers)
+                value = (value if value != 0 else part.spec.joint.upper) if is_open else 0.0
+            positions[j.name] = value
+        fk = self.robot.link_transforms(positions)
+        base = np.eye(4)
+        base[:3, :3] = _YUP_TO_ZUP * self.scale
+        base[:3, 3] = -self.centre
+        return {link: base @ m for link, m in fk.items()}
+
+
+def urdf_model(obj: ObjectSpec, base_dir: Path | None, meshes: dict[str, list[Piece]],
+               parts: list[PartPiece]) -> UrdfModel | None:
+    """The URDF model of an imported articulated object (its `source.urdf`), or None when
+    it cannot be read (its part boxes are drawn then)."""
+    from fdc.core.errors import FdcError
+    from fdc.sim_bridge.habitat.urdf import read_urdf
+
+    rel = obj.source.get("urdf")
+    if rel is None or base_dir is None:
+        return None
+    try:
+        robot = read_urdf(base_dir / rel)
+    except (FdcError, OSError, ValueError):
+        return None
+    colour = category_colour(obj)
+    fk = robot.link_transforms({})  # the importer's bounds are at recorded joints: below
+    links: list[tuple[str, np.ndarray, Piece]] = []
+    for link in robot.links:
+        for vis in robot.visuals.get(link, []):
+            if vis.mesh is None:
+                continue
+            key = str(vis.mesh)
+            if key not in meshes:
+                meshes[key] = mesh_pieces(vis.mesh, colour)
+            s = np.eye(4)
+            s[:3, :3] = np.diag(np.asarray(vis.scale, dtype=np.float64))
+            for piece in meshes[key]:
+                links.append((link, vis.origin, transform(piece, s)))
+    if not links:
+        return None
+    del fk
+    by_link = {p.spec.name: p for p in parts}
+    model = UrdfModel(robot, links, 1.0, np.zeros(3), by_link)
+    # The importer's frame: link points at the recorded joint values, scaled, Z-up,
+    # centred on their box; the scale is the one that gives the object's size.
+    recorded = {j.name: by_link[j.child].spec.joint.position  # type: ignore[union-attr]
+                for j in robot.joints
+                if j.child in by_link and by_link[j.child].spec.joint is not None}
+    fk = robot.link_transforms(recorded)
+    pts = [transform(p, fk[link] @ origin).positions.astype(np.float64)
+           for link, origin, p in links if link in fk]
+    allp = np.concatenate(pts) @ _YUP_TO_ZUP.T
+    lo, hi = allp.min(axis=0), allp.max(axis=0)
+    extent = float(np.max(hi - lo))
+    model.scale = float(max(obj.size) / extent) if extent > 0 else 1.0
+    model.centre = (lo + hi) / 2 * model.scale
+    return model

@@ -23,6 +23,7 @@ from fdc.sim_bridge.render.build import (
     ObjectGeometry,
     PartPiece,
     Piece,
+    UrdfModel,
     object_geometry,
     pose_matrix,
     rooms_pieces,
@@ -153,10 +154,13 @@ class Renderer:
         self._objects: list[ObjectGeometry] = [
             object_geometry(o, k, base_dir, meshes) for k, o in enumerate(scene.objects)]
         self._static: list[_Draw] = []
-        self._dynamic: dict[str, list[tuple[_Draw, PartPiece | None]]] = {}
+        self._dynamic: dict[str, list[tuple[_Draw, PartPiece | tuple[str, np.ndarray] | None]]
+                            ] = {}
+        self._urdf: dict[str, UrdfModel] = {}
         self._textures: dict[int, Any] = {}
         self._matrices: dict[tuple[Any, ...], np.ndarray] = {}  # object poses seen
         self._parts: dict[tuple[Any, ...], np.ndarray] = {}
+        self._links: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}
         self._build()
 
     # ----- set-up -----------------------------------------------------------------------
@@ -205,15 +209,22 @@ class Renderer:
             spec = self._specs[geo.object_id]
             ident = self._id_of(geo)
             if geo.tracked:
-                draws: list[tuple[_Draw, PartPiece | None]] = []
+                draws: list[tuple[_Draw, PartPiece | tuple[str, np.ndarray] | None]] = []
                 for piece in geo.pieces:
                     d = self._vao([(piece, ident)])
                     if d is not None:
                         draws.append((d, None))
-                for part in geo.parts:
-                    d = self._vao([(part.piece, ident)])
-                    if d is not None:
-                        draws.append((d, part))
+                if geo.urdf is not None:
+                    self._urdf[geo.object_id] = geo.urdf
+                    for link, origin, piece in geo.urdf.links:
+                        d = self._vao([(piece, ident)])
+                        if d is not None:
+                            draws.append((d, (link, origin)))
+                else:
+                    for part in geo.parts:
+                        d = self._vao([(part.piece, ident)])
+                        if d is not None:
+                            draws.append((d, part))
                 self._dynamic[geo.object_id] = draws
                 continue
             m = pose_matrix(spec.pose.position, spec.pose.orientation)
@@ -269,7 +280,13 @@ class Renderer:
                         self._matrices.clear()
                     self._matrices[key] = m
             for d, part in draws:
-                pm = m if part is None else m @ self._part_matrix(part, open_state)
+                if part is None:
+                    pm = m
+                elif isinstance(part, tuple):  # a URDF link's mesh
+                    link, origin = part
+                    pm = m @ self._link_matrices(ident, open_state)[link] @ origin
+                else:
+                    pm = m @ self._part_matrix(part, open_state)
                 d.prog["model"].write(_gl(pm))
                 self._draw(d)
         w, h = cam.width, cam.height
@@ -303,6 +320,16 @@ class Renderer:
         if p is None:
             return pose_matrix(spec.pose.position, spec.pose.orientation)
         return pose_matrix(p.position, p.orientation)
+
+    def _link_matrices(self, ident: str, open_state: Mapping[str, bool]
+                       ) -> dict[str, np.ndarray]:
+        model = self._urdf[ident]
+        key = (ident, tuple(sorted((c, open_state.get(c)) for p in model.parts.values()
+                                   for c in p.containers)))
+        got = self._links.get(key)
+        if got is None:
+            got = self._links[key] = model.link_matrices(open_state)
+        return got
 
     def _part_matrix(self, part: PartPiece, open_state: Mapping[str, bool]) -> np.ndarray:
         key = (id(part), tuple(open_state.get(c) for c in part.containers))

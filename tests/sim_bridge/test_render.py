@@ -16,7 +16,7 @@ from fdc.sim_bridge.render.camera import parse_size
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder, snapshot_at
 from fdc.sim_bridge.world.state import AgentPose
-from tests.sim_bridge.helpers import graph, obj, on_top, room, scene
+from tests.sim_bridge.helpers import TEST_ASSETS, graph, obj, on_top, room, scene
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -209,3 +209,43 @@ def test_parse_size() -> None:
     for bad in ("640", "axb", "0x10", "640x480x3"):
         with pytest.raises(ValueError, match=r"WIDTHxHEIGHT|between"):
             parse_size(bad)
+
+
+@pytest.mark.skipif(not TEST_ASSETS.is_dir(), reason=f"Habitat fixtures not found at {TEST_ASSETS}")
+def test_an_imported_fridge_is_drawn_from_its_urdf_meshes(tmp_path: Path) -> None:
+    """The ReplicaCAD fridge imported from its URDF: its link meshes, put where the
+    importer's box is (the same bounds), and a door that turns when its joint does."""
+    import json
+
+    from fdc.sim_bridge.habitat import import_habitat
+    from fdc.sim_bridge.render.build import transform
+
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "scenes" / "t.scene_instance.json").write_text(json.dumps({
+        "articulated_object_instances": [
+            {"template_name": "fridge", "fixed_base": True, "translation": [2.0, 0.96, -1.0]}]}))
+    cfg = tmp_path / "t.scene_dataset_config.json"
+    cfg.write_text(json.dumps({
+        "articulated_objects": {"paths": {".urdf": [str(TEST_ASSETS / "urdf/fridge")]}},
+        "scene_instances": {"paths": {".json": ["scenes"]}}}))
+    imported = import_habitat(cfg, "t", tmp_path)
+    assert imported.scene is not None
+    s = imported.scene
+    with Renderer(s, base_dir=tmp_path) as r:
+        model = r._urdf["fridge_:0000"]
+        links = model.link_matrices({})
+        pts = np.concatenate([transform(p, links[link] @ origin).positions
+                              for link, origin, p in model.links])
+        fridge = s.objects[0]
+        assert (pts.max(axis=0) - pts.min(axis=0)) == pytest.approx(fridge.size, abs=0.01)
+        assert (pts.max(axis=0) + pts.min(axis=0)) / 2 == pytest.approx((0, 0, 0), abs=0.01)
+        x, y, _ = fridge.pose.position
+        look = AgentPose(x=x + 2.5, y=y, yaw_rad=math.pi)  # in front of it (+x), facing it
+        closed = r.render(None, look)
+        assert closed.visible["fridge_:0000"] > 10_000
+    turned = s.model_copy(update={"objects": [fridge.model_copy(update={"parts": [
+        p.model_copy(update={"joint": p.joint.model_copy(update={"position": 1.2})})
+        if p.name == "top_door" and p.joint is not None else p for p in fridge.parts]})]})
+    with Renderer(turned, base_dir=tmp_path) as r:
+        opened = r.render(None, look)
+    assert opened.ids.tobytes() != closed.ids.tobytes()
