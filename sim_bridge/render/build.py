@@ -2,9 +2,11 @@
 objects as their meshes (textures kept) or as boxes in their category's colour, and the
 parts of articulated objects, each piece in its object's local frame.
 
-A piece is a triangle soup (no index buffer): positions, normals, colours (linear RGB,
-0-1), texture coordinates and, when textured, the texture's pixels with rows flipped
-(trimesh's UVs put v=0 at the image's bottom row, OpenGL's first uploaded row is v=0).
+A piece holds vertices (positions, normals, colours 0-1, texture coordinates) and its
+triangles: an index array for meshes (shared vertices: llvmpipe shades each vertex
+once), three vertices a triangle otherwise; and, when textured, the texture's pixels
+with rows flipped (trimesh's UVs put v=0 at the image's bottom row, OpenGL's first
+uploaded row is v=0).
 """
 
 from __future__ import annotations
@@ -43,12 +45,19 @@ INSIDE = (0.35, 0.35, 0.36)  # the inner faces of containers
 class Piece:
     """Triangles of one object in its local frame (or the world, for the rooms)."""
 
-    positions: np.ndarray  # (n, 3) float32, three per triangle
+    positions: np.ndarray  # (n, 3) float32 (three per triangle when `indices` is None)
     normals: np.ndarray  # (n, 3) float32
     colours: np.ndarray  # (n, 3) float32
     uvs: np.ndarray | None = None  # (n, 2) float32
     texture: np.ndarray | None = None  # (h, w, 4) uint8, rows flipped for OpenGL
     two_sided: bool = False
+    indices: np.ndarray | None = None  # (t, 3) int: the triangles' vertices
+
+    def triangles(self) -> np.ndarray:
+        """(t, 3) vertex indices of the triangles."""
+        if self.indices is not None:
+            return self.indices
+        return np.arange(len(self.positions), dtype=np.int64).reshape(-1, 3)
 
 
 @dataclass
@@ -217,10 +226,18 @@ def merge(pieces: list[Piece]) -> Piece:
     if not plain:
         return Piece(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32),
                      np.zeros((0, 3), np.float32))
+    if all(p.indices is None for p in plain):
+        return Piece(np.concatenate([p.positions for p in plain]),
+                     np.concatenate([p.normals for p in plain]),
+                     np.concatenate([p.colours for p in plain]),
+                     two_sided=any(p.two_sided for p in plain))
+    offsets = np.cumsum([0] + [len(p.positions) for p in plain])[:-1]
     return Piece(np.concatenate([p.positions for p in plain]),
                  np.concatenate([p.normals for p in plain]),
                  np.concatenate([p.colours for p in plain]),
-                 two_sided=any(p.two_sided for p in plain))
+                 two_sided=any(p.two_sided for p in plain),
+                 indices=np.concatenate([p.triangles() + o for p, o in
+                                         zip(plain, offsets, strict=True)]))
 
 
 def transform(piece: Piece, m: np.ndarray) -> Piece:
@@ -230,17 +247,18 @@ def transform(piece: Piece, m: np.ndarray) -> Piece:
     inv_t = np.linalg.inv(r).T
     n = piece.normals.astype(np.float64) @ inv_t.T
     n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+    uvs, colours, indices = piece.uvs, piece.colours, piece.indices
     if np.linalg.det(r) < 0:  # a mirror turns the triangles over
-        p = p.reshape(-1, 3, 3)[:, [0, 2, 1]].reshape(-1, 3)
-        n = n.reshape(-1, 3, 3)[:, [0, 2, 1]].reshape(-1, 3)
-    uvs = piece.uvs
-    if uvs is not None and np.linalg.det(r) < 0:
-        uvs = uvs.reshape(-1, 3, 2)[:, [0, 2, 1]].reshape(-1, 2)
-    colours = piece.colours
-    if np.linalg.det(r) < 0:
-        colours = colours.reshape(-1, 3, 3)[:, [0, 2, 1]].reshape(-1, 3)
+        if indices is not None:
+            indices = indices[:, [0, 2, 1]]
+        else:
+            def turn(a: np.ndarray) -> np.ndarray:
+                k = a.shape[1]
+                return a.reshape(-1, 3, k)[:, [0, 2, 1]].reshape(-1, k)
+            p, n, colours = turn(p), turn(n), turn(colours)
+            uvs = turn(uvs) if uvs is not None else None
     return Piece(p.astype(np.float32), n.astype(np.float32), colours, uvs, piece.texture,
-                 piece.two_sided)
+                 piece.two_sided, indices)
 
 
 def pose_matrix(position: Any, orientation: Any, scale: Any = (1.0, 1.0, 1.0)) -> np.ndarray:
@@ -350,18 +368,13 @@ def _trimesh_piece(geom: Any, colour: tuple[float, float, float]) -> Piece | Non
     if not len(faces):
         return None
     v = np.asarray(geom.vertices, dtype=np.float64)
-    tri = v[faces].reshape(-1, 3)
-    fn = np.cross(v[faces[:, 1]] - v[faces[:, 0]], v[faces[:, 2]] - v[faces[:, 0]])
-    fn /= np.maximum(np.linalg.norm(fn, axis=1, keepdims=True), 1e-12)
     try:
-        vn = np.asarray(geom.vertex_normals, dtype=np.float64)
-        normals = vn[faces].reshape(-1, 3)
-        # vertex normals where they agree with the face, the face's elsewhere (sharp edges)
-        agree = (normals.reshape(-1, 3, 3) * fn[:, None, :]).sum(axis=2) > 0.5
-        normals = np.where(agree.reshape(-1, 1), normals, np.repeat(fn, 3, axis=0))
+        normals = np.asarray(geom.vertex_normals, dtype=np.float64)
     except (ValueError, IndexError):
-        normals = np.repeat(fn, 3, axis=0)
-    n = len(tri)
+        normals = np.zeros_like(v)
+    if normals.shape != v.shape:
+        normals = np.zeros_like(v)
+    n = len(v)
     cols = np.tile(np.asarray(colour, dtype=np.float32), (n, 1))
     uvs = None
     texture = None
@@ -372,18 +385,19 @@ def _trimesh_piece(geom: Any, colour: tuple[float, float, float]) -> Piece | Non
         factor = _base_factor(material)
         image = _base_image(material)
         uv = getattr(visual, "uv", None)
-        if image is not None and uv is not None and len(uv) == len(v):
+        if image is not None and uv is not None and len(uv) == n:
             texture = np.flipud(np.asarray(image.convert("RGBA"), dtype=np.uint8)).copy()
-            uvs = np.asarray(uv, dtype=np.float32)[faces].reshape(-1, 2)
+            uvs = np.asarray(uv, dtype=np.float32)
             cols = np.tile(factor if factor is not None else np.ones(3), (n, 1)
                            ).astype(np.float32)
         elif factor is not None:
             cols = np.tile(factor, (n, 1)).astype(np.float32)
     elif kind in ("vertex", "face"):
         vc = np.asarray(visual.vertex_colors, dtype=np.float32)[:, :3] / 255.0
-        if len(vc) == len(v):
-            cols = vc[faces].reshape(-1, 3)
-    return Piece(tri.astype(np.float32), normals.astype(np.float32), cols, uvs, texture)
+        if len(vc) == n:
+            cols = vc
+    return Piece(v.astype(np.float32), normals.astype(np.float32), cols, uvs, texture,
+                 indices=faces)
 
 
 def _base_factor(material: Any) -> np.ndarray | None:

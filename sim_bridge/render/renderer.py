@@ -174,6 +174,7 @@ class Renderer:
         if n == 0:
             return None
         data = np.zeros(n, dtype=_DTYPE)
+        tris: list[np.ndarray] = []
         at = 0
         for p, ident in pieces:
             k = len(p.positions)
@@ -183,13 +184,15 @@ class Renderer:
             if p.uvs is not None:
                 data["uv"][at:at + k] = p.uvs
             data["id"][at:at + k] = ident
+            tris.append(p.triangles() + at)
             at += k
         vbo = self.ctx.buffer(data.tobytes())
+        ibo = self.ctx.buffer(np.concatenate(tris).astype(np.uint32).tobytes())
         tex = pieces[0][0].texture
         prog = self._plain if tex is None else self._textured
         layout = (vbo, "3f 3f 3f 2f 1i", "in_pos", "in_nor", "in_col", "in_uv", "in_id") \
             if tex is not None else (vbo, "3f 3f 3f 8x 1i", "in_pos", "in_nor", "in_col", "in_id")
-        vao = self.ctx.vertex_array(prog, [layout])
+        vao = self.ctx.vertex_array(prog, [layout], index_buffer=ibo, index_element_size=4)
         texture = None
         if tex is not None:
             key = id(tex)

@@ -51,11 +51,13 @@ def test_render_experience_writes_a_valid_frames_directory_twice_the_same(
     for name in ("a", "b"):
         out = tmp_path / name
         r = runner.invoke(app, ["render", "experience", str(log), "--scene", str(APARTMENT),
-                                "-o", str(out), "--every", "40", "--size", "320x240"])
+                                "-o", str(out), "--every", "40", "--size", "320x240",
+                                "--video"])
         assert r.exit_code == 0, r.output
         outs.append(out)
     a, b = (_files(o) for o in outs)
-    assert a == b  # byte-identical, index included
+    assert a == b  # byte-identical, index and video included
+    assert "video.mp4" in a and len(a["video.mp4"]) > 1000
     index = FramesIndex.model_validate_json((outs[0] / "index.json").read_text())
     assert (index.kind, index.format_version, index.every) == ("fdc-frames", "1.0", 40)
     assert (index.camera.width, index.camera.height) == (320, 240)
@@ -63,7 +65,7 @@ def test_render_experience_writes_a_valid_frames_directory_twice_the_same(
     assert (outs[0] / index.experience).resolve() == log.resolve()
     n = len(xp.frames)
     assert [f.frame for f in index.frames] == sorted({*range(0, n, 40), n - 1})
-    assert "llvmpipe" in index.renderer
+    assert "llvmpipe" in index.renderer and index.video == "video.mp4"
     schema = json.loads(runner.invoke(app, ["schema", "frames"]).stdout)
     assert set(json.loads((outs[0] / "index.json").read_text())) <= set(schema["properties"])
     # the PNGs say what the index says
