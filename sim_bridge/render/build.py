@@ -491,7 +491,7 @@ def urdf_model(obj: ObjectSpec, base_dir: Path | None, meshes: dict[str, list[Pi
     model = UrdfModel(robot, links, 1.0, np.zeros(3), by_link)
     # The importer's frame: link points at the recorded joint values, scaled, Z-up,
     # centred on their box; the scale is the one that gives the object's size.
-    recorded = {j.name: by_link[j.child].spec.joint.position  # type: ignore[union-attr]
+    recorded = {j.name: by_link[j.child].spec.joint.position
                 for j in robot.joints
                 if j.child in by_link and by_link[j.child].spec.joint is not None}
     fk = robot.link_transforms(recorded)

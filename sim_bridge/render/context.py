@@ -61,7 +61,8 @@ def make_context() -> Any:
         raise RenderUnavailable(f"rendering needs the Python package moderngl ({e}); "
                                 "reinstall fdc") from None
     try:
-        ctx = moderngl.create_context(standalone=True, backend="egl", require=330)
+        ctx = moderngl.create_context(standalone=True, backend="egl",  # type: ignore[arg-type]
+                                      require=330)
     except Exception as e:  # glcontext raises plain Exceptions for a missing libEGL
         raise RenderUnavailable(f"cannot make a headless EGL context ({e}): "
                                 f"{INSTALL_HINT}") from None
