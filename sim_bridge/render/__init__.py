@@ -10,6 +10,7 @@ from fdc.sim_bridge.render.context import RenderUnavailable
 from fdc.sim_bridge.render.frames import render_experience
 from fdc.sim_bridge.render.index import FramesIndex
 from fdc.sim_bridge.render.renderer import RenderedFrame, Renderer
+from fdc.sim_bridge.render.views import ViewError, view_at
 
 __all__ = ["Camera", "FramesIndex", "RenderUnavailable", "RenderedFrame", "Renderer",
-           "render_experience"]
+           "ViewError", "render_experience", "view_at"]
