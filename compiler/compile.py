@@ -49,7 +49,7 @@ from fdc.predicates.registry import Context, Registry
 from fdc.predicates.registry import Kind as CheckerKind
 from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.graph.routes import Walker
-from fdc.sim_bridge.world.state import ObjectPose, Snapshot
+from fdc.sim_bridge.world.state import Snapshot
 
 from . import ast as A
 from .drops import Drop
@@ -238,24 +238,13 @@ def start_snapshots(graph: SceneGraph, log: Experience | None) -> tuple[Snapshot
     """The scene's initial state, and the world the experience left behind (objects at
     their final places, the robot where the log ends)."""
     from fdc.sim_bridge.world.embedded import EmbeddedWorld
-    from fdc.sim_bridge.world.experience import final_agent_pose, final_positions
+    from fdc.sim_bridge.world.experience import snapshot_at
 
     initial = EmbeddedWorld(graph).snapshot()
     if log is None or not log.frames:
         return initial, None
-    objects = dict(initial.objects)
-    placed = {i.object: i.placed_orientation for i in log.interactions}  # the last one
-    for ident, pos in final_positions(log).items():
-        old = objects.get(ident)
-        if old is not None:
-            turned = placed.get(ident)
-            objects[ident] = ObjectPose(position=pos, size=old.size, orientation=(
-                turned if turned is not None else old.orientation))
-    agent = final_agent_pose(log)
-    assert agent is not None
-    after = initial.model_copy(update={
-        "objects": objects, "agent": agent, "held": None, "time_min": log.frames[-1].clock_min,
-        "step": 0, "action": None})
+    last = snapshot_at(initial, log, len(log.frames) - 1)
+    after = last.model_copy(update={"held": None, "step": 0, "action": None})
     return initial, after
 
 

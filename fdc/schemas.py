@@ -18,6 +18,7 @@ MODELS: dict[str, str] = {
     "trajectory": "fdc.sim_bridge.world.state:Snapshot",
     "predictions": "fdc.agents.predictions:Prediction",
     "evaluation-report": "fdc.evaluation.report:EvaluationReport",
+    "frames": "fdc.sim_bridge.render.index:FramesIndex",
     "vlm": "fdc.interop.vlm:VlmQuestion",
 }
 

@@ -27,4 +27,13 @@ if [[ ",$EXTRAS," == *",dev,"* ]] && ! command -v chromium > /dev/null \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium > /dev/null 2>&1 \
         || echo "warning: could not install chromium; the browser tests will skip" >&2
 fi
+# fdc render draws on the CPU with Mesa's llvmpipe over headless EGL (moderngl): Debian's
+# EGL and Mesa packages, installed here as root when missing; without them the render
+# commands exit 2 naming these packages, and their tests skip.
+if [ ! -f /usr/share/glvnd/egl_vendor.d/50_mesa.json ] \
+        && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        libegl1 libegl-mesa0 libgl1-mesa-dri libgl1 > /dev/null 2>&1 \
+        || echo "warning: could not install Mesa's EGL; fdc render will not work" >&2
+fi
 export PATH="$ROOT/.venv/bin:$PATH"

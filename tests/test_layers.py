@@ -34,7 +34,8 @@ LAYERS: dict[str, int] = {
 }
 
 #: Inside `fdc.sim_bridge`, its subpackages are layers too: geometry, the scene format,
-#: the scene graph, the world models, then what reads them all (Habitat, pictures).
+#: the scene graph, the world models, then what reads them all (Habitat, pictures), and
+#: the renderer, which also reads Habitat imports' URDFs.
 SIM_BRIDGE: dict[str, int] = {
     "fdc.sim_bridge.geometry": 0,
     "fdc.sim_bridge.scene": 1,
@@ -42,6 +43,7 @@ SIM_BRIDGE: dict[str, int] = {
     "fdc.sim_bridge.world": 3,
     "fdc.sim_bridge.habitat": 4,
     "fdc.sim_bridge.pictures": 4,
+    "fdc.sim_bridge.render": 5,  # draws Habitat imports (their URDFs)
 }
 
 

@@ -32,6 +32,7 @@ from fdc.cli.help import COMPILE, EXCHANGE, VALIDATE, WRITE, tidy
 from fdc.cli.imports import import_app
 from fdc.cli.limits import apply_limits
 from fdc.cli.lsp import lsp_command
+from fdc.cli.render import render_app
 from fdc.cli.scene import scene_app
 from fdc.cli.schema import schema_command
 from fdc.cli.validate import validate_command
@@ -138,6 +139,7 @@ _COMMANDS: tuple[tuple[str, str, Any], ...] = (
     (WRITE, "check", check_command), (WRITE, "fmt", fmt_command), (WRITE, "lsp", lsp_command),
     (COMPILE, "compile", compile_command), (COMPILE, "explain", explain_command),
     (COMPILE, "scene", scene_app), (COMPILE, "experience", experience_app),
+    (COMPILE, "render", render_app),
     (VALIDATE, "validate", validate_command), (VALIDATE, "audit", audit_command),
     (VALIDATE, "verify", verify_command), (VALIDATE, "run-baseline", run_baseline_command),
     (VALIDATE, "run-agent", run_agent_app),

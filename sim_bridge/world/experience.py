@@ -26,7 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fdc.sim_bridge.scene.schema import Quaternion, Vec3
-from fdc.sim_bridge.world.state import AgentPose
+from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 
 EXPERIENCE_FORMAT_VERSION = "1.0"
 
@@ -212,6 +212,32 @@ def final_positions(log: Experience) -> Mapping[str, tuple[float, float, float]]
         if i.placed_position is not None:
             out[i.object] = i.placed_position
     return MappingProxyType(out)
+
+
+def snapshot_at(initial: Snapshot, log: Experience, frame: int) -> Snapshot:
+    """The world as it was at `frame` of the log, from the scene's `initial` snapshot:
+    each item where its last place up to that frame put it (turned as it was placed;
+    an item placed without an orientation keeps the one it had), the robot at the
+    frame's pose holding what the frame says it held, containers as they were at the
+    start (an experience opens and closes nothing). Step, clock and action are the
+    frame's."""
+    if not 0 <= frame < len(log.frames):
+        raise IndexError(f"frame {frame} is not in the log ({len(log.frames)} frames)")
+    f = log.frames[frame]
+    objects = dict(initial.objects)
+    for it in log.interactions:  # sorted by pick frame: later places win
+        if it.place_frame is None or it.place_frame > frame or it.placed_position is None:
+            continue
+        old = objects.get(it.object)
+        if old is None:
+            continue
+        objects[it.object] = ObjectPose(
+            position=it.placed_position, size=old.size,
+            orientation=it.placed_orientation if it.placed_orientation is not None
+            else old.orientation)
+    return initial.model_copy(update={
+        "objects": objects, "agent": f.agent, "held": f.held, "time_min": f.clock_min,
+        "step": frame, "action": f.action})
 
 
 # ----------------------------------------------------------------------- recording

@@ -12,11 +12,12 @@ def test_commands_and_groups_in_order() -> None:
     group = get_group(app)
     assert list(group.commands) == [
         "check", "fmt", "lsp", "compile", "explain", "validate", "audit", "verify",
-        "run-baseline", "evaluate", "browse", "schema", "scene", "experience", "import",
-        "export"]
+        "run-baseline", "evaluate", "browse", "schema", "scene", "experience", "render",
+        "import", "export"]
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
-                   for name in ("scene", "import", "experience", "export")}
+                   for name in ("scene", "import", "experience", "render", "export")}
     assert subcommands == {"scene": ["inspect", "render", "generate"],
                            "import": ["habitat", "partnr"],
                            "experience": ["generate", "render"],
+                           "render": ["view", "experience"],
                            "export": ["habitat", "partnr", "pddl"]}
