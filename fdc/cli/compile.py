@@ -25,6 +25,7 @@ from fdc.cli.common import (
     console,
     file_option,
     input_or_exit,
+    print_table,
     progress_bar,
     stderr,
     table,
@@ -291,14 +292,14 @@ def _summary(manifest: Manifest) -> None:
         shown.add_row(key[0], key[1], str(groups[key]), str(tasks[key]))
     shown.add_section()
     shown.add_row("all", "", str(len(manifest.per_template)), str(manifest.tasks))
-    out.print(shown)
+    print_table(out, shown)
     if manifest.drops:
         drops = table("dropped bindings")
         drops.add_column("reason")
         drops.add_column("bindings", justify="right")
         for reason, n in sorted(manifest.drops.items(), key=lambda p: (-p[1], p[0])):
             drops.add_row(reason, str(n))
-        out.print(drops)
+        print_table(out, drops)
 
 
 def _timings(timings: Timings) -> None:
@@ -314,7 +315,7 @@ def _timings(timings: Timings) -> None:
         shown.add_row(name.value, f"{t.seconds:.3f}", share, str(t.calls))
     shown.add_section()
     shown.add_row("all", f"{total:.3f}", "", "")
-    stderr().print(shown)
+    print_table(stderr(), shown)
 
 
 def explain_command(
