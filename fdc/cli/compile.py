@@ -368,6 +368,8 @@ def explain_command(
         out.print(Text("error", style="red"), f": {report.error}", sep="")
         raise typer.Exit(EXIT_FINDINGS)
     out.print(f"{report.bindings} binding(s) satisfy the constraints; {report.tasks} task(s)")
+    for why in report.unbound:
+        out.print(f"  no binding: {why}", markup=False)
     for reason, n in sorted(report.drops.items()):
         out.print(f"  dropped {n}: {reason}")
     for o in report.outcomes[:limit]:
