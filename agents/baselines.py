@@ -1286,10 +1286,11 @@ def random_frames_chance(task: TaskRecord, frame_count: int) -> Fraction | None:
     without frame lists (a sequence) or history.
 
     A single goal: the share of valid frames. A multi-goal: the k draws are independent,
-    so the chance is a sum over the targets credited so far (a set, or in the ordered
-    form a prefix) of the share of frames that credit a new one at each stop, by
-    `fdc.predicates.verify`'s rule: the first uncredited target valid at the frame
-    (ordered: the next target, or the task fails)."""
+    and `fdc.predicates.verify` credits them by its rule: ordered, each frame must hold
+    the next target; unordered, the frames so far must each have a target of their own
+    (a matching). So the chance is a sum over states of the share of frames that keep
+    the run alive at each stop: ordered, the state is the targets credited (a prefix);
+    unordered, the set of target sets the frames so far can be matched to."""
     lists = task.valid_frames
     if not lists or frame_count <= 0:
         return None
@@ -1302,18 +1303,33 @@ def random_frames_chance(task: TaskRecord, frame_count: int) -> Fraction | None:
     shares: dict[int, int] = {}  # a set of targets -> how many frames have exactly it
     for m in masks.values():
         shares[m] = shares.get(m, 0) + 1
-    credited: dict[int, Fraction] = {0: Fraction(1)}  # targets credited -> chance
+    ordered = task.goal.ordered
+    # A state: the target sets (bits) the frames drawn so far can be matched to, one
+    # target a frame (ordered: only the prefix credited so far).
+    states: dict[frozenset[int], Fraction] = {frozenset({0}): Fraction(1)}
     for _ in lists:
-        after: dict[int, Fraction] = {}
-        for done, p in credited.items():
-            nxt = ~done & (done + 1)  # the first target not yet credited
+        after: dict[frozenset[int], Fraction] = {}
+        for matched, p in states.items():
             for m, count in shares.items():
-                new = (m & nxt) if task.goal.ordered else (m & ~done) & -(m & ~done)
-                if new:
-                    after[done | new] = after.get(done | new, Fraction(0)) + \
-                        p * Fraction(count, frame_count)
-        credited = after
-    return sum(credited.values(), Fraction(0))
+                grown = frozenset(
+                    done | bit for done in matched
+                    for bit in ([~done & (done + 1)] if ordered else _bits(m & ~done))
+                    if m & bit)
+                if grown:
+                    after[grown] = after.get(grown, Fraction(0)) + p * Fraction(count,
+                                                                                frame_count)
+        states = after
+    return sum(states.values(), Fraction(0))
+
+
+def _bits(mask: int) -> list[int]:
+    """Each set bit of `mask` on its own."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
 
 
 def oracle_run(task: TaskRecord, graph: SceneGraph, experience: Experience,

@@ -321,7 +321,8 @@ class _Search:
             "state (fluent predicates), so it cannot be decided when binding"
         )
 
-    def run(self) -> list[dict[str, str]]:
+    def run(self, first: bool = False) -> list[dict[str, str]]:
+        """Every binding; with `first`, at most one (the search stops at it)."""
         found: list[dict[str, str]] = []
         binding: dict[str, str] = {}
         used: set[str] = set()
@@ -339,6 +340,8 @@ class _Search:
             else:
                 candidates = [(e,) for e in step.domain]
             for values in candidates:
+                if first and found:
+                    return
                 if len(set(values)) != len(values) or any(v in used for v in values):
                     continue  # parameters bind distinct entities
                 self.explored += 1
@@ -354,6 +357,56 @@ class _Search:
 
         extend(0)
         return found
+
+
+def why_no_binding(template: A.Template, facts: Facts, *, limit: int | None = None
+                   ) -> list[str]:
+    """Why `template` has no binding on `facts`, for `fdc explain`: the parameters whose
+    type has no entity (or too few distinct ones), else the first constraint (in the
+    order written, nested `and`s flattened) after which no binding is left, and whether
+    it holds for no binding even alone. Each prefix is searched up to its first binding
+    (at most `limit` partial bindings; past it the search says so and stops)."""
+    reasons = []
+    wanted: Counter[tuple[str, ...]] = Counter(tuple(p.types) for p in template.parameters)
+    for types, n in wanted.items():
+        have = len(facts.entities(types))
+        if have < n:
+            names = " ".join(p.name for p in template.parameters if tuple(p.types) == types)
+            kind = " ".join(types) or "object"
+            reasons.append(f"no entity of type `{kind}` for {names}" if have == 0 else
+                           f"{names} need {n} distinct `{kind}` entities, the scene has {have}")
+    if reasons:
+        return reasons
+    parts = conjuncts(template.constraints)
+
+    def some(constraints: Sequence[A.Node]) -> bool | None:
+        narrowed = A.Template.make(**{**template.__dict__,
+                                      "constraints": A.And.make(parts=tuple(constraints))})
+        try:
+            _, search, ok = _prepare(narrowed, facts, limit)
+            return ok and bool(search.run(first=True))
+        except BindLimitError as e:
+            reasons.append(f"undecided: {e}")
+            return None
+
+    if some([]) is False:
+        return [f"{' '.join(p.name for p in template.parameters)} cannot bind pairwise-"
+                "distinct entities of their types"]
+    for k, c in enumerate(parts):
+        found = some(parts[: k + 1])
+        if found is None:
+            return reasons
+        if not found:
+            alone = some([c]) if k else False
+            if alone is None:
+                return reasons
+            if not _mentions(c, {p.name for p in template.parameters}):
+                return [f"constraint {inline(c)} is false here (it names no parameter)"]
+            return [f"constraint {inline(c)} holds for no binding of the parameters' types"
+                    if not alone else
+                    f"constraint {inline(c)} holds for none of the bindings the constraints "
+                    f"before it leave ({', '.join(inline(x) for x in parts[:k])})"]
+    return reasons
 
 
 @dataclass

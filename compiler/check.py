@@ -7,6 +7,7 @@ domain among the definitions given (and fdc's built-in domains). Every finding i
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -86,6 +87,31 @@ def _a_type_hint(name: str, info: DomainInfo) -> str | None:
     letter = name[0] if name[0].isalpha() else "x"
     return (f"`{name}` is a type, not an entity: bind a parameter of it, `?{letter} - {name}`"
             f" (every {name})")
+
+
+def _category_hint(name: str, info: DomainInfo, expected: Sequence[str]) -> str | None:
+    """The hint for a category's word written where a template needs an entity of type
+    `category` (`(category-of ?l lamp)`): categories are entities of the scene, named in
+    a template by the type of the same word, or bound by a `category` parameter."""
+    if "category" not in info.parents or not any(
+            "category" in info.ancestors(t) or t in info.ancestors("category")
+            for t in expected if info.has_type(t) and t != "object"):
+        return None
+    kinds = sorted(t for t in info.parents if t != "movable" and "movable" in info.ancestors(t))
+    if name in kinds:
+        word = name
+    elif info.has_type(name):
+        return None  # another type (`counter`): `_a_type_hint` says it
+    else:
+        close = difflib.get_close_matches(name, kinds, n=1, cutoff=0.6)
+        if not close:
+            return None
+        word = close[0]
+    letter = word[0]
+    mean = "" if word == name else f"did you mean `{word}`? "
+    return (f"{mean}a category is named by its type: `?{letter} - {word}` binds every {word}; "
+            f"or bind `?c - category` for any category (docs/language.md, "
+            "Naming a category)")
 
 
 def _type_text(types: Sequence[str]) -> str:
@@ -798,7 +824,8 @@ class TypeChecker:
                     "N205",
                     f"unknown constant or object `{t.name}`",
                     t.span,
-                    _a_type_hint(t.name, info)
+                    _category_hint(t.name, info, expected)
+                    or _a_type_hint(t.name, info)
                     or did_you_mean(t.name, fitting)
                     or f"declare it in `:constants` of domain `{info.domain.name}`"
                     + ("" if ctx.template else " or in the problem's `:objects`"),

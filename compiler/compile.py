@@ -133,6 +133,7 @@ class TemplateReport:
     records: list[TaskRecord] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)  # with `explain` only
     examples: dict[str, Outcome] = field(default_factory=dict)  # the first drop per key
+    unbound: list[str] = field(default_factory=list)  # with `explain`: why no binding
 
     def drop(self, reason: Drop, binding: Mapping[str, str], n: int = 1) -> None:
         """Count `n` bindings dropped for `reason`, the first under its key kept as the

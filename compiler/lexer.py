@@ -138,12 +138,13 @@ def make_token(type_: str, value: str, start: int, end: int) -> Token:
     return tok
 
 
-def tokenize(text: str) -> Iterator[Token]:
-    """Yield the tokens of `text`; raise `LexError` at the first bad character."""
+def tokenize(text: str, begin: int = 0) -> Iterator[Token]:
+    """Yield the tokens of `text` from offset `begin`; raise `LexError` at the first bad
+    character."""
     match = _TOKEN.match
     words = WORD_KEYWORDS
     colons = COLON_KEYWORDS
-    pos = 0
+    pos = begin
     depth = 0
     deepest = current().paren_depth
     while True:

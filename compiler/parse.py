@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
@@ -706,19 +707,61 @@ class ParseResult(NamedTuple):
 
 
 def parse_source(source: SourceFile) -> ParseResult:
-    """Parse one file. Never raises on bad input: problems come back as diagnostics."""
+    """Parse one file. Never raises on bad input: problems come back as diagnostics.
+
+    A lexical or syntax error does not hide the rest of the file: the parser starts
+    again at each `(define` that begins a line (`_RESUME`), so every definition is
+    parsed on its own, each error is reported, and the unit holds the definitions that
+    parsed (its other problems, semantic ones included, are then found too)."""
     _, transformer = _parser()
     path = source.path
     transformer.file, transformer.problems = path, []
+    text = source.text
     try:
-        definitions = _drive(tokenize(source.text))
-    except LexError as e:
-        span = A.Span(e.pos, min(e.pos + 1, len(source.text)))
-        return ParseResult(None, [_error(path, e.code, e.message, span, e.hint)])
-    except _Stuck as e:
-        return ParseResult(None, [_syntax_error(source, e)])
-    unit = A.SourceUnit.make(path=path, definitions=definitions, span=A.Span(0, len(source.text)))
+        definitions = _drive(tokenize(text))
+    except (LexError, _Stuck):
+        return _recover(source)
+    unit = A.SourceUnit.make(path=path, definitions=definitions, span=A.Span(0, len(text)))
     return ParseResult(unit, transformer.problems)
+
+
+#: Where the parser starts again after an error: `(define` as the first word of a line
+#: (the shape every definition of a PDDL file has in practice; a `(define` inside a
+#: string or comment never begins a line of a parsed definition).
+_RESUME = re.compile(r"^[ \t]*(\(\s*define\b)", re.MULTILINE | re.IGNORECASE)
+
+
+def _recover(source: SourceFile) -> ParseResult:
+    """Each stretch from one line-start `(define` to the next parsed alone (the text
+    before the first one too): the errors of every stretch, the definitions of the
+    stretches that parse."""
+    _, transformer = _parser()
+    text, path = source.text, source.path
+    starts = [m.start(1) for m in _RESUME.finditer(text)]
+    bounds = sorted({0, *starts, len(text)})
+    definitions: list[A.Definition] = []
+    problems: list[Diagnostic] = []
+    for start, end in pairwise(bounds):
+        transformer.problems = []
+        try:
+            definitions.extend(_drive(_between(text, start, end)))
+            problems.extend(transformer.problems)
+        except LexError as e:
+            span = A.Span(e.pos, min(e.pos + 1, len(text)))
+            problems.append(_error(path, e.code, e.message, span, e.hint))
+        except _Stuck as e:
+            problems.append(_syntax_error(source, e, end))
+    unit = A.SourceUnit.make(path=path, definitions=tuple(definitions),
+                             span=A.Span(0, len(text)))
+    return ParseResult(unit, problems)
+
+
+def _between(text: str, start: int, end: int) -> Iterator[Token]:
+    """The tokens of `text` that begin in [start, end), with offsets into all of it."""
+    for tok in tokenize(text, start):
+        if (tok.start_pos or 0) >= end:
+            return
+        yield tok
 
 
 def parse_text(text: str, path: str = "<string>") -> ParseResult:
@@ -792,15 +835,21 @@ def _keyword_hint(tok: Token, expected: set[str]) -> str:
     return str(did_you_mean(str(tok), words))
 
 
-def _syntax_error(source: SourceFile, e: _Stuck) -> Diagnostic:
+def _syntax_error(source: SourceFile, e: _Stuck, end_of_text: int | None = None) -> Diagnostic:
+    """The error at the token the parser could not take; `end_of_text`: where the text
+    parsed ended (a stretch of the file, when recovering), for an error at its end."""
     tok = e.token
     expected = _accepts(e.stack)
     size = len(source.text)
-    pos = tok.start_pos if tok.type != "$END" else len(source.text.rstrip())
+    stop = size if end_of_text is None else end_of_text
+    pos = tok.start_pos if tok.type != "$END" else len(source.text[:stop].rstrip())
     pos = min(pos or 0, size)
     end = (tok.end_pos or pos) if tok.type != "$END" else pos + 1
     span = A.Span(pos, min(end, size))
-    if tok.type == "$END":
+    if tok.type == "$END" and stop < len(source.text.rstrip()):
+        message = (f"the definition ends before the next `(define`; expected "
+                   f"{_expected(expected)}")
+    elif tok.type == "$END":
         message = f"the file ends too early; expected {_expected(expected)}"
     else:
         message = f"unexpected {_describe(tok)}; expected {_expected(expected)}"

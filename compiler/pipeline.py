@@ -56,7 +56,7 @@ from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
 
-from .bind import BindError, Draw, random_order
+from .bind import BindError, Draw, random_order, why_no_binding
 from .compile import (
     CompileOptions,
     Outcome,
@@ -192,8 +192,8 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
             report.error = f"skipped: {compiler.no_experience}"
             return report
         seed = seeded_rng(compiler.options.seed, entry.name, compiler.scene_sha256)
-        draw = timings.run(Pass.BIND, random_order, entry.template,
-                           compiler.state_facts(entry.domain, start),
+        facts = compiler.state_facts(entry.domain, start)
+        draw = timings.run(Pass.BIND, random_order, entry.template, facts,
                            seed=seed.randrange(2**63), limit=compiler.options.bind_limit,
                            every=compiler.options.max_per_template is None)
     except (BindError, GroundError, FactsError, EvaluationError) as e:
@@ -209,6 +209,12 @@ def compile_template(compiler: SceneCompiler, entry: TemplateEntry, explain: boo
             report.drop(drop, {}, n)
     report.bindings = draw.estimate or 0
     report.sampled = draw.sampled
+    if explain and not report.bindings and not draw.sampled:
+        try:
+            report.unbound = why_no_binding(entry.template, facts,
+                                            limit=compiler.options.bind_limit)
+        except (BindError, GroundError, EvaluationError) as e:
+            report.unbound = [f"undecided: {e}"]
     report.records = [r for _, r in sorted(kept, key=lambda p: p[0])]
     report.tasks = len(report.records)
     report.outcomes.sort(key=lambda o: tuple(o.binding.values()))

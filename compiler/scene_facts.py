@@ -3,8 +3,9 @@
 Entities and their types (the domain's type names):
 
 - a movable item has its scene category's type when the domain declares it under
-  `movable` (a scene `mug` is a `mug`, so also `tableware` and `movable`), else
-  `container` when it has a container floor (a basket, a box), else `movable`;
+  `movable` (a scene `mug` is a `mug`, so also `tableware` and `movable`), except a type
+  under `container` for an item with no container floor (a lidded `box`), else
+  `container` when it has a container floor (a basket), else `movable`;
 - furniture is `articulated` when it has parts that open, else `furniture` (built-in
   stage objects with surfaces, such as a kitchen counter, are furniture too);
 - a surface of a piece of furniture is a `furniture-surface`, a `receptacle` (under
@@ -13,7 +14,8 @@ Entities and their types (the domain's type names):
   too, where items are `inside` the item rather than on a top); a room is a `room`;
 - the domain's constants have their declared types;
 - `category`: every category word of the scene's items and the types above it below
-  `movable` (`mug`, `tableware`), so `(is-category ?o ?c)` binds `?c`;
+  `movable` (`mug`, `tableware`; not `container`, a shape rather than a kind), so
+  `(is-category ?o ?c)` binds `?c`;
 - values taken from the experience log (`LOG_VALUES`): `clock-time`, one per complete
   interaction, its midpoint rounded to the minute, as a decimal string ("395" is
   06:35); `minutes`, each interacted item's interaction time in whole minutes. A value
@@ -62,6 +64,12 @@ Row = tuple[str, ...]
 MAX_TABLE_PRODUCT = 5_000_000
 
 
+#: Types above a category that are no kind of it: `container` is what an item's shape
+#: allows (a basket of no declared type is one too), so "the containers" would leave out
+#: the items whose word is not a type under it.
+_NOT_KINDS = frozenset({"object", "movable", "value", "container"})
+
+
 class FactsError(FdcError):
     """The scene cannot be given a compile-time meaning (an id clash, a huge table)."""
 
@@ -102,8 +110,13 @@ class SceneFacts:
     # ------------------------------------------------------------------ entities
 
     def _movable_type(self, category: str, is_container: bool) -> str:
+        """An item's type: its category when the domain declares that type under
+        `movable`, else `container` or `movable`. An item with no container floor is
+        never given a type under `container` (a lidded `box` is a `movable`), as a piece
+        of furniture that does not open is never `articulated`."""
         word: str = pddl_word(category)
-        if self.domain.has_type(word) and "movable" in self.domain.ancestors(word):
+        if self.domain.has_type(word) and "movable" in self.domain.ancestors(word) and (
+                is_container or "container" not in self.domain.ancestors(word)):
             return word
         return "container" if is_container and self.domain.has_type("container") else "movable"
 
@@ -168,7 +181,7 @@ class SceneFacts:
             words: set[str] = set()
             for c in categories:
                 words |= {
-                    a for a in self.domain.ancestors(c) if a not in ("object", "movable", "value")
+                    a for a in self.domain.ancestors(c) if a not in _NOT_KINDS
                 } if self.domain.has_type(c) else {c}
             for w in sorted(words):
                 if w not in out:  # a constant of the same spelling already stands for it

@@ -15,7 +15,12 @@
     articulated - furniture ; has parts that open and close
     food kitchenware tableware decor electronics clothing stationery toy tool - movable
     fruit vegetable snack drink - food
-    container - movable ; a movable that holds items: a basket, a box
+    ; container: a movable that holds items, a basket, a box; lamp ... soap: item
+    ; categories of the shipped scenes with no kind above them: a reader does not agree
+    ; that a clock is decor or a bottle tableware, and a kind's word is what an
+    ; instruction says ("group the decor items"), so each stays a kind of its own
+    container lamp clock bottle towel tray soap - movable
+    box - container ; typed so only when it has a floor to put things in (docs/language.md)
     cup mug bowl plate glass - tableware
     pan pot kettle knife spoon - kitchenware
     book pen notebook - stationery

@@ -5,8 +5,9 @@ High level (`score_frames`): the agent names one history frame per target (one f
 single goal), in the order it would visit them. The robot is teleported to each frame's
 pose in the world the experience left behind (the objects where the robot put them),
 and the task's goal is judged there by the registered checkers with the multi-goal rules
-of `fdc.predicates.verify` (each frame is a stop: it credits at most one new target, a
-frame that credits none fails the task, ordered targets in order). As for the suite's
+of `fdc.predicates.verify` (each frame is a stop: it credits at most one new target,
+unordered targets by a maximum matching, so the relaxed rates are never below HL-SR; a
+frame that credits none fails the task; ordered targets in order). As for the suite's
 `valid_frames`, an atom about an object the robot moved holds only at frames from the
 one where that object reached its final place: a frame taken before it got there is no
 memory of it. HL-SR judges strictly; DTG-SR drops the visibility check, SC-SR the

@@ -6,9 +6,12 @@ The trajectory is a sequence of snapshots, each with the action that led to it. 
 - Multi-goal (`GTargets`): a target counts only at an explicit stop while its goal holds
   there; each stop credits at most one new target; a stop that credits none fails the
   task; in ordered form, a stop where a later target holds but the next one does not
-  fails the task. Goals are evaluated at the stop itself: nothing seen earlier is
-  credited later (no stale cache). The task succeeds at the stop that credits the last
-  target.
+  fails the task. Unordered targets are credited by a maximum matching of stops to the
+  targets each reached (a stop credits none only when the stops so far cannot each
+  have a target of their own), so a state where more atoms hold never fails a run that
+  succeeded: the relaxed modes never score below the strict one. Goals are evaluated
+  at the stop itself: nothing seen earlier is credited later (no stale cache). The task
+  succeeds at the stop that credits the last target.
 - Sequence (`GThen`): each step is achieved (a plain step: holds at some snapshot; a
   multi-goal step: by its own stops) no earlier than the step before it was.
 
@@ -230,18 +233,17 @@ def _targets(goal: GTargets, actions: Sequence[str | None], holds: Holds, start:
     def records() -> tuple[TargetRecord, ...]:
         return tuple(TargetRecord(t.entity, credited.get(k)) for k, t in enumerate(goal.targets))
 
+    reach: dict[int, list[int]] = {}  # stop -> the targets whose goal holds there
     for i in range(start, len(actions)):
         if not _is_stop(actions[i]):
             continue
-        holding = [
-            k
-            for k, t in enumerate(goal.targets)
-            if k not in credited and evaluate(t.goal, i, holds)
-        ]
-        if not holding:
-            return Verdict(False, i, f"the stop at step {i} reached no new target", records())
+        reach[i] = [k for k, t in enumerate(goal.targets) if evaluate(t.goal, i, holds)]
         if goal.ordered:
+            holding = [k for k in reach[i] if k not in credited]
             nxt = min(k for k in range(n) if k not in credited)
+            if not holding:
+                return Verdict(False, i, f"the stop at step {i} reached no new target",
+                               records())
             if nxt not in holding:
                 later = goal.targets[holding[0]].entity
                 return Verdict(
@@ -251,8 +253,8 @@ def _targets(goal: GTargets, actions: Sequence[str | None], holds: Holds, start:
                     records(),
                 )
             credited[nxt] = i
-        else:
-            credited[holding[0]] = i
+        elif not _augment(i, reach, credited):
+            return Verdict(False, i, f"the stop at step {i} reached no new target", records())
         if len(credited) == n:
             return Verdict(True, i, f"all {n} targets reached, the last at step {i}", records())
     missing = [t.entity for k, t in enumerate(goal.targets) if k not in credited]
@@ -262,6 +264,31 @@ def _targets(goal: GTargets, actions: Sequence[str | None], holds: Holds, start:
         f"{len(missing)} target(s) never reached at a stop: " + ", ".join(missing),
         records(),
     )
+
+
+def _augment(stop: int, reach: Mapping[int, Sequence[int]], credited: dict[int, int]) -> bool:
+    """Credit `stop` with a target, moving earlier stops' credits to other targets they
+    reached when that frees one (an augmenting path: Kuhn's maximum bipartite matching,
+    one stop at a time). Unordered targets are credited by a maximum matching of stops to
+    targets, not to the first target each stop reaches: that greedy choice failed a
+    stop whose only target an earlier stop had taken though the earlier stop reached
+    another too, so the relaxed success rates (more atoms hold) could fall below the
+    strict one. A stop fails exactly when the stops so far cannot each credit their own
+    target."""
+    seen: set[int] = set()
+
+    def free(s: int) -> bool:
+        for k in reach[s]:
+            if k in seen:
+                continue
+            seen.add(k)
+            holder = credited.get(k)
+            if holder is None or free(holder):
+                credited[k] = s
+                return True
+        return False
+
+    return free(stop)
 
 
 def _then(goal: GThen, actions: Sequence[str | None], holds: Holds, start: int) -> Verdict:

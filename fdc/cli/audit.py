@@ -28,6 +28,7 @@ from fdc.cli.common import (
     file_option,
     input_or_exit,
     open_suite_or_exit,
+    print_table,
     progress_bar,
     stderr,
     table,
@@ -219,7 +220,7 @@ def _print_text(report: AuditReport, out: Console) -> None:
                 cells.append(Text(text, style="red") if c.disagree else text)
             shown.add_row(row.group, str(row.tasks), *cells,
                           end_section=row is rows[-1] if rows else False)
-        out.print(shown)
+        print_table(out, shown)
 
     matrix("Agreement by category (agreed/applicable)", "category", report.by_category)
     matrix("Agreement by template (agreed/applicable)", "template", report.by_template)

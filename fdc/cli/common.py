@@ -49,7 +49,8 @@ def stderr() -> Console:
 
 def table(title: str, **options: Any) -> Table:
     """A table whose columns wrap (a long word is folded) instead of cutting a value
-    short with `…`; add columns with `add_column` as usual."""
+    short with `…`; add columns with `add_column` as usual, print it with
+    `print_table`."""
     return _FoldingTable(title=title, title_justify="left", **options)
 
 
@@ -57,6 +58,57 @@ class _FoldingTable(Table):
     def add_column(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("overflow", "fold")
         super().add_column(*args, **kwargs)
+
+
+#: Between two columns of a plain table.
+_GAP = "  "
+
+
+def print_table(out: Console, shown: Table) -> None:
+    """Print a table the way every command prints one. On a terminal: a rich table whose
+    cells fold onto more lines, never cut short with `…`. Elsewhere (a pipe, a file, a
+    test's runner): plain text, one line a row, columns aligned with spaces and every
+    cell whole however wide (`plain_table`), then a blank line, so rows stay distinct
+    and `grep`, `cut` or a diff read them."""
+    if out.is_terminal:
+        for column in shown.columns:
+            column.overflow = "fold"
+            column.no_wrap = False
+        out.print(shown)
+        return
+    out.print(plain_table(shown) + "\n", markup=False, emoji=False, highlight=False,
+              soft_wrap=True)  # a blank line ends it: the next table's title stands apart
+
+
+def plain_table(shown: Table) -> str:
+    """The table as plain text: its title, a header line, a rule, the rows (a rule
+    between sections), columns two spaces apart, right-justified where the column is;
+    no cell is cut and a cell's line breaks become spaces."""
+    from rich.text import Text
+
+    def text(cell: object) -> str:
+        raw = cell.plain if isinstance(cell, Text) else str(cell)
+        return " ".join(raw.split("\n"))
+
+    header = [text(c.header) for c in shown.columns]
+    cells = [[text(x) for x in c.cells] for c in shown.columns]
+    rows = [[cells[j][i] for j in range(len(cells))] for i in range(shown.row_count)]
+    widths = [max([len(header[j]), *(len(r[j]) for r in rows)]) for j in range(len(header))]
+    right = [c.justify == "right" for c in shown.columns]
+
+    def line(values: Sequence[str]) -> str:
+        return _GAP.join(v.rjust(w) if r else v.ljust(w)
+                         for v, w, r in zip(values, widths, right, strict=True)).rstrip()
+
+    rule = _GAP.join("-" * w for w in widths)
+    out = [text(shown.title)] if shown.title else []
+    if shown.show_header:
+        out += [line(header), rule]
+    for i, row in enumerate(rows):
+        out.append(line(row))
+        if shown.rows[i].end_section and i < len(rows) - 1:
+            out.append(rule)
+    return "\n".join(out)
 
 
 def progress_bar(err: Console, *, transient: bool = True) -> Progress:

@@ -25,6 +25,7 @@ from fdc.cli.common import (
     console,
     file_option,
     input_or_exit,
+    print_table,
     progress_bar,
     stderr,
     table,
@@ -313,14 +314,14 @@ def _summary(manifest: Manifest) -> None:
         shown.add_row(key[0], key[1], str(groups[key]), str(tasks[key]))
     shown.add_section()
     shown.add_row("all", "", str(len(manifest.per_template)), str(manifest.tasks))
-    out.print(shown)
+    print_table(out, shown)
     if manifest.drops:
         drops = table("dropped bindings")
         drops.add_column("reason")
         drops.add_column("bindings", justify="right")
         for reason, n in sorted(manifest.drops.items(), key=lambda p: (-p[1], p[0])):
             drops.add_row(reason, str(n))
-        out.print(drops)
+        print_table(out, drops)
 
 
 def _timings(timings: Timings) -> None:
@@ -336,7 +337,7 @@ def _timings(timings: Timings) -> None:
         shown.add_row(name.value, f"{t.seconds:.3f}", share, str(t.calls))
     shown.add_section()
     shown.add_row("all", f"{total:.3f}", "", "")
-    stderr().print(shown)
+    print_table(stderr(), shown)
 
 
 def explain_command(
@@ -389,6 +390,8 @@ def explain_command(
         out.print(Text("error", style="red"), f": {report.error}", sep="")
         raise typer.Exit(EXIT_FINDINGS)
     out.print(f"{report.bindings} binding(s) satisfy the constraints; {report.tasks} task(s)")
+    for why in report.unbound:
+        out.print(f"  no binding: {why}", markup=False)
     for reason, n in sorted(report.drops.items()):
         out.print(f"  dropped {n}: {reason}")
     for o in report.outcomes[:limit]:

@@ -29,6 +29,7 @@ from fdc.cli.common import (
     file_option,
     folder_option,
     open_suite_or_exit,
+    print_table,
     progress_bar,
     report_findings,
     stderr,
@@ -134,7 +135,7 @@ def evaluate_command(
         if len(predictions) > 1:
             out.print(f"predictions: {path}", markup=False, soft_wrap=True)
         for table in tables(evaluation.report):
-            out.print(table)
+            print_table(out, table)
         _print_findings(evaluation.report, path, output)
     with Outputs() as files:  # the report, plots and feedback together, or none
         if output is not None:

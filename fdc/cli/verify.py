@@ -24,6 +24,7 @@ from fdc.cli.common import (
     OutputFormat,
     console,
     graph_or_exit,
+    print_table,
     report_findings,
     report_suite,
     stderr,
@@ -215,5 +216,5 @@ def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
         if v.percent_complete is not None:
             result += f" {100 * v.percent_complete:.1f}%"
         shown.add_row(task_id, result, str(v.end_step), v.reason, targets)
-    console().print(shown)
+    print_table(console(), shown)
     stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")

@@ -404,6 +404,10 @@ def _brute_chance(task: TaskRecord, n: int) -> Fraction:
     ([[0, 1, 2], [0, 1, 2], [5]], False),  # overlapping lists: the first target credited
     ([[0, 1, 2], [0, 1, 2], [5]], True),
     ([[3], []], False),
+    # frame 1 holds both targets: (1, 0) succeeds by a matching (t1 at frame 1, t0 at
+    # frame 0), where the first-target rule credited t0 at frame 1 and failed
+    ([[0, 1], [1]], False),
+    ([[1], [1, 2], [0, 1, 2]], False),
 ])
 def test_the_random_agents_chance_is_exact(lists: list[list[int]], ordered: bool | None) -> None:
     task = _frames_task(lists, ordered)

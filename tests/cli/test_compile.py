@@ -119,3 +119,46 @@ def test_explain_and_the_manifest_name_the_words_tried_and_the_rivals(tmp_path: 
     assert example["description"] == "the plate"
     assert example["rivals"] == [{"plate_0": "plate_1", "plate_1": "plate_0"}[plate]]
     assert example["scene"] == KITCHEN and "also fits" in example["message"]
+
+
+_EMPTY = """
+(define (template none-typed)
+  (:domain fdc-home) (:parameters ?x - pan)
+  (:goal (robot-at-object ?x)) (:instruction "Go to {{ x | ref }}."))
+(define (template none-distinct)
+  (:domain fdc-home) (:parameters ?x ?y ?z - plate)
+  (:goal (robot-at-object ?x)) (:instruction "Go to {{ x | ref }}."))
+(define (template none-alone)
+  (:domain fdc-home) (:parameters ?x - mug)
+  (:constraints (and (has-color ?x blue) (has-color ?x purple)))
+  (:goal (robot-at-object ?x)) (:instruction "Go to {{ x | ref }}."))
+(define (template none-together)
+  (:domain fdc-home) (:parameters ?x - mug)
+  (:constraints (and (has-color ?x red) (has-color ?x blue)))
+  (:goal (robot-at-object ?x)) (:instruction "Go to {{ x | ref }}."))
+(define (template none-closed)
+  (:domain fdc-home) (:parameters ?x - mug)
+  (:constraints (and (has-color ?x red) (not (exists (?y - fruit) (has-color ?y yellow)))))
+  (:goal (robot-at-object ?x)) (:instruction "Go to {{ x | ref }}."))
+"""
+
+
+def test_explain_says_why_no_binding_satisfies_the_constraints(tmp_path: Path) -> None:
+    # "0 binding(s) satisfy the constraints" was all it said
+    path = tmp_path / "none.pddl"
+    path.write_text(_EMPTY)
+    expected = {
+        "none-typed": "no entity of type `pan` for ?x",
+        "none-distinct": "?x ?y ?z need 3 distinct `plate` entities, the scene has 2",
+        "none-alone": "constraint (has-color ?x purple) holds for no binding of the "
+                      "parameters' types",
+        "none-together": "constraint (has-color ?x blue) holds for none of the bindings the "
+                         "constraints before it leave ((has-color ?x red))",
+        "none-closed": "constraint (not (exists (?y - fruit) (has-color ?y yellow))) is "
+                       "false here (it names no parameter)",
+    }
+    for name, why in expected.items():
+        code, out = run("explain", name, "--scene", KITCHEN, "-T", str(path), "--no-history")
+        assert code == 0, out
+        assert "0 binding(s) satisfy the constraints" in out
+        assert f"  no binding: {why}\n" in out, (name, out)

@@ -277,3 +277,50 @@ def test_function_types_survive_printing() -> None:
     # Found by the fuzz tests: `- drive` after the last function typed every function.
     round_trips("(define (domain d) (:functions (a ?x) (total-cost) - drive (b) (c) - number))")
     round_trips("(define (domain d) (:functions (a ?x) - number (total-cost) - drive))")
+
+
+_THREE = """(define (template a)
+  (:domain fdc-home)
+  (:parameters ?x - mug)
+  (:goal (robot-at-object ?x)
+  (:instruction "Go to {{ x | ref }}."))
+
+(define (template b)
+  (:domain fdc-home)
+  (:parameters ?x - mug)
+  (:goal (robot-at-object ?x ?)))
+  (:instruction "Go to {{ x | ref }}."))
+
+(define (template c)
+  (:domain fdc-home)
+  (:parameters ?x - mug)
+  (:goal (robot-at-objct ?x))
+  (:instruction "Go to {{ x | ref }}."))
+"""
+
+
+def test_a_parse_error_does_not_hide_the_files_other_errors() -> None:
+    # Only the first error was reported: the parser gave up on the whole file.
+    result = parse_text(_THREE, "three.pddl")
+    source = SourceFile("three.pddl", _THREE)
+    found = [(d.code, source.position(d.span.start)[0]) for d in result.diagnostics
+             if d.span is not None]
+    assert found == [("P003", 5), ("P002", 10)]  # a missing `)`, a bad variable
+    assert result.unit is not None
+    assert [d.name for d in result.unit.definitions] == ["c"]  # what parsed, kept
+    from fdc.domain import builtin_domain_files
+
+    report = check_sources([source], [SourceFile.read(str(p)) for p in builtin_domain_files()])
+    codes = [(d.code, source.position(d.span.start)[0]) for d in report.diagnostics
+             if d.span is not None]
+    assert codes == [("P003", 5), ("P002", 10), ("N203", 16)]  # c's own error too
+
+
+def test_a_definition_cut_short_by_the_next_one_says_so() -> None:
+    text = ("(define (template a)\n  (:domain fdc-home)\n\n"
+            "(define (template b) (:domain fdc-home))\n")
+    result = parse_text(text)
+    assert [d.code for d in result.diagnostics] == ["P004"]
+    assert result.diagnostics[0].message.startswith("the definition ends before the next "
+                                                   "`(define`")
+    assert result.unit is not None and [d.name for d in result.unit.definitions] == ["b"]

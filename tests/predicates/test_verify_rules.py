@@ -6,6 +6,9 @@ there. Every multi-goal rule of FindingDory, and the sequence rule, is pinned he
 
 from __future__ import annotations
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
@@ -81,6 +84,44 @@ def test_a_stop_that_reaches_nothing_new_fails() -> None:
     v = run(targets(A, B), [(None, set()), ("stop", {A}), ("stop", {A}), ("stop", {B})])
     assert not v.success
     assert v.reason == "the stop at step 2 reached no new target"
+
+
+def test_unordered_targets_are_credited_by_a_matching() -> None:
+    # The first stop reaches both, the second only `a`: `b` at the first stop and `a` at
+    # the second. Crediting the first target a stop reaches failed the second stop, so a
+    # relaxed mode (more atoms hold at the first stop) scored below the strict one.
+    v = run(targets(A, B), [(None, set()), ("stop", {A, B}), ("stop", {A})])
+    assert v.success and v.end_step == 2
+    assert [(r.target, r.step) for r in v.records] == [("a", 2), ("b", 1)]
+    strict = run(targets(A, B), [(None, set()), ("stop", {B}), ("stop", {A})])
+    assert strict.success
+    # An earlier stop gives its target up only for another it reached too.
+    v = run(targets(A, B, C), [(None, set()), ("stop", {A, B}), ("stop", {A}), ("stop", {A})])
+    assert not v.success and v.reason == "the stop at step 3 reached no new target"
+
+
+_ATOMS = (A, B, C)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    ordered=st.booleans(),
+    strict=st.lists(st.sets(st.sampled_from(_ATOMS)), min_size=1, max_size=4),
+    extra=st.lists(st.sets(st.sampled_from(_ATOMS)), min_size=4, max_size=4),
+)
+@example(n=2, ordered=False, strict=[{B}, {A}], extra=[{A}, set(), set(), set()])
+def test_a_relaxed_judge_never_fails_what_the_strict_one_passes(
+        n: int, ordered: bool, strict: list[set[GAtom]], extra: list[set[GAtom]]) -> None:
+    """Random predictions (a stop at each chosen frame, as `fdc evaluate` judges them): a
+    relaxed mode makes more atoms hold at each stop (DTG-SR, SC-SR drop a check), so it
+    succeeds wherever the strict judge does."""
+    goal = targets(*_ATOMS[:n], ordered=ordered)
+    actions = ["stop"] * len(strict)
+    relaxed = [w | x for w, x in zip(strict, extra, strict=False)]
+    strict_v = verify(goal, actions, lambda at, i: at in strict[i])
+    relaxed_v = verify(goal, actions, lambda at, i: at in relaxed[i])
+    assert relaxed_v.success or not strict_v.success
 
 
 def test_ordered_targets_later_before_earlier_fails() -> None:
