@@ -75,9 +75,13 @@ class TemplateSummary:
 
     def respelled(self, scene: str, path: str) -> TemplateSummary:
         """The summary with the template's file at `path` and its drop examples on
-        `scene` (a cache entry compiled with other spellings of the same files)."""
+        `scene` (a cache entry compiled with other spellings of the same files); an error
+        located in the template (`FILE:LINE:COLUMN: ...`) names it at `path` too."""
         examples = {k: e.model_copy(update={"scene": scene}) for k, e in self.examples.items()}
-        return replace(self, path=path, examples=examples)
+        error = self.error
+        if error is not None and error.startswith(self.path + ":"):
+            error = path + error[len(self.path):]
+        return replace(self, path=path, examples=examples, error=error)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TemplateSummary:

@@ -253,3 +253,18 @@ def test_a_shard_key_hashes_the_scene_and_its_meshes_not_their_paths(
     assert key(tmp_path / "b" / "scene.json") != first
     (tmp_path / "a" / "other.json").write_text(json.dumps(data))
     assert key("other.json") != first  # the file's name is the scene's name in a log
+
+
+def test_a_summary_respelled_names_the_files_as_this_compile_gives_them() -> None:
+    from fdc.compiler.emit import TemplateSummary
+    from fdc.compiler.manifest import DropExample
+
+    example = DropExample(scene="job/kitchen.json", binding={"?o": "mug_1"}, code="D1",
+                          message="dropped")
+    summary = TemplateSummary("t", "templates/t.pddl", None, None, 3, False, 3, 0, {"x": 1},
+                              {"x": example}, "templates/t.pddl:3:4: cannot ground", {})
+    got = summary.respelled("/abs/job/kitchen.json", "/abs/templates/t.pddl")
+    assert got.path == "/abs/templates/t.pddl"
+    assert got.examples["x"].scene == "/abs/job/kitchen.json"
+    assert got.error == "/abs/templates/t.pddl:3:4: cannot ground"
+    assert got.respelled("job/kitchen.json", "templates/t.pddl") == summary
