@@ -1379,11 +1379,13 @@ def oracle_run(task: TaskRecord, graph: SceneGraph, experience: Experience,
 @dataclass(frozen=True)
 class SceneContext:
     """What the baselines need of a task's scene: its graph, the experience its memory
-    tasks are about, and the scene file's name for trajectory headers."""
+    tasks are about, and the scene file for trajectory headers (`scene_file`, named in a
+    header relative to the trajectory; without it, `scene_name` as it is)."""
 
     graph: SceneGraph
     experience: Experience | None
     scene_name: str
+    scene_file: Path | None = None
 
     @cached_property
     def after(self) -> Snapshot | None:
@@ -1398,7 +1400,7 @@ class SceneContext:
         """A task's context as its reopened suite finds it (`ReopenError`, `SceneLoadError`
         when an input is missing or is not the suite's)."""
         path = suite.scene_file(task)
-        return cls(graph=suite.graph(task), scene_name=path.name,
+        return cls(graph=suite.graph(task), scene_name=path.name, scene_file=path,
                    experience=suite.experience(task) if task.experience is not None else None)
 
 
@@ -1423,7 +1425,7 @@ def _predict(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecor
     from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.world.state import TrajectoryHeader
-    from fdc.sim_bridge.world.trajectory import trajectory_text
+    from fdc.sim_bridge.world.trajectory import scene_reference, trajectory_text
 
     names = FileNames(trajectories) if trajectories is not None else None
     walkers: dict[int, Walker] = {}  # per scene graph: its searches are memoised
@@ -1461,7 +1463,9 @@ def _predict(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecor
             else:
                 path = names.path(task.id, ".jsonl")
                 header = TrajectoryHeader(
-                    scene=ctx.scene_name, scene_sha256=scene_sha256(ctx.graph.scene),
+                    scene=ctx.scene_name if ctx.scene_file is None else
+                    scene_reference(path, ctx.scene_file),
+                    scene_sha256=scene_sha256(ctx.graph.scene),
                     source="fdc-embedded", clock=LONG_DAY, seed=seed)
                 out.write(path, trajectory_text(header, snaps))
                 base = predictions_dir or names.folder.parent

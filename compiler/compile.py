@@ -249,6 +249,17 @@ def start_snapshots(graph: SceneGraph, log: Experience | None) -> tuple[Snapshot
     return initial, after
 
 
+def task_start_state(graph: SceneGraph, record: TaskRecord, log: Experience | None
+                     ) -> Snapshot:
+    """The state the record's task starts in, as the compile chose it
+    (`SceneCompiler.start`): for a task about an experience (its record names one), the
+    world `log` left behind (`start_snapshots`); for any other, the scene's initial state.
+    What every picture of a task draws: items where the task finds them, the robot where
+    it starts."""
+    initial, after = start_snapshots(graph, log if record.experience is not None else None)
+    return initial if after is None else after
+
+
 class SceneCompiler:
     """One built scene graph and its experience, the states tasks start in, and what the
     passes ask of them (facts, descriptions, judgements, goal frames), cached."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,16 @@ class TemplateSummary:
         data = asdict(self)
         data["examples"] = {k: e.model_dump(mode="json") for k, e in self.examples.items()}
         return data
+
+    def respelled(self, scene: str, path: str) -> TemplateSummary:
+        """The summary with the template's file at `path` and its drop examples on
+        `scene` (a cache entry compiled with other spellings of the same files); an error
+        located in the template (`FILE:LINE:COLUMN: ...`) names it at `path` too."""
+        examples = {k: e.model_copy(update={"scene": scene}) for k, e in self.examples.items()}
+        error = self.error
+        if error is not None and error.startswith(self.path + ":"):
+            error = path + error[len(self.path):]
+        return replace(self, path=path, examples=examples, error=error)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TemplateSummary:

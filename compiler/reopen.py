@@ -38,7 +38,13 @@ from fdc.core.inputs import InputFileError, InputKind, read_input_bytes, read_in
 from fdc.core.jsonl import loads
 from fdc.core.problems import Diagnostic
 
-from .compile import CompileOptions, SceneCompiler, TemplateEntry, load_entries
+from .compile import (
+    CompileOptions,
+    SceneCompiler,
+    TemplateEntry,
+    load_entries,
+    task_start_state,
+)
 from .manifest import ExperienceRef, Manifest, SceneEntry
 from .prepare import load_experience
 from .suite import TaskRecord, parse_numbered_suite
@@ -46,6 +52,7 @@ from .suite import TaskRecord, parse_numbered_suite
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import Snapshot
 
 
 #: The template names importers give their records (with the same category), and the
@@ -145,6 +152,7 @@ class ReopenedSuite:
         self._scene_logs: dict[tuple[Path, str], tuple[Experience, str]] = {}
         self._compilers: dict[tuple[Path, str | None], SceneCompiler] = {}
         self._memory: set[Path] | None = None
+        self._starts: dict[tuple[Path, str | None], Snapshot] = {}
 
     @property
     def records(self) -> list[TaskRecord]:
@@ -396,6 +404,17 @@ class ReopenedSuite:
         raise ReopenError("simulation-differs", "simulating the experience again (seed "
                           f"{ref.seed}, {ref.interactions} interactions) does not give the log "
                           f"of task `{record.id}`", found=found)
+
+    def start_state(self, record: TaskRecord) -> Snapshot:
+        """The state the record's task starts in (`compile.task_start_state`): the
+        world its experience left behind for a task about one, else the scene's initial
+        state. One per scene and experience; what pictures of the task draw."""
+        key = (self.scene_path(record), record.experience)
+        found = self._starts.get(key)
+        if found is None:
+            log = self.experience(record) if record.experience is not None else None
+            found = self._starts[key] = task_start_state(self.graph(record), record, log)
+        return found
 
     # ----- everything at once -------------------------------------------------------
 

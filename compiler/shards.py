@@ -3,16 +3,26 @@ under a key that hashes everything it depends on, and the merge of the shards in
 suite.
 
 A shard is one `SceneJob` (a scene and one of its days). Its key hashes fdc's version,
-the cache's format, the scene file (its path as given, which records name, and its
-bytes), the day's experience (a given log's bytes, or the simulation's seed, interactions
-and day), whether the experience is simulated at all, the id scope, the options and the
-limits in effect. Each template of the shard is cached on its own, under a key hashing
-the shard's key and the template (its name, file path and sha256, instruction variants
-and domain): a changed template recompiles its own tasks alone, and an interrupted
-compile resumes at the shards that did not finish.
+the cache's format, the scene file by content (its file name, its bytes and the bytes of
+every mesh file it names: an imported Habitat scene's), the day's experience (a given
+log's bytes, or the simulation's seed, interactions and day), whether the experience is
+simulated at all, the id scope, the options and the limits in effect. Each template of
+the shard is cached on its own, under a key hashing the shard's key and the template (its
+name, file name and sha256, instruction variants and domain): a changed template
+recompiles its own tasks alone, and an interrupted compile resumes at the shards that did
+not finish.
+
+No key holds a path as typed: the same scene, log or template given by another spelling
+of its path (relative, absolute, through `..`, from another working folder) hits the
+cache. What a task record or the manifest names by path (a record's `scene` and
+`template_file`, a drop example's scene, a given log's path) is written as the entry was
+compiled (`shard.json` keeps the scene's and the log's spelling, a template's summary its
+file's) and respelled at the merge as this compile gives it, so the output's bytes are
+those of a fresh compile with that spelling.
 
 The cache is a folder: one folder per shard key holding `shard.json` (the scene's
-canonical sha256 and its experience's manifest entry) and one `TEMPLATE_KEY.jsonl` per
+canonical sha256, its experience's manifest entry, and the spelling of the scene's and
+the log's paths it was compiled with) and one `TEMPLATE_KEY.jsonl` per
 template (a header line: the summary for the manifest, the number of records and the
 sha256 of their text; then the template's task records, as the suite holds them). Every
 file is written atomically, and `shard.json` last, so a shard is in the cache whole or
@@ -49,7 +59,7 @@ from .prepare import SceneJob, day_seed, prepare_scene
 from .timings import Pass, Timings
 
 #: Bump when what a cache entry holds, or how a key is made, changes.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 # --------------------------------------------------------------------------- keys
@@ -68,19 +78,58 @@ def _file_sha(path: str, kind: InputKind) -> str:
         raise InputError(f"{path}: cannot read the {kind.value} file: {e}") from None
 
 
+def scene_digest(path: str) -> dict[str, Any]:
+    """What a shard depends on of a scene file, whatever the spelling of its path: its file
+    name, the sha256 of its bytes, and each mesh file it names (relative to its folder,
+    where the loader reads it) with the sha256 of the mesh's bytes (None: missing, the
+    box is used; unreadable: why)."""
+    try:
+        data = read_input_bytes(path, InputKind.SCENE)
+    except InputFileError as e:
+        raise InputError(f"{path}: cannot read the {InputKind.SCENE.value} file: {e}"
+                         ) from None
+    return {"name": Path(path).name, "sha256": sha256_text(data),
+            "meshes": _meshes(Path(path).parent, data)}
+
+
+def _meshes(folder: Path, data: bytes) -> list[tuple[str, str | None]]:
+    """Each distinct `objects[].mesh.path` of a scene's JSON, sorted, with the sha256 of
+    the file it leads to from `folder`."""
+    try:
+        scene = json.loads(data)
+    except ValueError:  # the loader says what is wrong
+        return []
+    objects = scene.get("objects") if isinstance(scene, dict) else None
+    named = sorted({o["mesh"]["path"] for o in objects or [] if isinstance(o, dict)
+                    and isinstance(o.get("mesh"), dict)
+                    and isinstance(o["mesh"].get("path"), str)})
+    out: list[tuple[str, str | None]] = []
+    for name in named:
+        mesh = folder / name
+        if not mesh.is_file():
+            out.append((name, None))
+            continue
+        try:
+            out.append((name, _file_sha(str(mesh), InputKind.MESH)))
+        except InputError as e:
+            out.append((name, f"unreadable: {e}"))
+    return out
+
+
 def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
-              limits: Limits, files: dict[str, str] | None = None) -> str:
-    """The key of one shard: everything its scene, experience and start states depend on
-    (`files`: the sha256 of scene files already read, by path)."""
+              limits: Limits, files: dict[str, dict[str, Any]] | None = None) -> str:
+    """The key of one shard: everything its scene, experience and start states depend on,
+    by content, not by the spelling of a path (`files`: the `scene_digest` of scene
+    files already read, by path)."""
     from fdc.core.version import __version__
 
     files = {} if files is None else files
     if job.path not in files:
-        files[job.path] = _file_sha(job.path, InputKind.SCENE)
+        files[job.path] = scene_digest(job.path)
     return _digest({
         "fdc": __version__, "format": CACHE_FORMAT,
-        "scene": job.path, "scene_sha256": files[job.path],
-        "history": job.history,
+        "scene": files[job.path],
+        "history": None if job.history is None else Path(job.history).name,
         "history_sha256": (_file_sha(job.history, InputKind.EXPERIENCE)
                            if job.history is not None else None),
         "simulate": job.simulate, "interactions": job.interactions, "day": job.day,
@@ -95,9 +144,10 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
 
 
 def template_digest(entry: TemplateEntry, domain_sha: str) -> str:
-    """What a template's results depend on of the template: its name, file (path and
+    """What a template's results depend on of the template: its name, file (name and
     sha256), instruction variants and domain file."""
-    return _digest([entry.name, entry.path, entry.sha256, list(entry.texts), domain_sha])
+    return _digest([entry.name, Path(entry.path).name, entry.sha256, list(entry.texts),
+                    domain_sha])
 
 
 def template_key(shard: str, template: str) -> str:
@@ -148,6 +198,9 @@ class ShardOutput:
     templates: tuple[tuple[str, str], ...]  # (template key, text)
     tasks: int
     timings: Timings = field(default_factory=Timings)
+    #: The spelling of the scene's and the log's paths the shard was compiled with.
+    scene: str = ""
+    history: str | None = None
 
 
 def run_shard(task: ShardTask) -> ShardOutput:
@@ -170,7 +223,8 @@ def run_shard(task: ShardTask) -> ShardOutput:
         tasks += report.tasks
     return ShardOutput(task.shard.key, compiler.scene_sha256,
                        ref.model_dump(mode="json") if ref is not None else None,
-                       tuple(texts), tasks, timings)
+                       tuple(texts), tasks, timings, task.shard.job.path,
+                       task.shard.job.history)
 
 
 def _record_lines(records: Sequence[Any]) -> Iterator[str]:
@@ -206,7 +260,8 @@ class ShardCache:
         path = self._folder(key) / "shard.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("scene_sha256"), str):
+            if not isinstance(data, dict) or not isinstance(data.get("scene_sha256"), str) \
+                    or not isinstance(data.get("scene"), str):
                 raise ValueError("not a shard's record")
             _ref(data)
         except FileNotFoundError:
@@ -248,8 +303,8 @@ class ShardCache:
             write_atomic(folder / f"{key}.jsonl", text)
             self._checked.pop(folder / f"{key}.jsonl", None)
         write_atomic(folder / "shard.json", json.dumps(
-            {"scene_sha256": out.scene_sha256, "experience": out.experience},
-            sort_keys=True) + "\n")
+            {"scene_sha256": out.scene_sha256, "experience": out.experience,
+             "scene": out.scene, "history": out.history}, sort_keys=True) + "\n")
 
     def summary(self, shard: str, template: str) -> TemplateSummary:
         found = self._summary(shard, template)
@@ -306,7 +361,7 @@ def plan_shards(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
         if e.domain.path not in domains:
             domains[e.domain.path] = domain_sha(e)
         digests[e.name] = template_digest(e, domains[e.domain.path])
-    files: dict[str, str] = {}  # a scene file's sha256, read once for all its days
+    files: dict[str, dict[str, Any]] = {}  # a scene file's digest, read once for all its days
     out = []
     for k, job in enumerate(jobs, start=first):
         mine = sorted(job_entries(job, entries), key=lambda e: e.name)
@@ -333,7 +388,7 @@ def compile_sharded(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
     run = ShardRun(plan_shards(jobs, entries, options))
     _run(run.shards, entries, options, cache, executor, run, on_planned, on_shard)
     metas = [cache.meta(s.key) for s in run.shards]
-    refs = [_ref(m) for m in metas]
+    refs = [_ref(m, s.job) for m, s in zip(metas, run.shards, strict=True)]
     check_days(jobs, refs)
     scopes = twin_scopes(jobs, [m["scene_sha256"] if m else "" for m in metas])
     if scopes:
@@ -355,10 +410,14 @@ def _given(job: SceneJob) -> ExperienceRef | None:
                          path=job.history, frames=0, interactions=0)
 
 
-def _ref(meta: dict[str, Any] | None) -> ExperienceRef | None:
+def _ref(meta: dict[str, Any] | None, job: SceneJob | None = None) -> ExperienceRef | None:
+    """A shard's experience entry, its log's path as `job` gives it (when given)."""
     if meta is None or meta["experience"] is None:
         return None
-    return ExperienceRef.model_validate(meta["experience"])
+    ref = ExperienceRef.model_validate(meta["experience"])
+    if job is not None and ref.path is not None and ref.path != job.history:
+        ref = ref.model_copy(update={"path": job.history})
+    return ref
 
 
 def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: CompileOptions,
@@ -368,7 +427,10 @@ def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: Com
     by_name = {e.name: e for e in entries}
     limits = current()
     tasks = []
+    planned: set[str] = set()  # two files of one content, name and experience: one shard
     for shard in shards:
+        if shard.key in planned:
+            continue
         missing = [name for name, key in shard.templates if not cache.has(shard.key, key)]
         if not missing and cache.meta(shard.key) is not None:
             run.reused_shards += 1
@@ -378,6 +440,7 @@ def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: Com
         reused = [key for name, key in shard.templates if name not in missing]
         run.reused_tasks += sum(cache.summary(shard.key, key).tasks for key in reused)
         tasks.append(ShardTask(shard, tuple(by_name[n] for n in missing), options, limits))
+        planned.add(shard.key)
     if on_planned is not None:
         on_planned(len(tasks))
     if not tasks:
@@ -410,23 +473,42 @@ def emit_sharded(path: Path, run: ShardRun, cache: ShardCache,
     manifest_path = manifest_beside(path)
     builder = ManifestBuilder()
     with Outputs() as out:
-        digest = out.write_lines(path, _merged(run.shards, cache, builder))
+        files = {e.name: e.path for e in entries}
+        digest = out.write_lines(path, _merged(run.shards, cache, builder, files))
         manifest = builder.build(entries, options, path.name, digest)
         out.write(manifest_path, manifest.to_json())
     return manifest, manifest_path
 
 
-def _merged(shards: Iterable[Shard], cache: ShardCache, builder: ManifestBuilder
-            ) -> Iterator[str]:
+def _merged(shards: Iterable[Shard], cache: ShardCache, builder: ManifestBuilder,
+            files: dict[str, str]) -> Iterator[str]:
+    """Every shard's record lines in order, the paths they name respelled as this compile
+    gives them (`files`: each template's file by name)."""
     for shard in shards:
         meta = cache.meta(shard.key)
         assert meta is not None, shard.key
+        scene = shard.job.path
         summaries = []
-        for _, key in shard.templates:
+        for name, key in shard.templates:
             summary, lines = cache.template(shard.key, key)
+            fields = {k: v for k, v in (("scene", scene), ("template_file", files[name]))
+                      if v != (meta["scene"] if k == "scene" else summary.path)}
+            if fields:
+                summary = summary.respelled(scene, files[name])
+                lines = respelled(lines, fields)
             summaries.append(summary)
             yield from lines
-        builder.add_scene(shard.job.path, meta["scene_sha256"], _ref(meta), summaries)
+        builder.add_scene(scene, meta["scene_sha256"], _ref(meta, shard.job), summaries)
+
+
+def respelled(lines: Iterable[str], fields: dict[str, str]) -> Iterator[str]:
+    """Record lines with `fields` set (the paths of a cache entry compiled under another
+    spelling), written as `suite.suite_lines` writes a record: the same bytes as a
+    compile that had those values."""
+    for line in lines:
+        data = json.loads(line)
+        data.update(fields)
+        yield json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def timed_emit(path: Path, run: ShardRun, cache: ShardCache, entries: Sequence[TemplateEntry],

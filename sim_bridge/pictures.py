@@ -1,6 +1,10 @@
 """Pictures of a scene graph: a top-down map (PNG or SVG, matplotlib), the support tree
 (SVG, written directly so it is byte-for-byte deterministic), and an experience log's
-walk and interaction timeline on the map (PNG or SVG)."""
+walk and interaction timeline on the map (PNG or SVG).
+
+A map of a task draws the world in the state the task starts in (`map_world`; the state
+from `fdc.compiler.compile.task_start_state`): a memory task's items where the experience
+left them and the robot where the log ends, not where the scene put them."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -16,8 +20,11 @@ import numpy as np
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
-    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.graph.regions import Region
+    from fdc.sim_bridge.graph.scene_graph import ObjectInfo, SceneGraph
+    from fdc.sim_bridge.graph.surfaces import Surface
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import Snapshot
 
 ROOM_COLOURS = ["#f3efe0", "#e3eef6", "#eaf3e3", "#f6e8e8", "#efe6f4", "#f4f1d8", "#e0f0ee"]
 NAMED_COLOURS = {
@@ -45,15 +52,49 @@ def _outline(ax: Any, geom: Any, **kw: Any) -> None:
         ax.add_patch(PathPatch(MplPath(verts, codes), **kw))
 
 
+class MapView(Protocol):
+    """What a map reads of the objects and surfaces: the scene graph (the scene's initial
+    state) or the graph posed in another state (`PosedGraph`)."""
+
+    def object(self, ident: str) -> ObjectInfo: ...
+    def objects(self) -> list[ObjectInfo]: ...
+    def surfaces(self, object_id: str | None = None) -> list[Surface]: ...
+    def anchor_regions(self, surface_id: str, anchor: str | None = None,
+                       exclude: str | None = None) -> list[Region]: ...
+
+
+@dataclass(frozen=True)
+class MapWorld:
+    """What a map draws of the world in one state: its objects and surfaces where they
+    stand (`view`; a held item's footprint is empty) and the robot's pose (x, y, yaw)."""
+
+    view: MapView
+    agent: tuple[float, float, float]
+
+
+def map_world(g: SceneGraph, state: Snapshot | None = None) -> MapWorld:
+    """The world of `g` in `state` as a map draws it (None: the scene's initial state)."""
+    if state is None:
+        a = g.scene.agent
+        return MapWorld(g, (float(a.position[0]), float(a.position[1]), float(a.yaw_rad)))
+    from fdc.sim_bridge.world.snapshot import SnapshotState
+
+    return MapWorld(SnapshotState(g, state).posed,
+                    (state.agent.x, state.agent.y, state.agent.yaw_rad))
+
+
 def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
                show_regions: bool = True, show_nav: bool = True,
-               highlight: Mapping[str, str] | None = None, title: str | None = None) -> bytes:
+               highlight: Mapping[str, str] | None = None, title: str | None = None,
+               state: Snapshot | None = None) -> bytes:
     """A top-down map: rooms, walls, doors, the free floor (navigation grid) and graph,
     furniture, surfaces, items (in their colour), regions, standing points, the agent;
     furniture and items labelled where a label fits without overlapping another
     (`place_labels`). `highlight`: entity id (an object, or a surface `object|part`) ->
     its role in a task (`target`, `distractor`, `bound`, see `entity_roles`), drawn in
-    the role's colour and labelled by id before anything else."""
+    the role's colour and labelled by id before anything else. `state`: the state the
+    map shows the objects and the robot in (`map_world`; default the scene's initial
+    state)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -118,7 +159,9 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
                                              linewidths=0.3, zorder=1))
     _outline(ax, g.layout.walls, facecolor="#444444", edgecolor="none", zorder=3)
     roles = {k.split("|")[0]: v for k, v in (highlight or {}).items()}
-    for o in g.objects():
+    world = map_world(g, state)
+    view = world.view
+    for o in view.objects():
         if o.is_movable or (o.kind is Kind.STAGE and o.spec.obstacle is False):
             continue
         face = "#c8a878" if o.kind is not Kind.ARTICULATED else "#b89bc8"
@@ -126,18 +169,20 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
         _outline(ax, o.footprint, facecolor=face, zorder=4,
                  edgecolor=ROLE_COLOURS[role] if role else "#6b5537",
                  linewidth=2.2 if role else 0.8)
-    for s in g.surfaces():
-        if g.object(s.object_id).is_movable:
+    for s in view.surfaces():
+        if view.object(s.object_id).is_movable:
             continue
         style = dict(facecolor="none", edgecolor="#2b6cb0" if s.container is None else "#805ad5",
                      linewidth=0.6, linestyle="--" if s.container is None else ":", zorder=5)
         _outline(ax, s.polygon, **style)
     if show_regions:
-        for s in g.surfaces():
-            for reg in g.anchor_regions(s.id):
+        for s in view.surfaces():
+            for reg in view.anchor_regions(s.id):
                 _outline(ax, reg.polygon, facecolor="#63b3ed", edgecolor="#2b6cb0",
                          linewidth=0.2, alpha=0.18, zorder=6)
-    for o in g.objects(kind=Kind.MOVABLE):
+    for o in view.objects():
+        if o.kind is not Kind.MOVABLE:
+            continue
         colour = NAMED_COLOURS.get(o.attributes.get("color", ""), "#ed8936")
         role = roles.get(o.id)
         _outline(ax, o.footprint, facecolor=colour, zorder=7,
@@ -157,17 +202,16 @@ def render_map(g: SceneGraph, *, dpi: int = 150, fmt: str = "png",
     for d in g.layout.doors:
         c = d.centroid
         ax.plot([c.x], [c.y], marker="s", ms=3, color="#c05621", zorder=9)
-    a = g.scene.agent
-    ax.plot([a.position[0]], [a.position[1]], marker="*", ms=14, color="#e53e3e",
+    ax_, ay_, yaw = world.agent
+    ax.plot([ax_], [ay_], marker="*", ms=14, color="#e53e3e",
             markeredgecolor="black", zorder=10)
-    ax.annotate("", xy=(a.position[0] + 0.5 * math.cos(a.yaw_rad),
-                        a.position[1] + 0.5 * math.sin(a.yaw_rad)),
-                xytext=(a.position[0], a.position[1]),
+    ax.annotate("", xy=(ax_ + 0.5 * math.cos(yaw), ay_ + 0.5 * math.sin(yaw)),
+                xytext=(ax_, ay_),
                 arrowprops=dict(arrowstyle="->", color="#e53e3e"), zorder=10)
     labels = [Label(*_label_point(g, r.polygon), r.name, movable=False,
                     style={"fontsize": 11, "color": "#4a4a4a", "alpha": 0.55,
                            "fontweight": "bold", "zorder": 2}) for r in g.rooms()]
-    labels += _object_labels(g, roles)
+    labels += _object_labels(view, roles)
     handles_roles = [Patch(facecolor="none", edgecolor=ROLE_COLOURS[r], linewidth=2, label=r)
                      for r in ROLE_COLOURS if r in roles.values()]
     handles = [
@@ -234,7 +278,7 @@ _SPOTS = [(0.0, 0.0)] + [(r * math.cos(k * math.pi / 4), r * math.sin(k * math.p
                          for r in (9.0, 16.0, 24.0) for k in (2, 6, 0, 4, 1, 3, 5, 7)]
 
 
-def _object_labels(g: SceneGraph, roles: Mapping[str, str]) -> list[Label]:
+def _object_labels(g: MapView, roles: Mapping[str, str]) -> list[Label]:
     """The objects' labels, those with a role first (by id, in its colour), then
     furniture, then items (by name)."""
     from matplotlib.patheffects import withStroke
@@ -244,8 +288,8 @@ def _object_labels(g: SceneGraph, roles: Mapping[str, str]) -> list[Label]:
     if len(g.objects()) > 400 and not roles:
         return []
     for o in sorted(g.objects(), key=lambda o: o.is_movable):
-        if o.kind is Kind.STAGE and o.spec.obstacle is False:
-            continue
+        if (o.kind is Kind.STAGE and o.spec.obstacle is False) or o.footprint.is_empty:
+            continue  # a held item is in the hand, not on the map
         c = o.footprint.centroid
         role = roles.get(o.id)
         if role:

@@ -10,15 +10,18 @@ What a prediction says decides where the points come from (`from`):
   walk HL-SPL measures);
 - `actions`: the action trace (manipulation tasks), which holds no positions: from the
   start to each `go_to` target in turn (a surface or a floor item, reached at its
-  nearest standing point), along the scene's route search; the embedded world walks
-  these routes too, but a refused action is not told apart here.
+  nearest standing point, where it stands in the state the task starts in: for a
+  memory-manipulation task, where the experience left it), along the scene's route
+  search; the embedded world walks these routes too, but a refused action is not told
+  apart here.
 A path that cannot be drawn (no scene, a trajectory that does not read) is left out."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .scenes import _r
 
@@ -40,19 +43,43 @@ def _flat(points: Sequence[Point]) -> list[float]:
     return out
 
 
-#: Routes found, by scene graph (its id), start point and stop: the agents of a suite
+#: Routes found, by the world searched (the ids of its scene graph and of the state it is
+#: in, 0 for the scene's initial state), start point and stop: the agents of a suite
 #: start at few places and walk to the same surfaces, and a route search takes 0.1 s.
-Routes = dict[tuple[int, Point, Point | str], list[Point] | None]
+Routes = dict[tuple[tuple[int, int], Point, Point | str], list[Point] | None]
 
 
-def _leg(g: SceneGraph, here: Point, stop: Point | str, routes: Routes) -> list[Point] | None:
-    key = (id(g), here, stop)
+class _Router(Protocol):
+    def shortest_path(self, a: str | Point, b: str | Point) -> list[Point] | None: ...
+
+
+@dataclass(frozen=True)
+class _World:
+    """Where routes are searched: the scene graph, or the graph in the state a task starts
+    in (entities where they stand then); `key` tells worlds apart in `Routes`."""
+
+    router: _Router
+    key: tuple[int, int]
+
+
+def _world(opened: ReopenedSuite, record: TaskRecord, g: SceneGraph) -> _World:
+    """The world the record's task starts in (`ReopenedSuite.start_state`)."""
+    if record.experience is None:
+        return _World(g, (id(g), 0))
+    from fdc.sim_bridge.world.snapshot import SnapshotState
+
+    start = opened.start_state(record)  # kept by `opened`: its id stays its own
+    return _World(SnapshotState(g, start), (id(g), id(start)))
+
+
+def _leg(w: _World, here: Point, stop: Point | str, routes: Routes) -> list[Point] | None:
+    key = (w.key, here, stop)
     if key not in routes:
-        routes[key] = g.shortest_path(here, stop)
+        routes[key] = w.router.shortest_path(here, stop)
     return routes[key]
 
 
-def _walk(g: SceneGraph, stops: Sequence[Point | str], routes: Routes) -> list[Point]:
+def _walk(w: _World, stops: Sequence[Point | str], routes: Routes) -> list[Point]:
     """The route through `stops` (points or entity ids) in order; a leg the route
     search cannot find is left out (the next leg starts where the last one ended)."""
     route: list[Point] = []
@@ -64,7 +91,7 @@ def _walk(g: SceneGraph, stops: Sequence[Point | str], routes: Routes) -> list[P
             here = stop
             route.append(stop)
             continue
-        leg = _leg(g, here, stop, routes)
+        leg = _leg(w, here, stop, routes)
         if leg:
             route += leg[1:] if route and leg[0] == route[-1] else leg
             here = leg[-1]
@@ -87,11 +114,12 @@ def _from_trajectory(g: SceneGraph, file: Path, routes: Routes) -> list[Point]:
         _, snapshots = read_trajectory(file)
     except TrajectoryError:
         return []
+    world = _World(g, (id(g), 0))  # points only: where entities stand does not matter
     route: list[Point] = []
     for s in snapshots:
         here = (s.agent.x, s.agent.y)
-        leg = _leg(g, route[-1], here, routes) if route and (s.action or "").startswith(
-            "navigate") else None
+        walked = route and (s.action or "").startswith("navigate")
+        leg = _leg(world, route[-1], here, routes) if walked else None
         route += leg[1:] if leg else [here]
     return route
 
@@ -113,13 +141,13 @@ def agent_path(opened: ReopenedSuite, record: TaskRecord, prediction: Prediction
             frames = opened.experience(record).frames
             poses: list[Point | str] = [(frames[f].agent.x, frames[f].agent.y)
                                         for f in prediction.frames if 0 <= f < len(frames)]
-            route = _walk(g, [_start(record, g), *poses], routes)
+            route = _walk(_world(opened, record, g), [_start(record, g), *poses], routes)
             kind = "frames"
         elif prediction.actions:
             targets: list[Point | str] = [a.target for a in prediction.actions
                                           if a.action == "go_to" and a.target
                                           and g.has(a.target)]
-            route = _walk(g, [_start(record, g), *targets], routes)
+            route = _walk(_world(opened, record, g), [_start(record, g), *targets], routes)
             kind = "actions"
         else:
             return None

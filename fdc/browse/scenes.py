@@ -2,10 +2,14 @@
 centimetre and the tenth of a minute, so that the same scene gives the same bytes.
 
 A scene map holds its bounds, the rooms (name, outline), the walls, the furniture and
-the items (id, name, category, outline; items their colour too). The browser draws it
-as SVG, highlights a task's targets and distractors by id and labels items on hover.
+the items (id, name, category, outline; items their colour too), in the scene's initial
+state. The browser draws it as SVG, highlights a task's targets and distractors by id
+and labels items on hover.
 An experience holds its frame count, each frame's clock time (the timeline places frames
-by it) and its interactions (object, frames, clock)."""
+by it), its interactions (object, frames, clock) and `start`, the world it left behind,
+where its tasks start (`fdc.compiler.compile.task_start_state`): the outline of each item
+it moved and the robot's place. The browser draws a task about the experience with those
+items where the experience left them."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
+    from fdc.sim_bridge.world.state import Snapshot
 
 
 def _r(x: float) -> float:
@@ -34,14 +39,16 @@ def rings(geom: Any) -> list[list[float]]:
     return out
 
 
-def scene_map(g: SceneGraph) -> dict[str, Any]:
-    """The map of one scene (see the module)."""
-    from fdc.sim_bridge.pictures import NAMED_COLOURS
+def scene_map(g: SceneGraph, state: Snapshot | None = None) -> dict[str, Any]:
+    """The map of one scene (see the module), in `state` (None: the scene's initial
+    state; a held item has no outline)."""
+    from fdc.sim_bridge.pictures import NAMED_COLOURS, map_world
     from fdc.sim_bridge.scene.schema import Kind
 
+    world = map_world(g, state)
     furniture = []
     items = []
-    for o in g.objects():
+    for o in world.view.objects():
         if o.kind is Kind.STAGE and o.spec.obstacle is False:
             continue
         shape: dict[str, Any] = {"id": o.id, "name": o.name, "category": o.category,
@@ -55,10 +62,18 @@ def scene_map(g: SceneGraph) -> dict[str, Any]:
              for r in g.rooms()]
     flat = [v for shape in rooms + furniture + items for ring in shape["rings"] for v in ring]
     xs, ys = flat[0::2] or [0.0, 1.0], flat[1::2] or [0.0, 1.0]
-    a = g.scene.agent
     return {"name": g.scene.name, "bounds": [min(xs), min(ys), max(xs), max(ys)],
             "rooms": rooms, "walls": rings(g.layout.walls), "furniture": furniture,
-            "items": items, "agent": [_r(a.position[0]), _r(a.position[1])]}
+            "items": items, "agent": [_r(world.agent[0]), _r(world.agent[1])]}
+
+
+def start_of(scene: dict[str, Any], start: dict[str, Any]) -> dict[str, Any]:
+    """What differs between a scene's map and its map in the state an experience left
+    behind (`start`): each item whose outline moved (id -> rings) and the robot's place."""
+    before = {o["id"]: o["rings"] for o in scene["items"]}
+    return {"items": {o["id"]: o["rings"] for o in start["items"]
+                      if before.get(o["id"]) != o["rings"]},
+            "agent": start["agent"]}
 
 
 def experience_timeline(log: Experience) -> dict[str, Any]:

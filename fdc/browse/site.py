@@ -20,7 +20,7 @@ from fdc.core.inputs import InputKind, read_input_text
 
 from .data import CHUNK, Extras, Run, chunks, index_data, run_outcomes
 from .paths import Routes, agent_path
-from .scenes import experience_timeline, scene_map
+from .scenes import experience_timeline, scene_map, start_of
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -91,8 +91,9 @@ def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
 
 
 def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
-    """Every scene's map and every experience's timeline that can be found (a warning
-    for each that cannot: its tasks are shown without it)."""
+    """Every scene's map and every experience's timeline, with the items it moved where
+    it left them (`scenes.start_of`), that can be found (a warning for each that cannot:
+    its tasks are shown without it)."""
     from fdc.core.errors import FdcError
 
     extras = Extras()
@@ -115,6 +116,10 @@ def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
         if sha is not None and sha not in extras.experiences:
             try:
                 extras.experiences[sha] = experience_timeline(opened.experience(r))
+                drawn = extras.scenes.get(scene)
+                if drawn is not None and "missing" not in drawn:
+                    extras.experiences[sha]["start"] = start_of(
+                        drawn, scene_map(opened.graph(r), opened.start_state(r)))
             except FdcError as e:
                 extras.experiences[sha] = {"missing": str(e)}
                 warn(f"experience {sha[:12]}: no timeline for its tasks: {e}")

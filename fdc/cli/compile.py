@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.compiler.timings import Timings
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.experience import Experience
 
 
 #: Process templates over a furnished home have thousands of bindings (every item to
@@ -407,12 +408,16 @@ def explain_command(
         out.print(f"... {len(report.outcomes) - limit} more (use --limit)")
     if render is not None:
         _render_task(compiler.graph, [o.record for o in report.outcomes
-                                      if o.record is not None], render)
+                                      if o.record is not None], render, compiler.experience)
     raise typer.Exit(EXIT_OK)
 
 
-def _render_task(graph: SceneGraph, records: list[TaskRecord], path: Path) -> None:
-    """The map of `graph` with the first task's entities highlighted (exit 1: no task)."""
+def _render_task(graph: SceneGraph, records: list[TaskRecord], path: Path,
+                 log: Experience | None) -> None:
+    """The map of `graph` with the first task's entities highlighted, in the state the
+    task starts in (`task_start_state`: a memory task's items where `log` left them)
+    (exit 1: no task)."""
+    from fdc.compiler.compile import task_start_state
     from fdc.core.files import write_atomic
     from fdc.sim_bridge.pictures import entity_roles, render_map
 
@@ -426,6 +431,7 @@ def _render_task(graph: SceneGraph, records: list[TaskRecord], path: Path) -> No
     short = text if len(text) <= 90 else text[:87] + "..."
     title = f"{task.id}: “{short}”"
     fmt = "svg" if path.suffix.lower() == ".svg" else "png"
-    write_atomic(path, render_map(graph, fmt=fmt, highlight=roles, title=title))
+    state = task_start_state(graph, task, log)
+    write_atomic(path, render_map(graph, fmt=fmt, highlight=roles, title=title, state=state))
     stderr().print(f"wrote {path}: task {task.id}, {len(task.targets)} target(s) highlighted",
                    markup=False)

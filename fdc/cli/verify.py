@@ -51,7 +51,9 @@ def verify_command(
     ] = None,
     scene: Annotated[
         Path | None,
-        typer.Option(help="The scene file (default: the one the trajectory names)."),
+        typer.Option(help="The scene file (default: the one the trajectory's header names, "
+                     "looked for from the trajectory's folder, the suite's, then the working "
+                     "folder)."),
     ] = None,
     threshold: Annotated[
         list[str] | None,
@@ -104,7 +106,7 @@ def verify_command(
             raise typer.Exit(EXIT_USAGE)
         records = [r for r in records if r.id in set(task)]
     overrides = _thresholds(threshold or [])
-    graph = graph_or_exit(scene or _scene_of(trajectory, header.scene))
+    graph = graph_or_exit(scene or _scene_of(trajectory, header.scene, suite))
     mismatches = scene_problems(graph, header, snapshots)
     if mismatches:  # a run of another scene, objects the scene does not have
         report_findings(mismatches, str(trajectory))
@@ -194,10 +196,23 @@ def _mode(relax: list[Relax]) -> Mode:
     return mode
 
 
-def _scene_of(trajectory: Path, named: str) -> Path:
-    """A trajectory names its scene relative to itself, or to the working folder."""
-    beside = trajectory.parent / named
-    return beside if beside.exists() else Path(named)
+def _scene_of(trajectory: Path, named: str, suite: Path) -> Path:
+    """The scene file the trajectory's header names: from the trajectory's folder, the
+    suite's, then the working folder (`scene_places`); exit 2 listing every place looked
+    at when none holds it."""
+    import os
+
+    from fdc.sim_bridge.world.trajectory import scene_places
+
+    places = scene_places(trajectory, named, [suite.parent])
+    for place in places:
+        if place.is_file():
+            return place
+    looked = "".join(f"\n  {os.path.abspath(p)}" for p in places)
+    stderr().print(f"{trajectory}: error: cannot find the scene file `{named}` its header "
+                   f"names; looked at:{looked}\nhint: pass the scene with --scene PATH",
+                   markup=False, soft_wrap=True)
+    raise typer.Exit(EXIT_USAGE)
 
 
 def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:

@@ -3,12 +3,16 @@ line per step (`docs/formats/trajectory.md`).
 
 `read_trajectory` never raises anything but `TrajectoryError`, whose `problems` name the
 line and the JSON path of every fault; `write_trajectory` writes atomically;
-`scene_problems` checks a valid trajectory against the scene it claims.
+`scene_problems` checks a valid trajectory against the scene it claims. A header names its
+scene relative to the trajectory's own folder (`scene_reference`), so the pair can be
+moved together and read from any working folder; `scene_places` lists where a reader
+looks for it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +54,33 @@ def trajectory_text(header: TrajectoryHeader, snapshots: Iterable[Snapshot]) -> 
     """A trajectory file's text: the header line, then one line per snapshot."""
     lines = [header.model_dump_json()] + [s.model_dump_json() for s in snapshots]
     return "\n".join(lines) + "\n"
+
+
+def scene_reference(trajectory: str | Path, scene: str | Path) -> str:
+    """How the header of the trajectory at `trajectory` names the scene file `scene`: a
+    relative path from the trajectory's folder (`../scene.json`), or the scene's absolute
+    path where none leads there (another drive)."""
+    here = os.path.dirname(os.path.abspath(trajectory))
+    there = os.path.abspath(scene)
+    try:
+        return Path(os.path.relpath(there, here)).as_posix()
+    except ValueError:
+        return Path(there).as_posix()
+
+
+def scene_places(trajectory: str | Path, named: str, folders: Sequence[str | Path] = ()
+                 ) -> list[Path]:
+    """Where the scene a trajectory's header names (`named`) may be, in the order to look:
+    from the trajectory's folder, then from each of `folders` (a suite's), then from the
+    working folder; then the file's bare name in those folders (a header written before
+    headers named the scene relative to the trajectory). Each place once."""
+    bases = [Path(trajectory).parent, *(Path(f) for f in folders), Path()]
+    name = Path(named).name
+    tries = [b / named for b in bases] + ([b / name for b in bases] if name != named else [])
+    out: dict[str, Path] = {}
+    for p in tries:
+        out.setdefault(os.path.normpath(os.path.abspath(p)), p)
+    return list(out.values())
 
 
 def read_trajectory(path: str | Path) -> tuple[TrajectoryHeader, list[Snapshot]]:

@@ -166,3 +166,26 @@ def test_the_timeline_places_frames_by_their_clock_time(browser: Any, site: Path
     assert ticks == sorted(ticks) and ticks[0] < ticks[-1]
     assert not page.errors
     page.close()
+
+
+def test_a_memory_tasks_target_is_ringed_where_the_experience_left_it(
+        browser: Any, site: Path, suite_dir: Path) -> None:
+    """The page draws a task about the experience from the experience's `start`: the
+    target's ring at the item's place after the log (it was at the scene's)."""
+    data = json.loads((site / "data.js").read_text(encoding="utf-8")[len("FDC.index("):-3])
+    for task in records(suite_dir):
+        start = data["experiences"].get(task.get("experience") or "", {}).get("start")
+        moved = [t for t in task["targets"] if start and t in start["items"]]
+        if moved:
+            break
+    else:
+        pytest.fail("no memory task whose target the experience moved")
+    ring = start["items"][moved[0]][0]
+    x, y = sum(ring[0::2]) / (len(ring) / 2), -sum(ring[1::2]) / (len(ring) / 2)
+    page = open_site(browser, site, "#/task/" + task["id"])
+    page.wait_for_selector("#map .ring-target")
+    circles = page.locator("#map .ring-target").evaluate_all(
+        "xs => xs.map(c => [+c.getAttribute('cx'), +c.getAttribute('cy')])")
+    assert any(abs(cx - x) < 0.01 and abs(cy - y) < 0.01 for cx, cy in circles), circles
+    assert not page.errors
+    page.close()

@@ -136,3 +136,29 @@ def test_a_report_that_is_not_one_exits_2_naming_it(suite_dir: Path, tmp_path: P
     assert not (tmp_path / "site").exists()
     code, text = run("browse", tmp_path / "missing.jsonl", "-o", tmp_path / "site")
     assert code == 2 and "missing.jsonl" in text
+
+
+def test_a_memory_task_is_drawn_where_the_experience_left_its_target(
+        site: Path, suite_dir: Path) -> None:
+    """A task about the experience starts in the world the experience left behind: the
+    map the page draws for it has each item the log moved where the log left it, and
+    the robot where the log ends (the map used to be the scene's initial state: the
+    target ringed where it stood before the log moved it)."""
+    from fdc.compiler.reopen import reopen_suite
+    from fdc.sim_bridge.world.experience import final_positions
+
+    opened = reopen_suite(suite_dir / "suite.jsonl")
+    memory = [r for r in opened.records if r.experience is not None]
+    log = opened.experience(memory[0])
+    moved = final_positions(log)
+    task = next(r for r in memory if any(t in moved for t in r.targets))
+    target = next(t for t in task.targets if t in moved)
+    (index,) = read_js(site / "data.js")
+    start = index["experiences"][task.experience]["start"]
+    ring = start["items"][target][0]
+    x, y = sum(ring[0::2]) / (len(ring) / 2), sum(ring[1::2]) / (len(ring) / 2)
+    assert abs(x - moved[target][0]) < 0.02 and abs(y - moved[target][1]) < 0.02
+    scene_item = next(o for o in index["scenes"][task.scene]["items"] if o["id"] == target)
+    assert scene_item["rings"] != start["items"][target]  # the scene put it elsewhere
+    assert start["agent"] == [round(task.start.x, 2) + 0.0, round(task.start.y, 2) + 0.0]
+    assert set(start["items"]) <= set(moved)  # only what the log moved

@@ -66,3 +66,58 @@ def test_missing_inputs_name_the_option(compiled: Path, tmp_path: Path,
     code, out = run("run-baseline", "random", suite, "-o", tmp_path / "p.jsonl", "--scene",
                     compiled / "scene.json", "--experience", compiled / "scene.json")
     assert code == 2 and "not an fdc experience log" in out
+
+
+def test_verify_finds_the_scene_of_an_oracle_trajectory_from_another_folder(
+        compiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trajectory `run-baseline` writes names its scene relative to itself: `verify`
+    finds it from any working folder (it used to look for `scene.json` in the working
+    folder alone)."""
+    job = tmp_path / "job"
+    job.mkdir()
+    shutil.copy(compiled / "scene.json", job / "scene.json")
+    copy(compiled, job, scene="scene.json")
+    monkeypatch.chdir(job)
+    code, out = run("run-baseline", "oracle", "suite.jsonl", "-o", "out/preds.jsonl")
+    assert code == 0, out
+    trajectory = sorted((job / "out" / "preds.trajectories").iterdir())[0]
+    header = json.loads(trajectory.read_text().splitlines()[0])
+    assert header["scene"] == "../../scene.json"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out = run("verify", "../job/suite.jsonl", "--trajectory",
+                    f"../job/out/preds.trajectories/{trajectory.name}",
+                    "--task", trajectory.stem, "--format", "json")
+    assert code == 0, out
+    assert json.loads(out[out.index("{"):])["succeeded"] == 1
+
+
+def test_verify_says_where_it_looked_for_the_scene(compiled: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header naming a bare file name (as headers did) is found beside the suite; one
+    found nowhere lists every place looked at and the flag to pass."""
+    job = tmp_path / "job"
+    (job / "runs").mkdir(parents=True)
+    shutil.copy(compiled / "scene.json", job / "scene.json")
+    suite = copy(compiled, job, scene="scene.json")
+    monkeypatch.chdir(compiled)
+    code, out = run("run-baseline", "oracle", suite, "-o", job / "runs" / "p.jsonl")
+    assert code == 0, out
+    trajectory = sorted((job / "runs" / "p.trajectories").iterdir())[0]
+    lines = trajectory.read_text().splitlines()
+    header = json.loads(lines[0])
+    monkeypatch.chdir(tmp_path)
+    for named, found in (("scene.json", True), ("gone/other.json", False)):
+        trajectory.write_text("\n".join([json.dumps({**header, "scene": named}),
+                                         *lines[1:]]) + "\n")
+        code, out = run("verify", suite, "--trajectory", trajectory, "--task", trajectory.stem)
+        if found:
+            assert code == 0, out
+            continue
+        assert code == 2
+        assert f"cannot find the scene file `{named}` its header names; looked at:" in out
+        for place in (trajectory.parent / named, job / named, tmp_path / named,
+                      job / "other.json"):
+            assert f"\n  {place}\n" in out
+        assert out.endswith("hint: pass the scene with --scene PATH\n")

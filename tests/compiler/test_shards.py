@@ -65,7 +65,8 @@ def test_shards_merge_to_the_bytes_of_an_in_memory_compile(tmp_path: Path) -> No
     emit_suite(tmp_path / "memory" / "suite.jsonl", result, refs, entries, options)
     cache = ShardCache(tmp_path / "cache")
     run = compile_sharded(jobs, entries, options, cache, Reversed())
-    assert run.compiled_shards == 5 and run.reused_shards == 0  # 4 shards and the twin's
+    # 3 shards (the twin's first key is the kitchen's own: compiled once) and the twin's
+    assert run.compiled_shards == 4 and run.reused_shards == 0
     emit_sharded(tmp_path / "shards" / "suite.jsonl", run, cache, entries, options)
     for name in ("suite.jsonl", "manifest.json"):
         assert (tmp_path / "shards" / name).read_bytes() == \
@@ -180,3 +181,90 @@ def test_a_shard_key_reads_the_scene_within_its_size_limit(tmp_path: Path) -> No
             shard_key(SceneJob(str(scene), None), CompileOptions(), False, limits)
     finally:
         set_current(previous)
+
+
+def test_another_spelling_of_the_same_files_hits_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keys hash the files' content, not their paths as typed (the key used to hash
+    the scene's path: the main job's cache missed from another folder); what records and
+    the manifest name by path is respelled at the merge, so the output is the bytes of a
+    fresh compile with that spelling."""
+    job, other = tmp_path / "job", tmp_path / "other"
+    other.mkdir()
+    split_templates(job)  # makes `job`, holding the templates
+    shutil.copy(KITCHEN, job / "kitchen.json")
+    recall = REPO / "domain" / "templates" / "memory" / "object-recall.pddl"
+    shutil.copy(recall, job / "object-recall.pddl")
+    out = tmp_path / "out" / "suite.jsonl"
+
+    def compile_from(cwd: Path, scene: str, templates: str, log: str, to: Path,
+                     *more: str) -> str:
+        monkeypatch.chdir(cwd)
+        result = CliRunner().invoke(app, [
+            "compile", scene, "-T", templates, "--history", log, "--max-per-template", "1",
+            *more, "-o", str(to)])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    monkeypatch.chdir(job)
+    made = CliRunner().invoke(app, ["experience", "generate", "kitchen.json", "-n", "3",
+                                    "-o", "log.json"])
+    assert made.exit_code == 0, made.output
+    said = compile_from(job, "kitchen.json", ".", "log.json", out)
+    compiled = int(re.findall(r"wrote (\d+) task\(s\)", said)[0])
+    assert compiled > 0 and "reused" not in said
+    spellings = [(job, str(job / "kitchen.json"), str(job), str(job / "log.json")),
+                 (other, "../job/kitchen.json", "../job", "../job/log.json"),
+                 (job, "../job/./kitchen.json", "../job/", "./log.json")]
+    for k, (cwd, scene, templates, log) in enumerate(spellings):
+        assert counts(compile_from(cwd, scene, templates, log, out)) == (0, compiled), scene
+        fresh = tmp_path / f"fresh{k}" / "suite.jsonl"
+        compile_from(cwd, scene, templates, log, fresh, "--no-cache")
+        for name in ("suite.jsonl", "manifest.json"):
+            assert (out.parent / name).read_bytes() == (fresh.parent / name).read_bytes(), \
+                (scene, name)
+        first = (out.parent / "suite.jsonl").read_text().splitlines()[0]
+        assert f'"scene": "{Path(scene)}"' in first  # as typed (`Path` drops a `./`)
+
+
+def test_a_shard_key_hashes_the_scene_and_its_meshes_not_their_paths(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from fdc.core.limits import current
+
+    data = json.loads(Path(KITCHEN).read_text())
+    data["objects"][0]["mesh"] = {"path": "meshes/thing.obj"}
+    for folder in ("a", "b"):
+        (tmp_path / folder / "meshes").mkdir(parents=True)
+        (tmp_path / folder / "scene.json").write_text(json.dumps(data))
+        (tmp_path / folder / "meshes" / "thing.obj").write_text("v 0 0 0\n")
+    monkeypatch.chdir(tmp_path / "a")
+
+    def key(path: str | Path) -> str:
+        return shard_key(SceneJob(str(path), None), CompileOptions(), False, current())
+
+    first = key("scene.json")
+    assert key(tmp_path / "a" / "scene.json") == key("../a/scene.json") == first
+    assert key(tmp_path / "b" / "scene.json") == first  # the same content elsewhere
+    (tmp_path / "b" / "meshes" / "thing.obj").write_text("v 1 0 0\n")
+    assert key(tmp_path / "b" / "scene.json") != first  # its mesh differs
+    (tmp_path / "b" / "meshes" / "thing.obj").unlink()
+    assert key(tmp_path / "b" / "scene.json") != first
+    (tmp_path / "a" / "other.json").write_text(json.dumps(data))
+    assert key("other.json") != first  # the file's name is the scene's name in a log
+
+
+def test_a_summary_respelled_names_the_files_as_this_compile_gives_them() -> None:
+    from fdc.compiler.emit import TemplateSummary
+    from fdc.compiler.manifest import DropExample
+
+    example = DropExample(scene="job/kitchen.json", binding={"?o": "mug_1"}, code="D1",
+                          message="dropped")
+    summary = TemplateSummary("t", "templates/t.pddl", None, None, 3, False, 3, 0, {"x": 1},
+                              {"x": example}, "templates/t.pddl:3:4: cannot ground", {})
+    got = summary.respelled("/abs/job/kitchen.json", "/abs/templates/t.pddl")
+    assert got.path == "/abs/templates/t.pddl"
+    assert got.examples["x"].scene == "/abs/job/kitchen.json"
+    assert got.error == "/abs/templates/t.pddl:3:4: cannot ground"
+    assert got.respelled("job/kitchen.json", "templates/t.pddl") == summary

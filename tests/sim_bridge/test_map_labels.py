@@ -78,3 +78,43 @@ def test_explain_renders_the_first_task(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"wrote {out}" in result.output and "target(s) highlighted" in result.output
+
+
+def test_explain_draws_a_memory_task_where_the_experience_left_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fdc explain --render` draws the state the task starts in: a memory task's
+    target where the log left it and the robot where the log ends (it drew the scene's
+    initial state: the target where it stood before the log moved it)."""
+    import fdc.sim_bridge.pictures as pictures
+    from fdc.sim_bridge.graph.scene_graph import load_scene_graph
+    from fdc.sim_bridge.world.experience import Experience, final_positions
+
+    kitchen = Path(__file__).resolve().parents[1] / "golden" / "scenes" / "kitchen.json"
+    runner = CliRunner()
+    log_path = tmp_path / "log.json"
+    result = runner.invoke(app, ["experience", "generate", str(kitchen), "-n", "3",
+                                 "-o", str(log_path)])
+    assert result.exit_code == 0, result.output
+    drawn: list[pictures.MapWorld] = []
+    real = pictures.render_map
+
+    def spy(g: object, **kw: object) -> bytes:
+        drawn.append(pictures.map_world(g, kw.get("state")))  # type: ignore[arg-type]
+        return real(g, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pictures, "render_map", spy)
+    out = tmp_path / "task.svg"
+    result = runner.invoke(app, ["explain", "order-second-to-last-object", "--scene",
+                                 str(kitchen), "--history", str(log_path), "--limit", "1",
+                                 "--render", str(out)])
+    assert result.exit_code == 0, result.output
+    target = result.output.split("(robot-at-object ", 1)[1].split(")", 1)[0]
+    log = Experience.model_validate_json(log_path.read_text())
+    moved = final_positions(log)[target]
+    (world,) = drawn
+    centre = world.view.object(target).footprint.centroid
+    assert abs(centre.x - moved[0]) < 1e-6 and abs(centre.y - moved[1]) < 1e-6
+    initial = load_scene_graph(kitchen).object(target).footprint.centroid
+    assert abs(initial.x - moved[0]) + abs(initial.y - moved[1]) > 0.05  # the log moved it
+    end = log.frames[-1].agent
+    assert world.agent == (end.x, end.y, end.yaw_rad)

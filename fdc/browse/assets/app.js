@@ -158,8 +158,16 @@
     return roles;
   }
 
+  // The scene's map in the state the task starts in: a task about an experience finds
+  // the items the experience moved where it left them (the experience's `start`).
+  function startMap(map, x) {
+    if (!map || map.missing || !x || !x.start) return map;
+    const moved = x.start.items;
+    return Object.assign({}, map, { items: map.items.map(o => moved[o.id] ? Object.assign({}, o, { rings: moved[o.id] }) : o) });
+  }
+
   function drawTask(t) {
-    const map = D.scenes[t.scene] || null;
+    const map = startMap(D.scenes[t.scene] || null, t.experience ? D.experiences[t.experience] : null);
     const roles = entityRoles(t, map);
     const ent = x => el("span", { cls: roles.has(String(x).split("|")[0]) ? "ent-" + roles.get(String(x).split("|")[0]) : "", text: x });
     const meta = el("p", {},
