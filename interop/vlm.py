@@ -10,8 +10,10 @@ malformed reply, never guessed at. `fdc export vlm` writes the questions as JSON
 the common chat format (`export_vlm`, docs/formats/vlm.md); `fdc run-agent vlm` asks a
 server the same questions (`fdc.agents.vlm` is the client) and reads its replies here.
 
-A manipulation task's question is its instruction with the first view, which only the
-renderer (`fdc.sim_bridge.render`) can draw: without it such tasks are skipped, counted.
+A manipulation task's question is its instruction with its first view: the view where
+the robot starts, drawn by fdc's renderer (`fdc.sim_bridge.render`), the image
+`ManipulationEnv(observation="image")` starts with; on a machine that cannot render (no
+EGL) such tasks are skipped, counted.
 """
 
 from __future__ import annotations
@@ -448,7 +450,7 @@ def export_vlm(opened: ReopenedSuite, output: Path, sources: FrameSources, outpu
                ) -> VlmExport:
     """Stage `output/vlm.jsonl` (and the images under `output/frames/`, once per set of
     frames shown) for every memory task, and a manipulation task's first view where the
-    renderer is installed; count what is left out, by reason."""
+    machine can render; count what is left out, by reason."""
     result = VlmExport()
     lines: list[str] = []
     written: dict[str, str] = {}  # experience sha256 -> image folder

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from fdc.agents.env import ManipulationEnv
 from fdc.cli import app
 from fdc.compiler.reopen import reopen_suite
 from fdc.interop.vlm import VlmQuestion, first_view_png, renderer_unavailable
@@ -179,8 +180,16 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
         image, instruction = user["content"]
         assert instruction["text"] == f"Task: {task['instructions'][0]}"
         data = (out / image["image_url"]["url"]).read_bytes()
-        # the view where the robot starts, as the renderer draws it
-        assert data == first_view_png(opened, by_id[q["task_id"]])
+        # the view where the robot starts, as the renderer draws it: the image the
+        # agent environment's image observation starts with
+        record = by_id[q["task_id"]]
+        assert data == first_view_png(opened, record)
+        if q["task_id"] == min(manipulation):
+            env = ManipulationEnv(opened.graph(record), observation="image",
+                                  base_dir=compiled)
+            assert np.array_equal(png_pixels(data),
+                                  env.reset(options={"task": record})[0]["image"])
+            env.close()
         pixels = png_pixels(data)
         # a room with things in it, not one colour
         assert pixels.shape == (480, 640, 3) and len(np.unique(pixels.reshape(-1, 3),
