@@ -24,6 +24,7 @@ from PIL import Image
 
 from fdc.agents.env import ManipulationEnv
 from fdc.cli import app
+from fdc.compiler.compile import start_snapshots
 from fdc.compiler.reopen import reopen_suite
 from fdc.interop.vlm import VlmQuestion, first_view_png, renderer_unavailable
 from tests.agents.vlm_server import scripted_server
@@ -33,6 +34,7 @@ TEMPLATES = REPO / "domain" / "templates"
 RECALL = TEMPLATES / "memory" / "object-recall.pddl"
 ORDERED = TEMPLATES / "memory" / "ordered-revisit.pddl"
 LEVEL1 = TEMPLATES / "manipulation" / "level-1.pddl"
+PUT_BACK = TEMPLATES / "memory-manipulation" / "put-back.pddl"
 PNG = b"\x89PNG\r\n\x1a\n"
 #: The size the fixture renders the experience at (the export's first views are 640x480).
 FRAME_SIZE = (64, 48)
@@ -45,8 +47,9 @@ def run(*args: str | Path) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 3-room scene, a 2-interaction day, a suite of memory and level-1 tasks about
-    it, the day rendered by `fdc render experience`, the oracle's answers."""
+    """A 3-room scene, a 2-interaction day, a suite of memory, level-1 and put-back
+    (memory-manipulation) tasks about it, the day rendered by `fdc render experience`,
+    the oracle's answers."""
     why = renderer_unavailable()
     if why is not None:
         pytest.skip(f"no EGL rendering on this machine: {why}")
@@ -56,7 +59,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert run("experience", "generate", d / "scene.json", "-n", "2", "-o",
                d / "day.json")[0] == 0
     code, out = run("compile", d / "scene.json", "-T", RECALL, "-T", ORDERED, "-T", LEVEL1,
-                    "--history", d / "day.json", "--max-per-template", "2", "--no-witness",
+                    "-T", PUT_BACK, "--history", d / "day.json", "--max-per-template", "2",
+                    "--no-witness",
                     "-o", d / "suite.jsonl")
     assert code == 0, out
     w, h = FRAME_SIZE
@@ -73,7 +77,9 @@ def records(path: Path) -> list[dict[str, Any]]:
 
 
 def memory_tasks(compiled: Path) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in records(compiled / "suite.jsonl") if r.get("experience")}
+    """The tasks answered with frames (about the experience, not acted out)."""
+    return {r["id"]: r for r in records(compiled / "suite.jsonl")
+            if r.get("experience") and "manipulation" not in r["tags"]}
 
 
 def oracle_frames(compiled: Path) -> dict[str, list[int]]:
@@ -120,7 +126,9 @@ def hl_sr(report: dict[str, Any]) -> float:
 
 
 def manipulation_tasks(compiled: Path) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in records(compiled / "suite.jsonl") if not r.get("experience")}
+    """The tasks acted out (memory-manipulation ones too)."""
+    return {r["id"]: r for r in records(compiled / "suite.jsonl")
+            if not r.get("experience") or "manipulation" in r["tags"]}
 
 
 def png_pixels(data: bytes) -> np.ndarray:
@@ -171,6 +179,7 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
         assert answer["answerable"] == all(answer["valid_frames_shown"])
     opened = reopen_suite(compiled / "suite.jsonl")
     by_id = {r.id: r for r in opened.records}
+    compared: set[str] = set()
     for q in lines:
         if q["kind"] != "manipulation":
             continue
@@ -184,9 +193,14 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
         # agent environment's image observation starts with
         record = by_id[q["task_id"]]
         assert data == first_view_png(opened, record)
-        if q["task_id"] == min(manipulation):
-            env = ManipulationEnv(opened.graph(record), observation="image",
-                                  base_dir=compiled)
+        kind = "memory-manipulation" if record.experience else "manipulation"
+        if kind not in compared:
+            compared.add(kind)
+            graph = opened.graph(record)
+            after = start_snapshots(graph, opened.experience(record))[1] \
+                if record.experience else None
+            env = ManipulationEnv(graph, observation="image", base_dir=compiled,
+                                  after=after)
             assert np.array_equal(png_pixels(data),
                                   env.reset(options={"task": record})[0]["image"])
             env.close()
@@ -194,6 +208,9 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
         # a room with things in it, not one colour
         assert pixels.shape == (480, 640, 3) and len(np.unique(pixels.reshape(-1, 3),
                                                                axis=0)) > 5
+    # both kinds start where the environment starts them (the world after the day for a
+    # memory-manipulation task)
+    assert compared == {"manipulation", "memory-manipulation"}
     assert "skipped" not in text
 
 
