@@ -258,6 +258,23 @@ def test_without_frames_or_renderer_the_error_names_the_render_command(
     assert "skipped" in text and "manipulation" in text
 
 
+def test_a_renderer_error_mid_export_is_an_input_error(
+        compiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renderer's own errors (here: the context lost after the check) exit 2 with
+    its message, never a traceback, and write nothing."""
+    from fdc.interop.vlm import FrameSources
+    from fdc.sim_bridge.render import RenderUnavailable
+
+    def broken(self: FrameSources, task: Any) -> Any:
+        raise RenderUnavailable("cannot make a headless EGL context (a test says so)")
+
+    monkeypatch.setattr(FrameSources, "renderer", broken)
+    code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", tmp_path / "vlm",
+                     "--frames", compiled / "frames")
+    assert code == 2 and "a test says so" in text and "Traceback" not in text
+    assert not (tmp_path / "vlm").exists()
+
+
 def test_a_frames_directory_that_is_not_one_is_refused(compiled: Path,
                                                        tmp_path: Path) -> None:
     index = json.loads((compiled / "frames" / "index.json").read_text())
