@@ -26,8 +26,14 @@ cost a step. The episode is truncated when the step budget (`step_budget`) is sp
 Observations are text: the instruction, the step count, the result of the last action,
 where the robot stands, the items on that surface (none shown in a closed container),
 the containers of its furniture and whether each is open, what it holds, the last
-regions listed. The reward is 1 on the step that ends the episode when the task's ground goal
-verifies on the trajectory (`fdc.predicates.verify`), else 0.
+regions listed. With `observation="image"` (or `"both"`: a dict of the text and the
+image) each observation is the view from where the robot stands, rendered on the CPU
+(`fdc.sim_bridge.render`): at a surface, from its pose with the camera aimed at the
+surface (`view_at` for the surface and the side the robot is at); elsewhere, with the
+default camera; after `show_receptacle`, with the listed regions outlined and labelled
+(`fdc.agents.images`), while the robot stays at that surface. The reward is 1 on the
+step that ends the episode when the task's ground goal verifies on the trajectory
+(`fdc.predicates.verify`), else 0.
 
 `FrameSelection` is FindingDory's high-level interface to a memory task: the experience
 log and the instruction in, frame indices out.
@@ -38,9 +44,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 import gymnasium
+import numpy as np
 from gymnasium import spaces
 from pydantic import ValidationError
 
@@ -62,6 +70,7 @@ if TYPE_CHECKING:
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.graph.view import SceneView
+    from fdc.sim_bridge.render import Camera, Renderer
     from fdc.sim_bridge.world.experience import Experience, Frame
     from fdc.sim_bridge.world.posed import PosedGraph
     from fdc.sim_bridge.world.state import Snapshot
@@ -83,6 +92,10 @@ CHARSET = frozenset(
     + "".join(chr(c) for c in range(0x2010, 0x2040))
 )
 MAX_TEXT = 1 << 20
+#: What an observation holds: the text, the image, or both (a dict).
+ObservationMode = Literal["text", "image", "both"]
+#: An observation: the text (`observation="text"`), else a dict with `image` (and `text`).
+Observation = str | dict[str, Any]
 
 
 def is_manipulation(task: TaskRecord) -> bool:
@@ -258,29 +271,54 @@ class StepRecord:
     snapshot: int  # the world's last snapshot after the action
 
 
-class ManipulationEnv(gymnasium.Env[str, str]):
+class ManipulationEnv(gymnasium.Env[Observation, str]):
     """ManiTaskGen's benchmark loop over fdc's embedded world (see the module doc).
 
     `tasks`: the tasks `reset` draws from when not given one (`options={"task": ...}`,
     a `TaskRecord` or the id of one of `tasks`). `budget`: a fixed step budget instead
     of `step_budget(task)` (None: the task's). `after`: the world the experience left
     behind (`fdc.compiler.compile.start_snapshots`), where a memory-manipulation task
-    starts; resetting to one without it is a `ValueError`."""
+    starts; resetting to one without it is a `ValueError`.
+
+    `observation`: "text" (the default: a `str`, `spaces.Text`), "image" (a dict with
+    `image`, an (H, W, 3) uint8 array) or "both" (a dict with `text` and `image`):
+    `observation_space` is then a `spaces.Dict` of `spaces.Text` and/or
+    `spaces.Box(0, 255, (H, W, 3), uint8)`. `camera`: the camera of the images (default
+    `Camera()`, 640x480); `base_dir`: the folder the scene's mesh paths are relative to
+    (the scene file's). The renderer is made at the first image and reused; `close()`
+    frees it. Rendering needs EGL (`RenderUnavailable` names what to install)."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's)
 
     def __init__(self, graph: SceneGraph, tasks: Sequence[TaskRecord] = (), *,
                  budget: int | None = None, render_mode: str | None = None,
-                 after: Snapshot | None = None) -> None:
+                 after: Snapshot | None = None, observation: ObservationMode = "text",
+                 camera: Camera | None = None, base_dir: Path | None = None) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if observation not in ("text", "image", "both"):
+            raise ValueError(f"observation must be 'text', 'image' or 'both', not "
+                             f"{observation!r}")
+        self.observation_mode: ObservationMode = observation
+        self.camera = camera
+        self.base_dir = base_dir
+        self._renderer: Renderer | None = None
         self.render_mode = render_mode
         self.graph = graph
         self.tasks = [t for t in tasks if is_manipulation(t)]
         self._budget_override = budget
         self.after = after
-        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
+        text_space = spaces.Text(max_length=MAX_TEXT, min_length=1, charset=CHARSET)
+        self.observation_space: spaces.Space[Any] = text_space
+        if observation != "text":
+            from fdc.sim_bridge.render.camera import Camera
+
+            cam = camera or Camera()
+            image = spaces.Box(0, 255, (cam.height, cam.width, 3), np.uint8)
+            self.observation_space = spaces.Dict(
+                {"image": image} if observation == "image" else
+                {"text": text_space, "image": image})
         self.action_space = spaces.Text(max_length=4096, min_length=1, charset=CHARSET)
         self._world: EmbeddedWorld | None = None
         self._task: TaskRecord | None = None
@@ -375,7 +413,7 @@ class ManipulationEnv(gymnasium.Env[str, str]):
 
     # ----- gymnasium ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[str, dict[str, Any]]:
+              ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         task = self._choose_task((options or {}).get("task"))
         start = self.start_of(task)
@@ -389,10 +427,10 @@ class ManipulationEnv(gymnasium.Env[str, str]):
         self._done = False
         self._last = "none yet"
         self._obs = self._observe(first=True)
-        return self._obs, self._info(None)
+        return self._observation(), self._info(None)
 
     def step(self, action: AgentAction | Mapping[str, Any] | str
-             ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+             ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         parsed = parse_action(action)
@@ -410,7 +448,7 @@ class ManipulationEnv(gymnasium.Env[str, str]):
             verdict = self.verdict()
         reward = 1.0 if verdict is not None and verdict.success else 0.0
         self._obs = self._observe()
-        return self._obs, reward, terminated, truncated, self._info(verdict)
+        return self._observation(), reward, terminated, truncated, self._info(verdict)
 
     def start_of(self, task: TaskRecord) -> Snapshot | None:
         """The world `task` starts in: the env's `after` for a task that starts where
@@ -424,6 +462,66 @@ class ManipulationEnv(gymnasium.Env[str, str]):
 
     def render(self) -> str | None:
         return self._obs if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.release()
+            self._renderer = None
+        super().close()
+
+    # ----- images ------------------------------------------------------------------------
+    def _observation(self) -> Observation:
+        if self.observation_mode == "text":
+            return self._obs
+        image = self.image()
+        return {"image": image} if self.observation_mode == "image" else \
+            {"text": self._obs, "image": image}
+
+    def renderer(self) -> Renderer:
+        """The env's renderer of the scene (made on first use, then reused)."""
+        if self._renderer is None:
+            from fdc.sim_bridge.render import Renderer
+
+            self._renderer = Renderer(self.graph.scene, self.camera, base_dir=self.base_dir)
+        return self._renderer
+
+    def view(self) -> tuple[AgentPose, Camera, str | None, bool]:
+        """The view the image observation shows now: the robot's pose, the camera (aimed
+        at the surface in view by `view_at` for it and the side the robot is at), that
+        surface (None: at no surface), and whether its regions are drawn (after
+        `show_receptacle`, while the robot stays there)."""
+        from fdc.sim_bridge.render import ViewError, view_at
+
+        w = self.world
+        pose = w.agent_pose()
+        cam = self.renderer().camera
+        last = self._records[-1] if self._records else None
+        just_shown = last is not None and last.ok and last.action is not None and \
+            last.action.action is ActionName.SHOW_RECEPTACLE
+        shown = self._shown is not None and (just_shown or self._shown[0] == self._at)
+        sid = self._shown[0] if shown and self._shown is not None else self._at
+        if sid is None:
+            return pose, cam, None, False
+        side = side_of(w.state.posed.surface(sid), pose).value
+        for ask in (side, None):
+            try:
+                _, aimed = view_at(self.graph, sid, ask, cam)
+            except ViewError:
+                continue
+            return pose, aimed, sid, shown
+        return pose, cam, sid, shown
+
+    def image(self) -> np.ndarray:
+        """The image observation now: (H, W, 3) uint8, the view from where the robot
+        stands (`view`), the listed regions drawn after `show_receptacle`."""
+        from fdc.agents.images import draw_regions
+
+        pose, cam, sid, shown = self.view()
+        rgb = self.renderer().render(self.world.snapshot(), pose, cam).rgb
+        if shown and sid is not None and self._shown is not None:
+            z = self.world.state.posed.surface(sid).z
+            rgb = draw_regions(rgb, self._shown[1], z, pose, cam)
+        return rgb
 
     def verdict(self) -> Verdict:
         """The task's goal judged on the trajectory so far (`fdc.predicates.verify`;

@@ -10,15 +10,16 @@ malformed reply, never guessed at. `fdc export vlm` writes the questions as JSON
 the common chat format (`export_vlm`, docs/formats/vlm.md); `fdc run-agent vlm` asks a
 server the same questions (`fdc.agents.vlm` is the client) and reads its replies here.
 
-A manipulation task's question is its instruction with the first view, which only the
-renderer (`fdc.sim_bridge.render`) can draw: without it such tasks are skipped, counted.
+A manipulation task's question is its instruction with its first view: the view where
+the robot starts, drawn by fdc's renderer (`fdc.sim_bridge.render`), the image
+`ManipulationEnv(observation="image")` starts with; on a machine that cannot render (no
+EGL) such tasks are skipped, counted.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import json
 import re
 import tempfile
@@ -38,10 +39,11 @@ if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
     from fdc.compiler.suite import TaskRecord
     from fdc.core.files import Outputs
+    from fdc.sim_bridge.render import Renderer
+    from fdc.sim_bridge.render.index import FramesIndex
 
 VLM_FORMAT_VERSION = "1.0"
 FRAMES_KIND = "fdc-frames"
-FRAMES_FORMAT_VERSION = "1.0"
 #: The renderer's module and the command that writes a frames directory.
 RENDER_MODULE = "fdc.sim_bridge.render"
 RENDER_COMMAND = "fdc render experience LOG --scene SCENE -o DIR"
@@ -66,27 +68,6 @@ class FramesError(InputError):
 # ----------------------------------------------------------------------------- frames
 
 
-class _FrameEntry(BaseModel):
-    """The fields of an fdc-frames index entry this module reads (the renderer's
-    `FramesIndex` defines the rest)."""
-
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
-
-    frame: int = Field(ge=0)
-    clock_min: float = Field(ge=0)
-    time: str
-    rgb: str
-
-
-class _FramesIndex(BaseModel):
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
-
-    kind: Literal["fdc-frames"]
-    format_version: str
-    experience_sha256: str
-    frames: list[_FrameEntry]
-
-
 @dataclass(frozen=True)
 class FrameImage:
     """One rendered frame of an experience: its index in the log, its time, its PNG."""
@@ -105,11 +86,14 @@ class FramesDir:
     root: Path
     experience_sha256: str
     frames: tuple[FrameImage, ...]
+    index: FramesIndex
 
     @classmethod
     def read(cls, root: Path) -> FramesDir:
         """Read and check `root/index.json` (`FramesError` saying what is wrong, and
         where)."""
+        from fdc.sim_bridge.render.index import FRAMES_FORMAT_VERSION, FramesIndex
+
         index = root / "index.json"
         try:
             raw = loads(read_input_bytes(index, InputKind.MANIFEST))
@@ -121,31 +105,27 @@ class FramesDir:
         if isinstance(raw, dict) and raw.get("kind") != FRAMES_KIND:
             raise FramesError(f"{index}: not an fdc-frames index (its `kind` is "
                               f"{json.dumps(raw.get('kind'))}, not \"{FRAMES_KIND}\")")
+        if isinstance(raw, dict) and str(raw.get("format_version", "")).split(".")[0] != \
+                FRAMES_FORMAT_VERSION.split(".")[0]:
+            raise FramesError(f"{index}: fdc-frames format {raw.get('format_version')}; "
+                              f"this fdc reads {FRAMES_FORMAT_VERSION}")
         try:
-            parsed = _FramesIndex.model_validate(raw)
+            parsed = FramesIndex.model_validate(raw)
         except ValidationError as e:
             first = e.errors()[0]
             where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}"
                                   for p in first["loc"])
-            raise FramesError(f"{index}: {where}: {first['msg']}") from None
-        major = parsed.format_version.split(".")[0]
-        if major != FRAMES_FORMAT_VERSION.split(".")[0]:
-            raise FramesError(f"{index}: fdc-frames format {parsed.format_version}; this fdc "
-                              f"reads {FRAMES_FORMAT_VERSION}")
+            more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+            raise FramesError(f"{index}: {where}: {first['msg']}{more}; hint: a frames "
+                              f"directory is written by `{RENDER_COMMAND}`") from None
         frames: list[FrameImage] = []
-        seen: set[int] = set()
-        for k, f in enumerate(parsed.frames):
-            where = f"{index}: $.frames[{k}]"
+        for k, f in enumerate(parsed.frames):  # FramesIndex: frame indices increasing
             rel = PurePosixPath(f.rgb)
             if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-                raise FramesError(f"{where}.rgb: `{f.rgb}` is not a path inside the "
-                                  "frames directory")
-            if f.frame in seen:
-                raise FramesError(f"{where}.frame: frame {f.frame} is listed twice")
-            seen.add(f.frame)
+                raise FramesError(f"{index}: $.frames[{k}].rgb: `{f.rgb}` is not a path "
+                                  "inside the frames directory")
             frames.append(FrameImage(f.frame, f.clock_min, f.time, root.joinpath(*rel.parts)))
-        frames.sort(key=lambda x: x.frame)
-        return cls(root, parsed.experience_sha256, tuple(frames))
+        return cls(root, parsed.experience_sha256, tuple(frames), parsed)
 
 
 def select_frames(frames: Sequence[FrameImage], budget: int) -> list[FrameImage]:
@@ -160,12 +140,22 @@ def select_frames(frames: Sequence[FrameImage], budget: int) -> list[FrameImage]
     return [frames[(i * (n - 1) + step // 2) // step] for i in range(budget)]
 
 
-def renderer_available() -> bool:
-    """Whether fdc's renderer is installed (it needs EGL and moderngl)."""
+def renderer_unavailable() -> str | None:
+    """Why fdc's renderer cannot draw here (no EGL, no Mesa: the message names what to
+    install), or None when it can."""
+    from fdc.sim_bridge.render import RenderUnavailable
+    from fdc.sim_bridge.render.context import gl_context
+
     try:
-        return importlib.util.find_spec(RENDER_MODULE) is not None
-    except (ImportError, ValueError):
-        return False
+        gl_context()
+    except RenderUnavailable as e:
+        return str(e)
+    return None
+
+
+def renderer_available() -> bool:
+    """Whether fdc's renderer can draw on this machine (headless EGL on Mesa)."""
+    return renderer_unavailable() is None
 
 
 class FrameSources:
@@ -182,14 +172,30 @@ class FrameSources:
             found = FramesDir.read(d)
             self._by_sha.setdefault(found.experience_sha256, found)
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._renderers: dict[Path, Renderer] = {}  # scene file -> its renderer
 
     def __enter__(self) -> FrameSources:
         return self
 
     def __exit__(self, *_: object) -> None:
+        for r in self._renderers.values():
+            r.release()
+        self._renderers.clear()
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None
+
+    def renderer(self, task: TaskRecord) -> Renderer:
+        """The renderer of the task's scene with the default camera (made once per scene,
+        its meshes read relative to the scene file)."""
+        from fdc.sim_bridge.render import Camera, Renderer
+
+        path = self.opened.scene_path(task)
+        found = self._renderers.get(path)
+        if found is None:
+            found = Renderer(self.opened.graph(task).scene, Camera(), base_dir=path.parent)
+            self._renderers[path] = found
+        return found
 
     def missing(self, tasks: Sequence[TaskRecord]) -> list[TaskRecord]:
         """The memory tasks whose frames no directory given holds."""
@@ -206,23 +212,27 @@ class FrameSources:
         return found
 
     def _render(self, task: TaskRecord, sha: str) -> FramesDir:
-        if not renderer_available():
+        why = renderer_unavailable()
+        if why is not None:
             given = ", ".join(f"{d.root} ({k[:12]}...)" for k, d in sorted(self._by_sha.items()))
             raise FramesError(
                 f"no frames of the experience of task `{task.id}` (sha256 {sha[:12]}...)"
                 + (f"; the frames directories given show other experiences: {given}"
                    if given else "") +
                 f"; give its frames directory with --frames; hint: `{RENDER_COMMAND}` writes "
-                "it (fdc's renderer is not installed here, so fdc cannot render them itself)")
+                f"it (fdc cannot render them itself here: {why})")
         from fdc.sim_bridge.render import render_experience
 
         log = self.opened.experience(task)
-        scene = self.opened.graph(task).scene
+        scene = self.opened.scene_path(task)
         if self._scratch is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="fdc-vlm-frames-")
-        out = Path(self._scratch.name) / sha[:16]
+        folder = Path(self._scratch.name)
+        log_path = folder / f"{sha[:16]}.json"  # its bytes are the ones `sha` is of
+        log_path.write_text(log.to_json(), encoding="utf-8")
         every = max(1, -(-len(log.frames) // self.budget))
-        index = render_experience(scene, log, out, every=every)
+        index = render_experience(scene, log_path, folder / sha[:16], every=every,
+                                  graph=self.opened.graph(task), log=log)
         return FramesDir.read(Path(index).parent)
 
 
@@ -440,7 +450,7 @@ def export_vlm(opened: ReopenedSuite, output: Path, sources: FrameSources, outpu
                ) -> VlmExport:
     """Stage `output/vlm.jsonl` (and the images under `output/frames/`, once per set of
     frames shown) for every memory task, and a manipulation task's first view where the
-    renderer is installed; count what is left out, by reason."""
+    machine can render; count what is left out, by reason."""
     result = VlmExport()
     lines: list[str] = []
     written: dict[str, str] = {}  # experience sha256 -> image folder
@@ -486,9 +496,9 @@ def _question(task: TaskRecord, opened: ReopenedSuite, output: Path, sources: Fr
         return None
     if not renderer_available():
         _skip(result, f"manipulation tasks: their first view needs fdc's renderer "
-              f"({RENDER_MODULE}), which is not installed")
+              f"({RENDER_MODULE}), which cannot draw here: {renderer_unavailable()}")
         return None
-    data = first_view_png(opened, task)
+    data = first_view_png(opened, task, sources.renderer(task))
     name = hashlib.sha256(data).hexdigest()[:16]
     if inline:
         url = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
@@ -506,24 +516,25 @@ def _skip(result: VlmExport, why: str) -> None:
     result.skipped[why] = result.skipped.get(why, 0) + 1
 
 
-def first_view_png(opened: ReopenedSuite, task: TaskRecord) -> bytes:
-    """The view from where a manipulation task starts, in the world it starts in (the
-    scene's initial state; after the experience for a memory-manipulation task), as a PNG
-    drawn by `fdc.sim_bridge.render` with its default camera."""
-    import io
-
-    import matplotlib.image
-
+def first_view_png(opened: ReopenedSuite, task: TaskRecord,
+                   renderer: Renderer | None = None) -> bytes:
+    """The view where a manipulation task starts, as a PNG: from the robot's start pose
+    (the scene's start; where the experience ends for a memory-manipulation task), with
+    the default camera, in the world the task starts in (the scene's initial state;
+    after the experience for a memory-manipulation task): the image a
+    `ManipulationEnv(observation="image")` returns on reset. `renderer`: one of the
+    task's scene to reuse (else one is made and released)."""
     from fdc.compiler.compile import start_snapshots
     from fdc.compiler.suite import is_memory_manipulation
     from fdc.sim_bridge.render import Camera, Renderer
+    from fdc.sim_bridge.render.frames import encode_png
 
     graph = opened.graph(task)
     log = opened.experience(task) if is_memory_manipulation(task) else None
     initial, after = start_snapshots(graph, log)
     state = after if after is not None else initial
-    pose = task.start if task.start is not None else state.agent
-    frame = Renderer(graph.scene, Camera()).render(state, pose)
-    buffer = io.BytesIO()
-    matplotlib.image.imsave(buffer, frame.rgb, format="png")
-    return buffer.getvalue()
+    if renderer is not None:
+        return encode_png(renderer.render(state, state.agent).rgb)
+    path = opened.scene_path(task)
+    with Renderer(graph.scene, Camera(), base_dir=path.parent) as r:
+        return encode_png(r.render(state, state.agent).rgb)

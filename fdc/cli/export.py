@@ -176,8 +176,8 @@ def vlm(
 ) -> None:
     """Write each memory task as a chat request a vision-language model can answer
     (OUTPUT/vlm.jsonl: the instruction, the frames of the day sub-sampled and labelled
-    with index and time, the answer set), and each manipulation task with its first view
-    when fdc's renderer is installed (docs/formats/vlm.md)."""
+    with index and time, the answer set), and each manipulation task with its first view,
+    the view where the robot starts (docs/formats/vlm.md)."""
     from fdc.compiler.reopen import ReopenError
     from fdc.core.files import Outputs
     from fdc.interop.vlm import QUESTIONS_FILE, FramesError, FrameSources, export_vlm

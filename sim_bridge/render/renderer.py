@@ -247,10 +247,12 @@ class Renderer:
             self._static.insert(0, d)
 
     # ----- rendering --------------------------------------------------------------------
-    def render(self, state: Snapshot | None = None, pose: AgentPose | None = None
-               ) -> RenderedFrame:
+    def render(self, state: Snapshot | None = None, pose: AgentPose | None = None,
+               camera: Camera | None = None) -> RenderedFrame:
         """The view from `pose` (default: the state's agent, else the scene's) of the
-        world in `state` (default: the scene as it is)."""
+        world in `state` (default: the scene as it is). `camera`: another tilt or
+        height of the renderer's camera for this view (`view_at` aims it); its size and
+        field of view must be the renderer's (ValueError otherwise)."""
         if self._released:
             raise RuntimeError("the renderer was released")
         if pose is None:
@@ -259,6 +261,13 @@ class Renderer:
         open_state: Mapping[str, bool] = state.open if state is not None else {}
         held = state.held if state is not None else None
         cam = self.camera
+        if camera is not None:
+            if (camera.width, camera.height, camera.hfov_deg) != \
+                    (cam.width, cam.height, cam.hfov_deg):
+                raise ValueError(f"camera {camera.width}x{camera.height}, "
+                                 f"{camera.hfov_deg} deg: the renderer draws "
+                                 f"{cam.width}x{cam.height}, {cam.hfov_deg} deg")
+            cam = camera
         forward, _, _ = cam.axes(pose)
         for prog in (self._plain, self._textured):
             prog["view"].write(_gl(cam.view_matrix(pose)))

@@ -1,16 +1,17 @@
 """`fdc export vlm` and `fdc run-agent vlm`: suites a vision-language model can take.
 
-The frames these tests show are a synthetic frames directory written by the fixture in
-the documented fdc-frames 1.0 format (docs/formats/frames.md: `index.json` and RGB PNGs
-named by frame index), tiny real PNG images, one per frame of the suite's experience;
-fdc's renderer, which writes real ones, is not needed. The model is a scripted
-OpenAI-compatible server on 127.0.0.1 (`tests.agents.vlm_server`): it answers what the
-test says (right frames, wrong frames, malformed text, HTTP 500 then an answer).
+The frames these tests show are real: the suite's experience rendered by
+`fdc render experience` (fdc's CPU renderer, small images to stay fast) into an
+fdc-frames directory; manipulation tasks' first views are rendered by the export. The
+model is a scripted OpenAI-compatible server on 127.0.0.1 (`tests.agents.vlm_server`):
+it answers what the test says (right frames, wrong frames, malformed text, HTTP 500
+then an answer). Skipped, with the reason, on a machine without EGL.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 from collections.abc import Callable
@@ -21,9 +22,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from fdc.agents.env import ManipulationEnv
 from fdc.cli import app
+from fdc.compiler.compile import start_snapshots
 from fdc.compiler.reopen import reopen_suite
-from fdc.interop.vlm import VlmQuestion, renderer_available
+from fdc.interop.vlm import VlmQuestion, first_view_png, renderer_unavailable
+from fdc.sim_bridge.render import Renderer
 from tests.agents.vlm_server import scripted_server
 from tests.cli.helpers import REPO, runner
 
@@ -31,7 +35,10 @@ TEMPLATES = REPO / "domain" / "templates"
 RECALL = TEMPLATES / "memory" / "object-recall.pddl"
 ORDERED = TEMPLATES / "memory" / "ordered-revisit.pddl"
 LEVEL1 = TEMPLATES / "manipulation" / "level-1.pddl"
+PUT_BACK = TEMPLATES / "memory-manipulation" / "put-back.pddl"
 PNG = b"\x89PNG\r\n\x1a\n"
+#: The size the fixture renders the experience at (the export's first views are 640x480).
+FRAME_SIZE = (64, 48)
 
 
 def run(*args: str | Path) -> tuple[int, str]:
@@ -39,45 +46,28 @@ def run(*args: str | Path) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def write_frames(root: Path, suite: Path) -> int:
-    """A synthetic frames directory of the suite's experience, in the fdc-frames 1.0
-    format: every frame an 8x6 RGB PNG of its own colour. The number of frames."""
-    opened = reopen_suite(suite)
-    task = next(r for r in opened.records if r.experience is not None)
-    log = opened.experience(task)
-    (root / "rgb").mkdir(parents=True)
-    entries = []
-    for f in log.frames:
-        pixels = np.zeros((6, 8, 3), np.uint8)
-        pixels[..., 0], pixels[..., 1] = f.index % 256, f.index // 256
-        Image.fromarray(pixels).save(root / "rgb" / f"{f.index:06d}.png")
-        minutes = int(f.clock_min)
-        entries.append({
-            "frame": f.index, "clock_min": f.clock_min,
-            "time": f"{minutes // 60:02d}:{minutes % 60:02d}:00",
-            "pose": {"x": f.agent.x, "y": f.agent.y, "yaw": f.agent.yaw_rad},
-            "rgb": f"rgb/{f.index:06d}.png", "depth": f"depth/{f.index:06d}.png",
-            "ids": f"ids/{f.index:06d}.png", "visible": {}})
-    index = {"kind": "fdc-frames", "format_version": "1.0",
-             "scene": "../scene.json", "scene_sha256": "0" * 64,
-             "experience": "experience.json", "experience_sha256": task.experience,
-             "camera": {"width": 8, "height": 6, "hfov_deg": 43.0, "height_m": 1.3,
-                        "tilt_deg": 0.0},
-             "every": 1, "objects": [], "frames": entries}
-    (root / "index.json").write_text(json.dumps(index, indent=1))
-    return len(entries)
-
-
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3-room scene, a 2-interaction day, a suite of memory, level-1 and put-back
+    (memory-manipulation) tasks about it, the day rendered by `fdc render experience`,
+    the oracle's answers."""
+    why = renderer_unavailable()
+    if why is not None:
+        pytest.skip(f"no EGL rendering on this machine: {why}")
     d = tmp_path_factory.mktemp("vlm")
     assert run("scene", "generate", "--rooms", "3", "--objects", "60", "--seed", "2",
                "-o", d / "scene.json")[0] == 0
+    assert run("experience", "generate", d / "scene.json", "-n", "2", "-o",
+               d / "day.json")[0] == 0
     code, out = run("compile", d / "scene.json", "-T", RECALL, "-T", ORDERED, "-T", LEVEL1,
-                    "--interactions", "2", "--max-per-template", "2", "--no-witness",
+                    "-T", PUT_BACK, "--history", d / "day.json", "--max-per-template", "2",
+                    "--no-witness",
                     "-o", d / "suite.jsonl")
     assert code == 0, out
-    write_frames(d / "frames", d / "suite.jsonl")
+    w, h = FRAME_SIZE
+    code, out = run("render", "experience", d / "day.json", "--scene", d / "scene.json",
+                    "-o", d / "frames", "--size", f"{w}x{h}")
+    assert code == 0, out
     code, out = run("run-baseline", "oracle", d / "suite.jsonl", "-o", d / "oracle.jsonl")
     assert code == 0, out
     return d
@@ -88,7 +78,9 @@ def records(path: Path) -> list[dict[str, Any]]:
 
 
 def memory_tasks(compiled: Path) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in records(compiled / "suite.jsonl") if r.get("experience")}
+    """The tasks answered with frames (about the experience, not acted out)."""
+    return {r["id"]: r for r in records(compiled / "suite.jsonl")
+            if r.get("experience") and "manipulation" not in r["tags"]}
 
 
 def oracle_frames(compiled: Path) -> dict[str, list[int]]:
@@ -134,6 +126,16 @@ def hl_sr(report: dict[str, Any]) -> float:
 # ----------------------------------------------------------------------------- export
 
 
+def manipulation_tasks(compiled: Path) -> dict[str, dict[str, Any]]:
+    """The tasks acted out (memory-manipulation ones too)."""
+    return {r["id"]: r for r in records(compiled / "suite.jsonl")
+            if not r.get("experience") or "manipulation" in r["tags"]}
+
+
+def png_pixels(data: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
 def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
                                                                  tmp_path: Path) -> None:
     out = tmp_path / "vlm"
@@ -142,11 +144,17 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
     assert code == 0, text
     lines = records(out / "vlm.jsonl")
     tasks = memory_tasks(compiled)
-    assert {x["task_id"] for x in lines} == set(tasks)
-    folders = {p.parent for p in (out / "frames").rglob("*.png")}
-    assert len(folders) == 1  # one experience: its frames copied once, not once per task
-    assert len(list((out / "frames").rglob("*.png"))) == 20
-    for q in lines:
+    manipulation = manipulation_tasks(compiled)
+    assert tasks and manipulation
+    memory = [q for q in lines if q["kind"] == "memory"]
+    assert {x["task_id"] for x in memory} == set(tasks)
+    assert {x["task_id"] for x in lines if x["kind"] == "manipulation"} == set(manipulation)
+    frames = {p.parent for p in (out / "frames").rglob("*.png") if p.parent.name != "views"}
+    assert len(frames) == 1  # one experience: its frames copied once, not once per task
+    assert len(list(next(iter(frames)).glob("*.png"))) == 20
+    rendered = json.loads((compiled / "frames" / "index.json").read_text())
+    clock = {f["frame"]: f["time"] for f in rendered["frames"]}
+    for q in memory:
         VlmQuestion.model_validate(q)  # the format `fdc schema vlm` describes
         task = tasks[q["task_id"]]
         system, user = q["messages"]
@@ -155,10 +163,13 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
         images = [p for p in user["content"] if p["type"] == "image_url"]
         labels = [p["text"] for p in user["content"][:-1] if p["type"] == "text"]
         assert len(images) == len(labels) == len(q["frames"]) == 20
-        assert labels[0].startswith(f"Frame {q['frames'][0]}, time of day 06:00")
-        for image, frame in zip(images, q["frames"], strict=True):
+        for label, image, frame in zip(labels, images, q["frames"], strict=True):
+            assert label == f"Frame {frame}, time of day {clock[frame]}"
             path = out / image["image_url"]["url"]
-            assert path.name == f"{frame:06d}.png" and path.read_bytes().startswith(PNG)
+            assert path.name == f"{frame:06d}.png"
+            # the renderer's frame, copied byte for byte
+            assert path.read_bytes() == (compiled / "frames" / "rgb" / path.name).read_bytes()
+            assert png_pixels(path.read_bytes()).shape == (*FRAME_SIZE[::-1], 3)
         assert task["instructions"][0] in user["content"][-1]["text"]
         answer = q["answer"]
         assert answer["valid_frames"] == task["valid_frames"]
@@ -167,7 +178,43 @@ def test_export_writes_chat_requests_with_images_and_answer_sets(compiled: Path,
                                                for v in task["valid_frames"]]
         assert answer["count"] == len(task["valid_frames"])
         assert answer["answerable"] == all(answer["valid_frames_shown"])
-    assert ("skipped" in text and "manipulation" in text) or renderer_available()
+    opened = reopen_suite(compiled / "suite.jsonl")
+    by_id = {r.id: r for r in opened.records}
+    compared: set[str] = set()
+    renderer = Renderer(opened.graph(by_id[lines[0]["task_id"]]).scene, base_dir=compiled)
+    for q in lines:
+        if q["kind"] != "manipulation":
+            continue
+        VlmQuestion.model_validate(q)
+        task = manipulation[q["task_id"]]
+        (user,) = q["messages"]
+        image, instruction = user["content"]
+        assert instruction["text"] == f"Task: {task['instructions'][0]}"
+        data = (out / image["image_url"]["url"]).read_bytes()
+        # the view where the robot starts, as the renderer draws it: the image the
+        # agent environment's image observation starts with
+        record = by_id[q["task_id"]]
+        kind = "memory-manipulation" if record.experience else "manipulation"
+        if kind not in compared:  # one of each kind (rendering each again is slow)
+            compared.add(kind)
+            assert data == first_view_png(opened, record, renderer)
+            graph = opened.graph(record)
+            after = start_snapshots(graph, opened.experience(record))[1] \
+                if record.experience else None
+            env = ManipulationEnv(graph, observation="image", base_dir=compiled,
+                                  after=after)
+            assert np.array_equal(png_pixels(data),
+                                  env.reset(options={"task": record})[0]["image"])
+            env.close()
+        pixels = png_pixels(data)
+        # a room with things in it, not one colour
+        assert pixels.shape == (480, 640, 3) and len(np.unique(pixels.reshape(-1, 3),
+                                                               axis=0)) > 5
+    # both kinds start where the environment starts them (the world after the day for a
+    # memory-manipulation task)
+    assert compared == {"manipulation", "memory-manipulation"}
+    renderer.release()
+    assert "skipped" not in text
 
 
 def test_export_inlines_images_as_data_urls(compiled: Path, tmp_path: Path) -> None:
@@ -176,33 +223,70 @@ def test_export_inlines_images_as_data_urls(compiled: Path, tmp_path: Path) -> N
                      compiled / "frames", "--max-frames", "3", "--inline-images")
     assert code == 0, text
     assert not (out / "frames").exists()
-    q = records(out / "vlm.jsonl")[0]
+    lines = records(out / "vlm.jsonl")
+    q = next(x for x in lines if x["kind"] == "memory")
     urls = [p["image_url"]["url"] for p in q["messages"][1]["content"]
             if p["type"] == "image_url"]
     assert len(urls) == 3
+    q = next(x for x in lines if x["kind"] == "manipulation")
+    urls += [p["image_url"]["url"] for p in q["messages"][0]["content"]
+             if p["type"] == "image_url"]
+    assert len(urls) == 4
     for url in urls:
         prefix = "data:image/png;base64,"
         assert url.startswith(prefix) and base64.b64decode(url[len(prefix):]).startswith(PNG)
 
 
-@pytest.mark.skipif(renderer_available(), reason="fdc's renderer renders missing frames")
 def test_without_frames_or_renderer_the_error_names_the_render_command(
-        compiled: Path, tmp_path: Path) -> None:
+        compiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fdc.interop.vlm as vlm
+
+    monkeypatch.setattr(vlm, "renderer_unavailable", lambda: "no EGL (a test says so)")
     code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", tmp_path / "vlm")
     assert code == 2 and "fdc render experience" in text and "--frames" in text
+    assert "no EGL (a test says so)" in " ".join(text.split())
     assert not (tmp_path / "vlm").exists()
     code, text = run("run-agent", "vlm", compiled / "suite.jsonl", "--endpoint",
                      "http://127.0.0.1:9", "--model", "m", "-o", tmp_path / "p.jsonl")
     assert code == 2 and "fdc render experience" in text
+    # with frames but no renderer the manipulation tasks are skipped, counted
+    code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", tmp_path / "vlm",
+                     "--frames", compiled / "frames")
+    assert code == 0, text
+    lines = records(tmp_path / "vlm" / "vlm.jsonl")
+    assert {q["kind"] for q in lines} == {"memory"}
+    assert "skipped" in text and "manipulation" in text
+
+
+def test_a_renderer_error_mid_export_is_an_input_error(
+        compiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renderer's own errors (here: the context lost after the check) exit 2 with
+    its message, never a traceback, and write nothing."""
+    from fdc.interop.vlm import FrameSources
+    from fdc.sim_bridge.render import RenderUnavailable
+
+    def broken(self: FrameSources, task: Any) -> Any:
+        raise RenderUnavailable("cannot make a headless EGL context (a test says so)")
+
+    monkeypatch.setattr(FrameSources, "renderer", broken)
+    code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", tmp_path / "vlm",
+                     "--frames", compiled / "frames")
+    assert code == 2 and "a test says so" in text and "Traceback" not in text
+    assert not (tmp_path / "vlm").exists()
 
 
 def test_a_frames_directory_that_is_not_one_is_refused(compiled: Path,
                                                        tmp_path: Path) -> None:
-    (tmp_path / "index.json").write_text('{"kind": "fdc-frames", "format_version": "1.0", '
-                                         '"experience_sha256": "x", "frames": [{"frame": -1}]}')
+    index = json.loads((compiled / "frames" / "index.json").read_text())
+    index["frames"][0]["frame"] = -1
+    (tmp_path / "index.json").write_text(json.dumps(index))
     code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", tmp_path / "vlm",
                      "--frames", tmp_path)
     assert code == 2 and "$.frames[0].frame" in text
+    (tmp_path / "index.json").write_text('{"kind": "fdc-frames", "format_version": "2.0"}')
+    code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", tmp_path / "vlm",
+                     "--frames", tmp_path)
+    assert code == 2 and "format 2.0" in text
 
 
 # ----------------------------------------------------------------------------- run-agent
@@ -315,78 +399,69 @@ def test_an_unusable_server_stops_the_run(compiled: Path, tmp_path: Path) -> Non
 # ----------------------------------------------------------------------------- the renderer
 
 
-def fake_renderer(calls: list[dict[str, Any]]) -> Any:
-    """A stand-in for `fdc.sim_bridge.render` with the API of its contract
-    (`render_experience` writing an fdc-frames directory, `Renderer(scene,
-    camera).render(state, pose).rgb`): tiny frames of one colour each."""
-    import importlib.machinery
-    import types
-
-    module = types.ModuleType("fdc.sim_bridge.render")
-    module.__spec__ = importlib.machinery.ModuleSpec("fdc.sim_bridge.render", None)
-
-    def render_experience(scene: Any, experience: Any, out_dir: Path, every: int = 1,
-                          **_: Any) -> Path:
-        from fdc.core.hashing import sha256_text
-
-        calls.append({"every": every, "frames": len(experience.frames)})
-        (out_dir / "rgb").mkdir(parents=True)
-        entries = []
-        for f in experience.frames[::every]:
-            Image.fromarray(np.full((6, 8, 3), f.index % 256, np.uint8)).save(
-                out_dir / "rgb" / f"{f.index:06d}.png")
-            entries.append({"frame": f.index, "clock_min": f.clock_min, "time": "06:00:00",
-                            "rgb": f"rgb/{f.index:06d}.png"})
-        (out_dir / "index.json").write_text(json.dumps({
-            "kind": "fdc-frames", "format_version": "1.0",
-            "experience_sha256": sha256_text(experience.to_json()), "frames": entries}))
-        return out_dir / "index.json"
-
-    class Camera:
-        pass
-
-    class Renderer:
-        def __init__(self, scene: Any, camera: Camera) -> None:
-            self.scene = scene
-
-        def render(self, state: Any, pose: Any) -> Any:
-            calls.append({"view": (round(pose.x, 3), round(pose.y, 3)),
-                          "held": state.held})
-            return types.SimpleNamespace(rgb=np.full((6, 8, 3), 128, np.uint8))
-
-    module.render_experience = render_experience  # type: ignore[attr-defined]
-    module.Camera = Camera  # type: ignore[attr-defined]
-    module.Renderer = Renderer  # type: ignore[attr-defined]
-    return module
-
-
 def test_with_the_renderer_frames_and_first_views_are_rendered(
         compiled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
+    """Without --frames the export renders the experience itself, once, at a stride
+    that gives about the budget of frames."""
+    import fdc.sim_bridge.render as render
 
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setitem(sys.modules, "fdc.sim_bridge.render", fake_renderer(calls))
-    assert renderer_available()
+    real = render.render_experience
+    calls: list[int] = []
+
+    def counted(*args: Any, every: int = 1, **kwargs: Any) -> Path:
+        calls.append(every)
+        return real(*args, every=every, **kwargs)
+
+    monkeypatch.setattr(render, "render_experience", counted)
     out = tmp_path / "vlm"
     code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", out, "--max-frames",
                      "10")
     assert code == 0, text
-    renders = [c for c in calls if "every" in c]
-    assert len(renders) == 1  # one experience, rendered once for all its tasks
-    n = renders[0]["frames"]
-    assert renders[0]["every"] == -(-n // 10)
+    n = len(json.loads((compiled / "day.json").read_text())["frames"])
+    assert calls == [-(-n // 10)]  # one experience, rendered once for all its tasks
     lines = records(out / "vlm.jsonl")
     manipulation = [q for q in lines if q["kind"] == "manipulation"]
-    suite = records(compiled / "suite.jsonl")
-    assert len(manipulation) == sum(1 for r in suite if not r.get("experience")) > 0
-    assert len([c for c in calls if "view" in c]) == len(manipulation)
-    for q in manipulation:
-        image, instruction = q["messages"][0]["content"]
-        assert (out / image["image_url"]["url"]).read_bytes().startswith(PNG)
-        assert instruction["text"] == f"Task: {q['instruction']}"
+    assert len(manipulation) == len(manipulation_tasks(compiled)) > 0
     memory = [q for q in lines if q["kind"] == "memory"]
-    assert memory and all(len(q["frames"]) <= 10 for q in memory)
+    assert memory and all(len(q["frames"]) == 10 for q in memory)
+    image = next(p for p in memory[0]["messages"][1]["content"] if p["type"] == "image_url")
+    assert png_pixels((out / image["image_url"]["url"]).read_bytes()).shape == (480, 640, 3)
     assert "skipped" not in text
+
+
+def test_render_export_ask_and_score_end_to_end(compiled: Path, tmp_path: Path) -> None:
+    """`fdc render experience` (the fixture) -> `fdc export vlm --frames` -> `fdc
+    run-agent vlm` against the test's server -> `fdc evaluate`: the server is asked
+    exactly the exported memory questions, and its answers are scored."""
+    out = tmp_path / "vlm"
+    code, text = run("export", "vlm", compiled / "suite.jsonl", "-o", out, "--frames",
+                     compiled / "frames", "--max-frames", "1000", "--inline-images")
+    assert code == 0, text
+    exported = {q["task_id"]: q for q in records(out / "vlm.jsonl") if q["kind"] == "memory"}
+    # the server answers each question with the first valid frame shown per target, as
+    # the export's answer set gives it, and a wrong frame for one task
+    by_messages = {json.dumps(q["messages"], sort_keys=True): q for q in exported.values()}
+    wrong = sorted(exported)[0]
+
+    def answer(body: dict[str, Any]) -> str:
+        q = by_messages[json.dumps(body["messages"], sort_keys=True)]
+        shown = q["answer"]["valid_frames_shown"]
+        if q["task_id"] == wrong:
+            valid = set(shown[0])
+            return json.dumps({"frames": [next(f for f in q["frames"] if f not in valid)]
+                               + [v[0] for v in shown[1:]]})
+        return json.dumps({"frames": [v[0] for v in shown]})
+
+    assert all(q["answer"]["answerable"] for q in exported.values())
+    with scripted_server(answer) as server:
+        code, text = run_agent(compiled, server.url, tmp_path / "p.jsonl")
+    assert code == 0, text
+    assert len(server.requests) == len(exported)
+    predictions = {p["task_id"]: p["frames"] for p in records(tmp_path / "p.jsonl")}
+    assert set(predictions) == set(exported)
+    _, report = evaluate(compiled, tmp_path / "p.jsonl", tmp_path / "r.json")
+    assert overall(report)["tasks"] == len(exported)
+    assert hl_sr(report) == pytest.approx((len(exported) - 1) / len(exported), abs=1e-4)
 
 
 def test_ctrl_c_writes_nothing_and_a_rerun_resumes(compiled: Path, tmp_path: Path,

@@ -69,6 +69,20 @@ def test_camera_pixel_matches_the_rendered_depth() -> None:
     assert abs(float(f.depth[int(row), int(col)]) - depth) < 0.01
 
 
+def test_a_view_with_another_tilt_is_that_cameras_view() -> None:
+    """`render(state, pose, camera)`: one renderer draws what a renderer made with that
+    camera draws (what `view_at` aims); another size or field of view is refused."""
+    s = _crate_scene(1.8)
+    down = LEVEL.model_copy(update={"tilt_deg": -35.0, "height_m": 1.1})
+    with Renderer(s, LEVEL) as r, Renderer(s, down) as other:
+        tilted = r.render(None, EYE, down)
+        assert np.array_equal(tilted.rgb, other.render(None, EYE).rgb)
+        assert np.array_equal(tilted.ids, other.render(None, EYE).ids)
+        assert not np.array_equal(tilted.rgb, r.render(None, EYE).rgb)
+        with pytest.raises(ValueError, match="the renderer draws 640x480"):
+            r.render(None, EYE, LEVEL.model_copy(update={"width": 320}))
+
+
 def test_two_renders_are_byte_identical() -> None:
     from fdc.sim_bridge.scene.load import load_scene
 
