@@ -95,6 +95,7 @@ class FramesJob:
     every: int
     camera: dict[str, Any]
     frames: int  # how many frames will be rendered (for progress)
+    video: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def render_frames_job(job: FramesJob) -> str:
     from fdc.sim_bridge.render.frames import render_experience
 
     render_experience(Path(job.scene), Path(job.log), Path(job.out), every=job.every,
-                      camera=Camera.model_validate(job.camera))
+                      camera=Camera.model_validate(job.camera), video=job.video)
     return job.key
 
 
@@ -175,6 +176,8 @@ class SuiteFrames(BaseModel):
     suite_sha256: str = Field(description="sha256 of the suite file's bytes.")
     every: int = Field(ge=1)
     camera: dict[str, Any]
+    video: bool = Field(default=False, description="Each frames directory has its "
+                        "video.mp4.")
     render_version: str = Field(description="Digest of fdc's version and render code.")
     tasks: dict[str, TaskFrames] = Field(default_factory=dict,
                                          description="Task id -> its frames and view, "
@@ -245,9 +248,10 @@ def _log_bytes(opened: ReopenedSuite, task: TaskRecord) -> bytes:
 
 
 def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
-         suite_bytes: bytes) -> Plan:
-    """The jobs a suite needs in `folder` (those already done left out) and its index.
-    Experience logs are copied into `folder/logs/` here."""
+         suite_bytes: bytes, video: bool = False) -> Plan:
+    """The jobs a suite needs in `folder` (those already done left out) and its index
+    (`video`: each frames directory with its video.mp4). Experience logs are copied into
+    `folder/logs/` here."""
     folder = folder.absolute()
     version = render_version()
     cam = camera.model_dump(mode="json")
@@ -277,7 +281,8 @@ def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
         view_rel: str | None = None
         if task.experience is not None and log_path is not None:
             key = _digest({"scene_sha256": scene_sha, "experience_sha256": task.experience,
-                           "camera": cam, "every": every, "render": version})[:32]
+                           "camera": cam, "every": every, "render": version,
+                           **({"video": True} if video else {})})[:32]
             frames_rel = key
             if key not in planned:
                 planned.add(key)
@@ -286,7 +291,8 @@ def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
                 else:
                     out.frames.append(FramesJob(key, str(scene), str(log_path),
                                                 str(folder / key), every, cam,
-                                                frame_count(logs[task.experience][1], every)))
+                                                frame_count(logs[task.experience][1], every),
+                                                video))
         if task.experience is None or is_memory_manipulation(task):
             pose = task.start
             if pose is None:
@@ -309,7 +315,8 @@ def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
                                              pose_t, cam, str(folder / view_rel)))
         tasks[task.id] = TaskFrames(frames=frames_rel, view=view_rel)
     out.index = SuiteFrames(suite=opened.path.name, suite_sha256=sha256_text(suite_bytes),
-                            every=every, camera=cam, render_version=version, tasks=tasks)
+                            every=every, camera=cam, video=video, render_version=version,
+                            tasks=tasks)
     return out
 
 

@@ -172,6 +172,9 @@ def suite(
         "there already is not rendered again).")],
     every: Annotated[int, typer.Option("--every", min=1, max=100_000,
                                        help="Render every K-th frame (and the last).")] = 1,
+    video: Annotated[bool, typer.Option(
+        "--video", help="Also write each experience's video.mp4, frame index and clock "
+        "time drawn on it.")] = False,
     size: Size = "640x480",
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes of "
                                       "--executor local.")] = 1,
@@ -206,7 +209,8 @@ def suite(
     opened = open_suite_or_exit(suite_file, err, scenes=scene or [],
                                 experiences=history or [])
     try:
-        p = plan(opened, output, every, cam, read_input_bytes(suite_file, InputKind.SUITE))
+        p = plan(opened, output, every, cam, read_input_bytes(suite_file, InputKind.SUITE),
+                 video)
     except ReopenError as e:
         err.print(f"error: {e}; hint: give it with --scene or --history", markup=False)
         raise typer.Exit(EXIT_USAGE) from None

@@ -138,3 +138,14 @@ def test_dask_gives_the_bytes_of_local(suite: Path, serial: Path,
                                          "--scheduler", address))
     assert experiences > 0 and views > 0
     assert files(out) == files(serial)
+
+
+def test_video_is_another_key_with_its_mp4(suite: Path, serial: Path) -> None:
+    out = serial.parent / "video"
+    render(suite, out, "--video")
+    index = SuiteFrames.model_validate_json((out / "suite-frames.json").read_text())
+    plain = SuiteFrames.model_validate_json((serial / "suite-frames.json").read_text())
+    assert index.video and not plain.video
+    keys = {t.frames for t in index.tasks.values() if t.frames is not None}
+    assert keys and keys.isdisjoint({t.frames for t in plain.tasks.values()})
+    assert all((out / k / "video.mp4").stat().st_size > 0 for k in keys if k)
