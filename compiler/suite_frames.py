@@ -22,6 +22,7 @@ be on a file system they share, at the same path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +50,10 @@ R = TypeVar("R")
 #: The index of a rendered suite, in its folder.
 INDEX_NAME = "suite-frames.json"
 SUITE_FRAMES_FORMAT_VERSION = "1.0"
+#: Frames a piece of an experience holds: the pieces of one day render side by side.
+PIECE_FRAMES = 200
+#: The folder of pieces not yet joined, in the output folder.
+PIECES = ".pieces"
 #: The modules whose code decides a frame's pixels (hashed into every key).
 RENDER_MODULES = ("build", "camera", "context", "frames", "index", "renderer", "views")
 
@@ -86,7 +91,8 @@ def _digest(parts: object) -> str:
 
 @dataclass(frozen=True)
 class FramesJob:
-    """One experience to render: its key, scene, log and where the frames go."""
+    """One piece of an experience to render (`part`: the slice of the frames `every`
+    picks): its key, scene, log and where the piece's frames go."""
 
     key: str
     scene: str
@@ -94,8 +100,24 @@ class FramesJob:
     out: str
     every: int
     camera: dict[str, Any]
-    frames: int  # how many frames will be rendered (for progress)
-    video: bool = False
+    part: tuple[int, int]
+
+    @property
+    def frames(self) -> int:
+        """How many frames it renders (for progress)."""
+        return self.part[1] - self.part[0]
+
+
+@dataclass(frozen=True)
+class Joined:
+    """An experience rendered in pieces, to be joined into its frames directory."""
+
+    key: str
+    scene: str
+    log: str
+    out: str
+    pieces: tuple[str, ...]  # the pieces' directories, in frame order
+    video: bool
 
 
 @dataclass(frozen=True)
@@ -116,8 +138,57 @@ def render_frames_job(job: FramesJob) -> str:
     from fdc.sim_bridge.render.frames import render_experience
 
     render_experience(Path(job.scene), Path(job.log), Path(job.out), every=job.every,
-                      camera=Camera.model_validate(job.camera), video=job.video)
+                      camera=Camera.model_validate(job.camera), part=job.part)
     return job.key
+
+
+def join_pieces(j: Joined) -> None:
+    """Join an experience's rendered pieces into its frames directory, written whole or
+    not at all (the video, when asked, encoded here from the frames in order), and remove
+    the pieces: the bytes of `render_experience` on the whole day."""
+    import os
+    import shutil
+    import tempfile
+
+    from fdc.sim_bridge.render.camera import Camera
+    from fdc.sim_bridge.render.frames import _put_in_place, _relative, _video_writer, stamp
+    from fdc.sim_bridge.render.index import FramesIndex
+
+    out = Path(j.out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        indexes = [FramesIndex.model_validate_json((Path(d) / "index.json").read_bytes())
+                   for d in j.pieces]
+        for sub in ("rgb", "depth", "ids"):
+            (tmp / sub).mkdir()
+        for d, index in zip(j.pieces, indexes, strict=True):
+            for f in index.frames:
+                for rel in (f.rgb, f.depth, f.ids):
+                    os.replace(Path(d) / rel, tmp / rel)
+        frames = [f for index in indexes for f in index.frames]
+        first = indexes[0]
+        if j.video:
+            import imageio.v3 as iio
+
+            cam = first.camera
+            writer = _video_writer(tmp / "video.mp4", Camera(
+                width=cam.width, height=cam.height, hfov_deg=cam.hfov_deg,
+                height_m=cam.height_m, tilt_deg=cam.tilt_deg))
+            try:
+                for f in frames:
+                    writer.send(stamp(iio.imread(tmp / f.rgb), f.frame, f.clock_min))
+            finally:
+                writer.close()
+        joined = first.model_copy(update={
+            "frames": frames, "scene": _relative(Path(j.scene), out),
+            "experience": _relative(Path(j.log), out),
+            "video": "video.mp4" if j.video else None})
+        (tmp / "index.json").write_text(joined.to_json(), encoding="utf-8")
+        _put_in_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(Path(j.pieces[0]).parent, ignore_errors=True)
 
 
 def render_view_job(job: ViewJob) -> str:
@@ -207,7 +278,8 @@ def read_suite_frames(folder: Path) -> SuiteFrames:
 class Plan:
     """What a suite needs, what is done already, and the index to write."""
 
-    frames: list[FramesJob] = field(default_factory=list)  # to render
+    frames: list[FramesJob] = field(default_factory=list)  # pieces to render
+    joins: list[Joined] = field(default_factory=list)  # experiences to join
     views: list[ViewJob] = field(default_factory=list)  # to render
     cached_frames: int = 0
     cached_views: int = 0
@@ -289,10 +361,17 @@ def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
                 if (folder / key / "index.json").is_file():
                     out.cached_frames += 1
                 else:
-                    out.frames.append(FramesJob(key, str(scene), str(log_path),
-                                                str(folder / key), every, cam,
-                                                frame_count(logs[task.experience][1], every),
-                                                video))
+                    n = frame_count(logs[task.experience][1], every)
+                    pieces = []
+                    for lo in range(0, n, PIECE_FRAMES):
+                        piece = folder / PIECES / key / f"{lo:06d}"
+                        pieces.append(str(piece))
+                        if not (piece / "index.json").is_file():
+                            out.frames.append(FramesJob(
+                                key, str(scene), str(log_path), str(piece), every, cam,
+                                (lo, min(n, lo + PIECE_FRAMES))))
+                    out.joins.append(Joined(key, str(scene), str(log_path),
+                                            str(folder / key), tuple(pieces), video))
         if task.experience is None or is_memory_manipulation(task):
             pose = task.start
             if pose is None:
@@ -322,23 +401,37 @@ def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
 
 def render_plan(p: Plan, folder: Path, executor: Mapper,
                 progress: Callable[[int], None] | None = None) -> None:
-    """Run the plan's jobs on `executor` (`progress(units)` as each finishes), then write
-    the index. Views are rendered first (they are quick), then experiences, longest
-    first so that the workers end together."""
+    """Run the plan's jobs on `executor` (`progress(units)` as each finishes), join each
+    experience's pieces as soon as the last is in, then write the index. Views are
+    rendered first (they are quick), then the pieces, longest first so that the workers
+    end together."""
     folder.mkdir(parents=True, exist_ok=True)
+    for f in p.frames:
+        Path(f.out).parent.mkdir(parents=True, exist_ok=True)
+    waiting = {j.key: sum(1 for f in p.frames if f.key == j.key) for j in p.joins}
+    joins = {j.key: j for j in p.joins}
+    for key in sorted(k for k, n in waiting.items() if n == 0):  # pieces all there
+        join_pieces(joins[key])
     calls: list[tuple[Any, ...]] = []
     fns: list[tuple[Callable[..., str], int, str]] = []
     for v in p.views:
         calls.append((render_view_job, v))
         fns.append((render_view_job, 1, f"the view {v.out}"))
-    for f in sorted(p.frames, key=lambda j: (-j.frames, j.key)):
+    for f in sorted(p.frames, key=lambda j: (-j.frames, j.key, j.part)):
         calls.append((render_frames_job, f))
-        fns.append((render_frames_job, f.frames, f"the frames of {f.log}"))
-    for k, _ in executor.map(run_job, calls, names=[n for _, _, n in fns], what="render"):
+        fns.append((render_frames_job, f.frames,
+                    f"frames {f.part[0]}-{f.part[1] - 1} (of those rendered) of {f.log}"))
+    for k, key in executor.map(run_job, calls, names=[n for _, _, n in fns], what="render"):
+        if fns[k][0] is render_frames_job:
+            waiting[key] -= 1
+            if waiting[key] == 0:
+                join_pieces(joins[key])
         if progress is not None:
             progress(fns[k][1])
     assert p.index is not None
     write_atomic(folder / INDEX_NAME, p.index.to_json())
+    with contextlib.suppress(OSError):  # when no piece is left
+        (folder / PIECES).rmdir()
 
 
 def run_job(fn: Callable[[Any], str], job: Any) -> str:

@@ -229,7 +229,7 @@ def suite(
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(EXIT_USAGE) from None
     assert p.index is not None
-    err.print(f"wrote {output}: {len(p.frames)} experience(s) ({sum(j.frames for j in p.frames)}"
+    err.print(f"wrote {output}: {len(p.joins)} experience(s) ({sum(j.frames for j in p.frames)}"
               f" frames) and {len(p.views)} view(s) rendered, {p.cached_frames} experience(s) "
               f"and {p.cached_views} view(s) already there; {len(p.index.tasks)} task(s) in "
               f"{output / 'suite-frames.json'}", markup=False)

@@ -149,3 +149,24 @@ def test_video_is_another_key_with_its_mp4(suite: Path, serial: Path) -> None:
     keys = {t.frames for t in index.tasks.values() if t.frames is not None}
     assert keys and keys.isdisjoint({t.frames for t in plain.tasks.values()})
     assert all((out / k / "video.mp4").stat().st_size > 0 for k in keys if k)
+
+
+def test_a_day_rendered_in_pieces_is_the_day_rendered_whole(
+        suite: Path, serial: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fdc.compiler.suite_frames as suite_frames
+
+    monkeypatch.setattr(suite_frames, "PIECE_FRAMES", 2)
+    out = serial.parent / "pieces"
+    render(suite, out, "--jobs", "2", "--video")
+    assert not (out / ".pieces").exists()
+    index = SuiteFrames.model_validate_json((out / "suite-frames.json").read_text())
+    keys = sorted({t.frames for t in index.tasks.values() if t.frames is not None})
+    for key in keys:
+        frames = FramesIndex.model_validate_json((out / key / "index.json").read_text())
+        assert len(frames.frames) > 2  # several pieces
+        direct = out / f"direct-{key}"  # beside it: the same relative paths
+        code, text = fdc("render", "experience", (out / key / frames.experience).resolve(),
+                         "--scene", (out / key / frames.scene).resolve(), "-o", direct,
+                         "--every", "40", "--size", "64x48", "--video")
+        assert code == 0, text
+        assert files(out / key) == files(direct)
