@@ -364,12 +364,13 @@ def plan(opened: ReopenedSuite, folder: Path, every: int, camera: Camera,
                     n = frame_count(logs[task.experience][1], every)
                     pieces = []
                     for lo in range(0, n, PIECE_FRAMES):
-                        piece = folder / PIECES / key / f"{lo:06d}"
+                        hi = min(n, lo + PIECE_FRAMES)
+                        piece = folder / PIECES / key / f"{lo:06d}-{hi:06d}"
                         pieces.append(str(piece))
                         if not (piece / "index.json").is_file():
                             out.frames.append(FramesJob(
                                 key, str(scene), str(log_path), str(piece), every, cam,
-                                (lo, min(n, lo + PIECE_FRAMES))))
+                                (lo, hi)))
                     out.joins.append(Joined(key, str(scene), str(log_path),
                                             str(folder / key), tuple(pieces), video))
         if task.experience is None or is_memory_manipulation(task):

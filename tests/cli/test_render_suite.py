@@ -170,3 +170,17 @@ def test_a_day_rendered_in_pieces_is_the_day_rendered_whole(
                          "--every", "40", "--size", "64x48", "--video")
         assert code == 0, text
         assert files(out / key) == files(direct)
+
+
+def test_the_index_has_a_schema(serial: Path) -> None:
+    import json
+
+    from fdc.cli import app
+    from tests.cli.helpers import runner
+
+    result = runner.invoke(app, ["schema", "suite-frames"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["title"] == "SuiteFrames"
+    written = json.loads((serial / "suite-frames.json").read_text())
+    assert set(written) <= set(schema["properties"])
