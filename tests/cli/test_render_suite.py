@@ -184,3 +184,42 @@ def test_the_index_has_a_schema(serial: Path) -> None:
     assert schema["title"] == "SuiteFrames"
     written = json.loads((serial / "suite-frames.json").read_text())
     assert set(written) <= set(schema["properties"])
+
+
+class _StopsAfter:
+    """A local executor interrupted (Ctrl-C) once `n` jobs have finished."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def map(self, fn: Any, calls: Any, names: Any = None, what: str = "task") -> Any:
+        for k, call in enumerate(calls):
+            if k == self.n:
+                raise KeyboardInterrupt
+            yield k, fn(*call)
+
+
+def test_an_interrupted_run_keeps_its_finished_pieces_and_resumes(
+        suite: Path, serial: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fdc.compiler.suite_frames as suite_frames
+    from fdc.compiler.executors import LocalExecutor
+    from fdc.compiler.reopen import reopen_suite
+    from fdc.sim_bridge.render.camera import Camera
+
+    monkeypatch.setattr(suite_frames, "PIECE_FRAMES", 2)
+    out = serial.parent / "interrupted"
+    cam = Camera(width=64, height=48)
+    data = suite.read_bytes()
+    p = suite_frames.plan(reopen_suite(suite), out, 40, cam, data)
+    pieces = len(p.frames)
+    with pytest.raises(KeyboardInterrupt):
+        suite_frames.render_plan(p, out, _StopsAfter(len(p.views) + 1))
+    assert not (out / "suite-frames.json").exists()
+    assert [d.name for d in out.iterdir() if not d.name.startswith(".")
+            and d.name not in ("logs", "views")] == []  # no frames directory yet
+    done = list((out / ".pieces").glob("*/*/index.json"))
+    assert len(done) == 1
+    again = suite_frames.plan(reopen_suite(suite), out, 40, cam, data)
+    assert len(again.frames) == pieces - 1 and not again.views
+    suite_frames.render_plan(again, out, LocalExecutor(1))
+    assert files(out) == files(serial)
