@@ -19,6 +19,7 @@ MODELS: dict[str, str] = {
     "predictions": "fdc.agents.predictions:Prediction",
     "evaluation-report": "fdc.evaluation.report:EvaluationReport",
     "frames": "fdc.sim_bridge.render.index:FramesIndex",
+    "suite-frames": "fdc.compiler.suite_frames:SuiteFrames",
     "vlm": "fdc.interop.vlm:VlmQuestion",
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,6 +45,9 @@ class Extras:
     scenes: dict[str, dict[str, Any]] = field(default_factory=dict)  # record.scene -> map
     experiences: dict[str, dict[str, Any]] = field(default_factory=dict)  # sha -> timeline
     experience_names: dict[str, str] = field(default_factory=dict)  # sha -> a label
+    strips: dict[str, dict[str, Any]] = field(default_factory=dict)  # sha -> its thumbnails
+    views: dict[str, str] = field(default_factory=dict)  # task id -> its view's thumbnail
+    thumbs: dict[str, Path] = field(default_factory=dict)  # site path -> source PNG
 
 
 # ----------------------------------------------------------------------------- statuses
@@ -177,7 +181,9 @@ def index_data(records: Sequence[TaskRecord], extras: Extras, manifest: Manifest
         "texts": [r.instructions[0] if r.instructions else r.goal_pddl for r in records],
         "facets": facets(records, extras, statuses),
         "runs": [run.name for run in extras.runs], "checks": checks,
-        "scenes": extras.scenes, "experiences": extras.experiences,
+        "scenes": extras.scenes,
+        "experiences": {sha: {**x, "thumbs": extras.strips[sha]} if sha in extras.strips
+                        else x for sha, x in extras.experiences.items()},
         "manifest": manifest_view(manifest),
     }
 
@@ -200,6 +206,8 @@ def task_extras(task_id: str, extras: Extras,
     and the planner's plan; `audit`: every check) and each agent's outcome (`runs`)."""
     d: dict[str, Any] = {key: by_id[task_id][1] for key, by_id in statuses.items()
                          if task_id in by_id}
+    if task_id in extras.views:
+        d["view"] = extras.views[task_id]
     if extras.runs:
         d["runs"] = [run.outcomes.get(task_id, {"outcome": "not predicted"})
                      for run in extras.runs]

@@ -139,8 +139,11 @@ def record_lines(opened: ReopenedSuite) -> list[str]:
 
 
 def write_site(opened: ReopenedSuite, extras: Extras, folder: Path, suite_name: str,
-               on_chunk: Callable[[int], None] | None = None) -> Site:
-    """Write the site into `folder` (see the module); nothing is written on an error."""
+               on_chunk: Callable[[int], None] | None = None,
+               on_thumb: Callable[[int, int], None] | None = None) -> Site:
+    """Write the site into `folder` (see the module), with the thumbnails of
+    `extras.thumbs` (`on_thumb(done, total)` after each); nothing is written on an
+    error."""
     from fdc.core.files import Outputs
 
     records = opened.records
@@ -153,6 +156,14 @@ def write_site(opened: ReopenedSuite, extras: Extras, folder: Path, suite_name: 
         index = index_data(records, extras, opened.read_manifest(), suite_name)
         out.write(folder / "data.js", f"FDC.index({compact(index)});\n")
         files += 1
+        if extras.thumbs:
+            from .frames import thumbnail
+
+            for k, (name, src) in enumerate(sorted(extras.thumbs.items())):
+                out.write(folder / name, thumbnail(src))
+                files += 1
+                if on_thumb is not None:
+                    on_thumb(k + 1, len(extras.thumbs))
         lines = record_lines(opened)
         for start, more in chunks([r.id for r in records], extras):
             out.write(folder / "tasks" / f"{start // CHUNK:04d}.js",

@@ -45,6 +45,10 @@ def browse_command(
     history: Annotated[list[Path] | None, typer.Option(
         "--history", help="An experience log memory tasks are about (repeatable; default: "
         "found through the manifest beside the suite).")] = None,
+    frames: Annotated[Path | None, typer.Option(
+        "--frames", help="A folder `fdc render suite` wrote: the experience strip with "
+        "thumbnails (chosen and valid frames marked), each task's valid frames and "
+        "first view.")] = None,
 ) -> None:
     """Write a static site to browse a suite: a table of tasks with search, filters and
     counts; each task's instructions, goal, bindings, map (targets and distractors
@@ -62,11 +66,12 @@ def browse_command(
         opened = open_suite_or_exit(suite, err, scenes=scene or [],
                                     experiences=history or [], keep_text=True)
         keep()
-        _write(opened, output, suite, audit, validation, predictions or [], started)
+        _write(opened, output, suite, audit, validation, predictions or [], started, frames)
 
 
 def _write(opened: ReopenedSuite, output: Path, suite: Path, audit: Path | None,
-           validation: Path | None, predictions: list[Path], started: float) -> None:
+           validation: Path | None, predictions: list[Path], started: float,
+           frames: Path | None = None) -> None:
     """Gather the maps, timelines, reports and runs, and write the site."""
     from fdc.browse import gather, read_report, score_runs, write_site
     from fdc.compiler.reopen import ReopenError
@@ -85,6 +90,13 @@ def _write(opened: ReopenedSuite, output: Path, suite: Path, audit: Path | None,
                 validation, ValidationReport, "an fdc validation report",
                 "fdc validate SUITE --solve --format json > REPORT")
         extras.runs = score_runs(opened, predictions)
+        if frames is not None:
+            from fdc.browse.frames import gather_thumbs
+
+            thumbs = gather_thumbs(opened, frames,
+                                   lambda m: err.print(f"warning: {m}", markup=False))
+            extras.strips, extras.views, extras.thumbs = \
+                thumbs.strips, thumbs.views, thumbs.sources
     except SceneLoadError as e:
         report_findings(e.findings, str(e.path))
         raise typer.Exit(EXIT_USAGE) from None
@@ -93,8 +105,12 @@ def _write(opened: ReopenedSuite, output: Path, suite: Path, audit: Path | None,
         raise typer.Exit(EXIT_USAGE) from None
     with progress_bar(err) as progress:
         bar = progress.add_task("writing", total=len(opened.records))
+        thumbs = progress.add_task("thumbnails", total=len(extras.thumbs)) \
+            if extras.thumbs else None
         site = write_site(opened, extras, output, suite.name,
-                          on_chunk=lambda _: progress.update(bar, advance=500))
+                          on_chunk=lambda _: progress.update(bar, advance=500),
+                          on_thumb=None if thumbs is None else
+                          lambda k, _: progress.update(thumbs, completed=k))
     err.print(f"wrote {site.files} file(s) for {site.tasks} task(s) into {output} in "
               f"{time.perf_counter() - started:.1f} s; open {output / 'index.html'}",
               markup=False)

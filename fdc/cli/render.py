@@ -161,3 +161,76 @@ def experience(
     err.print(f"wrote {output}: {n} frames of {len(xp.frames)}, {index.name}"
               + (", video.mp4" if video else ""), markup=False)
     raise typer.Exit(EXIT_OK)
+
+
+@render_app.command()
+def suite(
+    suite_file: Annotated[Path, typer.Argument(metavar="SUITE", help="The task suite "
+                                               "(suite.jsonl).")],
+    output: Annotated[Path, folder_option(
+        "-o", "--output", help="The folder to render into (kept between runs: what is "
+        "there already is not rendered again).")],
+    every: Annotated[int, typer.Option("--every", min=1, max=100_000,
+                                       help="Render every K-th frame (and the last).")] = 1,
+    video: Annotated[bool, typer.Option(
+        "--video", help="Also write each experience's video.mp4, frame index and clock "
+        "time drawn on it.")] = False,
+    size: Size = "640x480",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes of "
+                                      "--executor local.")] = 1,
+    executor: Annotated[str, typer.Option(
+        "--executor", help="Where to render: local (this machine, --jobs processes) or "
+        "dask (a dask.distributed cluster, --scheduler).")] = "local",
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="The dask scheduler's address (tcp://HOST:PORT).")] = None,
+    scene: Annotated[list[Path] | None, typer.Option(
+        "--scene", help="A scene file (repeatable; default: the ones the suite names).")] = None,
+    history: Annotated[list[Path] | None, typer.Option(
+        "--history", help="An experience log memory tasks are about (repeatable; default: "
+        "found through the manifest beside the suite).")] = None,
+) -> None:
+    """Render what a suite needs: the frames of each experience its memory tasks are
+    about (once each) and each manipulation task's first view, cached in OUTPUT, with
+    OUTPUT/suite-frames.json mapping task ids to them (docs/formats/frames.md)."""
+    from fdc.cli.common import open_suite_or_exit
+    from fdc.cli.compile import Executor, _executor
+    from fdc.compiler.reopen import ReopenError
+    from fdc.compiler.suite_frames import plan, render_plan
+    from fdc.core.errors import FdcError
+    from fdc.core.inputs import InputKind, read_input_bytes
+
+    err = stderr()
+    if executor not in ("local", "dask"):
+        raise typer.BadParameter(f"`{executor}` is not local or dask",
+                                 param_hint="--executor")
+    runner = _executor(Executor(executor), scheduler, jobs)
+    cam = _camera(size, None, None, None)
+    input_or_exit(suite_file, "the suite", err)
+    opened = open_suite_or_exit(suite_file, err, scenes=scene or [],
+                                experiences=history or [])
+    try:
+        p = plan(opened, output, every, cam, read_input_bytes(suite_file, InputKind.SUITE),
+                 video)
+    except ReopenError as e:
+        err.print(f"error: {e}; hint: give it with --scene or --history", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    except FdcError as e:
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    with progress_bar(err) as progress:
+        bar = progress.add_task("rendering", total=p.total)
+        try:
+            render_plan(p, output, runner,  # type: ignore[arg-type]
+                        progress=lambda n: progress.update(bar, advance=n))
+        except KeyboardInterrupt:
+            err.print("fdc: interrupted; what finished is kept, nothing is half-written")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except FdcError as e:
+            err.print(f"error: {e}", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+    assert p.index is not None
+    err.print(f"wrote {output}: {len(p.joins)} experience(s) ({sum(j.frames for j in p.frames)}"
+              f" frames) and {len(p.views)} view(s) rendered, {p.cached_frames} experience(s) "
+              f"and {p.cached_views} view(s) already there; {len(p.index.tasks)} task(s) in "
+              f"{output / 'suite-frames.json'}", markup=False)
+    raise typer.Exit(EXIT_OK)

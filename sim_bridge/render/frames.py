@@ -101,12 +101,14 @@ def stamp(rgb: np.ndarray, frame: int, clock_min: float) -> np.ndarray:
 def render_experience(scene: Path, experience: Path, out_dir: Path, *, every: int = 1,
                       camera: Camera | None = None, video: bool = False,
                       progress: Callable[[int, int], None] | None = None,
-                      graph: SceneGraph | None = None, log: Experience | None = None
-                      ) -> Path:
+                      graph: SceneGraph | None = None, log: Experience | None = None,
+                      part: tuple[int, int] | None = None) -> Path:
     """Render every `every`-th frame of the log at `experience` (and its last frame) in
     the scene at `scene` into the directory `out_dir`, replacing an earlier frames
     directory there; the path of its index.json. `progress(done, total)` is called after
-    each frame. `graph` and `log`, when given, are the already loaded scene and log."""
+    each frame. `graph` and `log`, when given, are the already loaded scene and log.
+    `part` = (lo, hi): only the frames `wanted[lo:hi]` of those `every` picks (a piece of
+    the day, for `fdc render suite` to render pieces side by side and join them)."""
     from fdc.core.inputs import InputKind, read_input_bytes
     from fdc.sim_bridge.graph.scene_graph import load_scene_graph
     from fdc.sim_bridge.world.embedded import EmbeddedWorld
@@ -120,6 +122,8 @@ def render_experience(scene: Path, experience: Path, out_dir: Path, *, every: in
     wanted = list(range(0, len(xp.frames), every))
     if xp.frames and wanted[-1] != len(xp.frames) - 1:
         wanted.append(len(xp.frames) - 1)
+    if part is not None:
+        wanted = wanted[part[0]:part[1]]
     _check_target(out_dir)
     out_dir = out_dir.absolute()
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name[:60]}.", suffix=".tmp",

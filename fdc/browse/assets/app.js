@@ -187,7 +187,9 @@
       ...(t.runs || []).map((r, k) => runSection(D.runs[k], r)));
     const right = el("div", {},
       section("Map", mapView(map, t, roles)),
-      t.experience ? section("Experience", timeline(D.experiences[t.experience], t)) : null);
+      t.experience ? section("Experience", timeline(D.experiences[t.experience], t)) : null,
+      t.experience && D.experiences[t.experience] && D.experiences[t.experience].thumbs ? validSection(D.experiences[t.experience], t) : null,
+      t.view ? section("First view", el("img", { id: "first-view", cls: "view", src: t.view, alt: "the view from where the task starts" })) : null);
     main().replaceChildren(el("h2", { id: "task-id", text: t.id }), meta, el("div", { cls: "task" }, left, right));
   }
 
@@ -338,6 +340,36 @@
     }
     return out;
   }
+  // The thumbnails of the rendered frames (`fdc browse --frames`), valid frames (any
+  // target) and the frames agents chose marked.
+  function thumbPath(x, f) { return x.thumbs.dir + "/" + String(f).padStart(6, "0") + ".jpg"; }
+  function frameTime(x, f) {
+    const m = x.times ? x.times[Math.min(f, x.times.length - 1)] : null;
+    return m == null ? "" : " " + String(Math.floor(m / 60) % 24).padStart(2, "0") + ":" + String(Math.floor(m % 60)).padStart(2, "0");
+  }
+  function thumb(x, f, cls, lazy) {
+    return el("figure", { cls: "thumb " + cls, "data-frame": f },
+      el("img", { src: thumbPath(x, f), loading: lazy ? "lazy" : "eager", alt: "frame " + f, title: "frame " + f + frameTime(x, f) }),
+      el("figcaption", { text: f + frameTime(x, f) }));
+  }
+  function strip(x, t) {
+    const valid = new Set((t.valid_frames || []).flat());
+    const chosen = new Set((t.runs || []).flatMap(r => r.frames || []));
+    return el("div", { cls: "strip", id: "strip" }, ...x.thumbs.frames.map(f =>
+      thumb(x, f, (valid.has(f) ? "valid " : "") + (chosen.has(f) ? "chosen" : ""), true)));
+  }
+  function validSection(x, t) {
+    const rendered = new Set(x.thumbs.frames);
+    const lists = t.valid_frames || [];
+    const note = "every " + x.thumbs.every + "th frame rendered; green: valid, red: chosen by an agent";
+    if (!lists.length) return section("Valid frames", el("p", { cls: "muted", text: "none recorded" }));
+    return section("Valid frames", ...lists.map((fs, k) => {
+      const shown = fs.filter(f => rendered.has(f));
+      return el("div", { cls: "valid-thumbs" },
+        el("p", { text: (lists.length > 1 ? "target " + (k + 1) + ": " : "") + fs.length + " valid frame(s), " + shown.length + " of them rendered" }),
+        el("div", { cls: "strip" }, ...shown.map(f => thumb(x, f, "valid", false))));
+    }), el("p", { cls: "muted", text: note }));
+  }
   function timeline(x, t) {
     if (!x || x.missing) return el("p", { cls: "muted", text: "No timeline: " + (x ? x.missing : "experience not found") });
     const n = Math.max(1, x.frames), W = 800, left = 150, rowH = 16;
@@ -375,7 +407,7 @@
       tx.textContent = times ? hhmm(t0 + span * k / 4) : "frame " + Math.round(n * k / 4); s.append(tx);
     }
     s.setAttribute("data-axis", times ? "clock" : "frames");
-    return el("div", {}, s, el("p", { cls: "muted", text: x.frames + " frames" + (times ? " placed by their clock time, " + hhmm(times[0]) + "–" + hhmm(times[times.length - 1]) : "") + ", " + x.interactions.length + " interactions; green: frames where the goal holds" }));
+    return el("div", {}, s, x.thumbs ? strip(x, t) : null, el("p", { cls: "muted", text: x.frames + " frames" + (times ? " placed by their clock time, " + hhmm(times[0]) + "–" + hhmm(times[times.length - 1]) : "") + ", " + x.interactions.length + " interactions; green: frames where the goal holds" }));
   }
 
   // ------------------------------------------------------------------ the manifest
