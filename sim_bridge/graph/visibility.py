@@ -10,13 +10,13 @@ in one query.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, Frustum, in_frustum
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
@@ -111,18 +111,21 @@ def line_of_sight(g: SceneView, position: Point, target: str, eye_z: float | Non
     return bool(_visible_mask(g, eye_point(g, position, eye_z), [target])[0])
 
 
-def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float,
-                    max_range_m: float, eye_z: float | None = None) -> list[str]:
-    """Ids of objects within range and field of view with a clear line of sight."""
+def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float | None,
+                    max_range_m: float, eye_z: float | None = None, *,
+                    frustum: Frustum = DEFAULT_FRUSTUM) -> list[str]:
+    """Ids of objects within range and in the camera's frustum (`in_frustum`; `fov_rad`
+    overrides its horizontal field of view) with a clear line of sight."""
     eye = eye_point(g, position, eye_z)
     p = g.bodies.positions
     if len(p) == 0:
         return []
     d = np.hypot(p[:, 0] - eye[0], p[:, 1] - eye[1])
-    ang = np.arctan2(p[:, 1] - eye[1], p[:, 0] - eye[0]) - yaw_rad
-    ang = (ang + math.pi) % (2 * math.pi) - math.pi
+    n = len(p)
+    seen = in_frustum(frustum.with_hfov_rad(fov_rad), np.tile(np.asarray(eye), (n, 1)),
+                      np.full(n, yaw_rad), p[:, :2], g.bodies.bottoms, g.bodies.tops)
     shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects])
-    cand = np.nonzero((d <= max_range_m) & (np.abs(ang) <= fov_rad / 2) & ~shell)[0]
+    cand = np.nonzero((d <= max_range_m) & seen & ~shell)[0]
     ids = [g.bodies.ids[i] for i in cand]
     mask = _visible_mask(g, eye, ids)
     return sorted(i for i, m in zip(ids, mask, strict=True) if m)
@@ -229,12 +232,15 @@ class SightIndex:
         return out
 
     def visible_objects(self, positions: npt.ArrayLike, yaws_rad: npt.ArrayLike,
-                        fov_rad: float, max_range_m: float, *, exclude: str | None = None
+                        fov_rad: float | None, max_range_m: float, *,
+                        exclude: str | None = None, frustum: Frustum = DEFAULT_FRUSTUM
                         ) -> list[list[str]]:
         """For each pose (rows of `positions`: x, y, z of the agent's base, and its yaw),
-        the sorted ids of the objects in view. The eye is `agent.eye_height_m` above the
-        base. `exclude`: an object out of the arrangement (the held item): never a
-        target, never in the way."""
+        the sorted ids of the objects in view: in range, in the camera's frustum
+        (`in_frustum`; `fov_rad` overrides its horizontal field of view) and with a clear
+        line of sight. The eye is `agent.eye_height_m` above the base. `exclude`: an
+        object out of the arrangement (the held item): never a target, never in the
+        way."""
         import shapely
 
         pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
@@ -252,9 +258,9 @@ class SightIndex:
         ex, ey = pos[fi, 0], pos[fi, 1]
         px, py = self._xy[ti, 0], self._xy[ti, 1]
         d = np.hypot(px - ex, py - ey)
-        ang = np.arctan2(py - ey, px - ex) - yaw[fi]
-        ang = (ang + math.pi) % (2 * math.pi) - math.pi
-        keep = (d <= max_range_m) & (np.abs(ang) <= fov_rad / 2) & ~self._declared_shell[ti]
+        seen = in_frustum(frustum.with_hfov_rad(fov_rad), np.c_[ex, ey, ez[fi]], yaw[fi],
+                          self._xy[ti], self._bottoms[ti], self._tops[ti])
+        keep = (d <= max_range_m) & seen & ~self._declared_shell[ti]
         if exclude is not None and exclude in self._index:
             keep &= ti != self._index[exclude]
         fi, ti = fi[keep], ti[keep]

@@ -1,0 +1,111 @@
+"""The robot's camera as the geometric line of sight sees it: one frustum for the renderer
+and for every "in view" judgement.
+
+FindingDory's robot (Hello Robot's Stretch) has a 640x480 head camera with a 43 degree
+horizontal field of view. fdc mounts it at the agent's eye height (1.25 m by default)
+and tilts it 20 degrees down: the vertical field of view is then about 32.9 degrees
+(from -36.5 to -3.5 degrees of elevation), so a table top (0.75 m) is in view from 0.7 m
+to beyond 8 m, and what stands on it from about 1 m on. `fdc.sim_bridge.render.camera.Camera`
+takes its defaults from here, and `fdc.sim_bridge.graph.visibility` judges "in view" with
+the same numbers: the two are one camera.
+
+The rule of `in_frustum`: an object is in the frustum when some point of the vertical
+segment through its centre (from its bottom to its top) projects into the image of a
+pinhole camera at the eye, yawed as the robot and pitched by the tilt. Whether that
+object is then seen (not hidden) is the sight line's business.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+#: FindingDory's head camera: image size (pixels) and horizontal field of view.
+IMAGE_WIDTH = 640
+IMAGE_HEIGHT = 480
+HFOV_DEG = 43.0
+#: The pitch of the optical axis (negative: looking down).
+TILT_DEG = -20.0
+
+
+@dataclass(frozen=True)
+class Frustum:
+    """A pinhole camera's angular extent: horizontal field of view, aspect, tilt."""
+
+    hfov_deg: float = HFOV_DEG
+    width: int = IMAGE_WIDTH
+    height: int = IMAGE_HEIGHT
+    tilt_deg: float = TILT_DEG
+
+    @property
+    def hfov_rad(self) -> float:
+        return math.radians(self.hfov_deg)
+
+    @property
+    def tan_h(self) -> float:
+        """tan of half the horizontal field of view."""
+        return math.tan(self.hfov_rad / 2)
+
+    @property
+    def tan_v(self) -> float:
+        """tan of half the vertical field of view (square pixels)."""
+        return self.tan_h * self.height / self.width
+
+    @property
+    def vfov_deg(self) -> float:
+        return math.degrees(2 * math.atan(self.tan_v))
+
+    def with_hfov_rad(self, fov_rad: float | None) -> Frustum:
+        """This frustum with another horizontal field of view (None: unchanged)."""
+        if fov_rad is None or math.isclose(fov_rad, self.hfov_rad):
+            return self
+        return replace(self, hfov_deg=math.degrees(fov_rad))
+
+
+#: The camera of every "in view" judgement and of the renderer, unless overridden.
+DEFAULT_FRUSTUM = Frustum()
+
+
+def in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+               centres_xy: npt.ArrayLike, bottoms: npt.ArrayLike, tops: npt.ArrayLike
+               ) -> np.ndarray:
+    """Row by row: whether some point of the vertical segment at `centres_xy` from
+    `bottoms` to `tops` projects into the image of the camera at `eyes` (x, y, z) facing
+    `yaws_rad` (counter-clockwise from +x), tilted by the frustum's tilt. Vectorised.
+
+    In camera coordinates a point at height z of the segment has a lateral offset that
+    does not depend on z and a depth and a vertical offset linear in z, so the image's
+    four edges (and "in front") are four linear bounds on z; the segment is in view when
+    they leave some of [bottom, top]."""
+    e = np.asarray(eyes, dtype=np.float64).reshape(-1, 3)
+    yaw = np.asarray(yaws_rad, dtype=np.float64).reshape(-1)
+    c = np.asarray(centres_xy, dtype=np.float64).reshape(-1, 2)
+    z0 = np.asarray(bottoms, dtype=np.float64).reshape(-1) - e[:, 2]
+    z1 = np.asarray(tops, dtype=np.float64).reshape(-1) - e[:, 2]
+    if not len(e):
+        return np.zeros(0, dtype=bool)
+    t = math.radians(frustum.tilt_deg)
+    ct, st = math.cos(t), math.sin(t)
+    th, tv = frustum.tan_h, frustum.tan_v
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    dx, dy = c[:, 0] - e[:, 0], c[:, 1] - e[:, 1]
+    ahead = dx * cy + dy * sy            # horizontal distance along the heading
+    lateral = np.abs(dx * sy - dy * cy)  # |x| in the camera: independent of z
+    # depth(z) = ahead*ct + z*st; up(z) = -ahead*st + z*ct. Bounds alpha + beta*z >= 0:
+    alpha = np.stack([th * ahead * ct - lateral,          # |x| <= tan_h * depth
+                      tv * ahead * ct + ahead * st,       # up <= tan_v * depth
+                      tv * ahead * ct - ahead * st,       # -up <= tan_v * depth
+                      ahead * ct - 1e-9], axis=1)          # in front
+    beta = np.stack([np.full_like(ahead, th * st), np.full_like(ahead, tv * st - ct),
+                     np.full_like(ahead, tv * st + ct), np.full_like(ahead, st)], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = -alpha / beta
+    lo = np.max(np.where(beta > 0, root, -np.inf), axis=1)
+    hi = np.min(np.where(beta < 0, root, np.inf), axis=1)
+    never = np.any((beta == 0) & (alpha < 0), axis=1)
+    lo, hi = np.maximum(lo, z0), np.minimum(hi, z1)
+    out: np.ndarray = (lo <= hi) & ~never
+    return out
