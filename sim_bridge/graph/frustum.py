@@ -69,12 +69,21 @@ class Frustum:
 DEFAULT_FRUSTUM = Frustum()
 
 
+def aim_tilt_deg(eye: tuple[float, float, float], point: tuple[float, float, float]) -> float:
+    """The head tilt (degrees, within +-89, rounded to 0.01) that centres `point` in the
+    image of a camera at `eye`: how the robot looks at what it picks or places."""
+    d = math.hypot(point[0] - eye[0], point[1] - eye[1])
+    tilt = math.degrees(math.atan2(point[2] - eye[2], d))
+    return round(max(-89.0, min(89.0, tilt)), 2)
+
+
 def in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
-               centres_xy: npt.ArrayLike, bottoms: npt.ArrayLike, tops: npt.ArrayLike
-               ) -> np.ndarray:
+               centres_xy: npt.ArrayLike, bottoms: npt.ArrayLike, tops: npt.ArrayLike,
+               tilts_deg: npt.ArrayLike | None = None) -> np.ndarray:
     """Row by row: whether some point of the vertical segment at `centres_xy` from
     `bottoms` to `tops` projects into the image of the camera at `eyes` (x, y, z) facing
-    `yaws_rad` (counter-clockwise from +x), tilted by the frustum's tilt. Vectorised.
+    `yaws_rad` (counter-clockwise from +x), tilted by `tilts_deg` (a row's NaN, or None
+    for all: the frustum's tilt). Vectorised.
 
     In camera coordinates a point at height z of the segment has a lateral offset that
     does not depend on z and a depth and a vertical offset linear in z, so the image's
@@ -87,8 +96,11 @@ def in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
     z1 = np.asarray(tops, dtype=np.float64).reshape(-1) - e[:, 2]
     if not len(e):
         return np.zeros(0, dtype=bool)
-    t = math.radians(frustum.tilt_deg)
-    ct, st = math.cos(t), math.sin(t)
+    t = np.full(len(e), math.radians(frustum.tilt_deg))
+    if tilts_deg is not None:
+        given = np.asarray(tilts_deg, dtype=np.float64).reshape(-1)
+        t = np.where(np.isnan(given), t, np.radians(given))
+    ct, st = np.cos(t), np.sin(t)
     th, tv = frustum.tan_h, frustum.tan_v
     cy, sy = np.cos(yaw), np.sin(yaw)
     dx, dy = c[:, 0] - e[:, 0], c[:, 1] - e[:, 1]
@@ -99,8 +111,7 @@ def in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
                       tv * ahead * ct + ahead * st,       # up <= tan_v * depth
                       tv * ahead * ct - ahead * st,       # -up <= tan_v * depth
                       ahead * ct - 1e-9], axis=1)          # in front
-    beta = np.stack([np.full_like(ahead, th * st), np.full_like(ahead, tv * st - ct),
-                     np.full_like(ahead, tv * st + ct), np.full_like(ahead, st)], axis=1)
+    beta = np.stack([th * st, tv * st - ct, tv * st + ct, st], axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         root = -alpha / beta
     lo = np.max(np.where(beta > 0, root, -np.inf), axis=1)

@@ -113,7 +113,8 @@ def line_of_sight(g: SceneView, position: Point, target: str, eye_z: float | Non
 
 def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float | None,
                     max_range_m: float, eye_z: float | None = None, *,
-                    frustum: Frustum = DEFAULT_FRUSTUM) -> list[str]:
+                    frustum: Frustum = DEFAULT_FRUSTUM, tilt_deg: float | None = None
+                    ) -> list[str]:
     """Ids of objects within range and in the camera's frustum (`in_frustum`; `fov_rad`
     overrides its horizontal field of view) with a clear line of sight."""
     eye = eye_point(g, position, eye_z)
@@ -123,7 +124,8 @@ def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: floa
     d = np.hypot(p[:, 0] - eye[0], p[:, 1] - eye[1])
     n = len(p)
     seen = in_frustum(frustum.with_hfov_rad(fov_rad), np.tile(np.asarray(eye), (n, 1)),
-                      np.full(n, yaw_rad), p[:, :2], g.bodies.bottoms, g.bodies.tops)
+                      np.full(n, yaw_rad), p[:, :2], g.bodies.bottoms, g.bodies.tops,
+                      None if tilt_deg is None else np.full(n, tilt_deg))
     shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects])
     cand = np.nonzero((d <= max_range_m) & seen & ~shell)[0]
     ids = [g.bodies.ids[i] for i in cand]
@@ -233,12 +235,13 @@ class SightIndex:
 
     def visible_objects(self, positions: npt.ArrayLike, yaws_rad: npt.ArrayLike,
                         fov_rad: float | None, max_range_m: float, *,
-                        exclude: str | None = None, frustum: Frustum = DEFAULT_FRUSTUM
-                        ) -> list[list[str]]:
+                        exclude: str | None = None, frustum: Frustum = DEFAULT_FRUSTUM,
+                        tilts_deg: npt.ArrayLike | None = None) -> list[list[str]]:
         """For each pose (rows of `positions`: x, y, z of the agent's base, and its yaw),
         the sorted ids of the objects in view: in range, in the camera's frustum
         (`in_frustum`; `fov_rad` overrides its horizontal field of view) and with a clear
-        line of sight. The eye is `agent.eye_height_m` above the base. `exclude`: an
+        line of sight. `tilts_deg`: each pose's head tilt (NaN: the frustum's). The eye
+        is `agent.eye_height_m` above the base. `exclude`: an
         object out of the arrangement (the held item): never a target, never in the
         way."""
         import shapely
@@ -259,7 +262,9 @@ class SightIndex:
         px, py = self._xy[ti, 0], self._xy[ti, 1]
         d = np.hypot(px - ex, py - ey)
         seen = in_frustum(frustum.with_hfov_rad(fov_rad), np.c_[ex, ey, ez[fi]], yaw[fi],
-                          self._xy[ti], self._bottoms[ti], self._tops[ti])
+                          self._xy[ti], self._bottoms[ti], self._tops[ti],
+                          None if tilts_deg is None else
+                          np.asarray(tilts_deg, dtype=np.float64).reshape(-1)[fi])
         keep = (d <= max_range_m) & seen & ~self._declared_shell[ti]
         if exclude is not None and exclude in self._index:
             keep &= ti != self._index[exclude]

@@ -58,8 +58,10 @@ class Camera(BaseModel):
         return np.array([pose.x, pose.y, pose.z + self.height_m], dtype=np.float64)
 
     def axes(self, pose: AgentPose) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The camera's forward, right and up unit vectors in the world."""
-        yaw, tilt = pose.yaw_rad, math.radians(self.tilt_deg)
+        """The camera's forward, right and up unit vectors in the world (tilted by the
+        pose's `head_tilt_deg` when it has one, else by `tilt_deg`)."""
+        yaw = pose.yaw_rad
+        tilt = math.radians(self.tilt_deg if pose.head_tilt_deg is None else pose.head_tilt_deg)
         forward = np.array([math.cos(yaw) * math.cos(tilt), math.sin(yaw) * math.cos(tilt),
                             math.sin(tilt)])
         right = np.array([math.sin(yaw), -math.cos(yaw), 0.0])

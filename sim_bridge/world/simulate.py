@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fdc.core.errors import FdcError
+from fdc.sim_bridge.graph.frustum import aim_tilt_deg
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.routes import GridRouter
@@ -295,7 +296,8 @@ class _Collector:
         if not picked.ok:  # pragma: no cover - the plan was checked on this state
             raise SimulationError(f"the world refused a planned pick: {picked.reason}")
         source = picked.surface_id
-        self._record([(picked.action, w.agent_pose())],
+        # The robot looks at what it picks (and below, at where it places it).
+        self._record([(picked.action, self._looking_at(w.agent_pose(), item.position))],
                      event=("pick", plan.item, source, None))
         tried: list[str] = []
         while True:
@@ -315,9 +317,14 @@ class _Collector:
         self.moved.add(plan.item)
         self.sight = SightIndex(w.state.posed)
         final = w.object_pose(plan.item)
-        self._record([(placed.action, w.agent_pose())],
+        self._record([(placed.action, self._looking_at(w.agent_pose(), final.position))],
                      event=("place", plan.item, placed.surface_id, final))
         return True
+
+    def _looking_at(self, pose: AgentPose, point: tuple[float, float, float]) -> AgentPose:
+        """`pose` with the head tilted to centre `point` in the camera's image."""
+        eye = (pose.x, pose.y, pose.z + float(self.graph.scene.agent.eye_height_m))
+        return pose.model_copy(update={"head_tilt_deg": aim_tilt_deg(eye, point)})
 
     def leave(self) -> None:
         """Walk to the reachable free spot nearest the middle of the robot's room."""
@@ -375,10 +382,12 @@ class _Collector:
         held = self.world.held_object()
         pos = np.array([(a.x, a.y, a.z) for _, a in steps])
         yaws = np.array([a.yaw_rad for _, a in steps])
+        tilts = np.array([np.nan if a.head_tilt_deg is None else a.head_tilt_deg
+                          for _, a in steps])
         # The held item is in the hand, out of the arrangement: never in the way, always
         # in view.
         seen = self.sight.visible_objects(pos, yaws, self.cfg.fov_rad, self.cfg.max_range_m,
-                                          exclude=held)
+                                          exclude=held, tilts_deg=tilts)
         room_ids = self.graph.layout.room_ids
         rooms = self.graph.layout.rooms_at(pos[:, :2])
         for (action, agent), v, r in zip(steps, seen, rooms.tolist(), strict=True):

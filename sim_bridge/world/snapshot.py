@@ -27,6 +27,11 @@ DEFAULT_FOV_RAD = DEFAULT_FRUSTUM.hfov_rad
 DEFAULT_VIEW_RANGE_M = 6.0
 
 
+def _tilt(pose: AgentPose) -> float:
+    """A pose's head tilt, NaN for the camera's default (`in_frustum`'s convention)."""
+    return math.nan if pose.head_tilt_deg is None else pose.head_tilt_deg
+
+
 class SnapshotState:
     """A `WorldState` over one recorded `Snapshot` and the static `SceneGraph`.
 
@@ -178,7 +183,7 @@ class SnapshotState:
                              for j in near], dtype=np.float64)
             framed = in_frustum(frustum, eyes, [poses[j].yaw_rad for j in near],
                                 [o.position[:2] for o in objs], [o.bottom_z for o in objs],
-                                [o.top_z for o in objs])
+                                [o.top_z for o in objs], [_tilt(poses[j]) for j in near])
             lines = [j for j, ok in zip(near, framed.tolist(), strict=True) if ok]
         if lines:
             eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
@@ -196,6 +201,7 @@ class SnapshotState:
         pose = pose or self.snapshot.agent
         out = visible_objects(
             self.posed, (pose.x, pose.y, pose.z), pose.yaw_rad,
-            fov_rad, DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m)
+            fov_rad, DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m,
+            tilt_deg=pose.head_tilt_deg)
         held = self.snapshot.held
         return sorted({*out, held}) if held is not None else out
