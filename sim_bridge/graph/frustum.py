@@ -9,10 +9,11 @@ to beyond 8 m, and what stands on it from about 1 m on. `fdc.sim_bridge.render.c
 takes its defaults from here, and `fdc.sim_bridge.graph.visibility` judges "in view" with
 the same numbers: the two are one camera.
 
-The rule of `in_frustum`: an object is in the frustum when some point of the vertical
-segment through its centre (from its bottom to its top) projects into the image of a
-pinhole camera at the eye, yawed as the robot and pitched by the tilt. Whether that
-object is then seen (not hidden) is the sight line's business.
+The rule (`in_frustum`, `box_in_frustum`): an object is in the frustum when some point
+of the vertical segment through its centre, or of one of its box's four vertical edges
+(each from its bottom to its top), projects into the image of a pinhole camera at the
+eye, yawed as the robot and pitched by the tilt (the pose's `head_tilt_deg` when it has
+one). Whether that object is then seen (not hidden) is the sight line's business.
 """
 
 from __future__ import annotations
@@ -119,4 +120,40 @@ def in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
     never = np.any((beta == 0) & (alpha < 0), axis=1)
     lo, hi = np.maximum(lo, z0), np.minimum(hi, z1)
     out: np.ndarray = (lo <= hi) & ~never
+    return out
+
+
+def footprint_columns(footprints: npt.ArrayLike) -> np.ndarray:
+    """(n, 5, 2): per footprint (shapely geometry), the centre and the four corners of
+    its oriented envelope (the box's vertical edges, seen from above)."""
+    import shapely
+
+    fp = np.asarray(footprints, dtype=object).reshape(-1)
+    out = np.zeros((len(fp), 5, 2))
+    if not len(fp):
+        return out
+    cen = shapely.get_coordinates(shapely.centroid(fp))
+    out[:, :, :] = cen[:, None, :]
+    env = shapely.oriented_envelope(fp)
+    for k, g in enumerate(env.tolist()):
+        if g is not None and g.geom_type == "Polygon":
+            xy = np.asarray(g.exterior.coords)[:4]
+            out[k, 1:1 + len(xy)] = xy
+    return out
+
+
+def box_in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+                   columns: np.ndarray, bottoms: npt.ArrayLike, tops: npt.ArrayLike,
+                   tilts_deg: npt.ArrayLike | None = None) -> np.ndarray:
+    """`in_frustum` for an object's centre and box edges (`footprint_columns`, (n, k, 2)):
+    whether any of the k vertical segments lands in the image."""
+    n, k = columns.shape[0], columns.shape[1]
+
+    def rep(a: npt.ArrayLike | None) -> np.ndarray | None:
+        return None if a is None else \
+            np.repeat(np.asarray(a, dtype=np.float64).reshape(n, -1), k, axis=0)
+
+    hit = in_frustum(frustum, rep(eyes), rep(yaws_rad), columns.reshape(n * k, 2),
+                     rep(bottoms), rep(tops), rep(tilts_deg))  # type: ignore[arg-type]
+    out: np.ndarray = hit.reshape(n, k).any(axis=1)
     return out

@@ -1,11 +1,13 @@
 """Line of sight in the top-down world: which objects an eye at a pose can see.
 
-A sight line from the eye to an object's centre is blocked by a wall, or by an object
-(other than the target and the furniture carrying it) whose vertical extent spans the
-line's height where the line passes over it: an item on a high shelf does not hide what
-is below it, nor an item low down what the line passes above. Closed containers hide
-what they hold. Vectorised: all sight lines are tested against an STRtree of occluders
-in one query.
+An object is in view when it is in the camera's frustum (`fdc.sim_bridge.graph.frustum`:
+some point of its box's vertical edges, or of the vertical segment through its centre,
+lands in the image) and the sight line from the eye to its centre is clear. A sight line
+is blocked by a wall, or by an object (other than the target, the furniture carrying it
+and the items resting on it) whose vertical extent spans the line's height where the
+line passes over it: an item on a high shelf does not hide what is below it, nor an item
+low down what the line passes above. Closed containers hide what they hold. Vectorised:
+all sight lines are tested against an STRtree of occluders in one query.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, Frustum, in_frustum
+from fdc.sim_bridge.graph.frustum import (
+    DEFAULT_FRUSTUM,
+    Frustum,
+    box_in_frustum,
+    footprint_columns,
+)
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
@@ -52,7 +59,8 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
 
 def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.ndarray:
     """Whether each eye (rows x, y, z) sees the centre of the object beside it: the
-    sight line crosses no wall, and no object (but the target and what carries it)
+    sight line crosses no wall, and no object (but the target, what carries it and what
+    rests on it)
     whose box spans the line's height where it passes nearest the object's centre, and
     no closed container hides the target. One pass for all the lines."""
     import shapely
@@ -83,6 +91,8 @@ def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.nd
         for a, b, top, bottom, hh in zip(li.tolist(), oi.tolist(), tops.tolist(),
                                          bottoms.tolist(), h.tolist(), strict=True):
             if blocked[a] or ids[b] == targets[a] or ids[b] in carriers[targets[a]]:
+                continue
+            if targets[a] in _carrier_chain(g, ids[b]):  # rests on the target
                 continue
             o = g.object(ids[b])
             if o.kind is Kind.STAGE and o.spec.obstacle is False:
@@ -123,9 +133,10 @@ def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: floa
         return []
     d = np.hypot(p[:, 0] - eye[0], p[:, 1] - eye[1])
     n = len(p)
-    seen = in_frustum(frustum.with_hfov_rad(fov_rad), np.tile(np.asarray(eye), (n, 1)),
-                      np.full(n, yaw_rad), p[:, :2], g.bodies.bottoms, g.bodies.tops,
-                      None if tilt_deg is None else np.full(n, tilt_deg))
+    seen = box_in_frustum(frustum.with_hfov_rad(fov_rad), np.tile(np.asarray(eye), (n, 1)),
+                          np.full(n, yaw_rad), footprint_columns(g.bodies.footprints),
+                          g.bodies.bottoms, g.bodies.tops,
+                          None if tilt_deg is None else np.full(n, tilt_deg))
     shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects])
     cand = np.nonzero((d <= max_range_m) & seen & ~shell)[0]
     ids = [g.bodies.ids[i] for i in cand]
@@ -172,6 +183,7 @@ class SightIndex:
         centres = shapely.centroid(self._footprints)
         self._cx = shapely.get_x(centres)
         self._cy = shapely.get_y(centres)
+        self._columns = footprint_columns(self._footprints)
         self._exempt = occ_shell
         self._centres = shapely.STRtree(shapely.points(self._xy)) if n else None
         self._known = np.zeros(n, dtype=bool)
@@ -228,6 +240,10 @@ class SightIndex:
                 skip |= oi == self._index[exclude]
             maybe = ~skip & (self._bottoms[oi] < h) & (h < self._tops[oi])
             li, oi = li[maybe], oi[maybe]
+            # What rests on the target (on it, or on its shelves) does not hide it.
+            self._learn(oi)
+            on_target = (self._chain[oi] == ti[li][:, None]).any(axis=1)
+            li, oi = li[~on_target], oi[~on_target]
             hit = shapely.intersects(lines[li], self._footprints[oi])
             blocked[li[hit]] = True
         out: np.ndarray = blocked
@@ -261,8 +277,8 @@ class SightIndex:
         ex, ey = pos[fi, 0], pos[fi, 1]
         px, py = self._xy[ti, 0], self._xy[ti, 1]
         d = np.hypot(px - ex, py - ey)
-        seen = in_frustum(frustum.with_hfov_rad(fov_rad), np.c_[ex, ey, ez[fi]], yaw[fi],
-                          self._xy[ti], self._bottoms[ti], self._tops[ti],
+        seen = box_in_frustum(frustum.with_hfov_rad(fov_rad), np.c_[ex, ey, ez[fi]], yaw[fi],
+                              self._columns[ti], self._bottoms[ti], self._tops[ti],
                           None if tilts_deg is None else
                           np.asarray(tilts_deg, dtype=np.float64).reshape(-1)[fi])
         keep = (d <= max_range_m) & seen & ~self._declared_shell[ti]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, in_frustum
+from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, box_in_frustum, footprint_columns
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.world.posed import PosedGraph
@@ -178,12 +178,16 @@ class SnapshotState:
                 near.append(j)
         lines: list[int] = []
         if near:
-            objs = [self.posed.object(object_ids[j]) for j in near]
+            bodies = self.posed.bodies
+            row = {ident: k for k, ident in enumerate(bodies.ids)}
+            at = np.array([row[object_ids[j]] for j in near])
             eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
                              for j in near], dtype=np.float64)
-            framed = in_frustum(frustum, eyes, [poses[j].yaw_rad for j in near],
-                                [o.position[:2] for o in objs], [o.bottom_z for o in objs],
-                                [o.top_z for o in objs], [_tilt(poses[j]) for j in near])
+            framed = box_in_frustum(frustum, eyes, [poses[j].yaw_rad for j in near],
+                                    footprint_columns(np.asarray(bodies.footprints,
+                                                                 dtype=object)[at]),
+                                    bodies.bottoms[at], bodies.tops[at],
+                                    [_tilt(poses[j]) for j in near])
             lines = [j for j, ok in zip(near, framed.tolist(), strict=True) if ok]
         if lines:
             eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
