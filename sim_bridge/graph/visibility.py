@@ -57,20 +57,49 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
                        targets)
 
 
+#: Sight lines per object: to its centre, then (when that one is blocked) to the four
+#: points halfway from its centre to the corners of its footprint, at mid-height. An
+#: object is seen when one of them is clear (a lamp beside a clock hides part of it).
+SIGHT_POINTS = 5
+SIGHT_INSET = 0.5
+
+
 def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.ndarray:
-    """Whether each eye (rows x, y, z) sees the centre of the object beside it: the
-    sight line crosses no wall, and no object (but the target, what carries it and what
-    rests on it)
-    whose box spans the line's height where it passes nearest the object's centre, and
-    no closed container hides the target. One pass for all the lines."""
+    """Whether each eye (rows x, y, z) sees the object beside it: a sight line to one of
+    its sight points (`SIGHT_POINTS`) clear (`_sight_lines`), and no closed container
+    hides it."""
+    if not len(targets):
+        return np.zeros(0, dtype=bool)
+    objs = {t: g.object(t) for t in dict.fromkeys(targets)}
+    at = {ident: k for k, ident in enumerate(g.bodies.ids)}
+    cols = footprint_columns(np.asarray(g.bodies.footprints, dtype=object)[
+        [at[t] for t in targets]])
+    seen = np.zeros(len(targets), dtype=bool)
+    for point in range(SIGHT_POINTS):
+        todo = np.flatnonzero(~seen)
+        if not len(todo):
+            break
+        centre = cols[todo, 0]
+        xy = centre + SIGHT_INSET * (cols[todo, point] - centre)
+        seen[todo] = _sight_lines(g, eyes[todo], [targets[k] for k in todo], xy)
+    hidden = {t: _hidden_in_closed(g, t) for t in objs}
+    return seen & ~np.array([hidden[t] for t in targets], dtype=bool)
+
+
+def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.ndarray
+                 ) -> np.ndarray:
+    """Whether the sight line from each eye (rows x, y, z) to the point `xy` (at the
+    object's mid-height) of the object beside it is clear: it crosses no wall, and no
+    object (but the target, what carries it and what rests on it) whose box spans the
+    line's height where it passes nearest the object's centre. One pass for all the
+    lines."""
     import shapely
 
     if not len(targets):
         return np.zeros(0, dtype=bool)
     ex, ey, ez = eyes[:, 0], eyes[:, 1], eyes[:, 2]
     objs = {t: g.object(t) for t in dict.fromkeys(targets)}
-    tx = np.array([objs[t].position[0] for t in targets])
-    ty = np.array([objs[t].position[1] for t in targets])
+    tx, ty = xy[:, 0], xy[:, 1]
     tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
     lines = shapely.linestrings(
         np.stack([np.stack([ex, ey], axis=1), np.stack([tx, ty], axis=1)], axis=1))
@@ -102,15 +131,49 @@ def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.nd
     walls = g.layout.walls
     if not walls.is_empty:
         blocked |= shapely.intersects(lines, walls)
-    hidden = {t: _hidden_in_closed(g, t) for t in objs}
-    return ~blocked & ~np.array([hidden[t] for t in targets], dtype=bool)
+    up = [k for k, t in enumerate(targets) if objs[t].bottom_z > ez[k] + 1e-6
+          and g.carrier(t) is not None]
+    if up:
+        fps = g.bodies.footprints
+        at = {ident: k for k, ident in enumerate(ids)}
+        carriers_up = [g.carrier(targets[k]) for k in up]
+        idx = np.array(up)
+        blocked[idx] |= _under_board(
+            lines[idx], eyes[idx], np.array([objs[targets[k]].bottom_z for k in up]), tz[idx],
+            np.asarray(fps, dtype=object)[[at[c.id] for c in carriers_up if c is not None]],
+            np.ones(len(up), dtype=bool))
+    out: np.ndarray = ~blocked
+    return out
 
 
-def _carrier_chain(g: SceneView, ident: str) -> set[str]:
-    out: set[str] = set()
+def _under_board(lines: np.ndarray, eyes: np.ndarray, bottoms: np.ndarray, tz: np.ndarray,
+                 boards: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """Whether each sight line, rising from its eye to a target whose bottom is above
+    the eye, meets the footprint of the board the target stands on below the target's
+    bottom (so the board hides it)."""
+    import shapely
+
+    out = np.zeros(len(lines), dtype=bool)
+    for k in np.flatnonzero(has).tolist():
+        inter = shapely.intersection(lines[k], boards[k])
+        if inter.is_empty:
+            continue
+        xy = shapely.get_coordinates(inter)
+        ex, ey, ez = eyes[k]
+        full = float(shapely.length(lines[k]))
+        if full <= 1e-9:
+            continue
+        entry = float(np.hypot(xy[:, 0] - ex, xy[:, 1] - ey).min()) / full
+        out[k] = ez + entry * (tz[k] - ez) < bottoms[k] - 1e-6
+    return out
+
+
+def _carrier_chain(g: SceneView, ident: str) -> dict[str, None]:
+    """The objects carrying `ident`, nearest first (a dict: ordered, quick to test)."""
+    out: dict[str, None] = {}
     c = g.carrier(ident)
     while c is not None and c.id not in out:
-        out.add(c.id)
+        out[c.id] = None
         c = g.carrier(c.id)
     return out
 
@@ -208,17 +271,27 @@ class SightIndex:
             self._chain[i, : len(c)] = c
         self._known[todo] = True
 
-    def _blocked(self, eye: np.ndarray, ti: np.ndarray, exclude: str | None) -> np.ndarray:
-        """Whether each sight line, from `eye` (rows x, y, z) to the centre of object
-        `ti`, is blocked (or its target hidden in a closed container)."""
+    def _blocked(self, eye: np.ndarray, ti: np.ndarray, exclude: str | None,
+                 point: int = 0) -> np.ndarray:
+        """Whether each sight line, from `eye` (rows x, y, z) to sight point `point` of
+        object `ti` (`SIGHT_POINTS`), is blocked (or its target hidden in a closed
+        container)."""
         import shapely
 
         self._learn(ti)
         ex, ey, ez = eye[:, 0], eye[:, 1], eye[:, 2]
-        tx, ty, tz = self._xy[ti, 0], self._xy[ti, 1], self._mid_z[ti]
+        txy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point] - self._xy[ti])
+        tx, ty, tz = txy[:, 0], txy[:, 1], self._mid_z[ti]
         lines = shapely.linestrings(np.stack([np.stack([ex, ey], axis=1),
                                               np.stack([tx, ty], axis=1)], axis=1))
         blocked = self._hidden[ti].copy()
+        # Above the eye, an item is hidden by the board it stands on when the sight line
+        # meets the board's edge below it (looking up at a high shelf's underside).
+        up = np.flatnonzero(self._bottoms[ti] > ez + 1e-6)
+        if len(up):
+            blocked[up] |= _under_board(lines[up], eye[up], self._bottoms[ti[up]],
+                                        tz[up], self._footprints[self._chain[ti[up], 0]],
+                                        self._chain[ti[up], 0] >= 0)
         # Walls first (they block at any height), then, for the lines still open, the
         # objects whose box overlaps theirs: those whose height spans the line's where the
         # line passes and may be in the way are tested exactly.
@@ -294,6 +367,12 @@ class SightIndex:
         uniq, back = np.unique(pair, return_inverse=True)
         ue, ut = uniq // self._n, uniq % self._n
         blocked_u = self._blocked(eyes[ue], ut, exclude)
+        # Partly hidden: seen when a sight line to one of its sight points is clear.
+        for point in range(1, SIGHT_POINTS):
+            again = np.flatnonzero(blocked_u & ~self._hidden[ut])
+            if not len(again):
+                break
+            blocked_u[again] = self._blocked(eyes[ue[again]], ut[again], exclude, point)
         blocked = blocked_u[back.reshape(-1)]
         for f, t in zip(fi[~blocked].tolist(), ti[~blocked].tolist(), strict=True):
             out[f].append(self._ids[t])

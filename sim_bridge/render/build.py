@@ -289,7 +289,11 @@ def object_geometry(obj: ObjectSpec, index: int, base_dir: Path | None,
     if mesh:
         out.pieces = mesh
     elif obj.parts:
-        pass  # an articulated object is its links
+        # an articulated object is its links; when none of them is its body (a cabinet
+        # whose only part is its door), the body is the object's box
+        if not any(_is_body(obj, p) for p in obj.parts) and "urdf" not in obj.source:
+            out.pieces = [_cabinet(obj, colour)] if obj.containers else \
+                [box_piece((0, 0, 0), obj.size, colour)]
     elif obj.containers:
         out.pieces = [_cabinet(obj, colour)]
     elif _inner_shelves(obj):

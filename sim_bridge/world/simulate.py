@@ -260,7 +260,12 @@ class _Collector:
     def _target(self, posed: PosedGraph, item: str, source: str | None,
                 pick_from: list[StandingPoint], exclude: Sequence[str] = ()) -> _Plan | None:
         """A surface for `item` (not `source`) where a placement exists now."""
-        cands = [s for s in self.targets if s != source and s not in exclude]
+        # Only surfaces below the eye: the robot sees what it puts down (the board of a
+        # shelf above the eye hides what stands on it, from the camera as from the
+        # line of sight).
+        eye = float(self.graph.scene.agent.eye_height_m)
+        cands = [s for s in self.targets if s != source and s not in exclude
+                 and posed.surface(s).z < eye]
         self.rng.shuffle(cands)
         cfg = self.placement
         at: Direction | None  # the cell aimed at (None: anywhere on the surface)
