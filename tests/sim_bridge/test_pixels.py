@@ -16,7 +16,7 @@ from fdc.sim_bridge.render.pixels import MIN_PIXELS, min_pixels, seen, target_pi
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD
 from fdc.sim_bridge.world.state import AgentPose
-from tests.sim_bridge.helpers import graph, obj, on_top
+from tests.sim_bridge.helpers import graph, obj, on_top, room
 
 
 def test_the_camera_and_the_line_of_sight_share_one_frustum() -> None:
@@ -91,3 +91,61 @@ def test_what_the_geometry_sees_the_camera_sees(_egl: None) -> None:
             px = r.render(snap.model_copy(update={"agent": pose})).visible.get("mug", 0)
             assert geo == expect
             assert seen(px, cam.width, cam.height) == expect, (pose, px)
+
+
+def _shelf_scene():
+    """A 1.8 m bookcase whose front faces +x (a shelf at 0.4 m, its top at 1.8 m), a mug
+    on the shelf and a pen on its top; `FRONT` stands 1.6 m in front of it."""
+    shelves = [{"name": "shelf_0", "z": -0.5}, {"name": "top", "z": 0.9}]
+    return graph([obj("case", "bookshelf", (0.5, 2.0, 0.9), (0.35, 0.9, 1.8),
+                      kind="furniture", surfaces=shelves),
+                  on_top("mug", "mug", (0.5, 2.0), 0.4, (0.1, 0.1, 0.12)),
+                  on_top("pen", "pen", (0.5, 2.0), 1.8, (0.15, 0.02, 0.02))],
+                 rooms=[room("room", "living_room", -1.0, 0.0, 5.0, 4.0)], agent=(2.3, 2.0))
+
+
+FRONT = AgentPose(x=2.3, y=2.0, yaw_rad=math.pi)
+
+
+def test_a_shelf_above_the_eye_hides_what_lies_on_it() -> None:
+    """Looking up at a 1.8 m top from 1.25 m, its board hides the pen (the camera tilted
+    up to look there); the mug on the lower shelf is seen from the front."""
+    from fdc.sim_bridge.world.snapshot import SnapshotState
+
+    g = _shelf_scene()
+    s = SnapshotState(g, EmbeddedWorld(g).snapshot())
+    assert not s.visible("pen", FRONT.model_copy(update={"head_tilt_deg": 10.0}))
+    assert s.visible("mug", FRONT)
+
+
+def test_a_shelf_unit_is_open_at_the_front_in_the_frames(_egl: None) -> None:
+    g = _shelf_scene()
+    snap = EmbeddedWorld(g).snapshot()
+    cam = Camera(height_m=float(g.scene.agent.eye_height_m))
+    with Renderer(g.scene, cam) as r:
+        f = r.render(snap.model_copy(update={"agent": FRONT}))
+        assert seen(f.visible.get("mug", 0), cam.width, cam.height)
+        # From behind the bookcase the mug is hidden by its back.
+        back = r.render(snap.model_copy(update={"agent": AgentPose(x=-0.9, y=2.0,
+                                                                   yaw_rad=0.0)}))
+        assert back.visible.get("mug", 0) == 0
+
+
+def test_the_robot_looks_at_what_it_picks_and_places() -> None:
+    """Every pick and place frame of a simulated day carries the head tilt that centres
+    the item, and navigating to such a frame's pose ends with the head tilted so."""
+    from pathlib import Path
+
+    from fdc.sim_bridge.graph.scene_graph import load_scene_graph
+    from fdc.sim_bridge.world.simulate import simulate_experience
+
+    g = load_scene_graph(Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json")
+    log = simulate_experience(g, interactions=2, seed=0)
+    acting = [f for f in log.frames if f.action and f.action.split()[0] in ("pick", "place")]
+    assert len(acting) == 4
+    assert all(f.agent.head_tilt_deg is not None for f in acting)
+    w = EmbeddedWorld(g)
+    assert w.navigate(acting[-1].agent).ok
+    assert w.agent_pose().head_tilt_deg == acting[-1].agent.head_tilt_deg
+    w.navigate((g.scene.agent.position[0], g.scene.agent.position[1]))
+    assert w.agent_pose().head_tilt_deg is None
