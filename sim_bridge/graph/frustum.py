@@ -148,6 +148,8 @@ def box_in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLik
     """`in_frustum` for an object's centre and box edges (`footprint_columns`, (n, k, 2)):
     whether any of the k vertical segments lands in the image."""
     n, k = columns.shape[0], columns.shape[1]
+    if n == 0:
+        return np.zeros(0, dtype=bool)
 
     def rep(a: npt.ArrayLike | None) -> np.ndarray | None:
         return None if a is None else \
@@ -157,3 +159,16 @@ def box_in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLik
                      rep(bottoms), rep(tops), rep(tilts_deg))  # type: ignore[arg-type]
     out: np.ndarray = hit.reshape(n, k).any(axis=1)
     return out
+
+
+def max_bearing(frustum: Frustum, tilts_deg: np.ndarray | None = None) -> np.ndarray | float:
+    """The largest horizontal angle between the heading and any ray of the frustum (per
+    row of `tilts_deg`; NaN or None: the frustum's tilt): a ray (x, y, 1) of the camera
+    has bearing atan(|x| / (cos t - y sin t)), and cos t - y sin t is at least
+    cos(|t| + atan(tan_v)). Beyond 90 degrees of pitch: pi (no bound)."""
+    t = abs(frustum.tilt_deg) if tilts_deg is None else \
+        np.abs(np.where(np.isnan(tilts_deg), frustum.tilt_deg, tilts_deg))
+    edge = np.radians(t) + math.atan(frustum.tan_v)
+    c = np.cos(np.minimum(edge, math.pi / 2))
+    out = np.where(c > 1e-6, np.arctan(frustum.tan_h / np.maximum(c, 1e-6)), math.pi)
+    return out if tilts_deg is not None else float(out)

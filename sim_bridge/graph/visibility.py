@@ -23,6 +23,7 @@ from fdc.sim_bridge.graph.frustum import (
     Frustum,
     box_in_frustum,
     footprint_columns,
+    max_bearing,
 )
 from fdc.sim_bridge.scene.schema import Kind
 
@@ -247,6 +248,8 @@ class SightIndex:
         self._cx = shapely.get_x(centres)
         self._cy = shapely.get_y(centres)
         self._columns = footprint_columns(self._footprints)
+        self._radius = np.hypot(*(self._columns[:, 1:] - self._xy[:, None, :]).transpose(
+            2, 0, 1)).max(axis=1) if n else np.zeros(0)
         self._exempt = occ_shell
         self._centres = shapely.STRtree(shapely.points(self._xy)) if n else None
         self._known = np.zeros(n, dtype=bool)
@@ -350,11 +353,23 @@ class SightIndex:
         ex, ey = pos[fi, 0], pos[fi, 1]
         px, py = self._xy[ti, 0], self._xy[ti, 1]
         d = np.hypot(px - ex, py - ey)
-        seen = box_in_frustum(frustum.with_hfov_rad(fov_rad), np.c_[ex, ey, ez[fi]], yaw[fi],
-                              self._columns[ti], self._bottoms[ti], self._tops[ti],
-                          None if tilts_deg is None else
-                          np.asarray(tilts_deg, dtype=np.float64).reshape(-1)[fi])
-        keep = (d <= max_range_m) & seen & ~self._declared_shell[ti]
+        cam = frustum.with_hfov_rad(fov_rad)
+        tilts = None if tilts_deg is None else \
+            np.asarray(tilts_deg, dtype=np.float64).reshape(-1)[fi]
+        # A cheap bound first: no ray of the frustum turns further from the heading than
+        # `max_bearing`, and no point of the box further from its centre's bearing than
+        # its radius allows; the exact test only for the pairs within it.
+        ang = np.abs((np.arctan2(py - ey, px - ex) - yaw[fi] + np.pi) % (2 * np.pi) - np.pi)
+        r = self._radius[ti]
+        spread = np.where(d > r, np.arcsin(np.minimum(r / np.maximum(d, 1e-9), 1.0)), np.pi)
+        near = (d <= max_range_m) & ~self._declared_shell[ti] & \
+            (ang <= max_bearing(cam, tilts) + spread)
+        seen = np.zeros(len(fi), dtype=bool)
+        at = np.flatnonzero(near)
+        seen[at] = box_in_frustum(cam, np.c_[ex[at], ey[at], ez[fi[at]]], yaw[fi[at]],
+                                  self._columns[ti[at]], self._bottoms[ti[at]],
+                                  self._tops[ti[at]], None if tilts is None else tilts[at])
+        keep = seen
         if exclude is not None and exclude in self._index:
             keep &= ti != self._index[exclude]
         fi, ti = fi[keep], ti[keep]
