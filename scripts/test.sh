@@ -21,7 +21,9 @@ fdc validate "$SUITE_DIR/suite.jsonl" "${SOLVE[@]}" > "$SUITE_DIR/validation.txt
 # The audit of the whole suite (118 tasks, about 5 minutes of CPU): every task judged
 # alike by the planner, the embedded world, the agents and the checkers, or the run fails.
 if [[ " $* " != *"not slow"* ]]; then
-    fdc audit "$SUITE_DIR/suite.jsonl" > "$SUITE_DIR/audit.txt" \
+    # --no-pixels: rendering the memory tasks' frames is covered by the slow tests of
+    # tests/evaluation/test_audit_pixels.py on a small suite.
+    fdc audit "$SUITE_DIR/suite.jsonl" --no-pixels > "$SUITE_DIR/audit.txt" \
         || { cat "$SUITE_DIR/audit.txt"; exit 1; }
 fi
 python -m pytest "$@"

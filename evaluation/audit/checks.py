@@ -35,7 +35,11 @@ and
 - `frames`: every target has valid frames;
 - `l-star`: L*, the shortest walk from the start through valid frames, is finite;
 - `walk`: an agent walking the L* route in the embedded world (the oracle's low-level
-  run) succeeds.
+  run) succeeds;
+- `pixels`: the geometric valid frames agree with what the camera sees, by the pixel
+  rule on frames rendered as they were (`evaluation/audit/pixels.py`, within its stated
+  tolerance); `n/a` when the audit runs without rendering (`AuditOptions.pixels` off, or
+  no EGL on the machine: the reason is given) or the goal needs nothing in view.
 
 A check that does not apply to a task is `n/a`, with the reason. Each check is run on
 its own: a failure of one (no plan) does not hide another (the oracle's), except where
@@ -88,6 +92,7 @@ if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.render.pixels import FrameRenders
     from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.state import Snapshot
 
@@ -104,11 +109,12 @@ CHECKS: dict[str, str] = {
     "frames": "every target has valid frames",
     "l-star": "L*, the shortest walk through valid frames, is finite",
     "walk": "an agent walking the L* route in the embedded world succeeds",
+    "pixels": "the valid frames' targets are seen in the rendered frames (the pixel rule)",
 }
 #: The checks of a task that is acted out (a process or a memory-manipulation task), and
 #: of a memory task.
 PROCESS = ("plan", "replay", "oracle", "idle", "random", "start", "answer")
-MEMORY = ("oracle", "idle", "random", "answer", "frames", "l-star", "walk")
+MEMORY = ("oracle", "idle", "random", "answer", "frames", "l-star", "walk", "pixels")
 
 Status = Literal["agree", "disagree", "n/a"]
 
@@ -142,6 +148,10 @@ class AuditOptions:
     #: A memory task fails the `random` check when a random answer's exact chance of
     #: success is above this share (module doc).
     chance_bound: float = DEFAULT_CHANCE_BOUND
+    #: Render the memory tasks' frames and run the `pixels` check (needs EGL).
+    pixels: bool = False
+    #: Why the `pixels` check is off, when it is (the report says so).
+    pixels_off: str = ""
 
 
 @dataclass
@@ -180,6 +190,7 @@ class SceneModels:
         self.compiler = suite.compiler(record)
         self.worlds = SceneWorlds(self.compiler)
         self._memory: dict[str, tuple[Experience, MemoryWorld]] = {}
+        self._renders: dict[str, FrameRenders] = {}
         self._after: dict[str, Snapshot | None] = {}
         self._walker: Walker | None = None
 
@@ -202,6 +213,20 @@ class SceneModels:
         if found is None:
             log = self.suite.experience(record)
             found = self._memory[sha] = (log, MemoryWorld(self.graph, log))
+        return found
+
+    def renders(self, record: TaskRecord) -> FrameRenders:
+        """The frames of a memory task's experience as the camera saw them (rendered on
+        demand, kept for the tasks that follow)."""
+        from fdc.sim_bridge.render.pixels import FrameRenders, robot_camera
+
+        sha = record.experience or ""
+        found = self._renders.get(sha)
+        if found is None:
+            log = self.memory(record)[0]
+            found = self._renders[sha] = FrameRenders(
+                self.graph, log, robot_camera(self.graph),
+                base_dir=self.suite.scene_path(record).parent)
         return found
 
     @property
@@ -392,7 +417,25 @@ def _memory_checks(record: TaskRecord, models: SceneModels, options: AuditOption
         out["walk"] = agree(f"{ll.walked_m} m walked") if ll.ll_sr else \
             disagree(f"the walk through frames {', '.join(map(str, chosen))} fails: "
                      f"{ll.reason}")
+    out["pixels"] = _pixels(record, models, world, options)
     return out
+
+
+def _pixels(record: TaskRecord, models: SceneModels, world: MemoryWorld,
+            options: AuditOptions) -> Outcome:
+    """The `pixels` check (`evaluation/audit/pixels.py`)."""
+    from fdc.evaluation.audit.pixels import compare, describe, seen_atoms
+    from fdc.sim_bridge.render.context import RenderUnavailable
+
+    if not options.pixels:
+        return not_applicable(options.pixels_off or "not asked for (--no-pixels)")
+    if not seen_atoms(record):
+        return not_applicable("the goal needs nothing in view")
+    try:
+        c = compare(record, world, models.renders(record))
+    except RenderUnavailable as e:
+        return not_applicable(f"cannot render: {e}")
+    return agree(describe(c)) if c.agrees else disagree(describe(c))
 
 
 def _random_frames(record: TaskRecord, log: Experience, world: MemoryWorld,

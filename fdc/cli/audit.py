@@ -39,6 +39,20 @@ from fdc.evaluation.audit import DEFAULT_CHANCE_BOUND
 if TYPE_CHECKING:
     from fdc.evaluation.audit.report import AuditReport
 
+def _can_render(asked: bool | None) -> tuple[bool, str]:
+    """Whether the `pixels` check runs, and why not when it does not: asked off; asked on
+    or by default, when this machine can make a rendering context."""
+    if asked is False:
+        return False, "not asked for (--no-pixels)"
+    from fdc.sim_bridge.render.context import RenderUnavailable, make_context
+
+    try:  # a context of its own, released: worker processes make theirs
+        make_context().release()
+    except RenderUnavailable as e:
+        return False, f"this machine cannot render: {e}"
+    return True, ""
+
+
 #: The text report's width when it goes to a file or a pipe (a terminal's own otherwise).
 TEXT_WIDTH = 160
 
@@ -75,6 +89,11 @@ def audit_command(
     planner: PlannerChoice = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes; the "
                                       "report is the same for any number.")] = 1,
+    pixels: Annotated[
+        bool | None, typer.Option("--pixels/--no-pixels", help="Render the memory tasks' "
+                                  "frames and compare the valid frames with the pixel rule "
+                                  "(default: on when this machine can render, with EGL).")
+    ] = None,
 ) -> None:
     """Judge every task by every model: the planner's certificate, that plan acted out in
     the embedded world, the oracle, idle and random agents, the goal at the start by the
@@ -107,8 +126,13 @@ def audit_command(
             raise typer.Exit(EXIT_USAGE)
         wanted = set(task)
         lines = [(n, r) for n, r in lines if r.id in wanted]
+    render, render_off = _can_render(pixels)
+    if pixels and not render:
+        err.print(f"error: --pixels: {render_off}", markup=False)
+        raise typer.Exit(EXIT_USAGE)
     options = AuditOptions(timeout_s=timeout, planner=planner.value if planner else None,
-                           seed=seed, chance_bound=chance_bound)
+                           seed=seed, chance_bound=chance_bound, pixels=render,
+                           pixels_off=render_off)
     folder = output.parent / f"{output.stem}.repro" if output is not None else None
     invocation = Invocation(suite=str(suite), scene=str(scene) if scene else None,
                             experience=str(experience) if experience else None, seed=seed,

@@ -30,6 +30,7 @@ from fdc.predicates.registry import (
     over_poses,
 )
 from fdc.sim_bridge.geometry import wrap_angle
+from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM
 from fdc.sim_bridge.world.state import AgentPose
 
 Bools = npt.NDArray[np.bool_]
@@ -87,10 +88,15 @@ class _Poses:
         return ok if self.many else ok[0]
 
 
+#: The camera's horizontal field of view (`fdc.sim_bridge.graph.frustum`; `visible` also
+#: applies its tilt and vertical field of view).
+HFOV_RAD = DEFAULT_FRUSTUM.hfov_rad
+
+
 @fluent
 @over_poses
 def robot_at_object(ctx: Context, o: Movables, *, object_distance_m: float = 2.0,
-                    object_angle_rad: float = math.pi / 4, view_fov_rad: float = math.pi / 2,
+                    object_angle_rad: float = math.pi / 4, view_fov_rad: float = HFOV_RAD,
                     view_range_m: float = 5.0) -> Bools:
     """The robot is at the item: walking distance to the item's position at most
     `object_distance_m`, the item within `object_angle_rad` of its heading, and in view
@@ -134,7 +140,7 @@ def _standing_xy(ctx: Context, surface_id: str) -> np.ndarray:
 @over_poses
 def robot_at_receptacle(ctx: Context, s: Surfaces, *, receptacle_distance_m: float = 0.1,
                         receptacle_angle_rad: float = math.pi / 2,
-                        view_fov_rad: float = math.pi / 2, view_range_m: float = 5.0,
+                        view_fov_rad: float = HFOV_RAD, view_range_m: float = 5.0,
                         on_top_m: float = 0.15, on_below_m: float = 0.02) -> Bools:
     """The robot is at the surface: within `receptacle_distance_m` of the surface's
     nearest standing point, the surface's centre within `receptacle_angle_rad` of its

@@ -552,8 +552,11 @@ class SceneGraph:
         return self.shortest_path((start[0], start[1]), what) is not None
 
     # ----- visibility -----------------------------------------------------------------
-    def visible_objects(self, position: Point, yaw_rad: float, fov_rad: float = math.radians(90),
+    def visible_objects(self, position: Point, yaw_rad: float, fov_rad: float | None = None,
                         max_range_m: float = 6.0, eye_z: float | None = None) -> list[str]:
+        """Ids of the objects in view (`fdc.sim_bridge.graph.visibility.visible_objects`);
+        `fov_rad`: the horizontal field of view, None: the camera's
+        (`fdc.sim_bridge.graph.frustum`)."""
         from fdc.sim_bridge.graph.visibility import visible_objects
 
         return visible_objects(self, position, yaw_rad, fov_rad, max_range_m, eye_z)

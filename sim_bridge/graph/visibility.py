@@ -1,22 +1,30 @@
 """Line of sight in the top-down world: which objects an eye at a pose can see.
 
-A sight line from the eye to an object's centre is blocked by a wall, or by an object
-(other than the target and the furniture carrying it) whose vertical extent spans the
-line's height where the line passes over it: an item on a high shelf does not hide what
-is below it, nor an item low down what the line passes above. Closed containers hide
-what they hold. Vectorised: all sight lines are tested against an STRtree of occluders
-in one query.
+An object is in view when it is in the camera's frustum (`fdc.sim_bridge.graph.frustum`:
+some point of its box's vertical edges, or of the vertical segment through its centre,
+lands in the image) and the sight line from the eye to its centre is clear. A sight line
+is blocked by a wall, or by an object (other than the target, the furniture carrying it
+and the items resting on it) whose vertical extent spans the line's height where the
+line passes over it: an item on a high shelf does not hide what is below it, nor an item
+low down what the line passes above. Closed containers hide what they hold. Vectorised:
+all sight lines are tested against an STRtree of occluders in one query.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from fdc.sim_bridge.graph.frustum import (
+    DEFAULT_FRUSTUM,
+    Frustum,
+    box_in_frustum,
+    footprint_columns,
+    max_bearing,
+)
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
@@ -50,19 +58,49 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
                        targets)
 
 
+#: Sight lines per object: to its centre, then (when that one is blocked) to the four
+#: points halfway from its centre to the corners of its footprint, at mid-height. An
+#: object is seen when one of them is clear (a lamp beside a clock hides part of it).
+SIGHT_POINTS = 5
+SIGHT_INSET = 0.5
+
+
 def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.ndarray:
-    """Whether each eye (rows x, y, z) sees the centre of the object beside it: the
-    sight line crosses no wall, and no object (but the target and what carries it)
-    whose box spans the line's height where it passes nearest the object's centre, and
-    no closed container hides the target. One pass for all the lines."""
+    """Whether each eye (rows x, y, z) sees the object beside it: a sight line to one of
+    its sight points (`SIGHT_POINTS`) clear (`_sight_lines`), and no closed container
+    hides it."""
+    if not len(targets):
+        return np.zeros(0, dtype=bool)
+    objs = {t: g.object(t) for t in dict.fromkeys(targets)}
+    at = {ident: k for k, ident in enumerate(g.bodies.ids)}
+    cols = footprint_columns(np.asarray(g.bodies.footprints, dtype=object)[
+        [at[t] for t in targets]])
+    seen = np.zeros(len(targets), dtype=bool)
+    for point in range(SIGHT_POINTS):
+        todo = np.flatnonzero(~seen)
+        if not len(todo):
+            break
+        centre = cols[todo, 0]
+        xy = centre + SIGHT_INSET * (cols[todo, point] - centre)
+        seen[todo] = _sight_lines(g, eyes[todo], [targets[k] for k in todo], xy)
+    hidden = {t: _hidden_in_closed(g, t) for t in objs}
+    return seen & ~np.array([hidden[t] for t in targets], dtype=bool)
+
+
+def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.ndarray
+                 ) -> np.ndarray:
+    """Whether the sight line from each eye (rows x, y, z) to the point `xy` (at the
+    object's mid-height) of the object beside it is clear: it crosses no wall, and no
+    object (but the target, what carries it and what rests on it) whose box spans the
+    line's height where it passes nearest the object's centre. One pass for all the
+    lines."""
     import shapely
 
     if not len(targets):
         return np.zeros(0, dtype=bool)
     ex, ey, ez = eyes[:, 0], eyes[:, 1], eyes[:, 2]
     objs = {t: g.object(t) for t in dict.fromkeys(targets)}
-    tx = np.array([objs[t].position[0] for t in targets])
-    ty = np.array([objs[t].position[1] for t in targets])
+    tx, ty = xy[:, 0], xy[:, 1]
     tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
     lines = shapely.linestrings(
         np.stack([np.stack([ex, ey], axis=1), np.stack([tx, ty], axis=1)], axis=1))
@@ -84,6 +122,8 @@ def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.nd
                                          bottoms.tolist(), h.tolist(), strict=True):
             if blocked[a] or ids[b] == targets[a] or ids[b] in carriers[targets[a]]:
                 continue
+            if targets[a] in _carrier_chain(g, ids[b]):  # rests on the target
+                continue
             o = g.object(ids[b])
             if o.kind is Kind.STAGE and o.spec.obstacle is False:
                 continue
@@ -92,15 +132,49 @@ def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.nd
     walls = g.layout.walls
     if not walls.is_empty:
         blocked |= shapely.intersects(lines, walls)
-    hidden = {t: _hidden_in_closed(g, t) for t in objs}
-    return ~blocked & ~np.array([hidden[t] for t in targets], dtype=bool)
+    up = [k for k, t in enumerate(targets) if objs[t].bottom_z > ez[k] + 1e-6
+          and g.carrier(t) is not None]
+    if up:
+        fps = g.bodies.footprints
+        at = {ident: k for k, ident in enumerate(ids)}
+        carriers_up = [g.carrier(targets[k]) for k in up]
+        idx = np.array(up)
+        blocked[idx] |= _under_board(
+            lines[idx], eyes[idx], np.array([objs[targets[k]].bottom_z for k in up]), tz[idx],
+            np.asarray(fps, dtype=object)[[at[c.id] for c in carriers_up if c is not None]],
+            np.ones(len(up), dtype=bool))
+    out: np.ndarray = ~blocked
+    return out
 
 
-def _carrier_chain(g: SceneView, ident: str) -> set[str]:
-    out: set[str] = set()
+def _under_board(lines: np.ndarray, eyes: np.ndarray, bottoms: np.ndarray, tz: np.ndarray,
+                 boards: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """Whether each sight line, rising from its eye to a target whose bottom is above
+    the eye, meets the footprint of the board the target stands on below the target's
+    bottom (so the board hides it)."""
+    import shapely
+
+    out = np.zeros(len(lines), dtype=bool)
+    for k in np.flatnonzero(has).tolist():
+        inter = shapely.intersection(lines[k], boards[k])
+        if inter.is_empty:
+            continue
+        xy = shapely.get_coordinates(inter)
+        ex, ey, ez = eyes[k]
+        full = float(shapely.length(lines[k]))
+        if full <= 1e-9:
+            continue
+        entry = float(np.hypot(xy[:, 0] - ex, xy[:, 1] - ey).min()) / full
+        out[k] = ez + entry * (tz[k] - ez) < bottoms[k] - 1e-6
+    return out
+
+
+def _carrier_chain(g: SceneView, ident: str) -> dict[str, None]:
+    """The objects carrying `ident`, nearest first (a dict: ordered, quick to test)."""
+    out: dict[str, None] = {}
     c = g.carrier(ident)
     while c is not None and c.id not in out:
-        out.add(c.id)
+        out[c.id] = None
         c = g.carrier(c.id)
     return out
 
@@ -111,18 +185,24 @@ def line_of_sight(g: SceneView, position: Point, target: str, eye_z: float | Non
     return bool(_visible_mask(g, eye_point(g, position, eye_z), [target])[0])
 
 
-def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float,
-                    max_range_m: float, eye_z: float | None = None) -> list[str]:
-    """Ids of objects within range and field of view with a clear line of sight."""
+def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float | None,
+                    max_range_m: float, eye_z: float | None = None, *,
+                    frustum: Frustum = DEFAULT_FRUSTUM, tilt_deg: float | None = None
+                    ) -> list[str]:
+    """Ids of objects within range and in the camera's frustum (`in_frustum`; `fov_rad`
+    overrides its horizontal field of view) with a clear line of sight."""
     eye = eye_point(g, position, eye_z)
     p = g.bodies.positions
     if len(p) == 0:
         return []
     d = np.hypot(p[:, 0] - eye[0], p[:, 1] - eye[1])
-    ang = np.arctan2(p[:, 1] - eye[1], p[:, 0] - eye[0]) - yaw_rad
-    ang = (ang + math.pi) % (2 * math.pi) - math.pi
+    n = len(p)
+    seen = box_in_frustum(frustum.with_hfov_rad(fov_rad), np.tile(np.asarray(eye), (n, 1)),
+                          np.full(n, yaw_rad), footprint_columns(g.bodies.footprints),
+                          g.bodies.bottoms, g.bodies.tops,
+                          None if tilt_deg is None else np.full(n, tilt_deg))
     shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects])
-    cand = np.nonzero((d <= max_range_m) & (np.abs(ang) <= fov_rad / 2) & ~shell)[0]
+    cand = np.nonzero((d <= max_range_m) & seen & ~shell)[0]
     ids = [g.bodies.ids[i] for i in cand]
     mask = _visible_mask(g, eye, ids)
     return sorted(i for i, m in zip(ids, mask, strict=True) if m)
@@ -167,6 +247,9 @@ class SightIndex:
         centres = shapely.centroid(self._footprints)
         self._cx = shapely.get_x(centres)
         self._cy = shapely.get_y(centres)
+        self._columns = footprint_columns(self._footprints)
+        self._radius = np.hypot(*(self._columns[:, 1:] - self._xy[:, None, :]).transpose(
+            2, 0, 1)).max(axis=1) if n else np.zeros(0)
         self._exempt = occ_shell
         self._centres = shapely.STRtree(shapely.points(self._xy)) if n else None
         self._known = np.zeros(n, dtype=bool)
@@ -191,17 +274,27 @@ class SightIndex:
             self._chain[i, : len(c)] = c
         self._known[todo] = True
 
-    def _blocked(self, eye: np.ndarray, ti: np.ndarray, exclude: str | None) -> np.ndarray:
-        """Whether each sight line, from `eye` (rows x, y, z) to the centre of object
-        `ti`, is blocked (or its target hidden in a closed container)."""
+    def _blocked(self, eye: np.ndarray, ti: np.ndarray, exclude: str | None,
+                 point: int = 0) -> np.ndarray:
+        """Whether each sight line, from `eye` (rows x, y, z) to sight point `point` of
+        object `ti` (`SIGHT_POINTS`), is blocked (or its target hidden in a closed
+        container)."""
         import shapely
 
         self._learn(ti)
         ex, ey, ez = eye[:, 0], eye[:, 1], eye[:, 2]
-        tx, ty, tz = self._xy[ti, 0], self._xy[ti, 1], self._mid_z[ti]
+        txy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point] - self._xy[ti])
+        tx, ty, tz = txy[:, 0], txy[:, 1], self._mid_z[ti]
         lines = shapely.linestrings(np.stack([np.stack([ex, ey], axis=1),
                                               np.stack([tx, ty], axis=1)], axis=1))
         blocked = self._hidden[ti].copy()
+        # Above the eye, an item is hidden by the board it stands on when the sight line
+        # meets the board's edge below it (looking up at a high shelf's underside).
+        up = np.flatnonzero(self._bottoms[ti] > ez + 1e-6)
+        if len(up):
+            blocked[up] |= _under_board(lines[up], eye[up], self._bottoms[ti[up]],
+                                        tz[up], self._footprints[self._chain[ti[up], 0]],
+                                        self._chain[ti[up], 0] >= 0)
         # Walls first (they block at any height), then, for the lines still open, the
         # objects whose box overlaps theirs: those whose height spans the line's where the
         # line passes and may be in the way are tested exactly.
@@ -223,18 +316,26 @@ class SightIndex:
                 skip |= oi == self._index[exclude]
             maybe = ~skip & (self._bottoms[oi] < h) & (h < self._tops[oi])
             li, oi = li[maybe], oi[maybe]
+            # What rests on the target (on it, or on its shelves) does not hide it.
+            self._learn(oi)
+            on_target = (self._chain[oi] == ti[li][:, None]).any(axis=1)
+            li, oi = li[~on_target], oi[~on_target]
             hit = shapely.intersects(lines[li], self._footprints[oi])
             blocked[li[hit]] = True
         out: np.ndarray = blocked
         return out
 
     def visible_objects(self, positions: npt.ArrayLike, yaws_rad: npt.ArrayLike,
-                        fov_rad: float, max_range_m: float, *, exclude: str | None = None
-                        ) -> list[list[str]]:
+                        fov_rad: float | None, max_range_m: float, *,
+                        exclude: str | None = None, frustum: Frustum = DEFAULT_FRUSTUM,
+                        tilts_deg: npt.ArrayLike | None = None) -> list[list[str]]:
         """For each pose (rows of `positions`: x, y, z of the agent's base, and its yaw),
-        the sorted ids of the objects in view. The eye is `agent.eye_height_m` above the
-        base. `exclude`: an object out of the arrangement (the held item): never a
-        target, never in the way."""
+        the sorted ids of the objects in view: in range, in the camera's frustum
+        (`in_frustum`; `fov_rad` overrides its horizontal field of view) and with a clear
+        line of sight. `tilts_deg`: each pose's head tilt (NaN: the frustum's). The eye
+        is `agent.eye_height_m` above the base. `exclude`: an
+        object out of the arrangement (the held item): never a target, never in the
+        way."""
         import shapely
 
         pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
@@ -252,9 +353,23 @@ class SightIndex:
         ex, ey = pos[fi, 0], pos[fi, 1]
         px, py = self._xy[ti, 0], self._xy[ti, 1]
         d = np.hypot(px - ex, py - ey)
-        ang = np.arctan2(py - ey, px - ex) - yaw[fi]
-        ang = (ang + math.pi) % (2 * math.pi) - math.pi
-        keep = (d <= max_range_m) & (np.abs(ang) <= fov_rad / 2) & ~self._declared_shell[ti]
+        cam = frustum.with_hfov_rad(fov_rad)
+        tilts = None if tilts_deg is None else \
+            np.asarray(tilts_deg, dtype=np.float64).reshape(-1)[fi]
+        # A cheap bound first: no ray of the frustum turns further from the heading than
+        # `max_bearing`, and no point of the box further from its centre's bearing than
+        # its radius allows; the exact test only for the pairs within it.
+        ang = np.abs((np.arctan2(py - ey, px - ex) - yaw[fi] + np.pi) % (2 * np.pi) - np.pi)
+        r = self._radius[ti]
+        spread = np.where(d > r, np.arcsin(np.minimum(r / np.maximum(d, 1e-9), 1.0)), np.pi)
+        near = (d <= max_range_m) & ~self._declared_shell[ti] & \
+            (ang <= max_bearing(cam, tilts) + spread)
+        seen = np.zeros(len(fi), dtype=bool)
+        at = np.flatnonzero(near)
+        seen[at] = box_in_frustum(cam, np.c_[ex[at], ey[at], ez[fi[at]]], yaw[fi[at]],
+                                  self._columns[ti[at]], self._bottoms[ti[at]],
+                                  self._tops[ti[at]], None if tilts is None else tilts[at])
+        keep = seen
         if exclude is not None and exclude in self._index:
             keep &= ti != self._index[exclude]
         fi, ti = fi[keep], ti[keep]
@@ -267,6 +382,12 @@ class SightIndex:
         uniq, back = np.unique(pair, return_inverse=True)
         ue, ut = uniq // self._n, uniq % self._n
         blocked_u = self._blocked(eyes[ue], ut, exclude)
+        # Partly hidden: seen when a sight line to one of its sight points is clear.
+        for point in range(1, SIGHT_POINTS):
+            again = np.flatnonzero(blocked_u & ~self._hidden[ut])
+            if not len(again):
+                break
+            blocked_u[again] = self._blocked(eyes[ue[again]], ut[again], exclude, point)
         blocked = blocked_u[back.reshape(-1)]
         for f, t in zip(fi[~blocked].tolist(), ti[~blocked].tolist(), strict=True):
             out[f].append(self._ids[t])

@@ -289,9 +289,15 @@ def object_geometry(obj: ObjectSpec, index: int, base_dir: Path | None,
     if mesh:
         out.pieces = mesh
     elif obj.parts:
-        pass  # an articulated object is its links
+        # an articulated object is its links; when none of them is its body (a cabinet
+        # whose only part is its door), the body is the object's box
+        if not any(_is_body(obj, p) for p in obj.parts) and "urdf" not in obj.source:
+            out.pieces = [_cabinet(obj, colour)] if obj.containers else \
+                [box_piece((0, 0, 0), obj.size, colour)]
     elif obj.containers:
         out.pieces = [_cabinet(obj, colour)]
+    elif _inner_shelves(obj):
+        out.pieces = [_shelf_unit(obj, colour)]
     else:
         out.pieces = [box_piece((0, 0, 0), obj.size, colour)]
     for part in obj.parts:
@@ -327,6 +333,30 @@ def _cabinet(obj: ObjectSpec, colour: tuple[float, float, float],
              for c in obj.containers]
     # the front rim between the containers: a thin frame left where no container opens
     return merge([outer, *inner])
+
+
+#: The thickness of a shelf board drawn below an inner surface (metres).
+SHELF_BOARD_M = 0.02
+
+
+def _inner_shelves(obj: ObjectSpec) -> list[float]:
+    """The local heights of an object's surfaces below its top (a bookcase's shelves)."""
+    top = obj.size[2] / 2
+    return sorted(s.z for s in obj.surfaces or [] if s.z < top - SHELF_BOARD_M)
+
+
+def _shelf_unit(obj: ObjectSpec, colour: tuple[float, float, float]) -> Piece:
+    """A box with inner shelves: its outer shell open at the front (+x) and a board
+    under each shelf, so what stands on a shelf is seen from the front, as the line of
+    sight sees it."""
+    sx, sy, sz = obj.size
+    outer = box_piece((0.0, 0.0, 0.0), obj.size, colour, skip=((0, 1),))
+    inner = box_piece((0.0, 0.0, 0.0), (sx * 0.99, sy * 0.98, sz * 0.98), INSIDE,
+                      skip=((0, 1),), inside=True)
+    boards = [box_piece((0.0, 0.0, z - SHELF_BOARD_M / 2),
+                        (sx * 0.98, sy * 0.98, SHELF_BOARD_M), colour)
+              for z in _inner_shelves(obj) if z - SHELF_BOARD_M > -sz / 2]
+    return merge([outer, inner, *boards])
 
 
 def mesh_pieces(path: Path, colour: tuple[float, float, float]) -> list[Piece]:

@@ -1,10 +1,13 @@
 """The robot's head camera: intrinsics, where it sits on the robot, and its matrices.
 
-Defaults follow FindingDory's robot, Hello Robot's Stretch, whose head camera is an Intel
-RealSense D435i: 640x480 frames, a 69 degree horizontal field of view (the D435i's
-colour camera), mounted 1.25 m above the floor (fdc's agent eye height, the height the
-geometric line of sight uses) and tilted 20 degrees down so that table tops and what
-stands on them are in view. Every value can be overridden.
+Defaults follow FindingDory's robot, Hello Robot's Stretch: 640x480 frames with a 43
+degree horizontal field of view (FindingDory's head camera; 32.9 degrees vertically),
+mounted 1.25 m above the floor (fdc's agent eye height, the height the geometric line of
+sight uses) and tilted 20 degrees down so that table tops and what stands on them are in
+view from about 0.7 m on. Image size, field of view and tilt come from
+`fdc.sim_bridge.graph.frustum`, the frustum the geometric line of sight judges "in view"
+with: the renderer and the experiences' `visible_objects` are one camera. Every value can
+be overridden.
 
 Conventions: the world is Z-up (metres); the robot's yaw is counter-clockwise from +x;
 `tilt_deg` is the pitch of the optical axis (negative: looking down). Depth is linear:
@@ -18,6 +21,7 @@ import math
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.sim_bridge.graph.frustum import HFOV_DEG, IMAGE_HEIGHT, IMAGE_WIDTH, TILT_DEG, Frustum
 from fdc.sim_bridge.world.state import AgentPose
 
 #: Near and far clipping planes (metres): nothing nearer or farther is drawn.
@@ -30,25 +34,34 @@ class Camera(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    width: int = Field(default=640, ge=8, le=4096, description="Image width, pixels.")
-    height: int = Field(default=480, ge=8, le=4096, description="Image height, pixels.")
-    hfov_deg: float = Field(default=69.0, gt=1, lt=179, description="Horizontal field of view.")
+    width: int = Field(default=IMAGE_WIDTH, ge=8, le=4096, description="Image width, pixels.")
+    height: int = Field(default=IMAGE_HEIGHT, ge=8, le=4096,
+                        description="Image height, pixels.")
+    hfov_deg: float = Field(default=HFOV_DEG, gt=1, lt=179,
+                            description="Horizontal field of view.")
     height_m: float = Field(default=1.25, gt=0, le=5,
                             description="Height of the optical centre above the floor.")
-    tilt_deg: float = Field(default=-20.0, ge=-89, le=89,
+    tilt_deg: float = Field(default=TILT_DEG, ge=-89, le=89,
                             description="Pitch of the optical axis (negative: down).")
 
     @property
+    def frustum(self) -> Frustum:
+        """This camera's frustum, as the geometric line of sight uses it."""
+        return Frustum(hfov_deg=self.hfov_deg, width=self.width, height=self.height,
+                       tilt_deg=self.tilt_deg)
+
+    @property
     def vfov_deg(self) -> float:
-        half = math.tan(math.radians(self.hfov_deg) / 2) * self.height / self.width
-        return math.degrees(2 * math.atan(half))
+        return self.frustum.vfov_deg
 
     def eye(self, pose: AgentPose) -> np.ndarray:
         return np.array([pose.x, pose.y, pose.z + self.height_m], dtype=np.float64)
 
     def axes(self, pose: AgentPose) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The camera's forward, right and up unit vectors in the world."""
-        yaw, tilt = pose.yaw_rad, math.radians(self.tilt_deg)
+        """The camera's forward, right and up unit vectors in the world (tilted by the
+        pose's `head_tilt_deg` when it has one, else by `tilt_deg`)."""
+        yaw = pose.yaw_rad
+        tilt = math.radians(self.tilt_deg if pose.head_tilt_deg is None else pose.head_tilt_deg)
         forward = np.array([math.cos(yaw) * math.cos(tilt), math.sin(yaw) * math.cos(tilt),
                             math.sin(tilt)])
         right = np.array([math.sin(yaw), -math.cos(yaw), 0.0])

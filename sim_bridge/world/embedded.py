@@ -210,7 +210,8 @@ class EmbeddedWorld(LiveRecord):
         """Walk along the navigation graph to `target`: a surface or object (its nearest
         reachable standing point, where the item is now), a room (its nearest free
         cell), a standing point id, a point (x, y) or an `AgentPose` (then turn to its
-        heading). The robot ends facing the furniture (the object, for an item)."""
+        heading, and tilt the head as it does). The robot ends facing the furniture (the
+        object, for an item)."""
         label = _label(target)
         action = f"navigate {label}"
         g = self._graph
@@ -242,7 +243,13 @@ class EmbeddedWorld(LiveRecord):
         if end_yaw is None:
             end_yaw = self._end_heading(path, goal, face)
         moves = self._expand(path, self._agent.yaw_rad, end_yaw)
-        return self._move(action, moves, record_steps, path)
+        done = self._move(action, moves, record_steps, path)
+        if done.ok and isinstance(target, AgentPose) and target.head_tilt_deg is not None:
+            # A pose to reach with the head tilted (a frame where the robot looked at
+            # what it picked or placed): it ends looking as there.
+            self._agent = self._agent.model_copy(
+                update={"head_tilt_deg": target.head_tilt_deg})
+        return done
 
     def follow(self, waypoints: Sequence[tuple[float, float]], *,
                end_yaw_rad: float | None = None, label: str = "",

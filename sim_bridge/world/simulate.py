@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fdc.core.errors import FdcError
+from fdc.sim_bridge.graph.frustum import aim_tilt_deg
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.routes import GridRouter
@@ -259,7 +260,12 @@ class _Collector:
     def _target(self, posed: PosedGraph, item: str, source: str | None,
                 pick_from: list[StandingPoint], exclude: Sequence[str] = ()) -> _Plan | None:
         """A surface for `item` (not `source`) where a placement exists now."""
-        cands = [s for s in self.targets if s != source and s not in exclude]
+        # Only surfaces below the eye: the robot sees what it puts down (the board of a
+        # shelf above the eye hides what stands on it, from the camera as from the
+        # line of sight).
+        eye = float(self.graph.scene.agent.eye_height_m)
+        cands = [s for s in self.targets if s != source and s not in exclude
+                 and posed.surface(s).z < eye]
         self.rng.shuffle(cands)
         cfg = self.placement
         at: Direction | None  # the cell aimed at (None: anywhere on the surface)
@@ -295,7 +301,8 @@ class _Collector:
         if not picked.ok:  # pragma: no cover - the plan was checked on this state
             raise SimulationError(f"the world refused a planned pick: {picked.reason}")
         source = picked.surface_id
-        self._record([(picked.action, w.agent_pose())],
+        # The robot looks at what it picks (and below, at where it places it).
+        self._record([(picked.action, self._looking_at(w.agent_pose(), item.position))],
                      event=("pick", plan.item, source, None))
         tried: list[str] = []
         while True:
@@ -315,9 +322,14 @@ class _Collector:
         self.moved.add(plan.item)
         self.sight = SightIndex(w.state.posed)
         final = w.object_pose(plan.item)
-        self._record([(placed.action, w.agent_pose())],
+        self._record([(placed.action, self._looking_at(w.agent_pose(), final.position))],
                      event=("place", plan.item, placed.surface_id, final))
         return True
+
+    def _looking_at(self, pose: AgentPose, point: tuple[float, float, float]) -> AgentPose:
+        """`pose` with the head tilted to centre `point` in the camera's image."""
+        eye = (pose.x, pose.y, pose.z + float(self.graph.scene.agent.eye_height_m))
+        return pose.model_copy(update={"head_tilt_deg": aim_tilt_deg(eye, point)})
 
     def leave(self) -> None:
         """Walk to the reachable free spot nearest the middle of the robot's room."""
@@ -375,10 +387,12 @@ class _Collector:
         held = self.world.held_object()
         pos = np.array([(a.x, a.y, a.z) for _, a in steps])
         yaws = np.array([a.yaw_rad for _, a in steps])
+        tilts = np.array([np.nan if a.head_tilt_deg is None else a.head_tilt_deg
+                          for _, a in steps])
         # The held item is in the hand, out of the arrangement: never in the way, always
         # in view.
         seen = self.sight.visible_objects(pos, yaws, self.cfg.fov_rad, self.cfg.max_range_m,
-                                          exclude=held)
+                                          exclude=held, tilts_deg=tilts)
         room_ids = self.graph.layout.room_ids
         rooms = self.graph.layout.rooms_at(pos[:, :2])
         for (action, agent), v, r in zip(steps, seen, rooms.tolist(), strict=True):

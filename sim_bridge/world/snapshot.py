@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, box_in_frustum, footprint_columns
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.world.posed import PosedGraph
@@ -19,9 +20,16 @@ from fdc.sim_bridge.world.statics import open_keys, scene_statics
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
-#: Field of view and range of `visible` when the caller gives none (the scene graph's).
-DEFAULT_FOV_RAD = math.radians(90.0)
+#: Horizontal field of view and range of `visible` when the caller gives none: the
+#: camera's (`fdc.sim_bridge.graph.frustum`, whose tilt and vertical field of view
+#: `visible` also applies).
+DEFAULT_FOV_RAD = DEFAULT_FRUSTUM.hfov_rad
 DEFAULT_VIEW_RANGE_M = 6.0
+
+
+def _tilt(pose: AgentPose) -> float:
+    """A pose's head tilt, NaN for the camera's default (`in_frustum`'s convention)."""
+    return math.nan if pose.head_tilt_deg is None else pose.head_tilt_deg
 
 
 class SnapshotState:
@@ -153,25 +161,34 @@ class SnapshotState:
                      fov_rad: float | None = None, max_range_m: float | None = None
                      ) -> list[bool]:
         """`visible` for each object from the pose beside it: the held item always;
-        else within range and field of view, with a clear line of sight (the lines
-        tested in one pass)."""
+        else within range and in the camera's frustum (`in_frustum`), with a clear line
+        of sight (the lines tested in one pass)."""
         from fdc.sim_bridge.graph.visibility import eye_point, sight_lines
 
-        fov = DEFAULT_FOV_RAD if fov_rad is None else fov_rad
+        frustum = DEFAULT_FRUSTUM.with_hfov_rad(fov_rad)
         rng = DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m
         out = [False] * len(object_ids)
-        lines: list[int] = []
+        near: list[int] = []
         for j, (object_id, pose) in enumerate(zip(object_ids, poses, strict=True)):
             if object_id == self.snapshot.held:
                 out[j] = True
                 continue
             o = self.posed.object(object_id)
-            dx, dy = o.position[0] - pose.x, o.position[1] - pose.y
-            if math.hypot(dx, dy) > rng:
-                continue
-            ang = (math.atan2(dy, dx) - pose.yaw_rad + math.pi) % (2 * math.pi) - math.pi
-            if abs(ang) <= fov / 2:
-                lines.append(j)
+            if math.hypot(o.position[0] - pose.x, o.position[1] - pose.y) <= rng:
+                near.append(j)
+        lines: list[int] = []
+        if near:
+            bodies = self.posed.bodies
+            row = {ident: k for k, ident in enumerate(bodies.ids)}
+            at = np.array([row[object_ids[j]] for j in near])
+            eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
+                             for j in near], dtype=np.float64)
+            framed = box_in_frustum(frustum, eyes, [poses[j].yaw_rad for j in near],
+                                    footprint_columns(np.asarray(bodies.footprints,
+                                                                 dtype=object)[at]),
+                                    bodies.bottoms[at], bodies.tops[at],
+                                    [_tilt(poses[j]) for j in near])
+            lines = [j for j, ok in zip(near, framed.tolist(), strict=True) if ok]
         if lines:
             eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
                              for j in lines], dtype=np.float64)
@@ -188,7 +205,7 @@ class SnapshotState:
         pose = pose or self.snapshot.agent
         out = visible_objects(
             self.posed, (pose.x, pose.y, pose.z), pose.yaw_rad,
-            DEFAULT_FOV_RAD if fov_rad is None else fov_rad,
-            DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m)
+            fov_rad, DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m,
+            tilt_deg=pose.head_tilt_deg)
         held = self.snapshot.held
         return sorted({*out, held}) if held is not None else out

@@ -38,6 +38,11 @@ class AgentPose(_Frozen):
     y: float
     z: float = 0.0
     yaw_rad: float = Field(description="Heading, counter-clockwise from +x.")
+    head_tilt_deg: float | None = Field(
+        default=None, ge=-89, le=89,
+        description="The head camera's pitch (negative: down) when the robot looks at "
+                    "something (the item it picks or places); None: the camera's default "
+                    "tilt (`fdc.sim_bridge.graph.frustum.TILT_DEG`).")
 
 
 class ObjectPose(_Frozen):

@@ -50,7 +50,7 @@ def test_names_kinds_and_parameters_come_from_the_functions() -> None:
     assert dict(c.thresholds) == {
         "object_distance_m": 2.0,
         "object_angle_rad": math.pi / 4,
-        "view_fov_rad": math.pi / 2,
+        "view_fov_rad": math.radians(43.0),
         "view_range_m": 5.0,
     }
     assert reg.checker("inside").params[1].types == ("container", "receptacle")

@@ -132,7 +132,7 @@ def test_a_moved_item_is_where_the_log_left_it_at_a_later_frame() -> None:
     g = _two_tables()
     log = _log(g)
     initial = EmbeddedWorld(g).snapshot()
-    cam = Camera(tilt_deg=-20.0)
+    cam = Camera(hfov_deg=69.0, tilt_deg=-20.0)  # wide: both tables in one frame
     look = log.frames[0].agent
     with Renderer(g.scene, cam) as r:
         k = r.object_ids.index("mug")

@@ -116,8 +116,8 @@ def test_only_what_spans_the_sight_line_hides_behind_it() -> None:
     # The crate (0-0.8 m) spans the line from (0.5, 3.2) to the bin's centre (0.2 m).
     assert not g.line_of_sight((0.5, 3.2, 0.0), "bin")
     index = SightIndex(g)
-    assert index.visible_objects([eye], [0.0], math.radians(90), 5.0) == [seen]
-    assert "bin" not in index.visible_objects([(0.5, 3.2, 0.0)], [0.0], math.radians(90),
+    assert index.visible_objects([eye], [0.0], None, 5.0) == [seen]
+    assert "bin" not in index.visible_objects([(0.5, 3.2, 0.0)], [0.0], None,
                                               5.0)[0]
 
 

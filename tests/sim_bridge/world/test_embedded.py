@@ -340,10 +340,14 @@ def test_open_close_and_containers(kitchen: SceneGraph) -> None:
     w = EmbeddedWorld(kitchen)
     w.navigate("cabinet")
     _refused(w, lambda: w.pick("can"), "inside `cabinet|inside`, which is closed")
-    assert not w.visible("can", AgentPose(x=1.1, y=3.5, yaw_rad=math.pi))
+    # 1.9 m away the can (0.05-0.15 m high) is in the camera's view (its lower edge is
+    # 36.5 degrees down).
+    assert not w.visible("can", AgentPose(x=2.4, y=3.5, yaw_rad=math.pi))
     res = w.open("cabinet|door")  # by its part
     assert res.ok and w.is_open("cabinet") and w.snapshot().open == {"cabinet|inside": True}
-    assert w.visible("can", AgentPose(x=1.1, y=3.5, yaw_rad=math.pi))
+    assert w.visible("can", AgentPose(x=2.4, y=3.5, yaw_rad=math.pi))
+    # 0.6 m away it is below the camera's view.
+    assert not w.visible("can", AgentPose(x=1.1, y=3.5, yaw_rad=math.pi))
     _refused(w, lambda: w.open("cabinet"), "already open")
     assert w.pick("can").ok
     assert w.close("cabinet").ok

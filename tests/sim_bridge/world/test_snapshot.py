@@ -95,8 +95,11 @@ def test_visibility_occluded_by_furniture(g: SceneGraph) -> None:
     assert s.visible("cup", beside)
     # Move the mug behind the wardrobe too: hidden; in front of it: visible.
     assert not SnapshotState(g, snapshot((6.8, 2.0, 0.06))).visible("mug", behind)
-    assert SnapshotState(g, snapshot((5.2, 2.0, 0.06))).visible("mug", behind)
-    assert SnapshotState(g, snapshot((5.2, 2.0, 0.06))).visible_objects(behind) == \
+    # On the floor 0.5 m away the mug is below the camera's view (its lower edge is 36.5
+    # degrees down); held up at 1 m it is in view.
+    assert not SnapshotState(g, snapshot((5.2, 2.0, 0.06))).visible("mug", behind)
+    assert SnapshotState(g, snapshot((5.2, 2.0, 1.0))).visible("mug", behind)
+    assert SnapshotState(g, snapshot((5.2, 2.0, 1.0))).visible_objects(behind) == \
         ["mug", "wardrobe"]
 
 

@@ -1,0 +1,148 @@
+"""The audit's `pixels` check: a memory task's geometric valid frames against what the
+camera sees (`fdc.sim_bridge.render.pixels`).
+
+For each atom of the goal that asks the robot to be at something it must see
+(`robot-at-object`, `robot-at-receptacle`), the frames where the atom holds without its
+visibility condition (distance and heading only: the checkers' `NO_VISIBILITY` mode) are
+the candidates. At each candidate the geometric verdict (the checkers' own, a sight line
+to the object in the camera's frustum) is compared with the pixel rule on the frame
+rendered as it was at that time: the target (an item; a surface's furniture and the items
+resting on it) covers at least `min_pixels` pixels. A frame disagrees when the two
+verdicts differ.
+
+Tolerance (the stated residual rule): the geometric model tests one sight line, to the
+object's centre, and the frustum on the vertical segment through that centre, where the
+camera sees any part of the object: a partly occluded object, or one whose centre is out
+of the image while an edge is in it, can be seen by one and not by the other. A task
+agrees when at most `TOLERANCE` of its candidate frames (and at least one frame) disagree
+and every target that is geometrically visible in some frame is seen in pixels in some
+frame; its disagreeing frames are listed either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fdc.predicates.goal import atoms
+
+if TYPE_CHECKING:
+    from fdc.compiler.suite import TaskRecord
+    from fdc.evaluation.memory import MemoryWorld
+    from fdc.predicates.goal import GAtom
+    from fdc.sim_bridge.render.pixels import FrameRenders
+
+#: The goal predicates whose truth needs the target in view.
+SEEN_PREDICATES = ("robot-at-object", "robot-at-receptacle")
+#: A task agrees when at most this share of its candidate frames disagree (module doc).
+TOLERANCE = 0.10
+#: The most disagreeing frames a task's detail lists.
+LISTED = 5
+
+
+@dataclass(frozen=True)
+class FrameVerdict:
+    """One candidate frame of one target: its pixels and both verdicts."""
+
+    frame: int
+    target: str
+    pixels: int
+    geometric: bool
+    pixel: bool
+
+
+@dataclass(frozen=True)
+class PixelComparison:
+    """A task's candidate frames judged both ways."""
+
+    verdicts: tuple[FrameVerdict, ...]
+    threshold: int
+
+    @property
+    def disagreements(self) -> list[FrameVerdict]:
+        return [v for v in self.verdicts if v.geometric != v.pixel]
+
+    @property
+    def lost_targets(self) -> list[str]:
+        """Targets geometrically visible in some frame but seen in pixels in none."""
+        geo = {v.target for v in self.verdicts if v.geometric}
+        pix = {v.target for v in self.verdicts if v.pixel}
+        return sorted(geo - pix)
+
+    @property
+    def agrees(self) -> bool:
+        n = len(self.verdicts)
+        bad = len(self.disagreements)
+        return not self.lost_targets and (bad == 0 or bad <= max(1, TOLERANCE * n))
+
+
+def seen_atoms(record: TaskRecord) -> list[GAtom]:
+    """The goal's atoms whose truth needs the target in view."""
+    return [a for a in dict.fromkeys(atoms(record.goal)) if a.predicate in SEEN_PREDICATES]
+
+
+def _masks(world: MemoryWorld, a: GAtom, record: TaskRecord) -> tuple[np.ndarray, np.ndarray]:
+    """The atom at every frame: without its visibility condition, and whole."""
+    from fdc.predicates.registry import Context, Mode
+
+    log = world.log
+    poses = tuple(f.agent for f in log.frames)
+    out = []
+    for mode in (Mode.NO_VISIBILITY, Mode.STRICT):
+        ctx = Context(graph=world.graph, experience=log, mode=mode)
+        if record.thresholds:
+            ctx = ctx.with_thresholds(dict(record.thresholds), world.registry)
+        ctx = ctx.with_state(world.after.at_pose(log.frames[0].agent, step=0))
+        mask = world.registry.evaluate_at_poses(a.predicate, [a.args], ctx, poses)[0].copy()
+        first = max((world.final_frame.get(x, 0) for x in a.args), default=0)
+        mask[:first] = False
+        out.append(mask)
+    return out[0], out[1]
+
+
+def _target_ids(world: MemoryWorld, a: GAtom) -> list[str]:
+    """The object ids whose pixels make the atom's target: an item; a surface's
+    furniture and the items resting on it where the experience left them."""
+    target = a.args[0]
+    g = world.graph
+    if a.predicate == "robot-at-object":
+        return [target]
+    carrier = g.surface(target).object_id
+    state = world.after
+    on = sorted(o for o in state.object_ids() if state.support_of(o) == target)
+    return [carrier, *on]
+
+
+def compare(record: TaskRecord, world: MemoryWorld, renders: FrameRenders
+            ) -> PixelComparison:
+    """Every candidate frame of every seen atom of the task, judged both ways."""
+    from fdc.sim_bridge.render.pixels import min_pixels, seen, target_pixels
+
+    cam = renders.camera
+    verdicts: list[FrameVerdict] = []
+    for a in seen_atoms(record):
+        loose, strict = _masks(world, a, record)
+        ids = _target_ids(world, a)
+        for f in np.nonzero(loose)[0].tolist():
+            px = target_pixels(renders.visible(f), ids)
+            verdicts.append(FrameVerdict(f, a.args[0], px, bool(strict[f]),
+                                         seen(px, cam.width, cam.height)))
+    return PixelComparison(tuple(verdicts), min_pixels(cam.width, cam.height))
+
+
+def describe(c: PixelComparison) -> str:
+    """The check's detail: counts, then the disagreeing frames (frame, object, pixels,
+    geometric verdict)."""
+    n, bad = len(c.verdicts), c.disagreements
+    said = f"{n - len(bad)}/{n} candidate frame(s) agree (seen: >= {c.threshold} px)"
+    if bad:
+        listed = "; ".join(f"frame {v.frame} {v.target}: {v.pixels} px, geometric "
+                           f"{'visible' if v.geometric else 'not visible'}"
+                           for v in bad[:LISTED])
+        more = f" (+{len(bad) - LISTED} more)" if len(bad) > LISTED else ""
+        said += f"; disagree: {listed}{more}"
+    if c.lost_targets:
+        said += f"; never seen in pixels: {', '.join(c.lost_targets)}"
+    return said

@@ -1,0 +1,174 @@
+"""The robot's camera as the geometric line of sight sees it: one frustum for the renderer
+and for every "in view" judgement.
+
+FindingDory's robot (Hello Robot's Stretch) has a 640x480 head camera with a 43 degree
+horizontal field of view. fdc mounts it at the agent's eye height (1.25 m by default)
+and tilts it 20 degrees down: the vertical field of view is then about 32.9 degrees
+(from -36.5 to -3.5 degrees of elevation), so a table top (0.75 m) is in view from 0.7 m
+to beyond 8 m, and what stands on it from about 1 m on. `fdc.sim_bridge.render.camera.Camera`
+takes its defaults from here, and `fdc.sim_bridge.graph.visibility` judges "in view" with
+the same numbers: the two are one camera.
+
+The rule (`in_frustum`, `box_in_frustum`): an object is in the frustum when some point
+of the vertical segment through its centre, or of one of its box's four vertical edges
+(each from its bottom to its top), projects into the image of a pinhole camera at the
+eye, yawed as the robot and pitched by the tilt (the pose's `head_tilt_deg` when it has
+one). Whether that object is then seen (not hidden) is the sight line's business.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+#: FindingDory's head camera: image size (pixels) and horizontal field of view.
+IMAGE_WIDTH = 640
+IMAGE_HEIGHT = 480
+HFOV_DEG = 43.0
+#: The pitch of the optical axis (negative: looking down).
+TILT_DEG = -20.0
+
+
+@dataclass(frozen=True)
+class Frustum:
+    """A pinhole camera's angular extent: horizontal field of view, aspect, tilt."""
+
+    hfov_deg: float = HFOV_DEG
+    width: int = IMAGE_WIDTH
+    height: int = IMAGE_HEIGHT
+    tilt_deg: float = TILT_DEG
+
+    @property
+    def hfov_rad(self) -> float:
+        return math.radians(self.hfov_deg)
+
+    @property
+    def tan_h(self) -> float:
+        """tan of half the horizontal field of view."""
+        return math.tan(self.hfov_rad / 2)
+
+    @property
+    def tan_v(self) -> float:
+        """tan of half the vertical field of view (square pixels)."""
+        return self.tan_h * self.height / self.width
+
+    @property
+    def vfov_deg(self) -> float:
+        return math.degrees(2 * math.atan(self.tan_v))
+
+    def with_hfov_rad(self, fov_rad: float | None) -> Frustum:
+        """This frustum with another horizontal field of view (None: unchanged)."""
+        if fov_rad is None or math.isclose(fov_rad, self.hfov_rad):
+            return self
+        return replace(self, hfov_deg=math.degrees(fov_rad))
+
+
+#: The camera of every "in view" judgement and of the renderer, unless overridden.
+DEFAULT_FRUSTUM = Frustum()
+
+
+def aim_tilt_deg(eye: tuple[float, float, float], point: tuple[float, float, float]) -> float:
+    """The head tilt (degrees, within +-89, rounded to 0.01) that centres `point` in the
+    image of a camera at `eye`: how the robot looks at what it picks or places."""
+    d = math.hypot(point[0] - eye[0], point[1] - eye[1])
+    tilt = math.degrees(math.atan2(point[2] - eye[2], d))
+    return round(max(-89.0, min(89.0, tilt)), 2)
+
+
+def in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+               centres_xy: npt.ArrayLike, bottoms: npt.ArrayLike, tops: npt.ArrayLike,
+               tilts_deg: npt.ArrayLike | None = None) -> np.ndarray:
+    """Row by row: whether some point of the vertical segment at `centres_xy` from
+    `bottoms` to `tops` projects into the image of the camera at `eyes` (x, y, z) facing
+    `yaws_rad` (counter-clockwise from +x), tilted by `tilts_deg` (a row's NaN, or None
+    for all: the frustum's tilt). Vectorised.
+
+    In camera coordinates a point at height z of the segment has a lateral offset that
+    does not depend on z and a depth and a vertical offset linear in z, so the image's
+    four edges (and "in front") are four linear bounds on z; the segment is in view when
+    they leave some of [bottom, top]."""
+    e = np.asarray(eyes, dtype=np.float64).reshape(-1, 3)
+    yaw = np.asarray(yaws_rad, dtype=np.float64).reshape(-1)
+    c = np.asarray(centres_xy, dtype=np.float64).reshape(-1, 2)
+    z0 = np.asarray(bottoms, dtype=np.float64).reshape(-1) - e[:, 2]
+    z1 = np.asarray(tops, dtype=np.float64).reshape(-1) - e[:, 2]
+    if not len(e):
+        return np.zeros(0, dtype=bool)
+    t = np.full(len(e), math.radians(frustum.tilt_deg))
+    if tilts_deg is not None:
+        given = np.asarray(tilts_deg, dtype=np.float64).reshape(-1)
+        t = np.where(np.isnan(given), t, np.radians(given))
+    ct, st = np.cos(t), np.sin(t)
+    th, tv = frustum.tan_h, frustum.tan_v
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    dx, dy = c[:, 0] - e[:, 0], c[:, 1] - e[:, 1]
+    ahead = dx * cy + dy * sy            # horizontal distance along the heading
+    lateral = np.abs(dx * sy - dy * cy)  # |x| in the camera: independent of z
+    # depth(z) = ahead*ct + z*st; up(z) = -ahead*st + z*ct. Bounds alpha + beta*z >= 0:
+    alpha = np.stack([th * ahead * ct - lateral,          # |x| <= tan_h * depth
+                      tv * ahead * ct + ahead * st,       # up <= tan_v * depth
+                      tv * ahead * ct - ahead * st,       # -up <= tan_v * depth
+                      ahead * ct - 1e-9], axis=1)          # in front
+    beta = np.stack([th * st, tv * st - ct, tv * st + ct, st], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = -alpha / beta
+    lo = np.max(np.where(beta > 0, root, -np.inf), axis=1)
+    hi = np.min(np.where(beta < 0, root, np.inf), axis=1)
+    never = np.any((beta == 0) & (alpha < 0), axis=1)
+    lo, hi = np.maximum(lo, z0), np.minimum(hi, z1)
+    out: np.ndarray = (lo <= hi) & ~never
+    return out
+
+
+def footprint_columns(footprints: npt.ArrayLike) -> np.ndarray:
+    """(n, 5, 2): per footprint (shapely geometry), the centre and the four corners of
+    its oriented envelope (the box's vertical edges, seen from above)."""
+    import shapely
+
+    fp = np.asarray(footprints, dtype=object).reshape(-1)
+    out = np.zeros((len(fp), 5, 2))
+    if not len(fp):
+        return out
+    cen = shapely.get_coordinates(shapely.centroid(fp))
+    out[:, :, :] = cen[:, None, :]
+    env = shapely.oriented_envelope(fp)
+    for k, g in enumerate(env.tolist()):
+        if g is not None and g.geom_type == "Polygon":
+            xy = np.asarray(g.exterior.coords)[:4]
+            out[k, 1:1 + len(xy)] = xy
+    return out
+
+
+def box_in_frustum(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+                   columns: np.ndarray, bottoms: npt.ArrayLike, tops: npt.ArrayLike,
+                   tilts_deg: npt.ArrayLike | None = None) -> np.ndarray:
+    """`in_frustum` for an object's centre and box edges (`footprint_columns`, (n, k, 2)):
+    whether any of the k vertical segments lands in the image."""
+    n, k = columns.shape[0], columns.shape[1]
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+
+    def rep(a: npt.ArrayLike | None) -> np.ndarray | None:
+        return None if a is None else \
+            np.repeat(np.asarray(a, dtype=np.float64).reshape(n, -1), k, axis=0)
+
+    hit = in_frustum(frustum, rep(eyes), rep(yaws_rad), columns.reshape(n * k, 2),
+                     rep(bottoms), rep(tops), rep(tilts_deg))  # type: ignore[arg-type]
+    out: np.ndarray = hit.reshape(n, k).any(axis=1)
+    return out
+
+
+def max_bearing(frustum: Frustum, tilts_deg: np.ndarray | None = None) -> np.ndarray | float:
+    """The largest horizontal angle between the heading and any ray of the frustum (per
+    row of `tilts_deg`; NaN or None: the frustum's tilt): a ray (x, y, 1) of the camera
+    has bearing atan(|x| / (cos t - y sin t)), and cos t - y sin t is at least
+    cos(|t| + atan(tan_v)). Beyond 90 degrees of pitch: pi (no bound)."""
+    t = abs(frustum.tilt_deg) if tilts_deg is None else \
+        np.abs(np.where(np.isnan(tilts_deg), frustum.tilt_deg, tilts_deg))
+    edge = np.radians(t) + math.atan(frustum.tan_v)
+    c = np.cos(np.minimum(edge, math.pi / 2))
+    out = np.where(c > 1e-6, np.arctan(frustum.tan_h / np.maximum(c, 1e-6)), math.pi)
+    return out if tilts_deg is not None else float(out)
