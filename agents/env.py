@@ -81,6 +81,9 @@ STEPS_PER_TASK = 20
 #: Outcome tasks (level 4) may ask for many items to move: 10 more actions for each
 #: target item past the first (a relocation takes 4 or 5 actions; twice that is slack).
 STEPS_PER_EXTRA_TARGET = 10
+#: The lens of the image after `show_receptacle` (degrees, horizontal): wide enough to
+#: take in a sofa or a counter from where the robot stands at it.
+SHOW_HFOV_DEG = 100.0
 #: The ring of standing sides `change_view` walks: counter-clockwise seen from above.
 SIDE_RING: tuple[Side, ...] = (Side.FRONT, Side.RIGHT, Side.REAR, Side.LEFT)
 #: Characters an observation may hold (printable ASCII, Latin-1, general punctuation);
@@ -303,7 +306,7 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         self.observation_mode: ObservationMode = observation
         self.camera = camera
         self.base_dir = base_dir
-        self._renderer: Renderer | None = None
+        self._renderers: dict[float, Renderer] = {}  # by horizontal field of view
         self.render_mode = render_mode
         self.graph = graph
         self.tasks = [t for t in tasks if is_manipulation(t)]
@@ -464,9 +467,9 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         return self._obs if self.render_mode == "ansi" else None
 
     def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.release()
-            self._renderer = None
+        for r in self._renderers.values():
+            r.release()
+        self._renderers.clear()
         super().close()
 
     # ----- images ------------------------------------------------------------------------
@@ -477,19 +480,29 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         return {"image": image} if self.observation_mode == "image" else \
             {"text": self._obs, "image": image}
 
-    def renderer(self) -> Renderer:
-        """The env's renderer of the scene (made on first use, then reused)."""
-        if self._renderer is None:
-            from fdc.sim_bridge.render import Renderer
+    def renderer(self, hfov_deg: float | None = None) -> Renderer:
+        """The env's renderer of the scene with the camera's field of view, or another
+        (`hfov_deg`; each made on first use, then reused)."""
+        from fdc.sim_bridge.render import Renderer
+        from fdc.sim_bridge.render.camera import Camera
 
-            self._renderer = Renderer(self.graph.scene, self.camera, base_dir=self.base_dir)
-        return self._renderer
+        cam = self.camera or Camera()
+        if hfov_deg is not None:
+            cam = cam.model_copy(update={"hfov_deg": hfov_deg})
+        found = self._renderers.get(cam.hfov_deg)
+        if found is None:
+            found = self._renderers[cam.hfov_deg] = Renderer(self.graph.scene, cam,
+                                                             base_dir=self.base_dir)
+        return found
 
     def view(self) -> tuple[AgentPose, Camera, str | None, bool]:
         """The view the image observation shows now: the robot's pose, the camera (aimed
         at the surface in view by `view_at` for it and the side the robot is at), that
         surface (None: at no surface), and whether its regions are drawn (after
-        `show_receptacle`, while the robot stays there)."""
+        `show_receptacle`, while the robot stays there: then through a lens at least
+        `SHOW_HFOV_DEG` wide, so that the receptacle the robot stands at is in view whole
+        as ManiTaskGen's platform images show it, and not only the part before the head
+        camera)."""
         from fdc.sim_bridge.render import ViewError, view_at
 
         w = self.world
@@ -502,6 +515,8 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         sid = self._shown[0] if shown and self._shown is not None else self._at
         if sid is None:
             return pose, cam, None, False
+        if shown and cam.hfov_deg < SHOW_HFOV_DEG:
+            cam = self.renderer(SHOW_HFOV_DEG).camera
         side = side_of(w.state.posed.surface(sid), pose).value
         for ask in (side, None):
             try:
@@ -517,7 +532,7 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         from fdc.agents.images import draw_regions
 
         pose, cam, sid, shown = self.view()
-        rgb = self.renderer().render(self.world.snapshot(), pose, cam).rgb
+        rgb = self.renderer(cam.hfov_deg).render(self.world.snapshot(), pose, cam).rgb
         if shown and sid is not None and self._shown is not None:
             z = self.world.state.posed.surface(sid).z
             rgb = draw_regions(rgb, self._shown[1], z, pose, cam)
