@@ -139,17 +139,18 @@ def pddl(
     err = stderr()
     input_or_exit(suite, "the suite", err)
     try:
-        written, skipped, refused = export_suite(suite, output, str(scene) if scene else None)
+        result = export_suite(suite, output, str(scene) if scene else None)
     except ExportError as e:
         err.print(f"error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    for task_id, why in refused:
+    for task_id, why in result.refused:
         sys.stdout.write(f"{task_id}: not expressible: {why}\n")
-    err.print(f"wrote {written} problem(s) to {output}" +
-              (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
-               "the experience they start after" if skipped else "") +
-              (f"; {len(refused)} task(s) not expressible" if refused else ""))
-    raise typer.Exit(EXIT_FINDINGS if refused else EXIT_OK)
+    own = f" ({result.own_domains} with a domain of its own)" if result.own_domains else ""
+    err.print(f"wrote {result.written} problem(s){own} and index.json to {output}" +
+              (f"; skipped {result.skipped} memory task(s): no manifest beside the suite "
+               "names the experience they start after" if result.skipped else "") +
+              (f"; {len(result.refused)} task(s) not expressible" if result.refused else ""))
+    raise typer.Exit(EXIT_FINDINGS if result.refused else EXIT_OK)
