@@ -82,7 +82,8 @@ def habitat(
                 err.print(str(e))
             raise typer.Exit(EXIT_USAGE) from None
     _report_habitat(output, result, output_format)
-    raise typer.Exit(EXIT_FINDINGS if result.unwritten else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if result.unwritten or result.scenes_unwritten
+                     else EXIT_OK)
 
 
 def _report_habitat(output: Path, result: HabitatExport, output_format: OutputFormat) -> None:
@@ -90,13 +91,19 @@ def _report_habitat(output: Path, result: HabitatExport, output_format: OutputFo
         sys.stdout.write(json.dumps({
             "output": str(output), "tasks": result.tasks, "episodes": result.episodes,
             "problems": result.problems,
-            "not_expressible": [u.__dict__ for u in result.unwritten]}, indent=2) + "\n")
+            "not_expressible": [u.__dict__ for u in result.unwritten],
+            "scenes_not_expressible": [u.__dict__ for u in result.scenes_unwritten]},
+            indent=2) + "\n")
         return
+    for s in result.scenes_unwritten:
+        sys.stdout.write(f"{s.scene}: {s.format}: not expressible for its {s.tasks} "
+                         f"task(s): {s.reason}\n")
     for u in result.unwritten:
         sys.stdout.write(f"{u.task}: {u.format}: not expressible: {u.reason}\n")
+    by_scene = sum(s.tasks for s in result.scenes_unwritten)
     stderr().print(f"wrote {result.episodes} episode(s) to {output / 'episodes.json.gz'} and "
                    f"{result.problems} PDDL problem(s) to {output / 'pddl'} for {result.tasks} "
-                   f"task(s); {len(result.unwritten)} not expressible")
+                   f"task(s); {len(result.unwritten) + by_scene} not expressible")
 
 
 @export_app.command()
