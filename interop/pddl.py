@@ -42,8 +42,9 @@ def export_suite(suite: str | Path, folder: str | Path, scene: str | None = None
     task where the experience it is about leaves the world, rebuilt from the manifest
     beside the suite (without one, it is skipped). A task imported from another format
     (`fdc import partnr`) has no template domain to plan in: it is not written, and named
-    with why. Every file is written at the end, or none (`OutputError`: the folder cannot
-    be written, or two ids name the same file)."""
+    with why; when no task of the suite can be written, that is an `ExportError` (said
+    once) and nothing is written. Every file is written at the end, or none (`OutputError`:
+    the folder cannot be written, or two ids name the same file)."""
     try:
         opened = reopen_suite(suite, scenes=[scene] if scene else [])
     except ReopenError as e:
@@ -109,6 +110,10 @@ def _write_problems(opened: ReopenedSuite, out: Outputs, names: FileNames) -> Pd
         out.write(problem_file, problem)
         problems.append({"task": r.id, "problem": problem_file.name, "domain": domain_file,
                          "name": problem_name})
+    if refused and not problems and not skipped:  # said once, nothing written
+        reasons = "; ".join(dict.fromkeys(why for _, why in refused))
+        raise ExportError(f"no task of the suite can be written as PDDL, nothing was: "
+                          f"{reasons}")
     index = {
         "format": "fdc-pddl-export", "version": 1,
         "domain": DOMAIN_FILE if shared is not None else None,
