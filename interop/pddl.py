@@ -19,7 +19,8 @@ from fdc.sim_bridge.graph.scene_graph import SceneLoadError
 
 
 class ExportError(FdcError):
-    """The suite or a scene cannot be read (the CLI's exit 2)."""
+    """The suite or a scene cannot be read, or no task of it can be written (the CLI's
+    exit 2)."""
 
 
 @dataclass(frozen=True)
