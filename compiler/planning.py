@@ -739,40 +739,40 @@ class PlanningWorld:
             steps, ordered = tuple(t.goal for t in goal.targets), goal.ordered
         else:
             steps, ordered = (goal,), True
-        frozen = Fluent(f"{STAGE}-frozen", boolean, environment=env)
-        problem.add_fluent(frozen, default_initial_value=False)
-        world = list(problem.actions)
-        for action in world:
-            action.add_precondition(em.Not(frozen()))
-        names: list[str] = []
-        last: list[Any] = []  # each step's final flag
-        for k, step in enumerate(steps, 1):
-            parts = step.parts if isinstance(step, GAnd) and _splits(step) else (step,)
-            previous = last[-1] if ordered and last else None
-            for j, part in enumerate(parts, 1):
-                flag = Fluent(f"{STAGE}-{k}-{j}", boolean, environment=env)
-                problem.add_fluent(flag, default_initial_value=False)
-                action = InstantaneousAction(f"{CHECKPOINT}-{k}-{j}", _env=env)
-                action.add_precondition(expr(part))
-                if previous is not None:
-                    action.add_precondition(previous)
-                if j == 1:
-                    action.add_precondition(em.Not(frozen()))
-                if len(parts) > 1 and j == 1:
-                    action.add_effect(frozen(), em.TRUE())
-                final = k == len(steps) and ordered
-                if len(parts) > 1 and j == len(parts) and not final:
-                    action.add_effect(frozen(), em.FALSE())
-                if final and j == len(parts):
-                    action.add_effect(frozen(), em.TRUE())
-                action.add_effect(flag(), em.TRUE())
-                problem.add_action(action)
-                names.append(action.name)
-                previous = flag()
-            last.append(previous)
-        problem.add_goal(last[-1] if ordered else em.And(*last))
-        costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
-        _set_costs(problem, {**costs, **{name: em.Int(0) for name in names}})
+        with _actions_changed(problem) as costs:
+            frozen = Fluent(f"{STAGE}-frozen", boolean, environment=env)
+            problem.add_fluent(frozen, default_initial_value=False)
+            world = list(problem.actions)
+            for action in world:
+                action.add_precondition(em.Not(frozen()))
+            names: list[str] = []
+            last: list[Any] = []  # each step's final flag
+            for k, step in enumerate(steps, 1):
+                parts = step.parts if isinstance(step, GAnd) and _splits(step) else (step,)
+                previous = last[-1] if ordered and last else None
+                for j, part in enumerate(parts, 1):
+                    flag = Fluent(f"{STAGE}-{k}-{j}", boolean, environment=env)
+                    problem.add_fluent(flag, default_initial_value=False)
+                    action = InstantaneousAction(f"{CHECKPOINT}-{k}-{j}", _env=env)
+                    action.add_precondition(expr(part))
+                    if previous is not None:
+                        action.add_precondition(previous)
+                    if j == 1:
+                        action.add_precondition(em.Not(frozen()))
+                    if len(parts) > 1 and j == 1:
+                        action.add_effect(frozen(), em.TRUE())
+                    final = k == len(steps) and ordered
+                    if len(parts) > 1 and j == len(parts) and not final:
+                        action.add_effect(frozen(), em.FALSE())
+                    if final and j == len(parts):
+                        action.add_effect(frozen(), em.TRUE())
+                    action.add_effect(flag(), em.TRUE())
+                    problem.add_action(action)
+                    names.append(action.name)
+                    previous = flag()
+                last.append(previous)
+            problem.add_goal(last[-1] if ordered else em.And(*last))
+            costs.update(dict.fromkeys(names, em.Int(0)))  # checks cost nothing
         return tuple(names)
 
 
@@ -843,16 +843,18 @@ def _may_be_in_cell(problem: Any) -> None:
         if fnode.is_fluent_exp() and fnode.fluent() == in_cell and value.is_true():
             problem.set_initial_value(may(*fnode.args), True)
     surface, cell = problem.user_type("surface"), problem.user_type("cell")
-    for action in problem.actions:
-        p = action.parameters
-        if action.name == "pick":
-            x, c = Variable("x", surface, env), Variable("c", cell, env)
-            action.add_effect(may(p[0], x, c), False, forall=(x, c))
-        elif action.name == "place-in-cell":
-            action.add_effect(may(p[0], p[1], p[2]), True)
-        elif action.name in SURFACE_ARG:
-            c = Variable("c", cell, env)
-            action.add_effect(may(p[0], p[SURFACE_ARG[action.name]], c), True, forall=(c,))
+    with _actions_changed(problem):
+        for action in problem.actions:
+            p = action.parameters
+            if action.name == "pick":
+                x, c = Variable("x", surface, env), Variable("c", cell, env)
+                action.add_effect(may(p[0], x, c), False, forall=(x, c))
+            elif action.name == "place-in-cell":
+                action.add_effect(may(p[0], p[1], p[2]), True)
+            elif action.name in SURFACE_ARG:
+                c = Variable("c", cell, env)
+                action.add_effect(may(p[0], p[SURFACE_ARG[action.name]], c), True,
+                                  forall=(c,))
 
 
 def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
@@ -868,29 +870,29 @@ def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
 
     env = problem.environment
     em = env.expression_manager
-    costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
-    flags = []
-    for j, (x, line) in enumerate(refusal.occupants):
-        flag = Fluent(f"{AS_REFUSED}-{k}-{j}", env.type_manager.BoolType(), environment=env)
-        problem.add_fluent(flag, default_initial_value=line is None)
-        flags.append(flag())
-        problem.action("pick").add_effect(
-            flag(), em.FALSE(), condition=em.Equals(problem.action("pick").parameters[0],
-                                                    problem.object(x)))
-        if line is not None:
-            name, *args = line.split()
-            action = problem.action(name)
-            action.add_effect(flag(), em.TRUE(), condition=em.And(*(
-                em.Equals(p, problem.object(a))
-                for p, a in zip(action.parameters, args, strict=True))))
-    o, s = problem.object(refusal.item), problem.object(refusal.surface)
-    for name, j in SURFACE_ARG.items():
-        if problem.has_action(name):
-            action = problem.action(name)
-            same = em.And(em.Equals(action.parameters[0], o),
-                          em.Equals(action.parameters[j], s))
-            action.add_precondition(em.Implies(same, em.Not(em.And(*flags))))
-    _set_costs(problem, costs)  # the metric names actions by value: changed ones anew
+    with _actions_changed(problem):  # the metric names actions by value
+        flags = []
+        for j, (x, line) in enumerate(refusal.occupants):
+            flag = Fluent(f"{AS_REFUSED}-{k}-{j}", env.type_manager.BoolType(),
+                          environment=env)
+            problem.add_fluent(flag, default_initial_value=line is None)
+            flags.append(flag())
+            pick = problem.action("pick")
+            pick.add_effect(flag(), em.FALSE(),
+                            condition=em.Equals(pick.parameters[0], problem.object(x)))
+            if line is not None:
+                name, *args = line.split()
+                action = problem.action(name)
+                action.add_effect(flag(), em.TRUE(), condition=em.And(*(
+                    em.Equals(p, problem.object(a))
+                    for p, a in zip(action.parameters, args, strict=True))))
+        o, s = problem.object(refusal.item), problem.object(refusal.surface)
+        for name, j in SURFACE_ARG.items():
+            if problem.has_action(name):
+                action = problem.action(name)
+                same = em.And(em.Equals(action.parameters[0], o),
+                              em.Equals(action.parameters[j], s))
+                action.add_precondition(em.Implies(same, em.Not(em.And(*flags))))
 
 
 def _added(action: A.Action) -> set[str]:
@@ -904,6 +906,22 @@ def _added(action: A.Action) -> set[str]:
         elif isinstance(e, A.Atom):
             out.add(e.predicate)
     return out
+
+
+@contextlib.contextmanager
+def _actions_changed(problem: Any) -> Iterator[dict[str, Any]]:
+    """Change the problem's actions in the block, then set the metric anew, from the
+    costs by action name (yielded: add those of new actions). unified-planning's
+    metric keys its costs by the action's value (its hash covers preconditions and
+    effects): an action changed after the metric was set is no longer found in it, and
+    the PDDL writer then crashes on a cost of None (`fdc export pddl` did, on a task
+    with a negative `in-cell`). Every change to a problem's actions goes through here."""
+    costs = {a.name: c for a, c in problem.quality_metrics[0].costs.items()}
+    yield costs
+    _set_costs(problem, costs)
+    metric = problem.quality_metrics[0]
+    missing = [a.name for a in problem.actions if metric.get_action_cost(a) is None]
+    assert not missing, f"actions without a cost: {missing}"
 
 
 def _set_costs(problem: Any, costs: Mapping[str, Any]) -> None:
@@ -954,7 +972,11 @@ def holds_initially(pp: PlanningProblem) -> bool:
 
 
 def pddl_name(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text) or "task"
+    """`text` as a PDDL name: characters other than letters, digits, `-` and `_` become
+    `_`, and one that does not start with a letter gets `t-` before it."""
+    name = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_"
+                   for ch in text)
+    return name if name[:1].isalpha() else f"t-{name}"
 
 
 # --------------------------------------------------------------------------- solving
@@ -1075,13 +1097,58 @@ def _action_text(ai: Any) -> str:
 # --------------------------------------------------------------------------- PDDL files
 
 
-def write_pddl(pp: PlanningProblem) -> tuple[str, str]:
+def write_pddl(pp: PlanningProblem, domain_name: str | None = None,
+               problem_name: str | None = None) -> tuple[str, str]:
     """The problem's domain and problem as PDDL text (unified-planning's writer: names
-    that are not PDDL names, such as `fridge|lower`, become `fridge_lower`)."""
-    from unified_planning.io import PDDLWriter
+    that are not PDDL names, such as `fridge|lower`, become `fridge_lower`), objects
+    keeping their names where they are PDDL names (`_ObjectNamesKept`).
+    `domain_name`, `problem_name`: the names the text defines (default the writer's,
+    `<problem's name>-domain` and `-problem`); the problem names its domain by the
+    domain's."""
+    from unified_planning.io.pddl_writer import _get_pddl_name
 
-    writer = PDDLWriter(_closed_world(pp.problem))
-    return writer.get_domain(), writer.get_problem()
+    writer = _writer_class()(_closed_world(pp.problem))
+    domain, problem = writer.get_domain(), writer.get_problem()
+    written = _get_pddl_name(pp.problem, writer.pddl_keywords) if pp.problem.name \
+        else "pddl"
+    head_d = f"(define (domain {written}-domain)\n"
+    head_p = f"(define (problem {written}-problem)\n (:domain {written}-domain)\n"
+    assert domain.startswith(head_d) and problem.startswith(head_p), "writer changed"
+    d = domain_name or f"{written}-domain"
+    p = problem_name or f"{written}-problem"
+    return (f"(define (domain {d})\n{domain[len(head_d):]}",
+            f"(define (problem {p})\n (:domain {d})\n{problem[len(head_p):]}")
+
+
+@functools.cache
+def _writer_class() -> type:
+    from unified_planning.io import PDDLWriter
+    from unified_planning.io.pddl_writer import _get_pddl_name
+    from unified_planning.model import Object
+
+    class _ObjectNamesKept(PDDLWriter):
+        """unified-planning's PDDL writer, but an object whose name is a PDDL name keeps
+        it when a type, predicate or action has the same name: PDDL keeps objects apart
+        from those (the room `kitchen` of type `kitchen`; the writer, with one namespace
+        for every name, wrote `kitchen_0`). Objects still get names unique among
+        objects; unified-planning's reader reads them back with the environment's
+        `error_used_name` off, as fdc's is (`_quiet`)."""
+
+        def _get_mangled_name(self, item: Any) -> str:
+            if not isinstance(item, Object):
+                return str(super()._get_mangled_name(item))
+            kept: dict[Any, str] = self.__dict__.setdefault("_kept_objects", {})
+            taken: set[str] = self.__dict__.setdefault("_kept_names", set())
+            if item in kept:
+                return kept[item]
+            name: str = _get_pddl_name(item, self.pddl_keywords)
+            if name != item.name or name in taken:
+                return str(super()._get_mangled_name(item))  # renamed, as the writer does
+            kept[item] = name
+            taken.add(name)
+            return name
+
+    return _ObjectNamesKept
 
 
 def _closed_world(problem: Any) -> Any:

@@ -83,7 +83,8 @@ def habitat(
                 err.print(str(e))
             raise typer.Exit(EXIT_USAGE) from None
     _report_habitat(output, result, output_format)
-    raise typer.Exit(EXIT_FINDINGS if result.unwritten else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if result.unwritten or result.scenes_unwritten
+                     else EXIT_OK)
 
 
 def _report_habitat(output: Path, result: HabitatExport, output_format: OutputFormat) -> None:
@@ -91,13 +92,19 @@ def _report_habitat(output: Path, result: HabitatExport, output_format: OutputFo
         sys.stdout.write(json.dumps({
             "output": str(output), "tasks": result.tasks, "episodes": result.episodes,
             "problems": result.problems,
-            "not_expressible": [u.__dict__ for u in result.unwritten]}, indent=2) + "\n")
+            "not_expressible": [u.__dict__ for u in result.unwritten],
+            "scenes_not_expressible": [u.__dict__ for u in result.scenes_unwritten]},
+            indent=2) + "\n")
         return
+    for s in result.scenes_unwritten:
+        sys.stdout.write(f"{s.scene}: {s.format}: not expressible for its {s.tasks} "
+                         f"task(s): {s.reason}\n")
     for u in result.unwritten:
         sys.stdout.write(f"{u.task}: {u.format}: not expressible: {u.reason}\n")
+    by_scene = sum(s.tasks for s in result.scenes_unwritten)
     stderr().print(f"wrote {result.episodes} episode(s) to {output / 'episodes.json.gz'} and "
                    f"{result.problems} PDDL problem(s) to {output / 'pddl'} for {result.tasks} "
-                   f"task(s); {len(result.unwritten)} not expressible")
+                   f"task(s); {len(result.unwritten) + by_scene} not expressible")
 
 
 @export_app.command()
@@ -140,20 +147,22 @@ def pddl(
     err = stderr()
     input_or_exit(suite, "the suite", err)
     try:
-        written, skipped, refused = export_suite(suite, output, str(scene) if scene else None)
+        result = export_suite(suite, output, str(scene) if scene else None)
     except ExportError as e:
         err.print(f"error: {e}")
         raise typer.Exit(EXIT_USAGE) from None
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    for task_id, why in refused:
+    for task_id, why in result.refused:
         sys.stdout.write(f"{task_id}: not expressible: {why}\n")
-    err.print(f"wrote {written} problem(s) to {output}" +
-              (f"; skipped {skipped} memory task(s): no manifest beside the suite names "
-               "the experience they start after" if skipped else "") +
-              (f"; {len(refused)} task(s) not expressible" if refused else ""))
-    raise typer.Exit(EXIT_FINDINGS if refused else EXIT_OK)
+    own = f" ({result.own_domains} with a domain of its own)" if result.own_domains else ""
+    err.print(f"wrote {result.written} problem(s){own} and index.json to {output}" +
+              (f"; skipped {result.skipped} memory task(s): no manifest beside the suite "
+               "names the experience they start after" if result.skipped else "") +
+              (f"; {len(result.refused)} task(s) not expressible" if result.refused else ""))
+    raise typer.Exit(EXIT_FINDINGS if result.refused else EXIT_OK)
+
 
 
 @export_app.command()

@@ -56,6 +56,17 @@ class Unwritten:
 
 
 @dataclass(frozen=True)
+class SceneUnwritten:
+    """A scene whose tasks no episode can express (it is not a Habitat scene), said once:
+    its reason and how many tasks it holds."""
+
+    scene: str
+    format: str  # "episode"
+    reason: str
+    tasks: int
+
+
+@dataclass(frozen=True)
 class HabitatExport:
     """What `export_suite` wrote."""
 
@@ -63,6 +74,7 @@ class HabitatExport:
     episodes: int
     problems: int
     unwritten: list[Unwritten]
+    scenes_unwritten: list[SceneUnwritten] = field(default_factory=list)
 
 
 @dataclass
@@ -80,21 +92,33 @@ def export_suite(suite: ReopenedSuite, output: Path, dataset: Path | None, data_
     `dataset`: the scene dataset config the scenes were imported from (default: found
     beside the scenes' assets); `data_root`: the folder habitat-lab runs in. A scene that
     does not load raises `SceneLoadError`, a dataset that cannot be read
-    `HabitatExportError`."""
+    `HabitatExportError`, and so does a suite none of whose scenes is a Habitat scene
+    (nothing is written: the reason is said once). The tasks of a scene that is not a
+    Habitat scene, in a suite with one that is, are named once for the scene
+    (`SceneUnwritten`): no episode, their PDDL still written."""
     info = fdc_domain()
     spec = domain_spec(info)
     scenes: dict[str, _Scene] = {}
-    episodes: list[dict[str, Any]] = []
-    files: dict[Path, str] = {}
-    names = FileNames(output / "pddl" / "problems")
-    unwritten: list[Unwritten] = []
     for r in suite.records:
         key = r.scene or ""
         if key not in scenes:
             scenes[key] = _scene(suite, r, dataset, data_root, info)
+    if scenes and all(sc.builder is None for sc in scenes.values()):
+        reasons = list(dict.fromkeys(sc.reason for sc in scenes.values()))
+        raise HabitatExportError(
+            f"{suite.path}: error: no episode can be written, nothing was: "
+            f"{'; '.join(reasons)}; hint: `fdc export habitat` writes the tasks of scenes "
+            "imported with `fdc import habitat` (`fdc export pddl` writes any suite)")
+    episodes: list[dict[str, Any]] = []
+    files: dict[Path, str] = {}
+    names = FileNames(output / "pddl" / "problems")
+    unwritten: list[Unwritten] = []
+    counts = {key: 0 for key, sc in scenes.items() if sc.builder is None}
+    for r in suite.records:
+        key = r.scene or ""
         sc = scenes[key]
         if sc.builder is None:
-            unwritten.append(Unwritten(r.id, "episode", sc.reason))
+            counts[key] += 1
         else:
             try:
                 episodes.append(sc.builder.episode(EpisodeTask(
@@ -119,7 +143,8 @@ def export_suite(suite: ReopenedSuite, output: Path, dataset: Path | None, data_
         for path, text in files.items():
             out.write(path, text)
         out.write(output / "episodes.json.gz", gzip_json(dataset_document(episodes)))
-    return HabitatExport(len(suite.records), len(episodes), len(files), unwritten)
+    return HabitatExport(len(suite.records), len(episodes), len(files), unwritten, [
+        SceneUnwritten(key, "episode", scenes[key].reason, n) for key, n in counts.items()])
 
 
 def fdc_domain() -> DomainInfo:

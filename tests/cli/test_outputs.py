@@ -114,7 +114,8 @@ def test_export_pddl_refuses_ids_that_differ_only_in_case(tmp_path: Path,
     path = suite(tmp_path / "in", PROCESS, "Task-a", "task-b")
     code, output = run("export", "pddl", path, "-o", tmp_path / "out")
     assert code == 0, output
-    assert files_under(tmp_path / "out") == {"domain.pddl", "Task-a.pddl", "task-b.pddl"}
+    assert files_under(tmp_path / "out") == {"domain.pddl", "index.json", "Task-a.pddl",
+                                             "task-b.pddl"}
 
 
 # --------------------------------------------------------------------------- run-baseline

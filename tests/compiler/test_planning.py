@@ -3,6 +3,7 @@ goals it cannot satisfy, and `fdc export pddl` read back by unified-planning."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -192,11 +193,18 @@ def test_export_pddl_files_read_back(tmp_path: Path, compiler: SceneCompiler) ->
     suite.write_text("".join(suite_lines(records)))
     result = CliRunner().invoke(app, ["export", "pddl", str(suite), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "wrote 3 problem(s)" in result.stderr
+    assert "wrote 3 problem(s) (1 with a domain of its own)" in result.stderr
     written = sorted(p.name for p in out.iterdir())
-    assert written == ["domain.pddl", "t-0.pddl", "t-1.pddl", "t-2.domain.pddl", "t-2.pddl"]
+    assert written == ["domain.pddl", "index.json", "t-0.pddl", "t-1.pddl", "t-2.domain.pddl",
+                       "t-2.pddl"]
+    index = json.loads((out / "index.json").read_text())
+    assert index["problems"] == [
+        {"task": f"t-{k}", "problem": f"t-{k}.pddl", "domain": d, "name": f"t-{k}"}
+        for k, d in enumerate(["domain.pddl", "domain.pddl", "t-2.domain.pddl"])]
     reader = PDDLReader()
     for name, domain in [("t-0", "domain"), ("t-1", "domain"), ("t-2", "t-2.domain")]:
+        text = (out / f"{name}.pddl").read_text()
+        assert text.startswith(f"(define (problem {name})\n")  # not fdc-home-problem
         problem = reader.parse_problem(str(out / f"{domain}.pddl"), str(out / f"{name}.pddl"))
         assert problem.goals and problem.initial_values
         assert {"mug_2", "book_0"} & {o.name for o in problem.all_objects}
@@ -361,9 +369,7 @@ def test_a_problem_keeps_the_item_tops_something_stands_on_or_the_goal_names(
 def test_the_pddl_written_is_unified_plannings_own(world: PlanningWorld,
                                                    compiler: SceneCompiler) -> None:
     # fdc hands the writer only the initial values it writes (not every false grounding)
-    from unified_planning.io import PDDLWriter
-
-    from fdc.compiler.planning import write_pddl
+    from fdc.compiler.planning import _writer_class, write_pddl
 
     a, b = "mug_2", "book_0"
     sa, sb = support(compiler, a), support(compiler, b)
@@ -371,5 +377,43 @@ def test_the_pddl_written_is_unified_plannings_own(world: PlanningWorld,
              GAnd(parts=(atom("at-side", a, b, "left"), GNot(body=atom("on", b, sb))))]
     for k, goal in enumerate(goals):
         pp = world.build(f"same-{k}", goal)
-        writer = PDDLWriter(pp.problem)
+        writer = _writer_class()(pp.problem)
         assert write_pddl(pp) == (writer.get_domain(), writer.get_problem())
+
+
+def test_a_negative_in_cell_goal_writes_with_every_action_costed(
+        world: PlanningWorld, compiler: SceneCompiler) -> None:
+    # the fluent a negative `in-cell` reads is added to actions after the metric was set;
+    # the metric, keyed by the action's value, no longer found them, and the writer
+    # crashed on a cost of None (issue 36: `fdc export pddl`, out-centerpiece-*)
+    from fdc.compiler.planning import MAY_BE_IN_CELL, write_pddl
+
+    s = support(compiler, "mug_2")
+    cell = atom("in-cell", "mug_2", s, "front-left")
+    assert world.initially([cell])[cell]  # elsewhere on its surface
+    goal = GAnd(parts=(GNot(body=cell), atom("on", "mug_2", s)))
+    pp = world.build("cell", goal, reduce=False)
+    metric = pp.problem.quality_metrics[0]
+    assert all(metric.get_action_cost(x) is not None for x in pp.problem.actions)
+    domain, problem = write_pddl(pp, "fdc-home", "cell")
+    assert MAY_BE_IN_CELL in domain and "(increase (total-cost) 1)" in domain
+    assert problem.startswith("(define (problem cell)\n (:domain fdc-home)\n")
+
+
+def test_objects_named_like_types_keep_their_names(world: PlanningWorld,
+                                                   compiler: SceneCompiler) -> None:
+    # the room `kitchen` (of type `kitchen`) was written `kitchen_0`; PDDL keeps objects
+    # apart from types, and unified-planning reads it back with error_used_name off
+    from unified_planning.io import PDDLReader
+
+    from fdc.compiler.planning import write_pddl
+
+    assert world.facts.type_of("kitchen") == "kitchen"
+    surface = support(compiler, "book_0")
+    assert "|" in surface
+    pp = world.build("k", atom("on", "mug_2", surface), reduce=False)
+    domain, problem = write_pddl(pp, "fdc-home", "k")
+    assert "kitchen_0" not in problem and "\n   kitchen - kitchen\n" in problem
+    assert surface.replace("|", "_") in problem  # not a PDDL name: the writer's rename
+    back = PDDLReader().parse_problem_string(domain, problem)
+    assert str(back.object("kitchen").type) == "kitchen - room"

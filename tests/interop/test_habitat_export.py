@@ -262,26 +262,53 @@ def test_export_is_deterministic(exported: Exported, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_scene_not_from_habitat_is_named_and_a_bad_suite_is_a_usage_error(
+def test_a_suite_with_no_habitat_scene_is_said_once_and_nothing_written(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was one line per task and an empty episodes file, exit 1 (issue 36)
     repo = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(repo)  # the golden suite names its scenes from the repository root
     golden = repo / "tests" / "golden" / "suite.jsonl"
-    code, out = _run("export", "habitat", str(golden), "-o", str(tmp_path / "golden"),
-                     "--format", "json")
-    assert code == 1
-    report = json.loads(out)
+    result = CliRunner().invoke(app, ["export", "habitat", str(golden),
+                                      "-o", str(tmp_path / "golden")])
+    assert result.exit_code == 2 and result.stdout == ""
     records, _ = read_suite(golden)
-    episode_reasons = {u["reason"] for u in report["not_expressible"]
-                       if u["format"] == "episode"}
-    assert {r.split("`")[1] for r in episode_reasons} == {r.scene for r in records}
-    assert all(r.endswith("was not imported from Habitat (`fdc import habitat`)")
-               for r in episode_reasons)
-    assert report["episodes"] == 0 and report["tasks"] == len(records)
+    scenes = sorted({r.scene for r in records})
+    assert len(scenes) == 3 and result.stderr.count("error:") == 1
+    said = result.stderr.replace("\n", "")
+    assert "no episode can be written, nothing was" in said
+    for scene in scenes:  # each scene's reason once
+        assert said.count(f"scene `{scene}` was not imported from Habitat") == 1
+    assert not (tmp_path / "golden").exists()
     bad = tmp_path / "suite.jsonl"
     bad.write_text('{"id": 1}\n')
     code, _ = _run("export", "habitat", str(bad), "-o", str(tmp_path / "out"))
     assert code == 2
+
+
+@pytest.mark.slow
+def test_a_scene_not_from_habitat_among_habitat_ones_is_named_once(
+        exported: Exported, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(repo)
+    golden = (repo / "tests" / "golden" / "suite.jsonl").read_text().splitlines(True)
+    other = [line for line in golden if "kitchen.json" in line]
+    mixed = tmp_path / "suite.jsonl"
+    mixed.write_text(exported.suite.read_text() + "".join(other))
+    code, stdout = _run("export", "habitat", str(mixed), "-o", str(tmp_path / "out"),
+                        "--data-root", str(exported.suite.parent))
+    assert code == 1
+    lines = [line for line in stdout.splitlines() if "kitchen.json" in line]
+    assert lines == [f"tests/golden/scenes/kitchen.json: episode: not expressible for its "
+                     f"{len(other)} task(s): scene `tests/golden/scenes/kitchen.json` was not "
+                     "imported from Habitat (`fdc import habitat`)"]
+    assert len(_episodes(tmp_path / "out")) == len(exported.episodes())
+    problems = {p.stem for p in (tmp_path / "out" / "pddl" / "problems").iterdir()}
+    assert {TaskRecord.model_validate_json(line).id for line in other} <= problems
+
+
+def _episodes(out: Path) -> list[dict[str, Any]]:
+    with gzip.open(out / "episodes.json.gz", "rt", encoding="utf-8") as f:
+        return list(json.load(f)["episodes"])
 
 
 # --------------------------------------------------------------------------- PDDL
