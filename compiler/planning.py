@@ -663,6 +663,19 @@ class PlanningWorld:
         state = self.context.require_state()
         keep |= {s for x in keep if f.has_type(x, ("movable",))
                  if (s := state.support_of(x)) is not None and s in f.types}
+        # the item whose top a kept surface is, with the surface it stands on, at any
+        # depth: `navigate-to-item` walks to the tray in the tray's room
+        todo = sorted(keep)
+        while todo:
+            x = todo.pop()
+            if not f.has_type(x, ("item-top",)):
+                continue
+            carrier = self.graph.surface(x).object_id
+            under = state.support_of(carrier)
+            for y in (carrier, under):
+                if y is not None and y in f.types and y not in keep:
+                    keep.add(y)
+                    todo.append(y)
         # One spare open surface the goal says nothing about: a place for what must
         # leave the surfaces it names (any other such surface would do as well).
         spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep

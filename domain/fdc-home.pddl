@@ -139,9 +139,9 @@
       (forall (?o - movable) (not (robot-at-object ?o)))
       (robot-at-receptacle ?to)
       (robot-in-room ?r)
-      (forall (?o - movable) (when (holding ?o) (in-room ?o ?r)))
-      (forall (?o - movable ?x - room)
-        (when (and (holding ?o) (not (= ?x ?r))) (not (in-room ?o ?x))))
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
   ; To an item's top (a tray's), in the room the item is in.
@@ -154,9 +154,9 @@
       (forall (?o - movable) (not (robot-at-object ?o)))
       (robot-at-receptacle ?to)
       (robot-in-room ?r)
-      (forall (?o - movable) (when (holding ?o) (in-room ?o ?r)))
-      (forall (?o - movable ?x - room)
-        (when (and (holding ?o) (not (= ?x ?r))) (not (in-room ?o ?x))))
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
   ; To an item where it stands (not in the hand), in its room: the goal of FindingDory's
@@ -170,9 +170,9 @@
       (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
       (robot-at-object ?o)
       (robot-in-room ?r)
-      (forall (?o - movable) (when (holding ?o) (in-room ?o ?r)))
-      (forall (?o - movable ?x - room)
-        (when (and (holding ?o) (not (= ?x ?r))) (not (in-room ?o ?x))))
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
   (:action pick
