@@ -84,6 +84,8 @@ class Tally:
     states: int = 0
     atoms: Counter[str] = field(default_factory=Counter)
     refused_for_room: int = 0
+    held: int = 0  # compared states with an item in the hand
+    actions: Counter[str] = field(default_factory=Counter)  # applied to both, by name
     unseen: list[str] = field(default_factory=list)  # `SEEN` atoms the checkers deny
 
 
@@ -116,7 +118,9 @@ def scene(compiler: SceneCompiler) -> Iterator[Scene]:
     tally = Tally()
     yield Scene(facts.graph, facts, tuple(focus), tally)
     atoms = sum(tally.atoms.values())
-    print(f"\nplanning agrees: {tally.starts} random starts, {tally.states} compared states, "
+    print(f"\nplanning agrees: {tally.starts} random starts, {tally.states} compared states "
+          f"({tally.held} with a held item; actions applied to both: "
+          f"{dict(sorted(tally.actions.items()))}), "
           f"{atoms} ground atoms compared ({dict(sorted(tally.atoms.items()))}), "
           f"{tally.refused_for_room} placements refused for lack of room, 0 disagreements; "
           f"{len(tally.unseen)} atom(s) of {', '.join(SEEN)} the abstraction holds and the "
@@ -262,6 +266,7 @@ def compare(sc: Scene, problem: Any, up_state: Any, world: EmbeddedWorld,
             rows = [r for r in rows if world.state.posed.standing_points_for(r[0])[0]]
         judge(name, rows, [planned(name, r) for r in rows])
     sc.tally.states += 1
+    sc.tally.held += world.held_object() is not None
     assert not wrong, "after " + (" / ".join(history) or "the start") + ":\n" + \
         "\n".join(wrong[:20])
 
@@ -350,6 +355,7 @@ def test_the_abstraction_and_the_checkers_agree_on_every_state(
             up_state = sim.apply(up_state, problem.action(name), [objects[x] for x in args])
             at = walk_to(line, at)
             history.append(line)
+            sc.tally.actions[name] += 1
             compare(sc, problem, up_state, world, history)
 
 
