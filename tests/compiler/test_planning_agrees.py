@@ -35,9 +35,13 @@ the world's state:
 The world may refuse a placement for lack of room (the abstraction does not model free
 space: another action is drawn); it must refuse no other action the abstraction allows.
 
-Measured (`-s` prints the tally): 40 random starts, 203 compared states, 357,911 ground
-atoms compared (EXACT and SOUND), 0 disagreements. Before the fix the first state with
-a held item disagreed on `in-room` (the abstraction put it in no room).
+Measured (`-s` prints the tally): 30 random starts, 185 compared states (94 with an
+item in the hand; applied to both: 48 picks, 39 placements on an item's top, 7 on
+furniture, 61 walks), 217,522 ground atoms compared, 0 disagreements; 6 placements
+refused for lack of room; 24 `SEEN` atoms the checkers deny (items out of view). Before
+the fix a held item was in no room of the abstraction (`in-room`), a walk to an item's
+top put the robot in no room, and the `inside` checker put a tray inside the box
+standing on it.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from fdc.predicates.goal import GAnd, GNot, Goal, GOr, atom
 from fdc.predicates.registry import Context
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import LONG_DAY, EmbeddedWorld
-from fdc.sim_bridge.world.plans import _act, replay_plan
+from fdc.sim_bridge.world.plans import _act, lack_of_room, replay_plan
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,8 +78,9 @@ SOUND = ("in-cell", "around", "between")
 #: FindingDory's success checks: compared one way as `SOUND`, their disagreements
 #: counted and shown, not failed (module doc: the abstraction does not model sight).
 SEEN = ("robot-at-receptacle", "robot-at-object")
-#: Reasons the world gives for lack of room (`sim_bridge/graph/placement.py`).
-NO_ROOM = ("no free", "no room", "no spot", "does not fit", "not fit", "free spot", "room")
+#: Surfaces the walks go to besides where the items stand.
+TARGETS = ("coffee_table|top", "kitchen_counter|top", "bed|top", "office_desk|top",
+           "fridge|upper")
 
 
 @dataclass
@@ -141,9 +146,12 @@ def candidates(sc: Scene, world: EmbeddedWorld, at: str | None) -> list[str]:
     held = world.held_object()
     out: list[str] = []
     furniture_surfaces = sorted(s for s in sc.facts.entities(("furniture-surface",)))
+    # where the items stand, and a few surfaces to put them on (in four rooms, a door)
+    wanted = {state.support_of(x) for x in sc.focus} | set(TARGETS)
     for s in furniture_surfaces:
-        owner = g.object(g.surface(s).object_id)
-        out.append(f"navigate-to-receptacle {s} {owner.id} {owner.room}")
+        if s in wanted:
+            owner = g.object(g.surface(s).object_id)
+            out.append(f"navigate-to-receptacle {s} {owner.id} {owner.room}")
     for i in sc.focus:
         if i == held:
             continue
@@ -187,7 +195,11 @@ def candidates(sc: Scene, world: EmbeddedWorld, at: str | None) -> list[str]:
 
 def choose(options: list[str], k: int) -> str:
     """The `k`-th option, an action's name first (each as likely: walks are most of the
-    options, and picks and placements are what the test is about), then its arguments."""
+    options, and picks and placements are what the test is about), then its arguments;
+    an even `k` takes a pick, placement, opening or closing when there is one."""
+    hands = [line for line in options if not line.startswith("navigate")]
+    if hands and k % 2 == 0:
+        options, k = hands, k // 2
     kinds = sorted({line.split()[0] for line in options})
     kind = kinds[k % len(kinds)]
     of_kind = [line for line in options if line.split()[0] == kind]
@@ -306,8 +318,8 @@ def every_predicate_goal(sc: Scene, keep: list[str]) -> Goal:
 @settings(max_examples=30, deadline=None, derandomize=True,
           phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(before=st.lists(st.integers(0, 10**6), max_size=6),
-       after=st.lists(st.integers(0, 10**6), min_size=1, max_size=6))
+@given(before=st.lists(st.integers(0, 10**6), max_size=8),
+       after=st.lists(st.integers(0, 10**6), min_size=3, max_size=8))
 def test_the_abstraction_and_the_checkers_agree_on_every_state(
         scene: Scene, before: list[int], after: list[int]) -> None:
     from unified_planning.shortcuts import SequentialSimulator
@@ -346,7 +358,7 @@ def test_the_abstraction_and_the_checkers_agree_on_every_state(
             res = _act(world, line, 0)
             if not res.ok:
                 # the abstraction does not model free space; nothing else is refused
-                assert line.startswith("place") and any(w in res.reason for w in NO_ROOM), \
+                assert line.startswith("place") and lack_of_room(res.reason), \
                     f"the world refuses `{line}`, which the abstraction allows " \
                     f"(after {' / '.join(history) or 'the start'}): {res.reason}"
                 sc.tally.refused_for_room += 1
