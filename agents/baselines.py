@@ -1076,13 +1076,23 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     # made then, where it put the item
     last: dict[str, tuple[int, str, GAtom | None, At]] = {}
 
+    def room_now(item: str) -> str:
+        """The room the `in-room` checker puts the item in now (the abstraction's)."""
+        rooms = sorted(r.id for r in graph.rooms())
+        truth = registry.evaluate_many("in-room", [(item, r) for r in rooms], now())
+        found = [r for r, ok in zip(rooms, truth.tolist(), strict=True) if ok]
+        if not found:
+            raise Unsolvable(f"`{item}` is in no room: the abstraction cannot walk to it")
+        return found[0]
+
     def walk(surface: str) -> None:
         if at[0] == surface:
             return
         at[0] = surface
         s = graph.surface(surface)
         owner = graph.object(s.object_id)
-        lines.append(f"navigate-to-item {surface}" if owner.kind is Kind.MOVABLE else
+        lines.append(f"navigate-to-item {surface} {owner.id} {room_now(owner.id)}"
+                     if owner.kind is Kind.MOVABLE else
                      f"navigate-to-receptacle {surface} {owner.id} {owner.room}")
 
     def furniture(surface: str) -> str:
@@ -1124,7 +1134,7 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         if act.action is ActionName.PICK and act.target is not None:
             src = posed.support_of(act.target)
             if src is None:
-                lines.append(f"pick-from-floor {act.target}")
+                lines.append(f"pick-from-floor {act.target} {room_now(act.target)}")
                 at[0] = None
             else:
                 walk(src)

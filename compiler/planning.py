@@ -110,6 +110,13 @@ AS_REFUSED = "fdc-as-refused"
 N = TypeVar("N", bound=A.Node)
 
 Status = Literal["solved", "unsolvable", "timeout", "error", "refused"]
+#: Why the embedded world refused the plans of a `refused` certificate: `room`, it
+#: refused a placement for lack of room (free space, which the abstraction does not
+#: model) in every plan; `action`, it refused an action the abstraction allows for
+#: another reason (the two models disagree on what the robot can do); `goal`, it
+#: carried out every action and the checkers did not judge the goal reached at the end
+#: (the abstraction and the checkers disagree on a predicate of the goal).
+Cause = Literal["room", "action", "goal"]
 
 
 class PlanningError(FdcError):
@@ -213,6 +220,7 @@ class PlanResult:
     # placements the embedded world refused for lack of room, forbidden in the
     # abstraction before this plan was found (`item on surface`)
     forbidden: list[str] = field(default_factory=list)
+    cause: Cause | None = None  # why a `refused` plan was refused
 
 
 class PlanningWorld:
@@ -400,10 +408,11 @@ class PlanningWorld:
         are forbidden, or the world carries out every action of a plan and the goal is not
         judged reached at its end (`reached`: a spot it chose undid what the
         abstraction holds); none proves the task unsolvable. A plan the world refuses for
-        another reason (an action the abstraction allows and the world does not) is
-        returned as found: `fdc audit`'s replay reports it, a fault of the abstraction to
-        fix in the domain."""
-        from fdc.sim_bridge.world.plans import placed_on, replay_plan
+        another reason (an action the abstraction allows and the world does not: a
+        closed door, out of reach) is `refused` at once: the two models disagree, a
+        fault to fix in the domain or the world (`fdc audit` reports it). Each `refused`
+        result says why (`cause`: `Cause`)."""
+        from fdc.sim_bridge.world.plans import lack_of_room, placed_on, replay_plan
 
         task = replace(pp, problem=pp.problem.clone())
         refusals: list[Refusal] = []
@@ -421,7 +430,7 @@ class PlanningWorld:
                 left_ = "no plan left" if res.status == "unsolvable" else \
                     f"no other plan within {timeout_s:g} s"
                 return replace(res, status="refused", seconds=seconds, forbidden=forbidden,
-                               message=f"{left_}{said}")
+                               message=f"{left_}{said}", cause="room")
             if res.status != "solved":
                 return replace(res, seconds=seconds, forbidden=forbidden,
                                message=res.message + said)
@@ -434,17 +443,21 @@ class PlanningWorld:
                     return replace(res, status="refused", seconds=time.perf_counter()
                                    - started, forbidden=forbidden, message="the world "
                                    "carries out every action of the plan, and the goal "
-                                   f"is not judged reached at its end{said}")
+                                   f"is not judged reached at its end{said}", cause="goal")
                 return replace(res, seconds=time.perf_counter() - started,
                                forbidden=forbidden)
             spot = placed_on(replay.line)
-            if spot is None:  # not for lack of room: the audit's replay reports it
-                return replace(res, seconds=time.perf_counter() - started,
-                               forbidden=forbidden)
+            if spot is None or not lack_of_room(replay.reason):
+                # not for lack of room: the abstraction allows what the world refuses
+                return replace(res, status="refused", seconds=time.perf_counter() - started,
+                               forbidden=forbidden, cause="action", message=f"the embedded "
+                               f"world refuses action {replay.refused} of the plan, "
+                               f"{replay.reason}, which the abstraction allows{said}")
             if len(forbidden) + 1 >= current().plan_rounds:
                 return replace(res, status="refused", seconds=time.perf_counter() - started,
-                               forbidden=forbidden, message=f"the embedded world refuses "
-                               f"action {replay.refused} of the plan, {replay.reason}{said}")
+                               forbidden=forbidden, cause="room", message=f"the embedded "
+                               f"world refuses action {replay.refused} of the plan, "
+                               f"{replay.reason}{said}")
             refusal = self._refusal(spot, res.plan[:replay.refused - 1],
                                     SnapshotState(self.graph, replay.snapshots[-1]))
             mine = tuple(o for o in refusal.occupants if o[0] in task.items)
@@ -609,9 +622,16 @@ class PlanningWorld:
 
     @cached_property
     def _read(self) -> set[str]:
-        """The predicates some action's precondition reads."""
-        return {n.predicate for a in self.info.domain.actions if a.precondition is not None
-                for n in a.precondition.walk() if isinstance(n, A.Atom)}
+        """The predicates some action reads: in its precondition or in the condition of
+        one of its conditional effects (`pick` puts the item in the rooms the robot is
+        in: `robot-in-room` must hold its initial facts)."""
+        read: set[str] = set()
+        for a in self.info.domain.actions:
+            conditions = [] if a.precondition is None else [a.precondition]
+            if a.effect is not None:
+                conditions += [n.condition for n in a.effect.walk() if isinstance(n, A.When)]
+            read |= {n.predicate for c in conditions for n in c.walk() if isinstance(n, A.Atom)}
+        return read
 
     def _objects(self, goal: Goal, items: set[str], named: set[str]) -> set[str]:
         """The objects of a task's problem: furniture and rooms; the items a plan may
@@ -643,6 +663,19 @@ class PlanningWorld:
         state = self.context.require_state()
         keep |= {s for x in keep if f.has_type(x, ("movable",))
                  if (s := state.support_of(x)) is not None and s in f.types}
+        # the item whose top a kept surface is, with the surface it stands on, at any
+        # depth: `navigate-to-item` walks to the tray in the tray's room
+        todo = sorted(keep)
+        while todo:
+            x = todo.pop()
+            if not f.has_type(x, ("item-top",)):
+                continue
+            carrier = self.graph.surface(x).object_id
+            under = state.support_of(carrier)
+            for y in (carrier, under):
+                if y is not None and y in f.types and y not in keep:
+                    keep.add(y)
+                    todo.append(y)
         # One spare open surface the goal says nothing about: a place for what must
         # leave the surfaces it names (any other such surface would do as well).
         spare = [s for s, owner in f.true_atoms("surface-of") if s not in keep

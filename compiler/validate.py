@@ -25,7 +25,8 @@ code (`docs/formats/validation-report.md` lists them):
 - with `solve`, for tasks that are acted out: `unreachable`, `timeout`,
   `planner-error`, `plan-refused` (`compiler.planning`: a plan in the planning
   abstraction that the embedded world carries out is the certificate, its length
-  recorded). A process task is planned from the scene's initial state, a
+  recorded; none found is an error naming why the world refused the plans: room,
+  action or goal, `REFUSED`). A process task is planned from the scene's initial state, a
   memory-manipulation task (`suite.is_memory_manipulation`) from the world the experience
   left behind; it has no goal frames to check.
 
@@ -492,17 +493,34 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
         _error(task, "unreachable", f"no plan reaches the goal from {where} "
                f"({res.planner}: {res.message})", "goal",
                "the goal asks for something no sequence of placements achieves")
-    elif res.status == "refused":  # a gap of the abstraction, not a proof: a warning
-        task.add("plan-refused", Severity.WARNING, "no plan the embedded world carries out "
-                 f"was found: {res.message}", "goal",
-                 "the planning abstraction learns free space on surfaces only from the "
-                 "world's refusals; raise `fdc --limit plan_rounds=N` or --timeout, or give "
-                 "the task's items more room (`fdc audit` shows whether the oracle solves it)")
+    elif res.status == "refused":  # no certificate: an error, with its cause
+        why, hint = REFUSED[res.cause or "room"]
+        _error(task, "plan-refused", f"no plan the embedded world carries out was found "
+               f"({why}): {res.message}", "goal", hint)
     elif res.status == "timeout":
         _error(task, "timeout", f"{res.planner} found no plan within {timeout_s:g} s",
                "goal", "raise --timeout, or simplify the goal")
     elif res.status == "error":
         _error(task, "planner-error", res.message, "goal")
+
+
+#: What a `plan-refused` finding says of each cause (`planning.Cause`), and its hint.
+REFUSED: dict[str, tuple[str, str]] = {
+    "room": ("room: the world refused a placement for lack of room in every plan",
+             "the planning abstraction does not model free space on surfaces and learns it "
+             "only from the world's refusals; raise `fdc --limit plan_rounds=N` or "
+             "--timeout, or give the task's items more room (`fdc audit` shows whether the "
+             "oracle solves it)"),
+    "action": ("action: the world refused an action the planning abstraction allows",
+               "the abstraction (domain/fdc-home.pddl's actions) and the embedded world "
+               "disagree on what the robot can do; `fdc audit` replays the plan: fix the "
+               "action in the domain, or the world"),
+    "goal": ("goal: the world carried out the plan, and the checkers do not judge the "
+             "goal reached at its end",
+             "the planning abstraction and the checkers disagree on a predicate of the "
+             "goal (docs/predicates.md says what each checker judges, docs/ci.md what the "
+             "abstraction models); `fdc audit` shows the plan and the judgement"),
+}
 
 
 #: Findings after which a task is not given to the planner: its goal cannot be judged,

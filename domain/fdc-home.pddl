@@ -115,12 +115,14 @@
     (total-cost))
 
   ; Actions: a symbolic abstraction of the embedded world for planners (`fdc validate
-  ; --solve`, `fdc export pddl`). Navigation reaches any furniture surface (knowing its
-  ; room), any item top (a tray: its room unknown) and any item that is not in the
-  ; hand; an item rests on one surface, and each geometric fluent (in-cell, around,
-  ; at-side, between, inside, in-room, on-furniture) becomes true only by the placement
+  ; --solve`, `fdc export pddl`). Navigation reaches any furniture surface, any item top
+  ; (a tray's, in the tray's room) and any item that is not in the hand, and puts the
+  ; robot in that room; an item rests on one surface, and each geometric fluent (in-cell,
+  ; around, at-side, between, inside, on-furniture) becomes true only by the placement
   ; that establishes it and false when an item it relates is picked up (every `on` of
-  ; the item: one on a tray is on the table too); fluents no action here establishes
+  ; the item: one on a tray is on the table too). `in-room` is the checkers': an item
+  ; put down is in the room of what it stands on, and a held item is in the robot's
+  ; room (`pick` keeps it there, every walk carries it along); fluents no action here establishes
   ; (same-surface, PARTNR's relations and states) keep their initial value (`fdc
   ; validate` plans same-surface as its definition over `on`). A receptacle of
   ; articulated furniture is reached only while the furniture is open. An item goes
@@ -142,15 +144,24 @@
       (forall (?o - movable) (not (robot-at-object ?o)))
       (robot-at-receptacle ?to)
       (robot-in-room ?r)
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
+  ; To an item's top (a tray's), in the room the item is in.
   (:action navigate-to-item
-    :parameters (?to - item-top)
+    :parameters (?to - item-top ?i - movable ?r - room)
+    :precondition (and (top-of ?to ?i) (in-room ?i ?r) (not (holding ?i)))
     :effect (and
       (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
-      (forall (?x - room) (not (robot-in-room ?x)))
+      (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
       (forall (?o - movable) (not (robot-at-object ?o)))
       (robot-at-receptacle ?to)
+      (robot-in-room ?r)
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
   ; To an item where it stands (not in the hand), in its room: the goal of FindingDory's
@@ -164,6 +175,9 @@
       (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
       (robot-at-object ?o)
       (robot-in-room ?r)
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
   (:action pick
@@ -183,7 +197,9 @@
       (not (on-furniture ?o))
       (forall (?c - receptacle) (not (inside ?o ?c)))
       (forall (?c - container) (not (inside ?o ?c)))
-      (forall (?r - room) (not (in-room ?o ?r)))
+      ; in the hand, where the robot is
+      (forall (?r - room) (when (robot-in-room ?r) (in-room ?o ?r)))
+      (forall (?r - room) (when (not (robot-in-room ?r)) (not (in-room ?o ?r))))
       (forall (?x - surface ?c - cell) (not (in-cell ?o ?x ?c)))
       (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
       (forall (?a - movable ?d - cell)
@@ -193,11 +209,12 @@
       (increase (total-cost) 1)))
 
   ; An item that stands on no surface (on the floor): walk to it and pick it up. The
-  ; robot then stands by the item's old spot, at no surface and in no room it could name.
+  ; robot then stands by the item's old spot, at no surface, in the item's room.
   (:action pick-from-floor
-    :parameters (?o - movable)
+    :parameters (?o - movable ?r - room)
     :precondition (and
       (hand-empty)
+      (in-room ?o ?r)
       (forall (?s - surface) (not (on ?o ?s)))
       (forall (?t - item-top ?x - movable) (imply (top-of ?t ?o) (not (on ?x ?t))))
       (forall (?x - movable) (not (inside ?x ?o))))
@@ -205,7 +222,9 @@
       (holding ?o)
       (not (hand-empty))
       (forall (?s - surface) (not (robot-at-receptacle ?s)))
-      (forall (?r - room) (and (not (robot-in-room ?r)) (not (in-room ?o ?r))))
+      (forall (?x - room) (when (not (= ?x ?r))
+        (and (not (robot-in-room ?x)) (not (in-room ?o ?x)))))
+      (robot-in-room ?r)
       (forall (?x - movable) (not (robot-at-object ?x)))
       (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
       (forall (?a - movable ?d - cell)
@@ -228,6 +247,7 @@
       (on ?o ?s)
       (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
       (in-room ?o ?r)
+      (forall (?x - room) (when (not (= ?x ?r)) (not (in-room ?o ?x))))
       (on-furniture ?o)
       (hand-empty)
       (not (holding ?o))
@@ -244,6 +264,7 @@
     :effect (and
       (on ?o ?t)
       (forall (?r - room) (when (in-room ?i ?r) (in-room ?o ?r)))
+      (forall (?r - room) (when (not (in-room ?i ?r)) (not (in-room ?o ?r))))
       (forall (?x - surface) (when (and (low-top ?t) (on ?i ?x)) (on ?o ?x)))
       (forall (?x - receptacle) (when (and (low-top ?t) (inside ?i ?x)) (inside ?o ?x)))
       (when (and (low-top ?t) (on-furniture ?i)) (on-furniture ?o))
@@ -266,6 +287,7 @@
       (in-cell ?o ?s ?c)
       (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
       (in-room ?o ?r)
+      (forall (?x - room) (when (not (= ?x ?r)) (not (in-room ?o ?x))))
       (on-furniture ?o)
       (hand-empty)
       (not (holding ?o))
@@ -287,6 +309,7 @@
       (around ?o ?a)
       (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
       (in-room ?o ?r)
+      (forall (?x - room) (when (not (= ?x ?r)) (not (in-room ?o ?x))))
       (on-furniture ?o)
       (hand-empty)
       (not (holding ?o))
@@ -310,6 +333,7 @@
       (around ?o ?a)
       (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
       (in-room ?o ?r)
+      (forall (?x - room) (when (not (= ?x ?r)) (not (in-room ?o ?x))))
       (on-furniture ?o)
       (hand-empty)
       (not (holding ?o))
@@ -333,6 +357,7 @@
       (between ?o ?a ?b)
       (forall (?x - receptacle) (when (= ?x ?s) (inside ?o ?x)))
       (in-room ?o ?r)
+      (forall (?x - room) (when (not (= ?x ?r)) (not (in-room ?o ?x))))
       (on-furniture ?o)
       (hand-empty)
       (not (holding ?o))
@@ -352,6 +377,7 @@
     :effect (and
       (inside ?o ?c)
       (in-room ?o ?r)
+      (forall (?x - room) (when (not (= ?x ?r)) (not (in-room ?o ?x))))
       (hand-empty)
       (not (holding ?o))
       (increase (total-cost) 1)))

@@ -302,7 +302,8 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             res = world.certify(problem, options.timeout_s, options.planner, reached,
                                 lambda: oracle_plan(record, world.graph, world.start))
             if res.status != "solved":
-                out["plan"] = disagree(f"{res.planner}: {res.status}: {res.message}")
+                cause = f" ({res.cause})" if res.cause else ""
+                out["plan"] = disagree(f"{res.planner}: {res.status}{cause}: {res.message}")
                 out["replay"] = not_applicable("no plan")
             else:
                 out["plan"] = agree(f"{res.length} action(s) ({res.planner})")

@@ -80,7 +80,7 @@ def inside(ctx: Context, o: Movables, c: ReceptaclesOrContainers, *, on_top_m: f
            on_below_m: float = 0.02, inside_margin_m: float = 0.02) -> Bools:
     """The item is in a receptacle (a surface inside furniture: it rests on it) or in a
     container item (its centre inside the container's current box, grown by
-    `inside_margin_m`)."""
+    `inside_margin_m`; never the item the container stands on)."""
     g = ctx.graph
     table = surface_table(g)
     is_surface = np.array([x in table.index for x in c], dtype=bool)
@@ -99,7 +99,12 @@ def inside(ctx: Context, o: Movables, c: ReceptaclesOrContainers, *, on_top_m: f
         rel = np.einsum("nji,nj->ni", box.matrix, it.centre - box.centre)  # R^T (p - c)
         fits = np.all(np.abs(rel) <= box.size / 2 + inside_margin_m, axis=1)
         same = np.array([o[i] == c[i] for i in k], dtype=bool)
-        out[k] = fits & ~it.held & ~same
+        # what the container stands on is under it, not in it (a thin tray's centre
+        # lies within the margin below a box put on it)
+        state = ctx.require_state()
+        under = np.array([(s := state.support_of(c[i])) is not None and g.has(s)
+                          and g.surface(s).object_id == o[i] for i in k], dtype=bool)
+        out[k] = fits & ~it.held & ~same & ~under
     return out
 
 

@@ -6,9 +6,9 @@ kitchen_counter|top`). `replay_plan` performs each action in an `EmbeddedWorld` 
 in the scene's initial state (or where the plan starts: for a memory-manipulation task,
 the world the experience left behind), as its meaning in fdc-home says:
 
-- `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to`: walk to the surface `?to`;
-  `navigate-to-object ?o ?r`: walk to the item `?o`;
-- `pick ?o ?s`: pick `?o`; `pick-from-floor ?o`: walk to `?o` and pick it;
+- `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to ?i ?r`: walk to the surface
+  `?to`; `navigate-to-object ?o ?r`: walk to the item `?o`;
+- `pick ?o ?s`: pick `?o`; `pick-from-floor ?o ?r`: walk to `?o` and pick it;
 - `place ?o ?s ...`, `place-on-item ?o ?t ?i`: put the held item anywhere on the
   surface `?s` (or the item top `?t`) (`on`); `place-in-cell ?o ?s ?c
   ...`: in cell `?c` of `?s`; `place-around ?o ?a ...`: next to `?a`; `place-at-side ?o ?a
@@ -41,8 +41,10 @@ trajectory is the world's snapshots: the caller judges the goal on them with the
 checkers (`fdc.predicates.verify`). Nothing here reads the checkers: the plan, the
 world and the judgement are three models, and an audit compares them. The planner's
 certificate (`compiler/planning.py`) acts its plans out here too, and `placed_on` tells
-it which item and surface a refused placement was about, `moved` which item a line
-moves.
+it which item and surface a refused placement was about, `lack_of_room` whether the
+world refused it for lack of room (else the abstraction allowed what the world does
+not), `moved` which item a line moves. A walk goes to the nearest standing point in the
+room the line names (`_walk`), where the abstraction puts the robot.
 """
 
 from __future__ import annotations
@@ -53,18 +55,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fdc.core.limits import current
+from fdc.sim_bridge.graph.navigation import path_length
 from fdc.sim_bridge.graph.placement import Relation, place
 from fdc.sim_bridge.graph.regions import RING, STEP, Direction, Side
 from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
 
 if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.navigation import StandingPoint
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.state import Snapshot, TrajectoryHeader
 
 #: fdc-home's actions and their arity (the parameters a plan's line names).
 ARITY: dict[str, int] = {
-    "navigate-to-receptacle": 3, "navigate-to-item": 1, "navigate-to-object": 2,
-    "pick": 2, "pick-from-floor": 1, "place": 4, "place-on-item": 3, "place-in-cell": 5,
+    "navigate-to-receptacle": 3, "navigate-to-item": 3, "navigate-to-object": 2,
+    "pick": 2, "pick-from-floor": 2, "place": 4, "place-on-item": 3, "place-in-cell": 5,
     "place-around": 5, "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2,
     "close": 2,
 }
@@ -153,6 +157,18 @@ def placed_on(line: str) -> tuple[str, str] | None:
     if k is None or len(args) != ARITY[name]:
         return None
     return args[0], args[k]
+
+
+#: What the world's placement queries say when there is no room (`sim_bridge/graph/
+#: placement.py`): no free spot on the surface, next to or between the anchors, a pose
+#: taken. Not a closed container, too little height above the surface, or reach.
+NO_ROOM = ("no collision-free spot", "the target region is empty", "no free ", "touch")
+
+
+def lack_of_room(reason: str) -> bool:
+    """Whether the world refused a placement for lack of room (free space, which the
+    planning abstraction does not model), by its reason."""
+    return any(w in reason for w in NO_ROOM)
 
 
 def moved(line: str) -> str | None:
@@ -272,11 +288,11 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
         if res.ok:
             return res
     if name.startswith("navigate-to"):
-        return world.navigate(args[0])
+        return _walk(world, args[0], args[-1])
     if name == "pick":
         return world.pick(args[0])
     if name == "pick-from-floor":
-        walked = world.navigate(args[0])
+        walked = _walk(world, args[0], args[1])
         return world.pick(args[0]) if walked.ok else walked
     if name == "place" and spot:
         return world.place(args[1], Relation.IN_CELL, cell=CELLS[spot - 1])
@@ -299,6 +315,28 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
     if name == "place-inside":
         return world.place(args[1], Relation.INSIDE)
     return world.open(args[0]) if name == "open" else world.close(args[0])
+
+
+def _walk(world: EmbeddedWorld, target: str, room: str) -> ActionResult:
+    """Walk to `target` (a surface or an item) as a plan's line says: in `room`. The
+    standing point the world would take is the nearest one, which may be across a wall
+    in another room (the rear of a shelf against the kitchen wall is in the living
+    room), where the robot is not where the abstraction puts it (`robot-in-room`, and
+    a held item's `in-room`): the nearest standing point in that room, when the target
+    has one there, else the world's own choice."""
+    g, posed = world.graph, world.state.posed
+    pts, _ = posed.standing_points_for(target)
+    there = [p for p in pts if p.reachable and (r := g.room_of(p.position)) is not None
+             and r.id == room]
+    if not there or len(there) == len(pts):
+        return world.navigate(target)
+    here = (world.agent_pose().x, world.agent_pose().y)
+
+    def length(p: StandingPoint) -> float:
+        path = g.shortest_path(here, p.id)
+        return math.inf if path is None else path_length(path)
+
+    return world.navigate(min(there, key=lambda p: (length(p), p.id)).id)
 
 
 def _stand_at(world: EmbeddedWorld, surface: str, side: Side) -> ActionResult:

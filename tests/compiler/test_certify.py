@@ -88,8 +88,59 @@ def test_a_placement_refused_for_room_is_planned_around(world: PlanningWorld) ->
 @pytest.mark.slow
 def test_the_rounds_are_bounded(world: PlanningWorld, one_round: None) -> None:
     res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
-    assert res.status == "refused" and res.forbidden == []
+    assert res.status == "refused" and res.forbidden == [] and res.cause == "room"
     assert "refuses action" in res.message and "no free spot" in res.message
+
+
+def test_the_world_says_when_it_refuses_a_placement_for_lack_of_room() -> None:
+    """`lack_of_room`: the placement queries' reasons for no room, not a closed door,
+    too little height or reach (those are actions the abstraction must not allow)."""
+    from fdc.sim_bridge.world.plans import lack_of_room
+
+    assert lack_of_room("`place-around x y s f r`: no free spot around `y` on `s`")
+    assert lack_of_room("no collision-free spot for `x` (0.10 x 0.10 m) in the target "
+                        "region on `s`")
+    assert lack_of_room("`a` and `b` touch")
+    assert not lack_of_room("`fridge|lower` is closed (open `lower_door` first)")
+    assert not lack_of_room("`lamp_4` (0.40 m tall) does not fit under the 0.40 m "
+                            "clearance of `s`")
+    assert not lack_of_room("`s` is out of reach: the robot is 3.20 m from the nearest "
+                            "standing point of `s` (at most 0.25 m; navigate there first)")
+
+
+def _planner_says(monkeypatch: pytest.MonkeyPatch, plan: list[str]) -> None:
+    def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None
+              ) -> PlanResult:
+        return PlanResult("solved", "test", 0.0, len(plan), list(plan))
+
+    monkeypatch.setattr(planning, "solve", solve)
+
+
+def test_an_action_the_world_refuses_for_another_reason_is_refused(
+        world: PlanningWorld, compiler: SceneCompiler,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan the world refuses for another reason than room (a pick from where the
+    robot cannot reach) was returned as solved, a certificate the world never carried
+    out; now it is `refused`, its cause `action`."""
+    s = compiler.states["initial"].support_of("mug_0")
+    assert s is not None
+    goal = atom("holding", "mug_0")
+    _planner_says(monkeypatch, [f"pick mug_0 {s}"])
+    res = world.certify(world.build("pick", goal), 60)
+    assert res.status == "refused" and res.cause == "action", res
+    assert "out of reach" in res.message and "which the abstraction allows" in res.message
+
+
+def test_a_plan_whose_end_the_checkers_do_not_judge_reached_is_refused_for_its_goal(
+        world: PlanningWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fdc.predicates.verify import judge_at_end
+
+    goal = atom("holding", "mug_0")
+    _planner_says(monkeypatch, [])  # the world carries it out; the goal is not reached
+    res = world.certify(world.build("nothing", goal), 60, reached=judge_at_end(
+        goal, world.graph))
+    assert res.status == "refused" and res.cause == "goal", res
+    assert "not judged reached" in res.message
 
 
 @pytest.mark.slow

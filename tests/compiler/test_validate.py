@@ -196,13 +196,18 @@ def test_an_unreachable_goal_is_found_unsolvable(suite: Path, tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_no_plan_the_world_carries_out_warns_and_strict_fails(
+def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
         suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`l2-around`'s goal with one planning round: the world refuses the only plan (no
     room around the bowl on the fridge's upper shelf). The oracle's plan (it moves the
-    bowl first) is the certificate; without it, not a proof that the task is
-    unsolvable: a `plan-refused` warning, an error under --strict."""
+    bowl first) is the certificate; without it, the task has no certificate: a
+    `plan-refused` error (it was a warning, and exit 0), its cause `room` and the hint
+    about free space. A plan the world carries out short of the goal is the cause
+    `goal`, with a hint about the abstraction and the checkers (issue 36: a user's goal
+    over `in-room` "solved" by a pick warned about free space)."""
     from fdc.agents import baselines
+    from fdc.compiler import planning
+    from fdc.compiler.planning import PlanResult
 
     first = records(suite)[0]
     goal = atom("around", "plate_2", "bowl_2")
@@ -221,12 +226,23 @@ def test_no_plan_the_world_carries_out_warns_and_strict_fails(
 
     monkeypatch.setattr(baselines, "oracle_plan", no_trace)
     code, out, err = run(*args)
-    assert code == 0, out + err
-    assert findings(out)[first.id] == [("plan-refused", "warning")]
-    cert = ValidationReport.model_validate_json(out).task_reports[0].certificate
+    assert code == 1, out + err
+    assert findings(out)[first.id] == [("plan-refused", "error")]
+    report = ValidationReport.model_validate_json(out).task_reports[0]
+    cert = report.certificate
     assert cert is not None and cert.status == "refused" and cert.length is not None
-    code, out, _ = run(*args, "--strict")
-    assert code == 1
+    finding = report.findings[0]
+    assert "(room: " in finding.message and "free space" in (finding.hint or "")
+
+    def nothing(*_: object, **__: object) -> PlanResult:
+        return PlanResult("solved", "test", 0.0, 0, [])
+
+    monkeypatch.setattr(planning, "solve", nothing)
+    code, out, err = run(*args)
+    assert code == 1, out + err
+    finding = ValidationReport.model_validate_json(out).task_reports[0].findings[0]
+    assert finding.code == "plan-refused" and "(goal: " in finding.message
+    assert "free space" not in (finding.hint or "") and "checkers" in (finding.hint or "")
 
 
 @pytest.mark.slow
