@@ -320,7 +320,8 @@ class _Collector:
                ) -> list[bool]:
         """Whether the robot at each pose looks at `item` in `state`: within
         `look_distance_m` (straight, then walking), facing it within `look_angle_rad`, and
-        the item in view of the camera (tilted as the pose says) within `look_range_m`."""
+        the item in view of the camera (tilted as the pose says) within `look_range_m`
+        (the rule of `robot-at-object`, which a pose passing this passes too)."""
         cfg = self.cfg
         x, y, _ = state.object_pose(item).position
         out = [False] * len(poses)
@@ -332,9 +333,12 @@ class _Collector:
             return out
         seen = state.visible_many([item] * len(near), [poses[k] for k in near], cfg.fov_rad,
                                   min(cfg.look_range_m, cfg.max_range_m))
+        # The walking distance by its cheap bound alone (`grid_walk_within`): when that
+        # does not decide, the pose does not count (it may, by the exact search: the
+        # robot then looks once more than it needs to).
         for k, ok in zip(near, seen, strict=True):
-            out[k] = ok and state.geodesic_within((poses[k].x, poses[k].y), (x, y),
-                                                  cfg.look_distance_m)
+            out[k] = ok and bool(self.graph.grid_walk_within(
+                (poses[k].x, poses[k].y), (x, y), cfg.look_distance_m))
         return out
 
     def _facing(self, p: StandingPoint, point: tuple[float, float, float]) -> AgentPose:
