@@ -20,9 +20,22 @@ it has just put down, and the frame of each place is a valid goal frame of that 
 of its receptacle. (A standing point on the far side of a wall the furniture stands
 against is reachable, but nothing on the furniture can be seen or reached from it.)
 
-The end of the day: after its last interaction the robot walks away from the furniture
-to the free spot nearest the middle of the room it is in (staying in that room), so a
-memory task does not start with the robot already at the receptacle it used last.
+Every item moved is looked at (FindingDory keeps only the days on which the targets
+are seen): a spot counts only when, with the item put there, the robot at one of the
+surface's standing points, turned and its head tilted to it, looks at it by the rule of
+`robot-at-object` (`OracleConfig.look_*`: within 2 m, walking, by the grid's cheap bound;
+facing it; in view within 5 m), so an item is not put behind a taller one; the cell drawn,
+else the surface's middle, else the next surface (a spot nobody sees only when no surface
+tried has a seen one). When the place frame does not look at the item after all, the
+robot walks to a standing point that does (its head tilted to the item on the last
+step); after the last interaction it looks again at every item that an item put down
+later hides from every frame since its place. A memory task's goal frames are judged so,
+in the world the day leaves behind, from the item's last place on.
+
+The end of the day: after its last interaction (and its looks) the robot walks away
+from the furniture to the free spot nearest the middle of the room it is in (staying in
+that room), so a memory task does not start with the robot already at the receptacle it
+used last.
 
 Repeated categories: FindingDory's category-order tasks ("the mug you moved first") need
 days on which the robot moves several items of one category. After the first
