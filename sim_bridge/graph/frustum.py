@@ -132,11 +132,15 @@ def footprint_columns(footprints: npt.ArrayLike) -> np.ndarray:
     out = np.zeros((len(fp), 5, 2))
     if not len(fp):
         return out
-    cen = shapely.get_coordinates(shapely.centroid(fp))
-    out[:, :, :] = cen[:, None, :]
+    # An empty footprint (the held item's: out of the arrangement) has a NaN centre,
+    # which no frustum takes in.
+    empty = shapely.is_empty(fp)
+    out[empty] = np.nan
+    cen = shapely.get_coordinates(shapely.centroid(fp[~empty]))
+    out[~empty] = cen[:, None, :]
     env = shapely.oriented_envelope(fp)
     for k, g in enumerate(env.tolist()):
-        if g is not None and g.geom_type == "Polygon":
+        if g is not None and g.geom_type == "Polygon" and not g.is_empty:
             xy = np.asarray(g.exterior.coords)[:4]
             out[k, 1:1 + len(xy)] = xy
     return out

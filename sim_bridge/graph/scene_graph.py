@@ -532,19 +532,29 @@ class SceneGraph:
         no farther than the limit)."""
         pa, pb = self._endpoints(a), self._endpoints(b)
         if len(pa) == 1 and len(pb) == 1:
-            (ax, ay), (bx, by) = pa[0], pb[0]
-            if math.hypot(bx - ax, by - ay) > limit_m + _ROUNDING_M:
-                return False
-            na, nb = self.nav.nearest_node((ax, ay)), self.nav.nearest_node((bx, by))
-            if not self.nav.connected(na, nb):
-                return False
-            xy = self.nav.nodes_xy
-            walk = (math.hypot(xy[na, 0] - ax, xy[na, 1] - ay)
-                    + float(self.walker.near(nb, limit_m)[na])
-                    + math.hypot(bx - xy[nb, 0], by - xy[nb, 1]))
-            if walk <= limit_m - _ROUNDING_M:
-                return True
+            bound = self.grid_walk_within(pa[0], pb[0], limit_m)
+            if bound is not None:
+                return bound
         return self.geodesic_distance(a, b) <= limit_m
+
+    def grid_walk_within(self, a: tuple[float, float], b: tuple[float, float],
+                         limit_m: float) -> bool | None:
+        """The bounds `geodesic_within` tries first between two points, without pulling
+        a path taut: False when the straight segment is longer than `limit_m` or no walk
+        joins them, True when the grid walk (each end's offset to its node plus the
+        grid's shortest distance between the nodes) is no longer, None when neither
+        bound decides. Cheap: a search no farther than the limit."""
+        (ax, ay), (bx, by) = a, b
+        if math.hypot(bx - ax, by - ay) > limit_m + _ROUNDING_M:
+            return False
+        na, nb = self.nav.nearest_node((ax, ay)), self.nav.nearest_node((bx, by))
+        if not self.nav.connected(na, nb):
+            return False
+        xy = self.nav.nodes_xy
+        walk = (math.hypot(xy[na, 0] - ax, xy[na, 1] - ay)
+                + float(self.walker.near(nb, limit_m)[na])
+                + math.hypot(bx - xy[nb, 0], by - xy[nb, 1]))
+        return True if walk <= limit_m - _ROUNDING_M else None
 
     def reachable(self, what: str | Point) -> bool:
         """Whether the agent can get from its start to `what`."""

@@ -20,9 +20,22 @@ it has just put down, and the frame of each place is a valid goal frame of that 
 of its receptacle. (A standing point on the far side of a wall the furniture stands
 against is reachable, but nothing on the furniture can be seen or reached from it.)
 
-The end of the day: after its last interaction the robot walks away from the furniture
-to the free spot nearest the middle of the room it is in (staying in that room), so a
-memory task does not start with the robot already at the receptacle it used last.
+Every item moved is looked at (FindingDory keeps only the days on which the targets
+are seen): a spot counts only when, with the item put there, the robot at one of the
+surface's standing points, turned and its head tilted to it, looks at it by the rule of
+`robot-at-object` (`OracleConfig.look_*`: within 2 m, walking, by the grid's cheap bound;
+facing it; in view within 5 m), so an item is not put behind a taller one; the cell drawn,
+else the surface's middle, else the next surface (a spot nobody sees only when no surface
+tried has a seen one). When the place frame does not look at the item after all, the
+robot walks to a standing point that does (its head tilted to the item on the last
+step); after the last interaction it looks again at every item that an item put down
+later hides from every frame since its place. A memory task's goal frames are judged so,
+in the world the day leaves behind, from the item's last place on.
+
+The end of the day: after its last interaction (and its looks) the robot walks away
+from the furniture to the free spot nearest the middle of the room it is in (staying in
+that room), so a memory task does not start with the robot already at the receptacle it
+used last.
 
 Repeated categories: FindingDory's category-order tasks ("the mug you moved first") need
 days on which the robot moves several items of one category. After the first
@@ -64,7 +77,7 @@ from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld, WorldConfig
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
 from fdc.sim_bridge.world.posed import PosedGraph
-from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M
+from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M, SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, ObjectPose, Snapshot, TrajectoryHeader
 
 if TYPE_CHECKING:
@@ -93,6 +106,13 @@ class OracleConfig:
     # The chance that an interaction after the first prefers an item of a category
     # already moved (see the module docstring).
     repeat_category: float = 0.5
+    # What counts as a look at an item (FindingDory's success check, the defaults of the
+    # predicate `robot-at-object`): within this walking distance, facing it, and in view
+    # of the camera within this range. Every item moved is looked at so after its place
+    # (see the module docstring).
+    look_distance_m: float = 2.0
+    look_angle_rad: float = math.pi / 4
+    look_range_m: float = 5.0
 
 
 class SimulationError(FdcError, ValueError):
@@ -146,6 +166,7 @@ def simulate(graph: SceneGraph, *, interactions: int = 5, seed: int = 0, scene: 
                 f"put on another reachable surface (tried up to {cfg.item_tries} items, "
                 f"{cfg.target_tries} surfaces each)")
     if interactions:
+        robot.look_again()
         robot.leave()
     world = robot.world
     name = scene or graph.scene.name
@@ -154,7 +175,9 @@ def simulate(graph: SceneGraph, *, interactions: int = 5, seed: int = 0, scene: 
     header = world.header(name).model_copy(update={"clock": clock})
     log = robot.finish(name, scene_sha256 if scene_sha256 is not None else
                         header.scene_sha256, clock)
-    snapshots = tuple(s.model_copy(update={"time_min": clock.time_at(s.step)})
+    # A snapshot's robot is its frame's (the head tilted as the frame has it).
+    snapshots = tuple(s.model_copy(update={"time_min": clock.time_at(s.step),
+                                           "agent": log.frames[s.step].agent})
                       for s in world.snapshots)
     return Simulation(experience=log, snapshots=snapshots, header=header, world=world)
 
@@ -211,6 +234,8 @@ class _Collector:
             and (s.container is None or s.is_open))
         self.walls = graph.layout.walls
         self.rows: list[_FrameRow] = []
+        # Per item moved: the row of its last place.
+        self.placed: dict[str, int] = {}
         self.sight = SightIndex(self.world.state.posed)
         self._record([(None, self.world.agent_pose())])
 
@@ -259,7 +284,10 @@ class _Collector:
 
     def _target(self, posed: PosedGraph, item: str, source: str | None,
                 pick_from: list[StandingPoint], exclude: Sequence[str] = ()) -> _Plan | None:
-        """A surface for `item` (not `source`) where a placement exists now."""
+        """A surface for `item` (not `source`) where a placement exists now: the first
+        of the shuffled surfaces with a spot (in the cell drawn, else anywhere on it) that
+        the robot looks at from a standing point after the place (`_views`: not hidden
+        behind a taller item, near enough); else the first with any spot."""
         # Only surfaces below the eye: the robot sees what it puts down (the board of a
         # shelf above the eye hides what stands on it, from the camera as from the
         # line of sight).
@@ -268,24 +296,110 @@ class _Collector:
                  and posed.surface(s).z < eye]
         self.rng.shuffle(cands)
         cfg = self.placement
-        at: Direction | None  # the cell aimed at (None: anywhere on the surface)
+        unseen: _Plan | None = None  # the first spot found that no standing point sees
         for s in cands[: self.cfg.target_tries]:
             pts, _ = posed.standing_points_for(s)
-            if not any(p.reachable for p in pts):
+            reach = [p for p in pts if p.reachable]
+            if not reach:
                 continue
             cell = self.rng.choice(_CELLS)
-            res = place(posed, Relation.IN_CELL, (item, s, cell), cfg)
-            relation, at = Relation.IN_CELL, cell
-            if not res.ok:
-                res = place(posed, Relation.ON, (item, s), cfg)
-                relation, at = Relation.ON, None
-            if not res.ok or res.pose is None:
-                continue
-            place_at = self._in_sight([p for p in pts if p.reachable],
-                                      (res.pose.position[0], res.pose.position[1]))
-            if place_at:
-                return _Plan(item, s, relation, at, res, pick_from, place_at)
-        return None
+            at: Direction | None  # the cell aimed at (None: anywhere on the surface)
+            for relation, at in ((Relation.IN_CELL, cell), (Relation.ON, None)):
+                res = place(posed, relation, (item, s) if at is None else (item, s, at), cfg)
+                if not res.ok or res.pose is None:
+                    continue
+                place_at = self._in_sight(reach, (res.pose.position[0], res.pose.position[1]))
+                if not place_at:
+                    continue
+                seen = self._views(self._as_placed(item, res), item, place_at)
+                if seen:
+                    return _Plan(item, s, relation, at, res, pick_from, seen)
+                if unseen is None:
+                    unseen = _Plan(item, s, relation, at, res, pick_from, place_at)
+        return unseen
+
+    # ----- looking ----------------------------------------------------------------------
+    def _as_placed(self, item: str, res: Placement) -> SnapshotState:
+        """The world as it is now, with `item` put down where `res` says (hand empty)."""
+        assert res.pose is not None
+        snap = self.world.snapshot()
+        objects = dict(snap.objects)
+        objects[item] = ObjectPose(position=res.pose.position, orientation=res.pose.orientation,
+                                   size=objects[item].size)
+        return SnapshotState(self.graph, snap.model_copy(update={"objects": objects,
+                                                                 "held": None}))
+
+    def _looks(self, state: SnapshotState, item: str, poses: Sequence[AgentPose]
+               ) -> list[bool]:
+        """Whether the robot at each pose looks at `item` in `state`: within
+        `look_distance_m` (straight, then walking), facing it within `look_angle_rad`, and
+        the item in view of the camera (tilted as the pose says) within `look_range_m`
+        (the rule of `robot-at-object`, which a pose passing this passes too)."""
+        cfg = self.cfg
+        x, y, _ = state.object_pose(item).position
+        out = [False] * len(poses)
+        near = [k for k, a in enumerate(poses)
+                if math.hypot(x - a.x, y - a.y) <= cfg.look_distance_m
+                and abs(math.remainder(math.atan2(y - a.y, x - a.x) - a.yaw_rad, math.tau))
+                <= cfg.look_angle_rad + 1e-12]
+        if not near:
+            return out
+        seen = state.visible_many([item] * len(near), [poses[k] for k in near], cfg.fov_rad,
+                                  min(cfg.look_range_m, cfg.max_range_m))
+        # The walking distance by its cheap bound alone (`grid_walk_within`): when that
+        # does not decide, the pose does not count (it may, by the exact search: the
+        # robot then looks once more than it needs to).
+        for k, ok in zip(near, seen, strict=True):
+            out[k] = ok and bool(self.graph.grid_walk_within(
+                (poses[k].x, poses[k].y), (x, y), cfg.look_distance_m))
+        return out
+
+    def _facing(self, p: StandingPoint, point: tuple[float, float, float]) -> AgentPose:
+        """The robot at standing point `p`, turned to `point`, its head tilted to it."""
+        a = self.world.agent_pose()
+        pose = AgentPose(x=p.position[0], y=p.position[1], z=a.z,
+                         yaw_rad=_heading(p.position, (point[0], point[1]), a.yaw_rad))
+        return self._looking_at(pose, point)
+
+    def _views(self, state: SnapshotState, item: str, pts: list[StandingPoint]
+               ) -> list[StandingPoint]:
+        """The standing points among `pts` from which the robot, turned to `item` and its
+        head tilted to it, looks at it in `state` (`_looks`)."""
+        if not pts:
+            return []
+        point = state.object_pose(item).position
+        ok = self._looks(state, item, [self._facing(p, point) for p in pts])
+        return [p for p, o in zip(pts, ok, strict=True) if o]
+
+    def _looked_at(self, item: str) -> bool:
+        """Whether some frame since `item` was last put down looks at it in the world as
+        it is now (the world a memory task's goal frames are judged in, at the end)."""
+        poses = list(dict.fromkeys(r.agent for r in self.rows[self.placed[item]:]))
+        return any(self._looks(self.world.state, item, poses))
+
+    def _look(self, item: str) -> bool:
+        """Walk to a standing point from which the robot looks at `item` in the world as
+        it is now, turn to it and tilt the head to it; False when there is none."""
+        state = self.world.state
+        point = state.object_pose(item).position
+        views = self._views(state, item, self._stands(state.posed, item, (point[0], point[1])))
+        if not views:
+            return False
+        self._walk(views, (point[0], point[1]), item, look=point)
+        return True
+
+    def look_again(self) -> None:
+        """At the end of the day: look again at every item moved that no frame since its
+        place looks at in the world as it is now (hidden by an item put down later, or
+        never seen from where it was put), nearest first."""
+        todo = [i for i in sorted(self.placed) if not self._looked_at(i)]
+        while todo:
+            a = self.world.agent_pose()
+            item = min(todo, key=lambda i: (math.dist(
+                (a.x, a.y), self.world.object_pose(i).position[:2]), i))
+            todo.remove(item)
+            self._look(item)
+            todo = [i for i in todo if not self._looked_at(i)]
 
     # ----- acting ---------------------------------------------------------------------
     def interact(self) -> bool:
@@ -324,6 +438,10 @@ class _Collector:
         final = w.object_pose(plan.item)
         self._record([(placed.action, self._looking_at(w.agent_pose(), final.position))],
                      event=("place", plan.item, placed.surface_id, final))
+        self.placed[plan.item] = len(self.rows) - 1
+        if not self._looked_at(plan.item):
+            # Hidden from where the robot put it down after all: a look from elsewhere.
+            self._look(plan.item)
         return True
 
     def _looking_at(self, pose: AgentPose, point: tuple[float, float, float]) -> AgentPose:
@@ -356,9 +474,10 @@ class _Collector:
         if done.ok:
             self._record(list(done.moves))
 
-    def _walk(self, stands: list[StandingPoint], face: tuple[float, float], label: str
-              ) -> None:
-        """Walk to the nearest of `stands` and turn to `face`."""
+    def _walk(self, stands: list[StandingPoint], face: tuple[float, float], label: str,
+              look: tuple[float, float, float] | None = None) -> None:
+        """Walk to the nearest of `stands` and turn to `face` (and, with `look`, tilt the
+        head to that point on the last step)."""
         w = self.world
         a = w.agent_pose()
         route = self.router.route((a.x, a.y), [p.position for p in stands])
@@ -374,7 +493,10 @@ class _Collector:
             done = w.navigate(best.id)
             if not done.ok:
                 raise SimulationError(f"the robot cannot walk to `{label}`: {done.reason}")
-        self._record(list(done.moves))
+        moves = list(done.moves)
+        if look is not None and moves:
+            moves[-1] = (moves[-1][0], self._looking_at(moves[-1][1], look))
+        self._record(moves)
 
     # ----- frames ---------------------------------------------------------------------
     def _record(self, steps: list[tuple[str | None, AgentPose]],
