@@ -81,9 +81,11 @@ STEPS_PER_TASK = 20
 #: Outcome tasks (level 4) may ask for many items to move: 10 more actions for each
 #: target item past the first (a relocation takes 4 or 5 actions; twice that is slack).
 STEPS_PER_EXTRA_TARGET = 10
-#: The lens of the image after `show_receptacle` (degrees, horizontal): wide enough to
-#: take in a sofa or a counter from where the robot stands at it.
+#: The widest lens of the image after `show_receptacle` (degrees, horizontal): enough to
+#: take in a sofa or a counter from where the robot stands at it; `show_lens` widens the
+#: head camera's in steps of `SHOW_HFOV_STEP_DEG` (few renderers) up to it.
 SHOW_HFOV_DEG = 100.0
+SHOW_HFOV_STEP_DEG = 10.0
 #: The ring of standing sides `change_view` walks: counter-clockwise seen from above.
 SIDE_RING: tuple[Side, ...] = (Side.FRONT, Side.RIGHT, Side.REAR, Side.LEFT)
 #: Characters an observation may hold (printable ASCII, Latin-1, general punctuation);
@@ -515,8 +517,9 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         sid = self._shown[0] if shown and self._shown is not None else self._at
         if sid is None:
             return pose, cam, None, False
-        if shown and cam.hfov_deg < SHOW_HFOV_DEG:
-            cam = self.renderer(SHOW_HFOV_DEG).camera
+        if shown:
+            cam = self.renderer(show_lens(w.state.posed.surface(sid), pose, cam.hfov_deg)
+                                ).camera
         side = side_of(w.state.posed.surface(sid), pose).value
         for ask in (side, None):
             try:
@@ -777,6 +780,20 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
                          "close{target}, call_end.")
         text = "\n".join(lines)
         return "".join(c if c in CHARSET else "?" for c in text)[:MAX_TEXT]
+
+
+def show_lens(surface: Surface, pose: AgentPose, hfov_deg: float) -> float:
+    """The horizontal field of view (degrees) that takes in the whole of `surface` seen
+    from `pose`, with a margin: `hfov_deg` (the head camera's) when it does already, else
+    wider by steps of `SHOW_HFOV_STEP_DEG`, at most `SHOW_HFOV_DEG`."""
+    xy = np.asarray(surface.polygon.exterior.coords)[:, :2]
+    bearing = np.arctan2(xy[:, 1] - pose.y, xy[:, 0] - pose.x) - pose.yaw_rad
+    half = float(np.max(np.abs((bearing + math.pi) % (2 * math.pi) - math.pi)))
+    need = math.degrees(2 * half) * 1.15
+    if need <= hfov_deg:
+        return hfov_deg
+    return min(SHOW_HFOV_DEG, hfov_deg + math.ceil((need - hfov_deg) / SHOW_HFOV_STEP_DEG)
+               * SHOW_HFOV_STEP_DEG)
 
 
 def _describe(a: AgentAction) -> str:

@@ -182,3 +182,22 @@ def test_gymnasiums_env_checker_passes_with_images(graph: SceneGraph) -> None:
 def test_an_unknown_observation_mode_is_refused(graph: SceneGraph) -> None:
     with pytest.raises(ValueError, match="'text', 'image' or 'both'"):
         ManipulationEnv(graph, observation="video")  # type: ignore[arg-type]
+
+
+def test_show_lens_widens_to_take_in_the_receptacle_and_no_further() -> None:
+    import shapely
+
+    from fdc.agents.env import SHOW_HFOV_DEG, show_lens
+    from fdc.sim_bridge.world.state import AgentPose
+
+    class _Top:  # a surface as show_lens reads it: its world polygon
+        def __init__(self, x0: float, y0: float, x1: float, y1: float) -> None:
+            self.polygon = shapely.box(x0, y0, x1, y1)
+
+    facing_x = AgentPose(x=0.0, y=0.0, yaw_rad=0.0)
+    # 0.4 m wide, 2 m ahead: 11.4 degrees with the margin, within the head camera's 43
+    assert show_lens(_Top(2.0, -0.2, 2.4, 0.2), facing_x, 43.0) == 43.0  # type: ignore[arg-type]
+    # a 2 m sofa 0.8 m ahead: about 103 degrees needed; widened in steps of 10, capped
+    assert show_lens(_Top(0.8, -1.0, 1.2, 1.0), facing_x, 43.0) == SHOW_HFOV_DEG  # type: ignore[arg-type]
+    # 1 m wide, 1 m ahead: 2 * atan(0.5 / 1) = 53 degrees, 61 with the margin: 63
+    assert show_lens(_Top(1.0, -0.5, 1.0001, 0.5), facing_x, 43.0) == 63.0  # type: ignore[arg-type]
