@@ -18,10 +18,10 @@ from fdc.agents.images import label_anchor, project_outline, region_colour, regi
 from fdc.compiler.suite import TaskRecord
 from fdc.predicates.goal import atom, to_pddl
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.render import Camera, RenderUnavailable, view_at
-from fdc.sim_bridge.render import context as render_context
+from fdc.sim_bridge.render import Camera, view_at
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.world.embedded import side_of
+from tests.egl import _egl  # noqa: F401 (skips the module without EGL)
 
 SCENES = Path(__file__).resolve().parents[2] / "examples" / "scenes"
 APARTMENT = SCENES / "apartment.json"
@@ -30,14 +30,6 @@ ON = atom("on", "soap_0", "side_table|top")
 CAMERA = Camera(width=320, height=240)
 #: An empty surface of the apartment: its regions are its 9 cells, one colour each.
 EMPTY = "sofa|top"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _egl() -> None:
-    try:
-        render_context.gl_context()
-    except RenderUnavailable as e:
-        pytest.skip(f"no EGL rendering on this machine: {e}")
 
 
 @pytest.fixture(scope="module")

@@ -11,18 +11,10 @@ from typing import Any
 
 import pytest
 
-from fdc.sim_bridge.render import FramesIndex, RenderUnavailable
-from fdc.sim_bridge.render import context as render_context
+from fdc.sim_bridge.render import FramesIndex
+from tests.egl import _egl  # noqa: F401 (skips the module without EGL)
 
 from .conftest import TEMPLATES, run
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _egl() -> None:
-    try:
-        render_context.gl_context()
-    except RenderUnavailable as e:
-        pytest.skip(f"no EGL rendering on this machine: {e}")
 
 
 def read_js(path: Path) -> list[Any]:

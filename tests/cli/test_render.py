@@ -11,19 +11,12 @@ import numpy as np
 import pytest
 
 from fdc.cli import app
-from fdc.sim_bridge.render import FramesIndex, RenderUnavailable
+from fdc.sim_bridge.render import FramesIndex
 from fdc.sim_bridge.render import context as render_context
 from tests.cli.helpers import REPO, runner
+from tests.egl import _egl  # noqa: F401 (skips the module without EGL)
 
 APARTMENT = REPO / "examples" / "scenes" / "apartment.json"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _egl() -> None:
-    try:
-        render_context.gl_context()
-    except RenderUnavailable as e:
-        pytest.skip(f"no EGL rendering on this machine: {e}")
 
 
 @pytest.fixture(scope="module")

@@ -13,20 +13,12 @@ import pytest
 
 from fdc.compiler.suite import parse_suite
 from fdc.compiler.suite_frames import SuiteFrames
-from fdc.sim_bridge.render import FramesIndex, RenderUnavailable
-from fdc.sim_bridge.render import context as render_context
+from fdc.sim_bridge.render import FramesIndex
 from tests.cli.helpers import REPO
 from tests.cli.test_compile_executors import cluster, fdc  # noqa: F401 (a fixture)
+from tests.egl import _egl  # noqa: F401 (skips the module without EGL)
 
 TEMPLATES = REPO / "tests" / "golden" / "templates"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _egl() -> None:
-    try:
-        render_context.gl_context()
-    except RenderUnavailable as e:
-        pytest.skip(f"no EGL rendering on this machine: {e}")
 
 
 @pytest.fixture(scope="module")

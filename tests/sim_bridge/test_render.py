@@ -16,17 +16,10 @@ from fdc.sim_bridge.render.camera import parse_size
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder, snapshot_at
 from fdc.sim_bridge.world.state import AgentPose
+from tests.egl import _egl  # noqa: F401 (skips the module without EGL)
 from tests.sim_bridge.helpers import TEST_ASSETS, graph, obj, on_top, room, scene
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _egl() -> None:
-    try:
-        render_context.gl_context()
-    except RenderUnavailable as e:
-        pytest.skip(f"no EGL rendering on this machine: {e}")
 
 
 #: A camera looking level along +x from (0.5, 2), 1.25 m up.
