@@ -27,6 +27,8 @@ from fdc.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    FramesDirs,
+    MaxFrames,
     file_option,
     open_suite_or_exit,
     progress_bar,
@@ -51,11 +53,8 @@ def vlm(
         "URL or its chat-completions URL.")],
     model: Annotated[str, typer.Option(help="The model name the server serves.")],
     output: Annotated[Path, file_option("--output", "-o", help="The predictions file.")],
-    frames: Annotated[list[Path] | None, typer.Option(
-        "--frames", help="A frames directory (fdc-frames 1.0, `fdc render experience`); "
-        "repeatable, matched to tasks by their experience's sha256.")] = None,
-    max_frames: Annotated[int, typer.Option(
-        min=1, help="Frames shown per memory task (sub-sampled evenly).")] = 32,
+    frames: FramesDirs = None,
+    max_frames: MaxFrames = 32,
     cache: Annotated[Path | None, typer.Option(
         help="The reply cache folder (default: <output name>.vlm-cache beside the "
         "predictions).")] = None,

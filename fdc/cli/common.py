@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -214,3 +214,12 @@ def graph_or_exit(path: Path, mesh_roots: Sequence[Path] = ()) -> SceneGraph:
     except SceneLoadError as e:
         report_findings(e.findings, str(path))
         raise typer.Exit(EXIT_USAGE) from None
+
+
+#: The options `fdc export vlm` and `fdc run-agent vlm` share: the frames directories and
+#: how many frames a memory task shows.
+FramesDirs = Annotated[list[Path] | None, typer.Option(
+    "--frames", help="A frames directory (fdc-frames 1.0, `fdc render experience`); "
+    "repeatable, matched to tasks by their experience's sha256.")]
+MaxFrames = Annotated[int, typer.Option(
+    min=1, help="Frames shown per memory task (sub-sampled evenly).")]

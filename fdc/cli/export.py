@@ -20,6 +20,8 @@ from fdc.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    FramesDirs,
+    MaxFrames,
     OutputFormat,
     file_option,
     folder_option,
@@ -169,11 +171,8 @@ def pddl(
 def vlm(
     suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
     output: Annotated[Path, folder_option("--output", "-o", help="The folder to write.")],
-    frames: Annotated[list[Path] | None, typer.Option(
-        "--frames", help="A frames directory (fdc-frames 1.0, `fdc render experience`); "
-        "repeatable, matched to tasks by their experience's sha256.")] = None,
-    max_frames: Annotated[int, typer.Option(
-        min=1, help="Frames shown per memory task (sub-sampled evenly).")] = 32,
+    frames: FramesDirs = None,
+    max_frames: MaxFrames = 32,
     inline_images: Annotated[bool, typer.Option(
         "--inline-images", help="Images as base64 data URLs inside the JSONL (default: "
         "PNG files under OUTPUT/frames/, named by relative path).")] = False,
