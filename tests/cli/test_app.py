@@ -13,11 +13,12 @@ def test_commands_and_groups_in_order() -> None:
     assert list(group.commands) == [
         "check", "fmt", "lsp", "compile", "explain", "validate", "audit", "verify",
         "run-baseline", "evaluate", "browse", "schema", "scene", "experience", "render",
-        "import", "export"]
+        "run-agent", "import", "export"]
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
-                   for name in ("scene", "import", "experience", "render", "export")}
+                   for name in ("scene", "import", "experience", "render", "run-agent", "export")}
     assert subcommands == {"scene": ["inspect", "render", "generate"],
                            "import": ["habitat", "partnr"],
                            "experience": ["generate", "render"],
-                           "render": ["view", "experience"],
-                           "export": ["habitat", "partnr", "pddl"]}
+                           "render": ["view", "experience", "suite"],
+                           "run-agent": ["vlm"],
+                           "export": ["habitat", "partnr", "pddl", "vlm"]}
