@@ -209,7 +209,7 @@ def _states(home: Home) -> Iterator[tuple[str, H.RearrangeSimStandIn]]:
     """The states both judges see, each a stand-in simulator: where the tasks start; for
     each placement relation, a task's item placed by fdc's placement search while the
     agent holds what the task names; the agent at the table with the fridge's doors
-    open; an item in the other room."""
+    open, and a step back from it; an item in the other room."""
     graph = home.graph
     yield "start", _stand_in(home)
     for predicate in ("between", "at-side", "around", "in-cell", "on", "inside"):
@@ -236,6 +236,14 @@ def _states(home: Home) -> Iterator[tuple[str, H.RearrangeSimStandIn]]:
         sim.articulated.get_object_by_handle(FRIDGE).set_joint(door, 2.0)
     sim.grasp_mgr.snap_to_obj(sim.rigid.get_object_by_handle(DONUT.format(0)).object_id)
     yield "at the table", sim
+    # A step back from there: what stands on the table is in the head camera's view (at
+    # the standing point it is below the image's bottom edge, nearer than 0.7 m).
+    sim = _stand_in(home)
+    heading = math.atan2(top.origin[1] - stand[1], top.origin[0] - stand[0])
+    back = (stand[0] - 0.6 * math.cos(heading), stand[1] - 0.6 * math.sin(heading))
+    sim.articulated_agent.base_pos = tuple(np.array([back[0], back[1], 0.0]) @ C)
+    sim.articulated_agent.base_rot = heading
+    yield "a step back from the table", sim
     sim = _stand_in(home)
     _put(sim, DONUT.format(0), (1.0, 2.0, 0.036), (1.0, 0.0, 0.0, 0.0))
     _put(sim, DONUT.format(1), graph.object(TABLE).spec.pose.position, (1.0, 0.0, 0.0, 0.0))
