@@ -303,7 +303,11 @@ def test_a_scene_not_from_habitat_among_habitat_ones_is_named_once(
                      "imported from Habitat (`fdc import habitat`)"]
     assert len(_episodes(tmp_path / "out")) == len(exported.episodes())
     problems = {p.stem for p in (tmp_path / "out" / "pddl" / "problems").iterdir()}
-    assert {TaskRecord.model_validate_json(line).id for line in other} <= problems
+    # each of its tasks has its PDDL problem, or says why not (a multi-goal memory task)
+    for task_id in (TaskRecord.model_validate_json(line).id for line in other):
+        assert task_id in problems or any(
+            line.startswith(task_id) and "not expressible" in line
+            for line in stdout.splitlines()), task_id
 
 
 def _episodes(out: Path) -> list[dict[str, Any]]:
