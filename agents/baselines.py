@@ -1076,14 +1076,13 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     # made then, where it put the item
     last: dict[str, tuple[int, str, GAtom | None, At]] = {}
 
-    def room_now(item: str) -> str:
-        """The room the `in-room` checker puts the item in now (the abstraction's)."""
+    def room_now(item: str) -> str | None:
+        """The room the `in-room` checker puts the item in now (the abstraction's); None
+        outside every room."""
         rooms = sorted(r.id for r in graph.rooms())
         truth = registry.evaluate_many("in-room", [(item, r) for r in rooms], now())
         found = [r for r, ok in zip(rooms, truth.tolist(), strict=True) if ok]
-        if not found:
-            raise Unsolvable(f"`{item}` is in no room: the abstraction cannot walk to it")
-        return found[0]
+        return found[0] if found else None
 
     def walk(surface: str) -> None:
         if at[0] == surface:
@@ -1091,7 +1090,9 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         at[0] = surface
         s = graph.surface(surface)
         owner = graph.object(s.object_id)
-        lines.append(f"navigate-to-item {surface} {owner.id} {room_now(owner.id)}"
+        room = room_now(owner.id) if owner.kind is Kind.MOVABLE else None
+        lines.append((f"navigate-to-item {surface} {owner.id} {room}" if room else
+                      f"navigate-to-item-outside {surface} {owner.id}")
                      if owner.kind is Kind.MOVABLE else
                      f"navigate-to-receptacle {surface} {owner.id} {owner.room}")
 
@@ -1134,7 +1135,9 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
         if act.action is ActionName.PICK and act.target is not None:
             src = posed.support_of(act.target)
             if src is None:
-                lines.append(f"pick-from-floor {act.target} {room_now(act.target)}")
+                room = room_now(act.target)
+                lines.append(f"pick-from-floor {act.target} {room}" if room else
+                             f"pick-from-floor-outside {act.target}")
                 at[0] = None
             else:
                 walk(src)

@@ -149,6 +149,21 @@
         (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
       (increase (total-cost) 1)))
 
+  ; To the top of an item outside every room: the robot is then in no room either.
+  (:action navigate-to-item-outside
+    :parameters (?to - item-top ?i - movable)
+    :precondition (and
+      (top-of ?to ?i)
+      (forall (?x - room) (not (in-room ?i ?x)))
+      (not (holding ?i)))
+    :effect (and
+      (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
+      (forall (?x - room) (not (robot-in-room ?x)))
+      (forall (?o - movable) (not (robot-at-object ?o)))
+      (robot-at-receptacle ?to)
+      (forall (?h - movable ?x - room) (when (holding ?h) (not (in-room ?h ?x))))
+      (increase (total-cost) 1)))
+
   ; To an item's top (a tray's), in the room the item is in.
   (:action navigate-to-item
     :parameters (?to - item-top ?i - movable ?r - room)
@@ -225,6 +240,29 @@
       (forall (?x - room)
         (when (not (= ?x ?r)) (and (not (robot-in-room ?x)) (not (in-room ?o ?x)))))
       (robot-in-room ?r)
+      (forall (?x - movable) (not (robot-at-object ?x)))
+      (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
+      (forall (?a - movable ?d - cell)
+        (and (not (at-side ?o ?a ?d)) (not (at-side ?a ?o ?d))))
+      (forall (?a ?b - movable)
+        (and (not (between ?o ?a ?b)) (not (between ?a ?o ?b)) (not (between ?a ?b ?o))))
+      (increase (total-cost) 2)))
+
+  ; The same for an item outside every room (a Habitat scene's regions need not cover
+  ; the floor): the robot then stands in no room, and so does what it holds.
+  (:action pick-from-floor-outside
+    :parameters (?o - movable)
+    :precondition (and
+      (hand-empty)
+      (forall (?x - room) (not (in-room ?o ?x)))
+      (forall (?s - surface) (not (on ?o ?s)))
+      (forall (?t - item-top ?x - movable) (imply (top-of ?t ?o) (not (on ?x ?t))))
+      (forall (?x - movable) (not (inside ?x ?o))))
+    :effect (and
+      (holding ?o)
+      (not (hand-empty))
+      (forall (?s - surface) (not (robot-at-receptacle ?s)))
+      (forall (?x - room) (not (robot-in-room ?x)))
       (forall (?x - movable) (not (robot-at-object ?x)))
       (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))
       (forall (?a - movable ?d - cell)

@@ -6,9 +6,11 @@ kitchen_counter|top`). `replay_plan` performs each action in an `EmbeddedWorld` 
 in the scene's initial state (or where the plan starts: for a memory-manipulation task,
 the world the experience left behind), as its meaning in fdc-home says:
 
-- `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to ?i ?r`: walk to the surface
+- `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to ?i ?r`,
+  `navigate-to-item-outside ?to ?i` (an item outside every room): walk to the surface
   `?to`; `navigate-to-object ?o ?r`: walk to the item `?o`;
-- `pick ?o ?s`: pick `?o`; `pick-from-floor ?o ?r`: walk to `?o` and pick it;
+- `pick ?o ?s`: pick `?o`; `pick-from-floor ?o ?r`, `pick-from-floor-outside ?o`: walk
+  to `?o` and pick it;
 - `place ?o ?s ...`, `place-on-item ?o ?t ?i`: put the held item anywhere on the
   surface `?s` (or the item top `?t`) (`on`); `place-in-cell ?o ?s ?c
   ...`: in cell `?c` of `?s`; `place-around ?o ?a ...`: next to `?a`; `place-at-side ?o ?a
@@ -67,8 +69,9 @@ if TYPE_CHECKING:
 
 #: fdc-home's actions and their arity (the parameters a plan's line names).
 ARITY: dict[str, int] = {
-    "navigate-to-receptacle": 3, "navigate-to-item": 3, "navigate-to-object": 2,
-    "pick": 2, "pick-from-floor": 2, "place": 4, "place-on-item": 3, "place-in-cell": 5,
+    "navigate-to-receptacle": 3, "navigate-to-item": 3, "navigate-to-item-outside": 2,
+    "navigate-to-object": 2, "pick": 2, "pick-from-floor": 2,
+    "pick-from-floor-outside": 1, "place": 4, "place-on-item": 3, "place-in-cell": 5,
     "place-around": 5, "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2,
     "close": 2,
 }
@@ -287,12 +290,14 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
         res = world.place_at(at.surface, at.x, at.y, at.yaw_rad)
         if res.ok:
             return res
+    if name == "navigate-to-item-outside":
+        return _walk(world, args[0], None)
     if name.startswith("navigate-to"):
         return _walk(world, args[0], args[-1])
     if name == "pick":
         return world.pick(args[0])
-    if name == "pick-from-floor":
-        walked = _walk(world, args[0], args[1])
+    if name in ("pick-from-floor", "pick-from-floor-outside"):
+        walked = _walk(world, args[0], args[1] if len(args) > 1 else None)
         return world.pick(args[0]) if walked.ok else walked
     if name == "place" and spot:
         return world.place(args[1], Relation.IN_CELL, cell=CELLS[spot - 1])
@@ -317,13 +322,13 @@ def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
     return world.open(args[0]) if name == "open" else world.close(args[0])
 
 
-def _walk(world: EmbeddedWorld, target: str, room: str) -> ActionResult:
+def _walk(world: EmbeddedWorld, target: str, room: str | None) -> ActionResult:
     """Walk to `target` (a surface or an item) as a plan's line says: in `room`. The
     standing point the world would take is the nearest one, which may be across a wall
     in another room (the rear of a shelf against the kitchen wall is in the living
     room), where the robot is not where the abstraction puts it (`robot-in-room`, and
     a held item's `in-room`): the nearest standing point in that room, when the target
-    has one there, else the world's own choice."""
+    has one there, else (or `room` None: outside every room) the world's own choice."""
     g, posed = world.graph, world.state.posed
     pts, _ = posed.standing_points_for(target)
     there = [p for p in pts if p.reachable and (r := g.room_of(p.position)) is not None

@@ -239,8 +239,11 @@ def test_fast_downward_solves_what_validate_certified(compiled: Suite, tmp_path:
     subset.write_text("".join(suite_lines(sample)))
     result = _cli("validate", "--solve", "--format", "json", str(subset))
     report = json.loads(result.stdout)
-    certified = [t["id"] for t in report["task_reports"]
-                 if t["certificate"] and t["certificate"]["status"] == "solved"]
+    # what validate's planner solved in the abstraction: certified, or refused by the
+    # world (the Habitat fixture's robot starts where no path leads anywhere); the
+    # exported files must be solved alike
+    certified = [t["id"] for t in report["task_reports"] if t["certificate"]
+                 and t["certificate"]["status"] in ("solved", "refused")]
     assert certified, result.stdout
     files = {p["task"]: p for p in compiled.index()["problems"]}
     solved = {}
