@@ -69,7 +69,7 @@ def experience() -> Experience:
         if i == 2:
             rec.pick("mug_red", "table|top", start_min=360.0 + i)
         if i == 5:
-            rec.place("mug_red", "counter|top", position=(4.0, 0.6, COUNTER_TOP + 0.05))
+            rec.place("mug_red", "counter|top", position=(4.5, 0.6, COUNTER_TOP + 0.05))
         if i == 6:
             rec.pick("apple_0", "counter|top", start_min=360.0 + i)
         if i == 9:
