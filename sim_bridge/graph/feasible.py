@@ -7,7 +7,7 @@ its footprint within that surface and its height under the room above it
 plate) stands within that item's top, which stands within the surface: stacking never
 widens a surface nor raises its ceiling. So, for an item to rest on surface S with its
 centre over S (the `on`, `in-cell` and `inside`-a-receptacle checkers' rule), three
-things are necessary, each its own rule:
+things are necessary, each its own rule (and S is not the item's own: `OWN_TOP`):
 
 - `TOO_TALL`: the item is no taller than the room above S;
 - `TOO_LARGE`: the item's footprint, turned 0 or 90 degrees, fits within S's outline;
@@ -82,6 +82,7 @@ class Infeasible(StrEnum):
     STACKED = "items that fit in their cell only one on another, which no plan makes"
     AROUND = ("more items around an anchor than a surface this narrow has room for next "
               "to it")
+    OWN_TOP = "an item on a surface of its own (its top, or a floor inside it)"
 
 
 def item_height_m(info: ObjectInfo) -> float:
@@ -263,6 +264,8 @@ def rest_on(g: SceneGraph, item: str, surface_id: str, cell: Direction | None = 
 
     info = g.object(item)
     s = g.surface(surface_id)
+    if s.object_id == item:  # the checkers never count an item on itself
+        return Infeasible.OWN_TOP
     height = item_height_m(info)
     if _other_support(g, height, s, on_top_m, on_below_m):
         return None

@@ -457,8 +457,10 @@ class _Room:
 
 def _shut_out(g: SceneView, item: str, surface: Surface, relation: Relation
               ) -> Placement | None:
-    """Why `item` goes nowhere on `surface` (a closed container, too little room above
-    it), None when it may."""
+    """Why `item` goes nowhere on `surface` (its own, a closed container, too little room
+    above it), None when it may."""
+    if surface.object_id == item:
+        return _fail(item, relation, f"`{surface.id}` is `{item}`'s own surface", surface.id)
     info = g.object(item)
     height = info.top_z - info.bottom_z
     if surface.container is not None and not surface.is_open:

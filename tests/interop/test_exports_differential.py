@@ -226,8 +226,7 @@ def test_fast_downward_solves_what_validate_certified(compiled: Suite, tmp_path:
                                                       ) -> None:
     # a sample: the smallest problem of a task outside memory whose domain is the shared
     # one, and of one whose domain is its own (checkpoints or fluents of its own)
-    # (the few smallest of each kind: some goals are unreachable, as the Habitat
-    # fixture's `export-on` binding an item to its own top)
+    # (the few smallest of each kind: some goals may be unreachable)
     records = {r.id: r for r in compiled.records}
     by_kind: dict[bool, list[tuple[int, str]]] = {}
     for p in compiled.index()["problems"]:

@@ -77,6 +77,15 @@ def test_an_item_larger_than_the_surface_either_way_round(g: SceneGraph) -> None
     assert rest_on(g, "tray", "shelf|shelf_2") is None
 
 
+def test_an_item_never_rests_on_its_own_top(g: SceneGraph) -> None:
+    # the tray's top is a surface (0.14 m2); the `on` checker never counts an item on
+    # itself, so the compile must not bind one there (the Habitat fixture's `export-on`
+    # did, and no planner could reach it)
+    assert rest_on(g, "tray", "tray|top") is Infeasible.OWN_TOP
+    assert rest_on(g, "tray_b", "tray|top") is None
+    assert not place_on(g, "tray", "tray|top").ok
+
+
 @pytest.mark.parametrize(("thing", "cell", "rule"), [
     ("plate", "rear", Infeasible.CELL),  # 0.25 m on a 0.35 m shelf: centre within 5 cm
     ("plate", "front-left", Infeasible.CELL),
