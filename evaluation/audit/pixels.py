@@ -21,6 +21,8 @@ frame; its disagreeing frames are listed either way.
 
 from __future__ import annotations
 
+import bisect
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from fdc.evaluation.memory import MemoryWorld
     from fdc.predicates.goal import GAtom
     from fdc.sim_bridge.render.pixels import FrameRenders
+    from fdc.sim_bridge.world.snapshot import SnapshotState
 
 #: The goal predicates whose truth needs the target in view.
 SEEN_PREDICATES = ("robot-at-object", "robot-at-receptacle")
@@ -83,52 +86,92 @@ def seen_atoms(record: TaskRecord) -> list[GAtom]:
     return [a for a in dict.fromkeys(atoms(record.goal)) if a.predicate in SEEN_PREDICATES]
 
 
-def _masks(world: MemoryWorld, a: GAtom, record: TaskRecord) -> tuple[np.ndarray, np.ndarray]:
-    """The atom at every frame: without its visibility condition, and whole."""
+@dataclass(frozen=True)
+class _Epoch:
+    """Frames of the log in one world: the items where they were, the same item in the
+    hand; `state` is that world (the robot's pose is each frame's)."""
+
+    frames: list[int]
+    state: SnapshotState
+
+
+_EPOCHS: weakref.WeakKeyDictionary[MemoryWorld, list[_Epoch]] = weakref.WeakKeyDictionary()
+
+
+def epochs(world: MemoryWorld) -> list[_Epoch]:
+    """The log's frames grouped by the world they show (`snapshot_at`): a new group at
+    each place and whenever the hand changes. Kept per world."""
+    found = _EPOCHS.get(world)
+    if found is not None:
+        return found
+    from fdc.sim_bridge.world.embedded import EmbeddedWorld
+    from fdc.sim_bridge.world.experience import snapshot_at
+    from fdc.sim_bridge.world.snapshot import SnapshotState
+
+    log = world.log
+    places = sorted(it.place_frame for it in log.interactions if it.place_frame is not None)
+    groups: dict[tuple[int, str | None], list[int]] = {}
+    for i, fr in enumerate(log.frames):
+        groups.setdefault((bisect.bisect_right(places, i), fr.held), []).append(i)
+    initial = EmbeddedWorld(world.graph).snapshot()
+    out = [_Epoch(frames, SnapshotState(world.graph, snapshot_at(initial, log, frames[0])))
+           for frames in groups.values()]
+    _EPOCHS[world] = out
+    return out
+
+
+def _masks(world: MemoryWorld, a: GAtom, record: TaskRecord, epoch: _Epoch
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The atom at the epoch's frames, in the world they show: without its visibility
+    condition, and whole."""
     from fdc.predicates.registry import Context, Mode
 
     log = world.log
-    poses = tuple(f.agent for f in log.frames)
+    poses = [log.frames[i].agent for i in epoch.frames]
     out = []
     for mode in (Mode.NO_VISIBILITY, Mode.STRICT):
         ctx = Context(graph=world.graph, experience=log, mode=mode)
         if record.thresholds:
             ctx = ctx.with_thresholds(dict(record.thresholds), world.registry)
-        ctx = ctx.with_state(world.after.at_pose(log.frames[0].agent, step=0))
-        mask = world.registry.evaluate_at_poses(a.predicate, [a.args], ctx, poses)[0].copy()
-        first = max((world.final_frame.get(x, 0) for x in a.args), default=0)
-        mask[:first] = False
-        out.append(mask)
+        ctx = ctx.with_state(epoch.state)
+        out.append(world.registry.evaluate_at_poses(a.predicate, [a.args], ctx, poses)[0])
     return out[0], out[1]
 
 
-def _target_ids(world: MemoryWorld, a: GAtom) -> list[str]:
+def _target_ids(world: MemoryWorld, a: GAtom, state: SnapshotState) -> list[str]:
     """The object ids whose pixels make the atom's target: an item; a surface's
-    furniture and the items resting on it where the experience left them."""
+    furniture and the items resting on it in `state`."""
     target = a.args[0]
-    g = world.graph
     if a.predicate == "robot-at-object":
         return [target]
-    carrier = g.surface(target).object_id
-    state = world.after
+    carrier = world.graph.surface(target).object_id
     on = sorted(o for o in state.object_ids() if state.support_of(o) == target)
     return [carrier, *on]
 
 
 def compare(record: TaskRecord, world: MemoryWorld, renders: FrameRenders
             ) -> PixelComparison:
-    """Every candidate frame of every seen atom of the task, judged both ways."""
+    """Every candidate frame of every seen atom of the task, judged both ways in the
+    world the frame shows."""
     from fdc.sim_bridge.render.pixels import min_pixels, seen, target_pixels
 
     cam = renders.camera
     verdicts: list[FrameVerdict] = []
     for a in seen_atoms(record):
-        loose, strict = _masks(world, a, record)
-        ids = _target_ids(world, a)
-        for f in np.nonzero(loose)[0].tolist():
-            px = target_pixels(renders.visible(f), ids)
-            verdicts.append(FrameVerdict(f, a.args[0], px, bool(strict[f]),
-                                         seen(px, cam.width, cam.height)))
+        first = max((world.final_frame.get(x, 0) for x in a.args), default=0)
+        for epoch in epochs(world):
+            if epoch.frames[-1] < first:
+                continue
+            loose, strict = _masks(world, a, record, epoch)
+            ids = _target_ids(world, a, epoch.state)
+            for k in np.nonzero(loose)[0].tolist():
+                f = epoch.frames[k]
+                if f < first:
+                    continue
+                px = target_pixels(renders.visible(f), ids)
+                verdicts.append(FrameVerdict(f, a.args[0], px, bool(strict[k]),
+                                             seen(px, cam.width, cam.height)))
+    verdicts.sort(key=lambda v: (v.frame, v.target))
     return PixelComparison(tuple(verdicts), min_pixels(cam.width, cam.height))
 
 

@@ -176,3 +176,98 @@ def max_bearing(frustum: Frustum, tilts_deg: np.ndarray | None = None) -> np.nda
     c = np.cos(np.minimum(edge, math.pi / 2))
     out = np.where(c > 1e-6, np.arctan(frustum.tan_h / np.maximum(c, 1e-6)), math.pi)
     return out if tilts_deg is not None else float(out)
+
+
+#: The pixel rule (FindingDory's semantic-sensor rule): a seen object covers at least
+#: `MIN_PIXELS` pixels and at least `MIN_SHARE` of the image (0.1%: 307 at 640x480).
+MIN_PIXELS = 50
+MIN_SHARE = 0.001
+#: The near clipping plane of the silhouette (metres of depth), the renderer's.
+NEAR_M = 0.05
+
+
+def min_pixels(width: int, height: int) -> int:
+    """The pixels an object must cover to be seen in a `width` x `height` image."""
+    return max(MIN_PIXELS, math.ceil(MIN_SHARE * width * height))
+
+
+_SIGNS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)],
+                  dtype=np.float64)
+#: The twelve edges of a box, as pairs of `_SIGNS` rows (corners differing in one sign).
+_EDGES = np.array([(i, j) for i in range(8) for j in range(i + 1, 8)
+                   if int(np.abs(_SIGNS[i] - _SIGNS[j]).sum()) == 2], dtype=np.int64)
+
+
+def large_enough(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+                 positions: npt.ArrayLike, matrices: npt.ArrayLike, sizes: npt.ArrayLike,
+                 tilts_deg: npt.ArrayLike | None = None) -> np.ndarray:
+    """Row by row: whether the box (centre `positions`, rotation `matrices`, extents
+    `sizes`) covers at least `min_pixels` of the image when nothing hides it: the area of
+    its silhouette within the image's rectangle, the silhouette being the convex hull of
+    its corners projected by the pinhole camera at `eyes` (yawed and tilted as
+    `in_frustum`), the box first clipped by the near plane (`NEAR_M`) where it reaches
+    behind the camera. Exact for a box: it also finds a face crossing the view between
+    vertical edges out of it (a cabinet right in front), and it implies `box_in_frustum`.
+    Vectorised: the hull is computed (shapely) only where bounds leave the answer open
+    (a convex polygon touching its bounding box's four sides covers at least half of
+    it)."""
+    import shapely
+
+    e = np.asarray(eyes, dtype=np.float64).reshape(-1, 3)
+    n = len(e)
+    out = np.zeros(n, dtype=bool)
+    if not n:
+        return out
+    yaw = np.asarray(yaws_rad, dtype=np.float64).reshape(-1)
+    t = np.full(n, math.radians(frustum.tilt_deg))
+    if tilts_deg is not None:
+        given = np.asarray(tilts_deg, dtype=np.float64).reshape(-1)
+        t = np.where(np.isnan(given), t, np.radians(given))
+    ct, st, cy, sy = np.cos(t), np.sin(t), np.cos(yaw), np.sin(yaw)
+    fwd = np.stack([ct * cy, ct * sy, st], axis=1)
+    right = np.stack([sy, -cy, np.zeros(n)], axis=1)
+    up = np.stack([-st * cy, -st * sy, ct], axis=1)
+    half = np.asarray(sizes, dtype=np.float64).reshape(-1, 3)[:, None, :] / 2 * _SIGNS
+    corners = np.einsum("nij,nkj->nki", np.asarray(matrices, dtype=np.float64).reshape(-1, 3, 3),
+                        half) + np.asarray(positions, dtype=np.float64).reshape(-1, 1, 3)
+    rel = corners - e[:, None, :]
+    depth = np.einsum("nkj,nj->nk", rel, fwd)
+    front = depth >= NEAR_M
+    some = front.any(axis=1)
+    crossing = ~front.all(axis=1) & some
+    if crossing.any():
+        # Clip the boxes reaching behind the near plane: the corners in front and the
+        # points where the edges cross it; the points behind are replaced by one in
+        # front (the hull and the bounds ignore a repeated point).
+        c = np.flatnonzero(crossing)
+        a, b = rel[c][:, _EDGES[:, 0]], rel[c][:, _EDGES[:, 1]]
+        da, db = depth[c][:, _EDGES[:, 0]], depth[c][:, _EDGES[:, 1]]
+        cut = (da - NEAR_M) * (db - NEAR_M) < 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(cut, (NEAR_M - da) / (db - da), 0.0)
+        pts = np.concatenate([rel[c], a + w[:, :, None] * (b - a)], axis=1)
+        ok = np.concatenate([front[c], cut], axis=1)
+        first = np.argmax(ok, axis=1)
+        pts = np.where(ok[:, :, None], pts, pts[np.arange(len(c)), first][:, None, :])
+        pad = np.repeat(rel, 1, axis=0)
+        full = np.concatenate([pad, np.repeat(pad[:, :1], 12, axis=1)], axis=1)
+        full[c] = pts
+        rel = full
+        depth = np.einsum("nkj,nj->nk", rel, fwd)
+    f = frustum.width / 2 / frustum.tan_h
+    d = np.maximum(depth, NEAR_M)
+    u = frustum.width / 2 + f * np.einsum("nkj,nj->nk", rel, right) / d
+    v = frustum.height / 2 - f * np.einsum("nkj,nj->nk", rel, up) / d
+    u0, u1, v0, v1 = u.min(axis=1), u.max(axis=1), v.min(axis=1), v.max(axis=1)
+    cu0, cu1 = np.clip(u0, 0, frustum.width), np.clip(u1, 0, frustum.width)
+    cv0, cv1 = np.clip(v0, 0, frustum.height), np.clip(v1, 0, frustum.height)
+    box = np.maximum(cu1 - cu0, 0) * np.maximum(cv1 - cv0, 0)
+    need = min_pixels(frustum.width, frustum.height)
+    inside = (u0 >= 0) & (u1 <= frustum.width) & (v0 >= 0) & (v1 <= frustum.height)
+    out[some & inside & (box / 2 >= need)] = True
+    open_ = np.flatnonzero(some & ~out & (box >= need))
+    if len(open_):
+        hulls = shapely.convex_hull(shapely.multipoints(np.stack([u[open_], v[open_]], axis=2)))
+        image = shapely.box(0, 0, frustum.width, frustum.height)
+        out[open_] = shapely.area(shapely.intersection(hulls, image)) >= need
+    return out
