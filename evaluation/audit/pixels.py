@@ -1,22 +1,28 @@
-"""The audit's `pixels` check: a memory task's geometric valid frames against what the
+"""The audit's `pixels` check: a memory task's geometric line of sight against what the
 camera sees (`fdc.sim_bridge.render.pixels`).
 
 For each atom of the goal that asks the robot to be at something it must see
-(`robot-at-object`, `robot-at-receptacle`), the frames where the atom holds without its
-visibility condition (distance and heading only: the checkers' `NO_VISIBILITY` mode) are
-the candidates. At each candidate the geometric verdict (the checkers' own, a sight line
-to the object in the camera's frustum) is compared with the pixel rule on the frame
-rendered as it was at that time: the target (an item; a surface's furniture and the items
-resting on it) covers at least `min_pixels` pixels. A frame disagrees when the two
-verdicts differ.
+(`robot-at-object`, `robot-at-receptacle`), each frame from the one the target reached
+its final place is judged in the world that frame shows (`snapshot_at`: the items where
+they were then, the held item in the hand; the frames grouped by that world, `epochs`)
+by both models: the candidates are the frames where the atom holds without its
+visibility condition (distance and heading only: the checkers' `NO_VISIBILITY` mode);
+at each the geometric verdict (the checkers' own: the silhouette large enough, a sight
+line clear of walls, boxes, shell panels, open doors and the held item) is compared
+with the pixel rule on the frame rendered as it was: the target (an item; a surface's
+furniture and the items resting on it then) covers at least `min_pixels` pixels. A frame
+disagrees when the two verdicts differ. (The task's valid frames are judged in the world
+the experience left behind, hand empty, where HL-SR teleports the robot: the same
+models, another world.)
 
-Tolerance (the stated residual rule): the geometric model tests one sight line, to the
-object's centre, and the frustum on the vertical segment through that centre, where the
-camera sees any part of the object: a partly occluded object, or one whose centre is out
-of the image while an edge is in it, can be seen by one and not by the other. A task
-agrees when at most `TOLERANCE` of its candidate frames (and at least one frame) disagree
-and every target that is geometrically visible in some frame is seen in pixels in some
-frame; its disagreeing frames are listed either way.
+Tolerance (the stated residual rule): the geometric model tests five sight lines (the
+object's centre and four points halfway to its footprint's corners, at mid-height) and
+the silhouette of the whole box, where the camera counts the pixels left visible: an
+object partly hidden (a lamp beside a clock, an item behind the held one, a towel whose
+mid-height is behind a box its top shows over) can be seen by one and not by the other.
+A task agrees when at most `TOLERANCE` of its candidate frames (and at least one frame)
+disagree and every target that is geometrically visible in some frame is seen in pixels
+in some frame; its disagreeing frames are listed either way.
 """
 
 from __future__ import annotations

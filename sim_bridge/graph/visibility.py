@@ -60,10 +60,22 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
 
 
 #: Sight lines per object: to its centre, then (when that one is blocked) to the four
-#: points halfway from its centre to the corners of its footprint, at mid-height. An
-#: object is seen when one of them is clear (a lamp beside a clock hides part of it).
-SIGHT_POINTS = 5
+#: points halfway from its centre to the corners of its footprint, at mid-height; then,
+#: for an object whose top is below the eye, to the same five points on its top (what
+#: the camera sees of a towel over a box's rim). An object is seen when one of them is
+#: clear (a lamp beside a clock hides part of it). Points `SIGHT_COLUMNS` on are the top's.
+SIGHT_POINTS = 10
+SIGHT_COLUMNS = 5
 SIGHT_INSET = 0.5
+
+
+def _sight_z(mid: np.ndarray, top: np.ndarray, eye_z: np.ndarray, point: int) -> np.ndarray:
+    """The height of sight point `point` of objects of these mid-heights and tops, seen
+    from eyes at `eye_z` (the top's points only below the eye; else mid-height)."""
+    if point < SIGHT_COLUMNS:
+        return mid
+    out: np.ndarray = np.where(top < eye_z, top, mid)
+    return out
 
 
 #: The held item of each sight line, where the robot holds one: (footprints, bottoms,
@@ -94,27 +106,30 @@ def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str],
     cols = footprint_columns(np.asarray(g.bodies.footprints, dtype=object)[
         [at[t] for t in targets]])
     seen = np.zeros(len(targets), dtype=bool)
+    mid = _mid_z(g, targets)
+    top = np.array([objs[t].top_z for t in targets], dtype=np.float64)
     for point in range(SIGHT_POINTS):
         todo = np.flatnonzero(~seen)
         if not len(todo):
             break
         centre = cols[todo, 0]
-        xy = centre + SIGHT_INSET * (cols[todo, point] - centre)
-        seen[todo] = _sight_lines(g, eyes[todo], [targets[k] for k in todo], xy)
+        xy = centre + SIGHT_INSET * (cols[todo, point % SIGHT_COLUMNS] - centre)
+        tz = _sight_z(mid[todo], top[todo], eyes[todo, 2], point)
+        seen[todo] = _sight_lines(g, eyes[todo], [targets[k] for k in todo], xy, tz)
         if hands is not None:
-            seen[todo] &= ~_hand_blocked(eyes[todo], xy, _mid_z(g, [targets[k] for k in todo]),
+            seen[todo] &= ~_hand_blocked(eyes[todo], xy, tz,
                                          tuple(h[todo] for h in hands))  # type: ignore[arg-type]
     hidden = {t: _hidden_in_closed(g, t) for t in objs}
     return seen & ~np.array([hidden[t] for t in targets], dtype=bool)
 
 
-def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.ndarray
-                 ) -> np.ndarray:
-    """Whether the sight line from each eye (rows x, y, z) to the point `xy` (at the
-    object's mid-height) of the object beside it is clear: it crosses no wall, and no
-    object (but the target, what carries it and what rests on it) whose box spans the
-    line's height where it passes nearest the object's centre. One pass for all the
-    lines."""
+def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.ndarray,
+                 tz: np.ndarray | None = None) -> np.ndarray:
+    """Whether the sight line from each eye (rows x, y, z) to the point `xy` (at height
+    `tz`, default the object's mid-height) of the object beside it is clear: it crosses
+    no wall, and no object (but the target, what carries it and what rests on it) whose
+    box spans the line's height where it passes nearest the object's centre, nor a shell
+    panel or open door (`occluders`) but the target's own. One pass for all the lines."""
     import shapely
 
     if not len(targets):
@@ -122,7 +137,8 @@ def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.
     ex, ey, ez = eyes[:, 0], eyes[:, 1], eyes[:, 2]
     objs = {t: g.object(t) for t in dict.fromkeys(targets)}
     tx, ty = xy[:, 0], xy[:, 1]
-    tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
+    if tz is None:
+        tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
     lines = shapely.linestrings(
         np.stack([np.stack([ex, ey], axis=1), np.stack([tx, ty], axis=1)], axis=1))
     ids = g.bodies.ids
@@ -436,8 +452,10 @@ class SightIndex:
 
         self._learn(ti)
         ex, ey, ez = eye[:, 0], eye[:, 1], eye[:, 2]
-        txy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point] - self._xy[ti])
-        tx, ty, tz = txy[:, 0], txy[:, 1], self._mid_z[ti]
+        txy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point % SIGHT_COLUMNS]
+                                            - self._xy[ti])
+        tx, ty = txy[:, 0], txy[:, 1]
+        tz = _sight_z(self._mid_z[ti], self._tops[ti], ez, point)
         lines = shapely.linestrings(np.stack([np.stack([ex, ey], axis=1),
                                               np.stack([tx, ty], axis=1)], axis=1))
         blocked = self._hidden[ti].copy()
@@ -501,8 +519,10 @@ class SightIndex:
               ) -> np.ndarray:
         """Whether the held item (a row a line) is in the way of the sight line from each
         eye to sight point `point` of object `ti`."""
-        xy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point] - self._xy[ti])
-        return _hand_blocked(eyes, xy, self._mid_z[ti], hands)
+        xy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point % SIGHT_COLUMNS]
+                                           - self._xy[ti])
+        return _hand_blocked(eyes, xy, _sight_z(self._mid_z[ti], self._tops[ti], eyes[:, 2],
+                                                point), hands)
 
     def visible_objects(self, positions: npt.ArrayLike, yaws_rad: npt.ArrayLike,
                         fov_rad: float | None, max_range_m: float, *,
