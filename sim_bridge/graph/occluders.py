@@ -159,60 +159,107 @@ def scene_occluders(g: SceneView) -> Occluders:
     return out
 
 
-def _build(g: SceneView) -> Occluders:
-    import shapely
+@dataclass(frozen=True, eq=False)
+class _Pieces:
+    """A scene's panels and doors in their objects' frames (doors at their open pose),
+    made once per scene: a view only moves them with its objects' poses."""
 
-    b = g.bodies
-    specs = {o.id: o for o in g.scene.objects}
-    corners: list[np.ndarray] = []
+    owners: np.ndarray  # (r,) index in the scene's objects (= the bodies' order)
+    local: np.ndarray  # (r, 8, 3) corners in the object's frame
+    closes: tuple[tuple[str, ...], ...]  # a door's containers; () for a panel
+    centre: np.ndarray  # (r, 3) a door's centre in the object's frame
+    rotation: np.ndarray  # (r, 3, 3) a door's rotation in the object's frame
+    size: np.ndarray  # (r, 3)
+
+
+#: Per scene (by identity: a scene is not hashable), its pieces and a weak reference
+#: that tells a scene since freed from one at the same address.
+_PIECES: dict[int, tuple[weakref.ref[Any], _Pieces]] = {}
+
+
+def _pieces(scene: Any) -> _Pieces:
+    entry = _PIECES.get(id(scene))
+    if entry is not None and entry[0]() is scene:
+        return entry[1]
     owners: list[int] = []
-    doors: list[tuple[np.ndarray, np.ndarray, tuple[float, float, float], int]] = []
-    empty = shapely.is_empty(np.asarray(b.footprints, dtype=object)) if b.count else \
-        np.zeros(0, dtype=bool)
-    for k, ident in enumerate(b.ids):
-        spec = specs.get(ident)
-        if spec is None or empty[k] or not (spec.parts or spec.containers or spec.surfaces):
+    local: list[np.ndarray] = []
+    closes: list[tuple[str, ...]] = []
+    centre: list[np.ndarray] = []
+    rotation: list[np.ndarray] = []
+    size: list[tuple[float, float, float]] = []
+    eye = np.eye(4)
+    for k, spec in enumerate(scene.objects):
+        if not (spec.parts or spec.containers or spec.surfaces):
             continue
-        m = np.eye(4)
-        m[:3, :3] = b.matrices[k]
-        m[:3, 3] = b.positions[k]
         shell = shell_box(spec)
         if shell is not None:
             (cx, cy, cz), (sx, sy, sz) = shell
             t = min(SHELL_PANEL_M, sx / 4, sy / 4)
-            for centre, size in (((cx, cy + sy / 2 - t / 2, cz), (sx, t, sz)),
-                                 ((cx, cy - sy / 2 + t / 2, cz), (sx, t, sz)),
-                                 ((cx - sx / 2 + t / 2, cy, cz), (t, sy, sz))):
-                corners.append(_box_corners(m, centre, size))
+            for c, sz3 in (((cx, cy + sy / 2 - t / 2, cz), (sx, t, sz)),
+                           ((cx, cy - sy / 2 + t / 2, cz), (sx, t, sz)),
+                           ((cx - sx / 2 + t / 2, cy, cz), (t, sy, sz))):
                 owners.append(k)
+                local.append(_box_corners(eye, c, sz3))
+                closes.append(())
+                centre.append(np.asarray(c, dtype=np.float64))
+                rotation.append(np.eye(3))
+                size.append(sz3)
         if "urdf" in spec.source:
             continue
         for part in spec.parts:
-            closes = [f"{ident}|{c.name}" for c in spec.containers if c.part == part.name]
-            if not closes or part.joint is None:
+            shut = tuple(f"{spec.id}|{c.name}" for c in spec.containers if c.part == part.name)
+            if not shut or part.joint is None:
                 continue
-            is_open = any(_is_open(g, c) for c in closes)
-            if not is_open:
-                continue
-            dm = m @ part_motion(part, True)
-            corners.append(_box_corners(dm, part.center, part.size))
+            dm = part_motion(part, True)
             owners.append(k)
-            doors.append((dm[:3, :3] @ np.asarray(part.center, dtype=np.float64) + dm[:3, 3],
-                          dm[:3, :3], tuple(part.size), k))
-    if corners:
-        c = np.stack(corners)
+            local.append(_box_corners(dm, part.center, part.size))
+            closes.append(shut)
+            centre.append(dm[:3, :3] @ np.asarray(part.center, dtype=np.float64) + dm[:3, 3])
+            rotation.append(dm[:3, :3])
+            size.append(tuple(part.size))  # type: ignore[arg-type]
+    out = _Pieces(np.asarray(owners, dtype=np.int64),
+                  np.asarray(local, dtype=np.float64).reshape(-1, 8, 3), tuple(closes),
+                  np.asarray(centre, dtype=np.float64).reshape(-1, 3),
+                  np.asarray(rotation, dtype=np.float64).reshape(-1, 3, 3),
+                  np.asarray(size, dtype=np.float64).reshape(-1, 3))
+    if len(_PIECES) > 64:
+        _PIECES.clear()
+    _PIECES[id(scene)] = (weakref.ref(scene), out)
+    return out
+
+
+def _build(g: SceneView) -> Occluders:
+    import shapely
+
+    b = g.bodies
+    p = _pieces(g.scene)
+    keep = np.ones(len(p.owners), dtype=bool)
+    if len(p.owners):
+        # The held item's pieces are nowhere (its footprint is empty); a door is where
+        # it is only when one of its containers is open.
+        empty = shapely.is_empty(np.asarray(b.footprints, dtype=object)[p.owners])
+        keep &= ~empty
+        for r, shut in enumerate(p.closes):
+            if shut and keep[r]:
+                keep[r] = any(_is_open(g, c) for c in shut)
+    rows = np.flatnonzero(keep)
+    owners = p.owners[rows]
+    mats = np.asarray(b.matrices, dtype=np.float64)[owners]
+    pos = np.asarray(b.positions, dtype=np.float64)[owners]
+    c = np.einsum("nij,nkj->nki", mats, p.local[rows]) + pos[:, None, :]
+    if len(rows):
         fps = shapely.convex_hull(shapely.multipoints(c[:, :, :2]))
         bottoms, tops = c[:, :, 2].min(axis=1), c[:, :, 2].max(axis=1)
     else:
         fps = np.empty(0, dtype=object)
         bottoms = tops = np.zeros(0)
+    door = np.array([bool(p.closes[r]) for r in rows], dtype=bool)
+    d = rows[door]
     return Occluders(
-        np.asarray(fps, dtype=object).reshape(-1), bottoms, tops,
-        np.asarray(owners, dtype=np.int64), shapely.STRtree(fps),
-        np.array([d[0] for d in doors], dtype=np.float64).reshape(-1, 3),
-        np.array([d[1] for d in doors], dtype=np.float64).reshape(-1, 3, 3),
-        np.array([d[2] for d in doors], dtype=np.float64).reshape(-1, 3),
-        np.array([d[3] for d in doors], dtype=np.int64))
+        np.asarray(fps, dtype=object).reshape(-1), bottoms, tops, owners,
+        shapely.STRtree(fps),
+        np.einsum("nij,nj->ni", mats[door], p.centre[d]) + pos[door],
+        np.einsum("nij,njk->nik", mats[door], p.rotation[d]), p.size[d], owners[door])
 
 
 def _is_open(g: SceneView, container: str) -> bool:
@@ -223,12 +270,11 @@ def _is_open(g: SceneView, container: str) -> bool:
 
 
 def hand_box(xs: npt.ArrayLike, ys: npt.ArrayLike, zs: npt.ArrayLike, yaws: npt.ArrayLike,
-             size: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where the held item of box `size` is, for robots at (x, y, z) facing `yaws`: its
-    footprints (shapely polygons), bottoms and tops (the renderer's `hand_matrix`: at
-    `HAND_OFFSET_M` in the robot's frame, its axes along the robot's)."""
-    import shapely
-
+             size: npt.ArrayLike) -> tuple[np.ndarray, ...]:
+    """Where the held item of box `size` is, for robots at (x, y, z) facing `yaws` (the
+    renderer's `hand_matrix`: at `HAND_OFFSET_M` in the robot's frame, its axes along the
+    robot's): per robot its centre (x, y), its yaw, its half extents along its own x
+    and y, its bottom and its top (seven arrays)."""
     x = np.asarray(xs, dtype=np.float64).reshape(-1)
     y = np.asarray(ys, dtype=np.float64).reshape(-1)
     z = np.asarray(zs, dtype=np.float64).reshape(-1)
@@ -236,10 +282,6 @@ def hand_box(xs: npt.ArrayLike, ys: npt.ArrayLike, zs: npt.ArrayLike, yaws: npt.
     s = np.asarray(size, dtype=np.float64).reshape(3)
     fx, fy, fz = HAND_OFFSET_M
     c, sn = np.cos(yaw), np.sin(yaw)
-    cx, cy = x + c * fx - sn * fy, y + sn * fx + c * fy
-    hx, hy = s[0] / 2, s[1] / 2
-    local = np.array([(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)])
-    px = cx[:, None] + c[:, None] * local[None, :, 0] - sn[:, None] * local[None, :, 1]
-    py = cy[:, None] + sn[:, None] * local[None, :, 0] + c[:, None] * local[None, :, 1]
-    polys = shapely.polygons(np.stack([px, py], axis=2))
-    return np.asarray(polys, dtype=object), z + fz - s[2] / 2, z + fz + s[2] / 2
+    one = np.ones(len(x))
+    return (x + c * fx - sn * fy, y + sn * fx + c * fy, yaw, one * s[0] / 2, one * s[1] / 2,
+            z + fz - s[2] / 2, z + fz + s[2] / 2)

@@ -78,9 +78,9 @@ def _sight_z(mid: np.ndarray, top: np.ndarray, eye_z: np.ndarray, point: int) ->
     return out
 
 
-#: The held item of each sight line, where the robot holds one: (footprints, bottoms,
-#: tops), a row a line (an empty footprint: no item), from `hand_box`.
-Hands = tuple[np.ndarray, np.ndarray, np.ndarray]
+#: The held item of each sight line, where the robot holds one: `hand_box`'s arrays
+#: (centre x, y, yaw, half extents, bottom, top), a row a line.
+Hands = tuple[np.ndarray, ...]
 
 
 def held_hands(g: SceneView, held: str | None, xs: Sequence[float], ys: Sequence[float],
@@ -274,32 +274,32 @@ def _mid_z(g: SceneView, targets: Sequence[str]) -> np.ndarray:
 def _hand_blocked(eyes: np.ndarray, xy: np.ndarray, tz: np.ndarray, hands: Hands
                   ) -> np.ndarray:
     """Whether the held item (`hands`, a row a line) is in the way of each sight line from
-    the eye to the point `xy` at height `tz`."""
-    import shapely
+    the eye to the point `xy` at height `tz`: the line's stretch over the item's box (in
+    the box's own frame, clipped as Liang and Barsky clip) at heights within the box's
+    (the item may be flat: a tray)."""
+    cx, cy, yaw, hx, hy, bottom, top = hands
+    c, s = np.cos(yaw), np.sin(yaw)
 
-    fps, bottoms, tops = hands
-    out = np.zeros(len(eyes), dtype=bool)
-    has = np.flatnonzero(~shapely.is_empty(fps))
-    if not len(has):
-        return out
-    e = eyes[has]
-    lines = shapely.linestrings(np.stack([e[:, :2], xy[has]], axis=1))
-    hit = shapely.intersects(lines, fps[has])
-    has, e, lines = has[hit], e[hit], lines[hit]
-    if not len(has):
-        return out
-    # The line's heights over the item's footprint (it may be flat: a tray) against the
-    # item's height range.
-    cut = shapely.intersection(lines, fps[has])
-    full = np.maximum(shapely.length(lines), 1e-12)
-    for k, (piece, length) in enumerate(zip(cut.tolist(), full.tolist(), strict=True)):
-        xy_cut = shapely.get_coordinates(piece)
-        if not len(xy_cut):
-            continue
-        ex, ey, ez = e[k]
-        s = np.hypot(xy_cut[:, 0] - ex, xy_cut[:, 1] - ey) / length
-        h = ez + s * (tz[has[k]] - ez)
-        out[has[k]] = h.min() < tops[has[k]] and h.max() > bottoms[has[k]]
+    def local(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dx, dy = px - cx, py - cy
+        return c * dx + s * dy, -s * dx + c * dy
+
+    ax, ay = local(eyes[:, 0], eyes[:, 1])
+    bx, by = local(xy[:, 0], xy[:, 1])
+    s0, s1 = np.zeros(len(eyes)), np.ones(len(eyes))
+    ok = np.ones(len(eyes), dtype=bool)
+    for a, d, h in ((ax, bx - ax, hx), (ay, by - ay, hy)):
+        flat = np.abs(d) < 1e-12
+        ok &= ~flat | (np.abs(a) <= h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t0, t1 = (-h - a) / d, (h - a) / d
+        lo, hi = np.minimum(t0, t1), np.maximum(t0, t1)
+        s0 = np.where(flat, s0, np.maximum(s0, lo))
+        s1 = np.where(flat, s1, np.minimum(s1, hi))
+    ok &= s0 <= s1
+    ez = eyes[:, 2]
+    h0, h1 = ez + s0 * (tz - ez), ez + s1 * (tz - ez)
+    out: np.ndarray = ok & (np.minimum(h0, h1) < top) & (np.maximum(h0, h1) > bottom)
     return out
 
 
@@ -419,6 +419,12 @@ class SightIndex:
         self._sizes = np.asarray(b.sizes, dtype=np.float64)
         self._positions = np.asarray(b.positions, dtype=np.float64)
         self._occ = scene_occluders(g)
+        # How far an open door reaches from its object's centre (0: no open door).
+        self._door_reach = np.zeros(n)
+        if len(self._occ.door_owners):
+            far = np.linalg.norm(self._occ.door_positions[:, :2] - self._xy[
+                self._occ.door_owners], axis=1) + np.linalg.norm(self._occ.door_sizes, axis=1) / 2
+            np.maximum.at(self._door_reach, self._occ.door_owners, far)
         occ_c = shapely.centroid(self._occ.footprints)
         self._occ_cx, self._occ_cy = shapely.get_x(occ_c), shapely.get_y(occ_c)
         self._known = np.zeros(n, dtype=bool)
@@ -574,8 +580,10 @@ class SightIndex:
                                 self._positions[ti[at]], self._matrices[ti[at]],
                                 self._sizes[ti[at]], None if tilts is None else tilts[at])
         # Objects with an open door: their door may be seen when their box is not.
-        door = (d <= max_range_m) & ~self._declared_shell[ti] & \
-            np.isin(ti, self._occ.door_owners)
+        reach = self._door_reach[ti]
+        door = (d <= max_range_m) & ~self._declared_shell[ti] & (reach > 0) & \
+            (ang <= max_bearing(cam, tilts) + np.where(
+                d > reach, np.arcsin(np.minimum(reach / np.maximum(d, 1e-9), 1.0)), np.pi))
         if exclude is not None and exclude in self._index:
             door &= ti != self._index[exclude]
         door_fi, door_ti = fi[door], ti[door]

@@ -119,3 +119,42 @@ def test_the_size_rule_is_the_pixel_rule(distance: float) -> None:
                             [(0.05, 0.05, 0.05)])[0])
     assert (camera, checkers, index, big) == ((distance < 3,) * 4)
     assert (px >= min_pixels(cam.width, cam.height)) == (distance < 3)
+
+
+def test_large_enough_is_the_silhouettes_area_where_the_box_is_in_the_image() -> None:
+    """Boxes wholly ahead and in the image: `large_enough` says what the area of the
+    convex hull of their projected corners (shapely) says; partly out of it, near the
+    threshold, the faces are clipped exactly too."""
+    import numpy as np
+    import shapely
+
+    from fdc.sim_bridge.geometry import quaternions_to_matrices
+    from fdc.sim_bridge.graph import frustum as fr
+
+    rng = np.random.default_rng(1)
+    n = 3000
+    eyes = np.c_[np.zeros((n, 2)), np.full(n, 1.25)]
+    yaws = rng.uniform(-0.6, 0.6, n)
+    pos = np.c_[rng.uniform(-1, 6, n), rng.uniform(-3, 3, n), rng.uniform(0, 2, n)]
+    sizes = rng.uniform(0.02, 1.5, (n, 3)) ** 1.5
+    mats = quaternions_to_matrices(rng.normal(size=(n, 4)))
+    tilts = rng.uniform(-40, 0, n)
+    got = fr.large_enough(fr.DEFAULT_FRUSTUM, eyes, yaws, pos, mats, sizes, tilts)
+    cam = fr.DEFAULT_FRUSTUM
+    t = np.radians(tilts)
+    fwd = np.stack([np.cos(t) * np.cos(yaws), np.cos(t) * np.sin(yaws), np.sin(t)], 1)
+    right = np.stack([np.sin(yaws), -np.cos(yaws), 0 * yaws], 1)
+    up = np.stack([-np.sin(t) * np.cos(yaws), -np.sin(t) * np.sin(yaws), np.cos(t)], 1)
+    rel = np.einsum("nij,nkj->nki", mats, sizes[:, None, :] / 2 * fr._SIGNS) + pos[:, None] \
+        - eyes[:, None]
+    depth = np.einsum("nkj,nj->nk", rel, fwd)
+    f = cam.width / 2 / cam.tan_h
+    u = cam.width / 2 + f * np.einsum("nkj,nj->nk", rel, right) / depth
+    v = cam.height / 2 - f * np.einsum("nkj,nj->nk", rel, up) / depth
+    ahead = (depth >= fr.NEAR_M).all(axis=1)
+    inside = ahead & (u.min(1) >= 0) & (u.max(1) <= cam.width) & (v.min(1) >= 0) & \
+        (v.max(1) <= cam.height)
+    hull = shapely.area(shapely.convex_hull(shapely.multipoints(np.stack([u, v], 2))))
+    want = hull >= fr.min_pixels(cam.width, cam.height)
+    assert inside.sum() > 300 and want[inside].any() and not want[inside].all()
+    assert (got[inside] == want[inside]).all()
