@@ -176,3 +176,190 @@ def max_bearing(frustum: Frustum, tilts_deg: np.ndarray | None = None) -> np.nda
     c = np.cos(np.minimum(edge, math.pi / 2))
     out = np.where(c > 1e-6, np.arctan(frustum.tan_h / np.maximum(c, 1e-6)), math.pi)
     return out if tilts_deg is not None else float(out)
+
+
+#: The pixel rule (FindingDory's semantic-sensor rule): a seen object covers at least
+#: `MIN_PIXELS` pixels and at least `MIN_SHARE` of the image (0.1%: 307 at 640x480).
+MIN_PIXELS = 50
+MIN_SHARE = 0.001
+#: The near clipping plane of the silhouette (metres of depth), the renderer's.
+NEAR_M = 0.05
+
+
+def min_pixels(width: int, height: int) -> int:
+    """The pixels an object must cover to be seen in a `width` x `height` image."""
+    return max(MIN_PIXELS, math.ceil(MIN_SHARE * width * height))
+
+
+_SIGNS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)],
+                  dtype=np.float64)
+#: The six faces of a box (corners of `_SIGNS` in order around each), the axis each
+#: face is normal to and its side.
+_FACES = np.array([[0, 1, 3, 2], [4, 5, 7, 6], [0, 1, 5, 4], [2, 3, 7, 6], [0, 2, 6, 4],
+                   [1, 3, 7, 5]], dtype=np.int64)
+_FACE_AXES = np.array([0, 0, 1, 1, 2, 2], dtype=np.int64)
+_FACE_SIGNS = np.array([-1.0, 1.0, -1.0, 1.0, -1.0, 1.0])
+#: The twelve edges of a box, as pairs of `_SIGNS` rows (corners differing in one sign).
+_EDGES = np.array([(i, j) for i in range(8) for j in range(i + 1, 8)
+                   if int(np.abs(_SIGNS[i] - _SIGNS[j]).sum()) == 2], dtype=np.int64)
+
+
+def large_enough(frustum: Frustum, eyes: npt.ArrayLike, yaws_rad: npt.ArrayLike,
+                 positions: npt.ArrayLike, matrices: npt.ArrayLike, sizes: npt.ArrayLike,
+                 tilts_deg: npt.ArrayLike | None = None) -> np.ndarray:
+    """Row by row: whether the box (centre `positions`, rotation `matrices`, extents
+    `sizes`) covers at least `min_pixels` of the image when nothing hides it: the area of
+    its silhouette within the image's rectangle, the silhouette being the convex hull of
+    its corners projected by the pinhole camera at `eyes` (yawed and tilted as
+    `in_frustum`), the box first clipped by the near plane (`NEAR_M`) where it reaches
+    behind the camera. Exact for a box: it also finds a face crossing the view between
+    vertical edges out of it (a cabinet right in front), and it implies `box_in_frustum`.
+    Vectorised: the hull is computed (shapely) only where bounds leave the answer open
+    (a convex polygon touching its bounding box's four sides covers at least half of
+    it)."""
+
+    e = np.asarray(eyes, dtype=np.float64).reshape(-1, 3)
+    n = len(e)
+    out = np.zeros(n, dtype=bool)
+    if not n:
+        return out
+    yaw = np.asarray(yaws_rad, dtype=np.float64).reshape(-1)
+    t = np.full(n, math.radians(frustum.tilt_deg))
+    if tilts_deg is not None:
+        given = np.asarray(tilts_deg, dtype=np.float64).reshape(-1)
+        t = np.where(np.isnan(given), t, np.radians(given))
+    ct, st, cy, sy = np.cos(t), np.sin(t), np.cos(yaw), np.sin(yaw)
+    fwd = np.stack([ct * cy, ct * sy, st], axis=1)
+    right = np.stack([sy, -cy, np.zeros(n)], axis=1)
+    up = np.stack([-st * cy, -st * sy, ct], axis=1)
+    size = np.asarray(sizes, dtype=np.float64).reshape(-1, 3)
+    centre = np.asarray(positions, dtype=np.float64).reshape(-1, 3) - e
+    mats = np.asarray(matrices, dtype=np.float64).reshape(-1, 3, 3)
+    # First the box's bounding sphere (radius r): out of the frustum (beyond one of its
+    # four sides, or behind the near plane), or too small: within the image a solid
+    # angle covers at most f^2 / cos^3 of the corner ray's angle pixels per steradian.
+    r = np.linalg.norm(size, axis=1) / 2
+    ah, av = math.atan(frustum.tan_h), math.atan(frustum.tan_v)
+    zc = np.einsum("nj,nj->n", centre, fwd)
+    xc = np.abs(np.einsum("nj,nj->n", centre, right))
+    yc = np.abs(np.einsum("nj,nj->n", centre, up))
+    f = frustum.width / 2 / frustum.tan_h
+    dist = np.linalg.norm(centre, axis=1)
+    with np.errstate(invalid="ignore"):
+        solid = 2 * math.pi * (1 - np.sqrt(np.maximum(1 - (r / np.maximum(dist, 1e-9)) ** 2, 0)))
+    corner = math.cos(math.atan(math.hypot(frustum.tan_h, frustum.tan_v)))
+    need = min_pixels(frustum.width, frustum.height)
+    maybe = (xc * math.cos(ah) - zc * math.sin(ah) <= r) & \
+        (yc * math.cos(av) - zc * math.sin(av) <= r) & (zc >= NEAR_M - r) & \
+        ((dist <= r) | (solid * f * f / corner ** 3 >= need))
+    at = np.flatnonzero(maybe)
+    if len(at) < n:
+        if len(at):
+            out[at] = large_enough(frustum, e[at], yaw[at], (centre + e)[at], mats[at],
+                                   size[at], np.degrees(t[at]))
+        return out
+    half = size[:, None, :] / 2 * _SIGNS
+    rel = np.einsum("nij,nkj->nki", mats, half) + centre[:, None, :]  # corners from the eye
+    depth = np.einsum("nkj,nj->nk", rel, fwd)
+    front = depth >= NEAR_M
+    ahead = front.all(axis=1)
+    d = np.maximum(depth, NEAR_M)
+    u = frustum.width / 2 + f * np.einsum("nkj,nj->nk", rel, right) / d
+    v = frustum.height / 2 - f * np.einsum("nkj,nj->nk", rel, up) / d
+    # The silhouette of a box is the union of its faces turned to the eye, which do not
+    # overlap in the image: the sum of their projected areas (shoelace), exact for a box
+    # wholly ahead and in the image. A face partly out of the image counts its area
+    # times the share of its bounding box in the image (exact for a face seen as an
+    # upright rectangle; an estimate otherwise); a face reaching behind the camera is
+    # first clipped by the near plane.
+    at = np.flatnonzero(front.any(axis=1))
+    if not len(at):
+        return out
+    fu, fv = u[at][:, _FACES], v[at][:, _FACES]  # (m, 6, 4)
+    ok = np.ones((len(at), 6), dtype=bool)
+    cr = np.flatnonzero(~ahead[at])
+    if len(cr):
+        xs, ys, ok[cr] = _near_clipped(frustum, rel[at[cr]], depth[at[cr]], fwd[at[cr]],
+                                       right[at[cr]], up[at[cr]])
+        fu = np.repeat(fu, 2, axis=2)
+        fv = np.repeat(fv, 2, axis=2)
+        fu[cr], fv[cr] = xs, ys
+    quad = 0.5 * np.abs((fu * np.roll(fv, -1, axis=2) - np.roll(fu, -1, axis=2) * fv).sum(axis=2))
+    b0, b1, c0, c1 = fu.min(axis=2), fu.max(axis=2), fv.min(axis=2), fv.max(axis=2)
+    box = (b1 - b0) * (c1 - c0)
+    inbox = np.maximum(np.minimum(b1, frustum.width) - np.maximum(b0, 0), 0) * \
+        np.maximum(np.minimum(c1, frustum.height) - np.maximum(c0, 0), 0)
+    share = np.where(box > 0, inbox / np.maximum(box, 1e-12), 0.0)
+    normals = mats[at][:, :, _FACE_AXES].transpose(0, 2, 1) * _FACE_SIGNS[None, :, None]
+    facing = (np.einsum("nfj,nfj->nf", rel[at][:, _FACES].mean(axis=2), normals) < 0) & ok
+    area = np.where(facing, quad * share, 0.0).sum(axis=1)
+    # Near the threshold and partly out of the image, exactly: each face clipped by the
+    # image's four sides (bounds: a face covers at most min(area, its bounding box in the
+    # image), at least its area less what of its bounding box is out of the image).
+    upper = np.where(facing, np.minimum(quad, inbox), 0.0).sum(axis=1)
+    lower = np.where(facing, np.maximum(quad - (box - inbox), 0.0), 0.0).sum(axis=1)
+    # (A face reaching behind the camera projects far out: always exactly.)
+    close = np.flatnonzero((lower < need) & (upper >= need) & (
+        ((area >= need / 4) & (area < 4 * need)) | ~ahead[at]))
+    if len(close):
+        x, y = fu[close], fv[close]
+        for a, b, c in ((1.0, 0.0, 0.0), (-1.0, 0.0, float(frustum.width)),
+                        (0.0, 1.0, 0.0), (0.0, -1.0, float(frustum.height))):
+            x, y = _clip(x, y, a, b, c)
+        exact = 0.5 * np.abs((x * np.roll(y, -1, axis=2) - np.roll(x, -1, axis=2) * y
+                              ).sum(axis=2))
+        area[close] = np.where(facing[close], exact, 0.0).sum(axis=1)
+    # No face turned to the eye: the eye is inside the box, which fills the view.
+    out[at] = (area >= need) | ~facing.any(axis=1)
+    return out
+
+
+def _clip(x: np.ndarray, y: np.ndarray, a: float, b: float, c: float
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Convex polygons (vertices along the last axis, repeats allowed) clipped by the
+    half-plane a x + b y + c >= 0 (Sutherland-Hodgman: twice the slots, a vertex and an
+    edge's crossing each, an empty slot filled with the one before; a polygon wholly
+    outside becomes one point, of no area)."""
+    g = a * x + b * y + c
+    g1 = np.roll(g, -1, axis=-1)
+    x1, y1 = np.roll(x, -1, axis=-1), np.roll(y, -1, axis=-1)
+    cross = g * g1 < 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(cross, g / (g - g1), 0.0)
+    k = x.shape[-1]
+    sx = np.stack([x, x + w * (x1 - x)], axis=-1).reshape(*x.shape[:-1], 2 * k)
+    sy = np.stack([y, y + w * (y1 - y)], axis=-1).reshape(*y.shape[:-1], 2 * k)
+    valid = np.stack([g >= 0, cross], axis=-1).reshape(*g.shape[:-1], 2 * k)
+    idx = np.where(valid, np.arange(2 * k), -1)
+    last = np.maximum.accumulate(idx, axis=-1)
+    last = np.maximum(np.where(last < 0, idx.max(axis=-1, keepdims=True), last), 0)
+    none = ~valid.any(axis=-1, keepdims=True)
+    sx = np.where(none, 0.0, np.take_along_axis(sx, last, axis=-1))
+    sy = np.where(none, 0.0, np.take_along_axis(sy, last, axis=-1))
+    return sx, sy
+
+
+def _near_clipped(frustum: Frustum, rel: np.ndarray, depth: np.ndarray, fwd: np.ndarray,
+                  right: np.ndarray, up: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                             np.ndarray]:
+    """The faces of boxes reaching behind the camera (corners `rel` from the eye, their
+    `depth`) clipped by the near plane and projected: (m, 6, 8) image coordinates (a
+    vertex and an edge's crossing per slot, an empty slot filled with the one before:
+    a repeated point adds no area) and whether each face keeps any part."""
+    n = len(rel)
+    f = frustum.width / 2 / frustum.tan_h
+    fp, fd = rel[:, _FACES], depth[:, _FACES]
+    p1, d1 = np.roll(fp, -1, axis=2), np.roll(fd, -1, axis=2)
+    cross = (fd - NEAR_M) * (d1 - NEAR_M) < 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(cross, (NEAR_M - fd) / (d1 - fd), 0.0)
+    slots = np.stack([fp, fp + w[..., None] * (p1 - fp)], axis=3).reshape(n, 6, 8, 3)
+    valid = np.stack([fd >= NEAR_M, cross], axis=3).reshape(n, 6, 8)
+    k = np.where(valid, np.arange(8), -1)
+    last = np.maximum.accumulate(k, axis=2)
+    last = np.maximum(np.where(last < 0, k.max(axis=2, keepdims=True), last), 0)
+    slots = np.take_along_axis(slots, last[..., None], axis=2)
+    sd = np.maximum(np.einsum("nfkj,nj->nfk", slots, fwd), NEAR_M)
+    x = frustum.width / 2 + f * np.einsum("nfkj,nj->nfk", slots, right) / sd
+    y = frustum.height / 2 - f * np.einsum("nfkj,nj->nfk", slots, up) / sd
+    return x, y, valid.any(axis=2)

@@ -21,10 +21,11 @@ import numpy.typing as npt
 from fdc.sim_bridge.graph.frustum import (
     DEFAULT_FRUSTUM,
     Frustum,
-    box_in_frustum,
     footprint_columns,
+    large_enough,
     max_bearing,
 )
+from fdc.sim_bridge.graph.occluders import hand_box, scene_occluders
 from fdc.sim_bridge.scene.schema import Kind
 
 if TYPE_CHECKING:
@@ -59,16 +60,45 @@ def _visible_mask(g: SceneView, eye: tuple[float, float, float], targets: list[s
 
 
 #: Sight lines per object: to its centre, then (when that one is blocked) to the four
-#: points halfway from its centre to the corners of its footprint, at mid-height. An
-#: object is seen when one of them is clear (a lamp beside a clock hides part of it).
-SIGHT_POINTS = 5
+#: points halfway from its centre to the corners of its footprint, at mid-height; then,
+#: for an object whose top is below the eye, to the same five points on its top (what
+#: the camera sees of a towel over a box's rim). An object is seen when one of them is
+#: clear (a lamp beside a clock hides part of it). Points `SIGHT_COLUMNS` on are the top's.
+SIGHT_POINTS = 10
+SIGHT_COLUMNS = 5
 SIGHT_INSET = 0.5
 
 
-def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.ndarray:
+def _sight_z(mid: np.ndarray, top: np.ndarray, eye_z: np.ndarray, point: int) -> np.ndarray:
+    """The height of sight point `point` of objects of these mid-heights and tops, seen
+    from eyes at `eye_z` (the top's points only below the eye; else mid-height)."""
+    if point < SIGHT_COLUMNS:
+        return mid
+    out: np.ndarray = np.where(top < eye_z, top, mid)
+    return out
+
+
+#: The held item of each sight line, where the robot holds one: `hand_box`'s arrays
+#: (centre x, y, yaw, half extents, bottom, top), a row a line.
+Hands = tuple[np.ndarray, ...]
+
+
+def held_hands(g: SceneView, held: str | None, xs: Sequence[float], ys: Sequence[float],
+               zs: Sequence[float], yaws: Sequence[float]) -> Hands | None:
+    """The held item in the hand of robots at (x, y, z) (their base) facing `yaws`, as
+    sight lines see it (`hand_box`); None when the hand is empty."""
+    if held is None:
+        return None
+    b = g.bodies
+    out: Hands = hand_box(xs, ys, zs, yaws, np.asarray(b.sizes[b.index()[held]]))
+    return out
+
+
+def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str],
+                hands: Hands | None = None) -> np.ndarray:
     """Whether each eye (rows x, y, z) sees the object beside it: a sight line to one of
-    its sight points (`SIGHT_POINTS`) clear (`_sight_lines`), and no closed container
-    hides it."""
+    its sight points (`SIGHT_POINTS`) clear (`_sight_lines`; `hands`: the item each
+    robot holds, in the way too), and no closed container hides it."""
     if not len(targets):
         return np.zeros(0, dtype=bool)
     objs = {t: g.object(t) for t in dict.fromkeys(targets)}
@@ -76,24 +106,30 @@ def sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str]) -> np.nd
     cols = footprint_columns(np.asarray(g.bodies.footprints, dtype=object)[
         [at[t] for t in targets]])
     seen = np.zeros(len(targets), dtype=bool)
+    mid = _mid_z(g, targets)
+    top = np.array([objs[t].top_z for t in targets], dtype=np.float64)
     for point in range(SIGHT_POINTS):
         todo = np.flatnonzero(~seen)
         if not len(todo):
             break
         centre = cols[todo, 0]
-        xy = centre + SIGHT_INSET * (cols[todo, point] - centre)
-        seen[todo] = _sight_lines(g, eyes[todo], [targets[k] for k in todo], xy)
+        xy = centre + SIGHT_INSET * (cols[todo, point % SIGHT_COLUMNS] - centre)
+        tz = _sight_z(mid[todo], top[todo], eyes[todo, 2], point)
+        seen[todo] = _sight_lines(g, eyes[todo], [targets[k] for k in todo], xy, tz)
+        if hands is not None:
+            seen[todo] &= ~_hand_blocked(eyes[todo], xy, tz,
+                                         tuple(h[todo] for h in hands))  # type: ignore[arg-type]
     hidden = {t: _hidden_in_closed(g, t) for t in objs}
     return seen & ~np.array([hidden[t] for t in targets], dtype=bool)
 
 
-def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.ndarray
-                 ) -> np.ndarray:
-    """Whether the sight line from each eye (rows x, y, z) to the point `xy` (at the
-    object's mid-height) of the object beside it is clear: it crosses no wall, and no
-    object (but the target, what carries it and what rests on it) whose box spans the
-    line's height where it passes nearest the object's centre. One pass for all the
-    lines."""
+def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.ndarray,
+                 tz: np.ndarray | None = None) -> np.ndarray:
+    """Whether the sight line from each eye (rows x, y, z) to the point `xy` (at height
+    `tz`, default the object's mid-height) of the object beside it is clear: it crosses
+    no wall, and no object (but the target, what carries it and what rests on it) whose
+    box spans the line's height where it passes nearest the object's centre, nor a shell
+    panel or open door (`occluders`) but the target's own. One pass for all the lines."""
     import shapely
 
     if not len(targets):
@@ -101,7 +137,8 @@ def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.
     ex, ey, ez = eyes[:, 0], eyes[:, 1], eyes[:, 2]
     objs = {t: g.object(t) for t in dict.fromkeys(targets)}
     tx, ty = xy[:, 0], xy[:, 1]
-    tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
+    if tz is None:
+        tz = np.array([(objs[t].bottom_z + objs[t].top_z) / 2 for t in targets])
     lines = shapely.linestrings(
         np.stack([np.stack([ex, ey], axis=1), np.stack([tx, ty], axis=1)], axis=1))
     ids = g.bodies.ids
@@ -129,6 +166,23 @@ def _sight_lines(g: SceneView, eyes: np.ndarray, targets: Sequence[str], xy: np.
                 continue
             if bottom < hh < top:
                 blocked[a] = True
+    open_ = np.flatnonzero(~blocked)
+    if len(open_):
+        occ = scene_occluders(g)
+        row = g.bodies.index()
+        ti = np.array([row[t] for t in targets], dtype=np.int64)
+        li, oi = occ.tree.query(lines[open_])
+        li = open_[li]
+        if len(li):
+            c = shapely.get_coordinates(shapely.centroid(occ.footprints[oi]))
+            h = _pass_height(ex[li], ey[li], ez[li], tx[li], ty[li], tz[li], c[:, 0], c[:, 1])
+            owner = occ.owners[oi]
+            maybe = (owner != ti[li]) & (occ.bottoms[oi] < h) & (h < occ.tops[oi])
+            for a, b, k in zip(li[maybe].tolist(), oi[maybe].tolist(), owner[maybe].tolist(),
+                               strict=True):
+                if blocked[a] or targets[a] in _carrier_chain(g, ids[k]):
+                    continue
+                blocked[a] = bool(shapely.intersects(lines[a], occ.footprints[b]))
     walls = g.layout.walls
     if not walls.is_empty:
         blocked |= shapely.intersects(lines, walls)
@@ -169,6 +223,86 @@ def _under_board(lines: np.ndarray, eyes: np.ndarray, bottoms: np.ndarray, tz: n
     return out
 
 
+def doors_seen(g: SceneView, eyes: np.ndarray, yaws: np.ndarray, tilts: np.ndarray | None,
+               targets: Sequence[str], frustum: Frustum, hands: Hands | None = None
+               ) -> np.ndarray:
+    """Whether each eye (rows x, y, z; facing `yaws`, tilted `tilts`) sees an open door
+    of the object beside it (`occluders`: a door is part of its object): the door large
+    enough in the image (`large_enough`) and a sight line to its centre clear."""
+    occ = scene_occluders(g)
+    out = np.zeros(len(targets), dtype=bool)
+    if not len(occ.door_owners) or not len(targets):
+        return out
+    row = g.bodies.index()
+    ti = np.array([row[t] for t in targets], dtype=np.int64)
+    li, di = np.nonzero(ti[:, None] == occ.door_owners[None, :])
+    if not len(li):
+        return out
+    big = large_enough(frustum, eyes[li], yaws[li], occ.door_positions[di],
+                       occ.door_matrices[di], occ.door_sizes[di],
+                       None if tilts is None else tilts[li])
+    li, di = li[big], di[big]
+    if not len(li):
+        return out
+    clear = _sight_lines(g, eyes[li], [targets[k] for k in li.tolist()],
+                         occ.door_positions[di, :2])
+    if hands is not None:
+        clear &= ~_hand_blocked(eyes[li], occ.door_positions[di, :2],
+                                _mid_z(g, [targets[k] for k in li.tolist()]),
+                                tuple(h[li] for h in hands))  # type: ignore[arg-type]
+    out[li[clear]] = True
+    return out
+
+
+def _pass_height(ex: np.ndarray, ey: np.ndarray, ez: np.ndarray, tx: np.ndarray,
+                 ty: np.ndarray, tz: np.ndarray, cx: np.ndarray, cy: np.ndarray
+                 ) -> np.ndarray:
+    """The height of each sight line (eye to target point) where it passes nearest the
+    point (cx, cy)."""
+    dx, dy = tx - ex, ty - ey
+    denom = np.maximum(dx * dx + dy * dy, 1e-12)
+    s = np.clip(((cx - ex) * dx + (cy - ey) * dy) / denom, 0, 1)
+    out: np.ndarray = ez + s * (tz - ez)
+    return out
+
+
+def _mid_z(g: SceneView, targets: Sequence[str]) -> np.ndarray:
+    return np.array([(g.object(t).bottom_z + g.object(t).top_z) / 2 for t in targets],
+                    dtype=np.float64)
+
+
+def _hand_blocked(eyes: np.ndarray, xy: np.ndarray, tz: np.ndarray, hands: Hands
+                  ) -> np.ndarray:
+    """Whether the held item (`hands`, a row a line) is in the way of each sight line from
+    the eye to the point `xy` at height `tz`: the line's stretch over the item's box (in
+    the box's own frame, clipped as Liang and Barsky clip) at heights within the box's
+    (the item may be flat: a tray)."""
+    cx, cy, yaw, hx, hy, bottom, top = hands
+    c, s = np.cos(yaw), np.sin(yaw)
+
+    def local(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dx, dy = px - cx, py - cy
+        return c * dx + s * dy, -s * dx + c * dy
+
+    ax, ay = local(eyes[:, 0], eyes[:, 1])
+    bx, by = local(xy[:, 0], xy[:, 1])
+    s0, s1 = np.zeros(len(eyes)), np.ones(len(eyes))
+    ok = np.ones(len(eyes), dtype=bool)
+    for a, d, h in ((ax, bx - ax, hx), (ay, by - ay, hy)):
+        flat = np.abs(d) < 1e-12
+        ok &= ~flat | (np.abs(a) <= h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t0, t1 = (-h - a) / d, (h - a) / d
+        lo, hi = np.minimum(t0, t1), np.maximum(t0, t1)
+        s0 = np.where(flat, s0, np.maximum(s0, lo))
+        s1 = np.where(flat, s1, np.minimum(s1, hi))
+    ok &= s0 <= s1
+    ez = eyes[:, 2]
+    h0, h1 = ez + s0 * (tz - ez), ez + s1 * (tz - ez)
+    out: np.ndarray = ok & (np.minimum(h0, h1) < top) & (np.maximum(h0, h1) > bottom)
+    return out
+
+
 def _carrier_chain(g: SceneView, ident: str) -> dict[str, None]:
     """The objects carrying `ident`, nearest first (a dict: ordered, quick to test)."""
     out: dict[str, None] = {}
@@ -187,25 +321,54 @@ def line_of_sight(g: SceneView, position: Point, target: str, eye_z: float | Non
 
 def visible_objects(g: SceneView, position: Point, yaw_rad: float, fov_rad: float | None,
                     max_range_m: float, eye_z: float | None = None, *,
-                    frustum: Frustum = DEFAULT_FRUSTUM, tilt_deg: float | None = None
-                    ) -> list[str]:
+                    frustum: Frustum = DEFAULT_FRUSTUM, tilt_deg: float | None = None,
+                    held: str | None = None) -> list[str]:
     """Ids of objects within range and in the camera's frustum (`in_frustum`; `fov_rad`
-    overrides its horizontal field of view) with a clear line of sight."""
+    overrides its horizontal field of view), large enough to be seen (`large_enough`),
+    with a clear line of sight. `held`: the item in the robot's hand (in the way, never
+    a target here)."""
+    import shapely
+
     eye = eye_point(g, position, eye_z)
     p = g.bodies.positions
     if len(p) == 0:
         return []
     d = np.hypot(p[:, 0] - eye[0], p[:, 1] - eye[1])
     n = len(p)
-    seen = box_in_frustum(frustum.with_hfov_rad(fov_rad), np.tile(np.asarray(eye), (n, 1)),
-                          np.full(n, yaw_rad), footprint_columns(g.bodies.footprints),
-                          g.bodies.bottoms, g.bodies.tops,
-                          None if tilt_deg is None else np.full(n, tilt_deg))
+    cam = frustum.with_hfov_rad(fov_rad)
+    eyes = np.tile(np.asarray(eye), (n, 1))
+    tilts = None if tilt_deg is None else np.full(n, tilt_deg)
     shell = np.array([o.kind is Kind.STAGE and o.obstacle is False for o in g.scene.objects])
-    cand = np.nonzero((d <= max_range_m) & seen & ~shell)[0]
+    # An empty footprint: the held item, out of the arrangement.
+    empty = shapely.is_empty(np.asarray(g.bodies.footprints, dtype=object))
+    cand = np.nonzero((d <= max_range_m) & ~shell & ~empty)[0]
+    if held is not None:
+        cand = cand[np.asarray(g.bodies.ids, dtype=object)[cand] != held]
+    b = g.bodies
+    big = large_enough(cam, eyes[cand], np.full(len(cand), yaw_rad), b.positions[cand],
+                       b.matrices[cand], b.sizes[cand], None if tilts is None else tilts[cand])
+    cand = cand[big]
     ids = [g.bodies.ids[i] for i in cand]
-    mask = _visible_mask(g, eye, ids)
-    return sorted(i for i, m in zip(ids, mask, strict=True) if m)
+    z = position[2] if len(position) == 3 else 0.0  # type: ignore[misc]
+    hands = held_hands(g, held, [position[0]] * len(ids), [position[1]] * len(ids),
+                       [z] * len(ids), [yaw_rad] * len(ids))
+    mask = sight_lines(g, np.tile(np.asarray(eye, dtype=np.float64), (len(ids), 1)), ids,
+                       hands)
+    found = {i for i, m in zip(ids, mask, strict=True) if m}
+    # Objects with an open door, seen by it (`doors_seen`).
+    owners = np.isin(np.arange(n), scene_occluders(g).door_owners)
+    rest = [g.bodies.ids[i] for i in np.nonzero((d <= max_range_m) & ~shell & ~empty & owners)[0]
+            if g.bodies.ids[i] not in found and g.bodies.ids[i] != held]
+    if rest:
+        m = len(rest)
+        hands = held_hands(g, held, [position[0]] * m, [position[1]] * m, [z] * m,
+                           [yaw_rad] * m)
+        seen_d = doors_seen(g, np.tile(np.asarray(eye, dtype=np.float64), (m, 1)),
+                            np.full(m, yaw_rad), None if tilt_deg is None else
+                            np.full(m, tilt_deg), rest, cam, hands)
+        found |= {i for i, ok in zip(rest, seen_d.tolist(), strict=True)
+                  if ok and not _hidden_in_closed(g, i)}
+    return sorted(found)
 
 
 class SightIndex:
@@ -252,6 +415,18 @@ class SightIndex:
             2, 0, 1)).max(axis=1) if n else np.zeros(0)
         self._exempt = occ_shell
         self._centres = shapely.STRtree(shapely.points(self._xy)) if n else None
+        self._matrices = np.asarray(b.matrices, dtype=np.float64)
+        self._sizes = np.asarray(b.sizes, dtype=np.float64)
+        self._positions = np.asarray(b.positions, dtype=np.float64)
+        self._occ = scene_occluders(g)
+        # How far an open door reaches from its object's centre (0: no open door).
+        self._door_reach = np.zeros(n)
+        if len(self._occ.door_owners):
+            far = np.linalg.norm(self._occ.door_positions[:, :2] - self._xy[
+                self._occ.door_owners], axis=1) + np.linalg.norm(self._occ.door_sizes, axis=1) / 2
+            np.maximum.at(self._door_reach, self._occ.door_owners, far)
+        occ_c = shapely.centroid(self._occ.footprints)
+        self._occ_cx, self._occ_cy = shapely.get_x(occ_c), shapely.get_y(occ_c)
         self._known = np.zeros(n, dtype=bool)
         self._hidden = np.zeros(n, dtype=bool)
         self._chain = np.full((n, 1), -1, dtype=np.int64)
@@ -283,8 +458,10 @@ class SightIndex:
 
         self._learn(ti)
         ex, ey, ez = eye[:, 0], eye[:, 1], eye[:, 2]
-        txy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point] - self._xy[ti])
-        tx, ty, tz = txy[:, 0], txy[:, 1], self._mid_z[ti]
+        txy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point % SIGHT_COLUMNS]
+                                            - self._xy[ti])
+        tx, ty = txy[:, 0], txy[:, 1]
+        tz = _sight_z(self._mid_z[ti], self._tops[ti], ez, point)
         lines = shapely.linestrings(np.stack([np.stack([ex, ey], axis=1),
                                               np.stack([tx, ty], axis=1)], axis=1))
         blocked = self._hidden[ti].copy()
@@ -322,8 +499,36 @@ class SightIndex:
             li, oi = li[~on_target], oi[~on_target]
             hit = shapely.intersects(lines[li], self._footprints[oi])
             blocked[li[hit]] = True
+        # Shell panels and open doors (`occluders`): even a carrier's hide what it holds.
+        open_ = np.flatnonzero(~blocked)
+        if len(open_) and self._occ.count:
+            li, oi = self._occ.tree.query(lines[open_])
+            li = open_[li]
+            if len(li):
+                h = _pass_height(ex[li], ey[li], ez[li], tx[li], ty[li], tz[li],
+                                 self._occ_cx[oi], self._occ_cy[oi])
+                owner = self._occ.owners[oi]
+                maybe = (owner != ti[li]) & (self._occ.bottoms[oi] < h) & \
+                    (h < self._occ.tops[oi])
+                if exclude is not None and exclude in self._index:
+                    maybe &= owner != self._index[exclude]
+                li, oi, owner = li[maybe], oi[maybe], owner[maybe]
+                self._learn(owner)
+                on_target = (self._chain[owner] == ti[li][:, None]).any(axis=1)
+                li, oi = li[~on_target], oi[~on_target]
+                hit = shapely.intersects(lines[li], self._occ.footprints[oi])
+                blocked[li[hit]] = True
         out: np.ndarray = blocked
         return out
+
+    def _hand(self, eyes: np.ndarray, ti: np.ndarray, hands: Hands, point: int
+              ) -> np.ndarray:
+        """Whether the held item (a row a line) is in the way of the sight line from each
+        eye to sight point `point` of object `ti`."""
+        xy = self._xy[ti] + SIGHT_INSET * (self._columns[ti, point % SIGHT_COLUMNS]
+                                           - self._xy[ti])
+        return _hand_blocked(eyes, xy, _sight_z(self._mid_z[ti], self._tops[ti], eyes[:, 2],
+                                                point), hands)
 
     def visible_objects(self, positions: npt.ArrayLike, yaws_rad: npt.ArrayLike,
                         fov_rad: float | None, max_range_m: float, *,
@@ -333,9 +538,10 @@ class SightIndex:
         the sorted ids of the objects in view: in range, in the camera's frustum
         (`in_frustum`; `fov_rad` overrides its horizontal field of view) and with a clear
         line of sight. `tilts_deg`: each pose's head tilt (NaN: the frustum's). The eye
-        is `agent.eye_height_m` above the base. `exclude`: an
-        object out of the arrangement (the held item): never a target, never in the
-        way."""
+        is `agent.eye_height_m` above the base. `exclude`: the held item, out of the
+        arrangement: never a target, in the way only where the hand holds it
+        (`occluders.hand_box`). Objects too small to cover the pixel rule's share of the
+        image are not in view (`large_enough`)."""
         import shapely
 
         pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
@@ -364,33 +570,82 @@ class SightIndex:
         spread = np.where(d > r, np.arcsin(np.minimum(r / np.maximum(d, 1e-9), 1.0)), np.pi)
         near = (d <= max_range_m) & ~self._declared_shell[ti] & \
             (ang <= max_bearing(cam, tilts) + spread)
-        seen = np.zeros(len(fi), dtype=bool)
-        at = np.flatnonzero(near)
-        seen[at] = box_in_frustum(cam, np.c_[ex[at], ey[at], ez[fi[at]]], yaw[fi[at]],
-                                  self._columns[ti[at]], self._bottoms[ti[at]],
-                                  self._tops[ti[at]], None if tilts is None else tilts[at])
-        keep = seen
+        # In view: the box's silhouette covers enough of the image (`large_enough`: the
+        # pixel rule's share, a face crossing the view between edges out of it found).
+        keep = near.copy()
         if exclude is not None and exclude in self._index:
             keep &= ti != self._index[exclude]
+        at = np.flatnonzero(keep)
+        keep[at] = large_enough(cam, np.c_[ex[at], ey[at], ez[fi[at]]], yaw[fi[at]],
+                                self._positions[ti[at]], self._matrices[ti[at]],
+                                self._sizes[ti[at]], None if tilts is None else tilts[at])
+        # Objects with an open door: their door may be seen when their box is not.
+        reach = self._door_reach[ti]
+        door = (d <= max_range_m) & ~self._declared_shell[ti] & (reach > 0) & \
+            (ang <= max_bearing(cam, tilts) + np.where(
+                d > reach, np.arcsin(np.minimum(reach / np.maximum(d, 1e-9), 1.0)), np.pi))
+        if exclude is not None and exclude in self._index:
+            door &= ti != self._index[exclude]
+        door_fi, door_ti = fi[door], ti[door]
         fi, ti = fi[keep], ti[keep]
         if not len(ti):
-            return out
+            return self._doors(out, door_fi, door_ti, pos, yaw, ez, cam, tilts_deg, exclude)
+        hands = None
+        if exclude is not None and exclude in self._index:
+            hands = hand_box(pos[fi, 0], pos[fi, 1], pos[fi, 2], yaw[fi],
+                             self._sizes[self._index[exclude]])
         # One sight line per (eye, target): the turns of a walk share their eye.
         eyes, eye_of = np.unique(np.c_[pos[:, :2], ez], axis=0, return_inverse=True)
         eye_of = eye_of.reshape(-1)
         pair = eye_of[fi].astype(np.int64) * self._n + ti
         uniq, back = np.unique(pair, return_inverse=True)
         ue, ut = uniq // self._n, uniq % self._n
+        back = back.reshape(-1)
         blocked_u = self._blocked(eyes[ue], ut, exclude)
-        # Partly hidden: seen when a sight line to one of its sight points is clear.
-        for point in range(1, SIGHT_POINTS):
-            again = np.flatnonzero(blocked_u & ~self._hidden[ut])
-            if not len(again):
-                break
-            blocked_u[again] = self._blocked(eyes[ue[again]], ut[again], exclude, point)
-        blocked = blocked_u[back.reshape(-1)]
+        if hands is None:
+            # Partly hidden: seen when a sight line to one of its sight points is clear.
+            for point in range(1, SIGHT_POINTS):
+                again = np.flatnonzero(blocked_u & ~self._hidden[ut])
+                if not len(again):
+                    break
+                blocked_u[again] = self._blocked(eyes[ue[again]], ut[again], exclude, point)
+            blocked = blocked_u[back]
+        else:
+            # The held item turns with each pose: its test is per pose, not per eye.
+            eye_xyz = np.c_[pos[fi, :2], ez[fi]]
+            blocked = blocked_u[back] | self._hand(eye_xyz, ti, hands, 0)
+            for point in range(1, SIGHT_POINTS):
+                again = np.flatnonzero(blocked & ~self._hidden[ti])
+                if not len(again):
+                    break
+                pairs, inv = np.unique(back[again], return_inverse=True)
+                bu = self._blocked(eyes[ue[pairs]], ut[pairs], exclude, point)
+                blocked[again] = bu[inv.reshape(-1)] | self._hand(
+                    eye_xyz[again], ti[again], tuple(h[again] for h in hands), point)
         for f, t in zip(fi[~blocked].tolist(), ti[~blocked].tolist(), strict=True):
             out[f].append(self._ids[t])
+        return self._doors(out, door_fi, door_ti, pos, yaw, ez, cam, tilts_deg, exclude)
+
+    def _doors(self, out: list[list[str]], fi: np.ndarray, ti: np.ndarray, pos: np.ndarray,
+               yaw: np.ndarray, ez: np.ndarray, cam: Frustum,
+               tilts_deg: npt.ArrayLike | None, exclude: str | None) -> list[list[str]]:
+        """`out` with the objects seen by an open door (`doors_seen`) added, of the pairs
+        (pose `fi`, object `ti`) not seen yet; each row sorted."""
+        if len(fi):
+            todo = [k for k, (f, t) in enumerate(zip(fi.tolist(), ti.tolist(), strict=True))
+                    if self._ids[t] not in out[f]]
+            if todo:
+                f_, t_ = fi[todo], ti[todo]
+                tilts = None if tilts_deg is None else \
+                    np.asarray(tilts_deg, dtype=np.float64).reshape(-1)[f_]
+                hands = None if exclude is None or exclude not in self._index else \
+                    hand_box(pos[f_, 0], pos[f_, 1], pos[f_, 2], yaw[f_],
+                             self._sizes[self._index[exclude]])
+                seen = doors_seen(self._g, np.c_[pos[f_, :2], ez[f_]], yaw[f_], tilts,
+                                  [self._ids[t] for t in t_.tolist()], cam, hands)
+                for f, t in zip(f_[seen].tolist(), t_[seen].tolist(), strict=True):
+                    if not self._hidden[t]:
+                        out[f].append(self._ids[t])
         for row in out:
             row.sort()
         return out

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from fdc.sim_bridge.geometry import quaternion_to_matrix
+from fdc.sim_bridge.graph.occluders import SHELF_BOARD_M, inner_shelves, is_body
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, PartSpec, Scene, WallMode
 
 #: Door openings keep a lintel above this height (metres over the floor).
@@ -291,12 +292,12 @@ def object_geometry(obj: ObjectSpec, index: int, base_dir: Path | None,
     elif obj.parts:
         # an articulated object is its links; when none of them is its body (a cabinet
         # whose only part is its door), the body is the object's box
-        if not any(_is_body(obj, p) for p in obj.parts) and "urdf" not in obj.source:
+        if not any(is_body(obj, p) for p in obj.parts) and "urdf" not in obj.source:
             out.pieces = [_cabinet(obj, colour)] if obj.containers else \
                 [box_piece((0, 0, 0), obj.size, colour)]
     elif obj.containers:
         out.pieces = [_cabinet(obj, colour)]
-    elif _inner_shelves(obj):
+    elif inner_shelves(obj):
         out.pieces = [_shelf_unit(obj, colour)]
     else:
         out.pieces = [box_piece((0, 0, 0), obj.size, colour)]
@@ -307,19 +308,12 @@ def object_geometry(obj: ObjectSpec, index: int, base_dir: Path | None,
             shade = tuple(0.85 * c for c in colour)
             piece = box_piece(part.center, part.size, (shade[0], shade[1], shade[2]))
         else:
-            piece = _cabinet(obj, colour, part) if _is_body(obj, part) else \
+            piece = _cabinet(obj, colour, part) if is_body(obj, part) else \
                 box_piece(part.center, part.size, colour)
         out.parts.append(PartPiece(part, piece, closes))
     if out.source_parts:
         out.urdf = urdf_model(obj, base_dir, meshes, out.parts)
     return out
-
-
-def _is_body(obj: ObjectSpec, part: PartSpec) -> bool:
-    """The link that holds the containers (the biggest link with no joint or a fixed one)."""
-    if part.joint is not None and part.joint.type.value != "fixed":
-        return False
-    return bool(obj.containers)
 
 
 def _cabinet(obj: ObjectSpec, colour: tuple[float, float, float],
@@ -335,16 +329,6 @@ def _cabinet(obj: ObjectSpec, colour: tuple[float, float, float],
     return merge([outer, *inner])
 
 
-#: The thickness of a shelf board drawn below an inner surface (metres).
-SHELF_BOARD_M = 0.02
-
-
-def _inner_shelves(obj: ObjectSpec) -> list[float]:
-    """The local heights of an object's surfaces below its top (a bookcase's shelves)."""
-    top = obj.size[2] / 2
-    return sorted(s.z for s in obj.surfaces or [] if s.z < top - SHELF_BOARD_M)
-
-
 def _shelf_unit(obj: ObjectSpec, colour: tuple[float, float, float]) -> Piece:
     """A box with inner shelves: its outer shell open at the front (+x) and a board
     under each shelf, so what stands on a shelf is seen from the front, as the line of
@@ -355,7 +339,7 @@ def _shelf_unit(obj: ObjectSpec, colour: tuple[float, float, float]) -> Piece:
                       skip=((0, 1),), inside=True)
     boards = [box_piece((0.0, 0.0, z - SHELF_BOARD_M / 2),
                         (sx * 0.98, sy * 0.98, SHELF_BOARD_M), colour)
-              for z in _inner_shelves(obj) if z - SHELF_BOARD_M > -sz / 2]
+              for z in inner_shelves(obj) if z - SHELF_BOARD_M > -sz / 2]
     return merge([outer, inner, *boards])
 
 

@@ -3,7 +3,9 @@ semantic-sensor rule, and the comparison of the memory tasks' geometric valid fr
 it (`pixel_frames`, used by `fdc audit`'s `pixels` check).
 
 A target is seen in a frame when its id covers at least `MIN_PIXELS` pixels and at least
-`MIN_SHARE` of the image (FindingDory's coverage threshold: 0.1%, 307 pixels at 640x480).
+`MIN_SHARE` of the image (FindingDory's coverage threshold: 0.1%, 307 pixels at
+640x480; the numbers live in `fdc.sim_bridge.graph.frustum`, whose `large_enough`
+applies them to the line of sight).
 The id buffer holds the nearest surface at each pixel, so what is counted is unoccluded.
 A furniture surface (a receptacle) is seen when its furniture, or the items resting on it,
 together cover that much (the checkers' rule: a surface is in view when its furniture or
@@ -17,24 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fdc.sim_bridge.graph.frustum import MIN_PIXELS, MIN_SHARE, min_pixels
+
+__all__ = ["MIN_PIXELS", "MIN_SHARE", "FrameRenders", "min_pixels", "robot_camera", "seen",
+           "target_pixels"]
+
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.render.camera import Camera
     from fdc.sim_bridge.render.renderer import Renderer
     from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.state import Snapshot
-
-#: The least number of pixels a seen object covers (for small images).
-MIN_PIXELS = 50
-#: The least share of the image a seen object covers (FindingDory: 0.1%).
-MIN_SHARE = 0.001
-
-
-def min_pixels(width: int, height: int) -> int:
-    """The pixels an object must cover to be seen in a `width` x `height` image."""
-    import math
-
-    return max(MIN_PIXELS, math.ceil(MIN_SHARE * width * height))
 
 
 def seen(pixels: int, width: int, height: int) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from fdc.sim_bridge.geometry import quaternion_to_matrix
+from fdc.sim_bridge.graph.occluders import HAND_OFFSET_M, part_motion
 from fdc.sim_bridge.render.build import (
     ObjectGeometry,
     PartPiece,
@@ -34,8 +34,6 @@ from fdc.sim_bridge.render.context import gl_context
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 
-#: Where the held item is drawn, in the robot's frame: forward, left, height (metres).
-HAND_OFFSET_M = (0.55, -0.1, 0.9)
 BACKGROUND = (0.78, 0.84, 0.9)  # what no surface covers (outside the rooms)
 
 _VERTEX = """
@@ -390,41 +388,12 @@ def hand_matrix(pose: AgentPose, spec: ObjectSpec) -> np.ndarray:
 def part_matrix(part: PartPiece, open_state: Mapping[str, bool],
                 specs: Mapping[str, ObjectSpec] | None = None) -> np.ndarray:
     """A part's motion in its object's frame: a door or drawer that closes a container
-    is at joint value 0 when the container is closed and at its recorded value (its
-    upper limit when that is 0) when open; other parts stay where the scene put them.
-    Doors turn about the edge of their box that swings them outward."""
-    spec = part.spec
-    joint = spec.joint
-    if joint is None or not part.containers:
+    moves as `part_motion` says (the line of sight's rule); other parts stay where the
+    scene put them."""
+    if part.spec.joint is None or not part.containers:
         return np.eye(4)
     is_open = any(open_state.get(c, _initial_open(c, specs)) for c in part.containers)
-    value = 0.0
-    if is_open:
-        value = joint.position if joint.position != 0 else joint.upper
-    if value == 0:
-        return np.eye(4)
-    axis = np.asarray(joint.axis, dtype=np.float64)
-    axis /= max(float(np.linalg.norm(axis)), 1e-12)
-    m = np.eye(4)
-    if joint.type.value == "prismatic":
-        m[:3, 3] = axis * value
-        return m
-    r = _axis_angle(axis, value)
-    c = np.asarray(spec.center, dtype=np.float64)
-    h = np.asarray(spec.size, dtype=np.float64) / 2
-    best, best_d = c, -1.0
-    for sx in (-1, 1):
-        for sy in (-1, 1):
-            for sz in (-1, 1):
-                corner = c + h * (sx, sy, sz)
-                hinge = corner - axis * float(np.dot(corner - c, axis))
-                moved = r @ (c - hinge) + hinge
-                d = float(np.linalg.norm(moved[:2]))
-                if d > best_d + 1e-9:
-                    best, best_d = hinge, d
-    m[:3, :3] = r
-    m[:3, 3] = best - r @ best
-    return m
+    return part_motion(part.spec, is_open)
 
 
 def _initial_open(container: str, specs: Mapping[str, ObjectSpec] | None) -> bool:
@@ -435,11 +404,6 @@ def _initial_open(container: str, specs: Mapping[str, ObjectSpec] | None) -> boo
     if spec is None:
         return False
     return next((c.open for c in spec.containers if c.name == name), False)
-
-
-def _axis_angle(axis: np.ndarray, angle: float) -> np.ndarray:
-    q = (math.cos(angle / 2), *(axis * math.sin(angle / 2)))
-    return quaternion_to_matrix(tuple(float(v) for v in q))
 
 
 def _gl(m: np.ndarray) -> bytes:

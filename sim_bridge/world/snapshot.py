@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, box_in_frustum, footprint_columns
+from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.world.posed import PosedGraph
@@ -161,9 +161,12 @@ class SnapshotState:
                      fov_rad: float | None = None, max_range_m: float | None = None
                      ) -> list[bool]:
         """`visible` for each object from the pose beside it: the held item always;
-        else within range and in the camera's frustum (`in_frustum`), with a clear line
-        of sight (the lines tested in one pass)."""
-        from fdc.sim_bridge.graph.visibility import eye_point, sight_lines
+        else within range, in the camera's frustum (`in_frustum`), large enough to be
+        seen (`large_enough`), with a clear line of sight (the lines tested in one pass;
+        the held item, in the hand, in the way)."""
+        from fdc.sim_bridge.graph.frustum import large_enough
+        from fdc.sim_bridge.graph.occluders import scene_occluders
+        from fdc.sim_bridge.graph.visibility import doors_seen, eye_point, held_hands, sight_lines
 
         frustum = DEFAULT_FRUSTUM.with_hfov_rad(fov_rad)
         rng = DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m
@@ -183,17 +186,32 @@ class SnapshotState:
             at = np.array([row[object_ids[j]] for j in near])
             eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
                              for j in near], dtype=np.float64)
-            framed = box_in_frustum(frustum, eyes, [poses[j].yaw_rad for j in near],
-                                    footprint_columns(np.asarray(bodies.footprints,
-                                                                 dtype=object)[at]),
-                                    bodies.bottoms[at], bodies.tops[at],
-                                    [_tilt(poses[j]) for j in near])
+            framed = large_enough(frustum, eyes, [poses[j].yaw_rad for j in near],
+                                  bodies.positions[at], bodies.matrices[at], bodies.sizes[at],
+                                  [_tilt(poses[j]) for j in near])
             lines = [j for j, ok in zip(near, framed.tolist(), strict=True) if ok]
         if lines:
             eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
                              for j in lines], dtype=np.float64)
-            seen = sight_lines(self.posed, eyes, [object_ids[j] for j in lines])
+            hands = held_hands(self.posed, self.snapshot.held, [poses[j].x for j in lines],
+                               [poses[j].y for j in lines], [poses[j].z for j in lines],
+                               [poses[j].yaw_rad for j in lines])
+            seen = sight_lines(self.posed, eyes, [object_ids[j] for j in lines], hands)
             for j, ok in zip(lines, seen.tolist(), strict=True):
+                out[j] = bool(ok)
+        # An open door is part of its object: seen when the door is (even with the box
+        # out of view or hidden).
+        rest = [j for j in near if not out[j]]
+        if rest and len(scene_occluders(self.posed).door_owners):
+            eyes = np.array([eye_point(self.posed, (poses[j].x, poses[j].y, poses[j].z), None)
+                             for j in rest], dtype=np.float64)
+            hands = held_hands(self.posed, self.snapshot.held, [poses[j].x for j in rest],
+                               [poses[j].y for j in rest], [poses[j].z for j in rest],
+                               [poses[j].yaw_rad for j in rest])
+            seen = doors_seen(self.posed, eyes, np.array([poses[j].yaw_rad for j in rest]),
+                              np.array([_tilt(poses[j]) for j in rest]),
+                              [object_ids[j] for j in rest], frustum, hands)
+            for j, ok in zip(rest, seen.tolist(), strict=True):
                 out[j] = bool(ok)
         return out
 
@@ -206,6 +224,6 @@ class SnapshotState:
         out = visible_objects(
             self.posed, (pose.x, pose.y, pose.z), pose.yaw_rad,
             fov_rad, DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m,
-            tilt_deg=pose.head_tilt_deg)
+            tilt_deg=pose.head_tilt_deg, held=self.snapshot.held)
         held = self.snapshot.held
         return sorted({*out, held}) if held is not None else out

@@ -104,7 +104,7 @@ def test_only_what_spans_the_sight_line_hides_behind_it() -> None:
         [
             obj("table", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75), kind="furniture"),
             on_top("lamp", "lamp", (2.1, 2.0), 0.75, (0.2, 0.2, 0.4)),
-            obj("crate", "crate", (1.2, 3.2, 0.4), (0.3, 0.3, 0.8), kind="furniture"),
+            obj("crate", "crate", (1.2, 3.2, 0.45), (0.3, 0.3, 0.9), kind="furniture"),
             obj("bin", "bin", (2.0, 3.2, 0.2), (0.2, 0.2, 0.4), kind="furniture"),
         ],
         agent=(0.5, 2.0),
@@ -113,7 +113,8 @@ def test_only_what_spans_the_sight_line_hides_behind_it() -> None:
     assert g.line_of_sight(eye, "table")
     seen = g.visible_objects(eye, 0.0)
     assert "table" in seen and "lamp" in seen
-    # The crate (0-0.8 m) spans the line from (0.5, 3.2) to the bin's centre (0.2 m).
+    # The crate (0-0.9 m) spans the lines from (0.5, 3.2) to the bin's centre (0.2 m) and
+    # to its top (0.4 m: 0.85 m high over the crate).
     assert not g.line_of_sight((0.5, 3.2, 0.0), "bin")
     index = SightIndex(g)
     assert index.visible_objects([eye], [0.0], None, 5.0) == [seen]

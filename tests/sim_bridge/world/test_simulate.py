@@ -376,11 +376,16 @@ def test_sight_index_answers_as_visible_objects(generated: SceneGraph) -> None:
     want = [visible_objects(posed, (x, y, 0.0), yaw, fov, 5.0)
             for (x, y, _), yaw in zip(pos, yaws, strict=True)]
     assert got == want and sum(map(len, want)) > 100
-    # Leaving an item out: it is never listed, and hides nothing.
+    # Leaving the held item out: it is never listed, and hides only what it hides in
+    # the hand, as the world holding it sees it.
     item = next(i for row in want for i in row if generated.object(i).is_movable)
     without = index.visible_objects(pos, yaws, fov, 5.0, exclude=item)
     assert all(item not in row for row in without)
-    assert all(set(a) - {item} <= set(b) for a, b in zip(want, without, strict=True))
+    holding = SnapshotState(generated, w.snapshot().model_copy(update={"held": item})).posed
+    want_held = [visible_objects(holding, (x, y, 0.0), yaw, fov, 5.0, held=item)
+                 for (x, y, _), yaw in zip(pos, yaws, strict=True)]
+    assert without == want_held
+    assert any(set(a) - {item} - set(b) for a, b in zip(want, without, strict=True))
 
 
 def test_follow_walks_a_given_path_or_refuses(kitchen: SceneGraph) -> None:
