@@ -21,8 +21,8 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from fdc.core.inputs import InputKind, read_input_text
-from fdc.core.jsonl import gc_paused, parse_jsonl
+from fdc.core.inputs import InputKind, input_lines, read_input_text
+from fdc.core.jsonl import JsonlLine, gc_paused, parse_jsonl, parse_jsonl_lines
 from fdc.core.problems import Diagnostic, error
 from fdc.predicates.goal import Goal
 from fdc.sim_bridge.world.state import AgentPose
@@ -140,6 +140,30 @@ def parse_numbered_suite(text: str, texts: list[str] | None = None
             if texts is not None:
                 texts.append(got.text.strip())
     return records, problems
+
+
+def stream_suite(path: str | Path) -> Iterator[JsonlLine[TaskRecord]]:
+    """A suite file's lines one at a time, as `parse_numbered_suite` reads them: each
+    line's record, or the problems of a line that holds none (a task id that repeats an
+    earlier line's is one). Only the ids seen so far are kept, whatever the file's size.
+    A file that cannot be opened raises `InputFileError` here; bytes that are not UTF-8
+    raise it from the iteration, where they start."""
+    return _checked_ids(parse_jsonl_lines(input_lines(path, InputKind.SUITE), TaskRecord,
+                                          "schema"))
+
+
+def _checked_ids(lines: Iterator[JsonlLine[TaskRecord]]) -> Iterator[JsonlLine[TaskRecord]]:
+    seen: dict[str, int] = {}
+    for got in lines:
+        record = got.value
+        if record is not None and record.id in seen:
+            repeat = error("schema", f"task id `{record.id}` repeats line {seen[record.id]}",
+                           "id", line=got.line)
+            yield JsonlLine(got.line, got.text, None, (repeat,))
+            continue
+        if record is not None:
+            seen[record.id] = got.line
+        yield got
 
 
 def read_suite(path: str | Path) -> tuple[list[TaskRecord], list[Diagnostic]]:

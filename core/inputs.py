@@ -1,5 +1,6 @@
-"""Reading an input file, bounded: `read_input_bytes` and `read_input_text`;
-`check_input_file` to refuse one before work starts, with the same words.
+"""Reading an input file, bounded: `read_input_bytes` and `read_input_text`, or a
+line at a time (`input_lines`); `check_input_file` to refuse one before work starts, with
+the same words.
 
 Every reader of a scene, template, suite, manifest, trajectory, predictions file,
 experience log, episodes file, Habitat config, URDF or mesh reads through here, so the
@@ -15,8 +16,10 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
+from typing import BinaryIO
 
 from fdc.core.errors import InputError
 from fdc.core.limits import current, hint
@@ -114,6 +117,36 @@ def read_input_text(path: str | Path, kind: InputKind) -> str:
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise InputFileError(path, f"not UTF-8 text: byte 0x{data[e.start]:02x} at line "
                              f"{line}, column {column}") from None
+
+
+def input_lines(path: str | Path, kind: InputKind) -> Iterator[str]:
+    """The lines of text input file `path` one at a time, split as `str.splitlines`
+    splits `read_input_text`'s text, so that a streamed file's lines are numbered as a
+    read one's: memory holds one line, whatever the file's size. The file is opened, and
+    its size checked against `kind`'s limit, at the call (not at the first line), so
+    the faults of `read_input_text` come first; bytes that are not UTF-8 stop the lines
+    there with the same located error. Not for gzip input."""
+    fd = _open_regular(path)
+    cap = getattr(current(), kind.limit)
+    if os.fstat(fd).st_size > cap:
+        os.close(fd)
+        raise _too_large(path, kind, cap)
+    return _lines(path, os.fdopen(fd, "rb"), cap, kind)
+
+
+def _lines(path: str | Path, f: BinaryIO, cap: int, kind: InputKind) -> Iterator[str]:
+    with f:
+        seen = 0
+        for number, raw in enumerate(f, 1):  # a file's lines end at b"\n" only
+            seen += len(raw)
+            if seen > cap:  # it grew since it was opened
+                raise _too_large(path, kind, cap)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputFileError(path, f"not UTF-8 text: byte 0x{raw[e.start]:02x} at "
+                                     f"line {number}, column {e.start + 1}") from None
+            yield from text.splitlines()
 
 
 def _gunzip(path: str | Path, data: bytes, kind: InputKind, cap: int) -> bytes:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -96,8 +96,15 @@ def parse_jsonl(text: str, model: type[M], code: str) -> Iterator[JsonlLine[M]]:
     """Each non-blank line of `text` read as JSON and validated as `model`; a line that
     is not JSON or does not validate comes with every problem it has (each an error with
     `code`), never raises."""
+    return parse_jsonl_lines(text.splitlines(), model, code)
+
+
+def parse_jsonl_lines(lines: Iterable[str], model: type[M], code: str
+                      ) -> Iterator[JsonlLine[M]]:
+    """`parse_jsonl` of lines given one at a time (numbered from 1), e.g. a file's
+    streamed by `fdc.core.inputs.input_lines`: only the line at hand is held."""
     limits = current()
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         if _within_limits(line, limits.json_depth, limits.number_digits):

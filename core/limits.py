@@ -73,8 +73,6 @@ class Limits:
     """Interpenetration warnings listed one by one; the rest are counted in one more."""
     trajectory_problems: int = 100
     """Problems listed for one trajectory before reading stops."""
-    verify_tasks: int = 50_000
-    """Tasks one `fdc verify` run judges, counted before the suite is read."""
     template_bindings: int = 1_000_000
     """Bindings of one template considered on one scene: the partial bindings the search
     explores, and the product of its parameters' domain sizes when every binding is

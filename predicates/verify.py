@@ -32,7 +32,7 @@ sets its own thresholds is judged with `holds.tuned(thresholds)` (`TunableHolds`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -560,6 +560,23 @@ def verify_snapshots(
     Fluent atoms are evaluated by the registered checkers on `SnapshotState`s, each atom
     at each snapshot at most once. `thresholds` maps a task id to its overrides.
     """
+    given = thresholds or {}
+    return dict(verify_each(((task_id, goal, given.get(task_id, {}))
+                             for task_id, goal in goals.items()), graph, snapshots, mode=mode))
+
+
+def verify_each(
+    tasks: Iterable[tuple[str, Goal, Mapping[str, float]]],
+    graph: SceneGraph,
+    snapshots: Sequence[Snapshot],
+    *,
+    mode: Mode | None = None,
+) -> Iterator[tuple[str, Verdict]]:
+    """`verify_snapshots` of tasks (an id, a goal, its threshold overrides) given and
+    judged one at a time: each task's verdict is yielded before the next task is read,
+    and nothing of a task is kept after it, so a stream of any length is judged in the
+    memory of one task (`fdc verify`). `EvaluationError` names the task at fault;
+    `KeyError` an unknown threshold."""
     from fdc.predicates.builtin import default_registry
     from fdc.predicates.registry import Context, EvaluationError, Mode
     from fdc.sim_bridge.world.snapshot import SnapshotState
@@ -568,15 +585,13 @@ def verify_snapshots(
     base = Context(graph=graph, mode=mode if mode is not None else Mode.STRICT)
     states = [SnapshotState(graph, s) for s in snapshots]
     actions = [s.action for s in snapshots]
-    verdicts: dict[str, Verdict] = {}
-    for task_id, goal in goals.items():
-        overrides = (thresholds or {}).get(task_id, {})
+    for task_id, goal, overrides in tasks:
         ctx = base.with_thresholds(overrides, registry) if overrides else base
         try:
-            verdicts[task_id] = verify(goal, actions, _CheckerHolds(registry, ctx, states))
+            verdict = verify(goal, actions, _CheckerHolds(registry, ctx, states))
         except EvaluationError as e:
             raise EvaluationError(f"task `{task_id}`: {e}") from None
-    return verdicts
+        yield task_id, verdict
 
 
 def judge_at_end(goal: Goal, graph: SceneGraph,

@@ -20,6 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -84,7 +85,6 @@ def plain_table(shown: Table) -> str:
     """The table as plain text: its title, a header line, a rule, the rows (a rule
     between sections), columns two spaces apart, right-justified where the column is;
     no cell is cut and a cell's line breaks become spaces."""
-    from rich.text import Text
 
     def text(cell: object) -> str:
         raw = cell.plain if isinstance(cell, Text) else str(cell)
@@ -109,6 +109,70 @@ def plain_table(shown: Table) -> str:
         if shown.rows[i].end_section and i < len(rows) - 1:
             out.append(rule)
     return "\n".join(out)
+
+
+class SpooledTable:
+    """A table of any number of rows, printed as `print_table` prints one (columns
+    left-justified) while memory holds only its column widths: each row waits in a
+    temporary file until `print`. On a terminal the rows are shown as rich tables of at
+    most `block` rows each; elsewhere the text is `plain_table`'s, byte for byte."""
+
+    def __init__(self, title: str, columns: Sequence[str], block: int = 1000) -> None:
+        import tempfile
+
+        self.title = title
+        self.columns = list(columns)
+        self.widths = [len(c) for c in self.columns]
+        self.block = block
+        self.rows = 0
+        # closed by `print`; an unnamed file, gone with the process after an error
+        self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+
+    def add_row(self, *cells: str | Text) -> None:
+        """A row: plain strings, or `rich.text.Text` for styled cells."""
+        import json
+
+        plain = [" ".join((c.plain if isinstance(c, Text) else c).split("\n")) for c in cells]
+        self.widths = [max(w, len(p)) for w, p in zip(self.widths, plain, strict=True)]
+        marked = [c.markup if isinstance(c, Text) else None for c in cells]
+        self._spool.write(json.dumps([plain, marked]) + "\n")
+        self.rows += 1
+
+    def _block(self) -> Table:
+        shown = table(self.title)
+        for column in self.columns:
+            shown.add_column(column)
+        return shown
+
+    def print(self, out: Console) -> None:
+        """Print the rows (then the spool is gone)."""
+        import json
+
+        with self._spool as spool:
+            spool.seek(0)
+            rows = (json.loads(line) for line in spool)
+            if out.is_terminal:
+                shown = self._block()
+                for n, (plain, marked) in enumerate(rows):
+                    if n and n % self.block == 0:
+                        print_table(out, shown)
+                        shown = self._block()
+                    shown.add_row(*(Text.from_markup(m) if m is not None else p
+                                    for p, m in zip(plain, marked, strict=True)))
+                print_table(out, shown)
+                return
+
+            def line(values: Sequence[str]) -> str:
+                return _GAP.join(v.ljust(w) for v, w in zip(values, self.widths,
+                                                            strict=True)).rstrip() + "\n"
+
+            write = out.file.write
+            write((self.title + "\n" if self.title else "") + line(self.columns)
+                  + _GAP.join("-" * w for w in self.widths) + "\n")
+            for plain, _ in rows:
+                write(line(plain))
+            write("\n")
+            out.file.flush()
 
 
 def progress_bar(err: Console, *, transient: bool = True) -> Progress:

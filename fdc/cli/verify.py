@@ -4,6 +4,10 @@ Exit codes: 0 every task succeeded, 1 some task failed, 2 usage or input error (
 trajectory or scene that cannot be read, a trajectory that does not fit the scene: another
 scene's sha256, objects, a held object or states the scene does not have; an unknown task
 or threshold).
+
+The suite is streamed: read a line at a time, each task judged as it is read and its
+verdict spooled to a temporary file until the report is written, so memory does not grow
+with the suite (a suite of 200,000 tasks is judged in the memory of one).
 """
 
 from __future__ import annotations
@@ -11,27 +15,30 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Protocol
 
 import typer
+from rich.console import Console
 
 from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
     OutputFormat,
+    SpooledTable,
     console,
     graph_or_exit,
-    print_table,
     report_findings,
-    report_suite,
     stderr,
-    table,
 )
 
 if TYPE_CHECKING:
+    from fdc.compiler.suite import TaskRecord
+    from fdc.core.jsonl import JsonlLine
+    from fdc.predicates.goal import Goal
     from fdc.predicates.registry import Mode
     from fdc.predicates.verify import Verdict
 
@@ -71,9 +78,10 @@ def verify_command(
 ) -> None:
     """Judge each task's goal on a recorded trajectory: success, and when each target counted
     (a PARTNR checklist: percent complete, and when each proposition was first satisfied)."""
-    from fdc.core.limits import current, hint
+    from fdc.compiler.suite import stream_suite
+    from fdc.core.inputs import InputFileError
     from fdc.predicates.registry import EvaluationError
-    from fdc.predicates.verify import verify_snapshots
+    from fdc.predicates.verify import verify_each
     from fdc.sim_bridge.world.trajectory import (
         TrajectoryError,
         read_trajectory,
@@ -81,92 +89,171 @@ def verify_command(
     )
 
     err = stderr()
-    most = current().verify_tasks
-    if _count_lines(suite, most) > most:
-        err.print(f"{suite}: error: more than {most:,} tasks, the limit `verify_tasks` of one "
-                  "run; hint: split the suite (a trajectory is of one scene: one suite per "
-                  "scene), or " + hint("verify_tasks"), markup=False)
-        raise typer.Exit(EXIT_USAGE)
-    opened, bad_suite = report_suite(suite, err)
-    records = opened.records
+    overrides = _thresholds(threshold or [])
+    try:
+        lines = stream_suite(suite)
+    except InputFileError as e:
+        err.print(f"{suite}: error: cannot read the suite: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    # The suite is read a line at a time, each task judged as it comes and its verdict
+    # spooled to a temporary file: memory holds one task, whatever the suite's size.
+    stream = _Stream(suite, lines, err, set(task) if task else None)
     try:
         header, snapshots = read_trajectory(trajectory)
-    except TrajectoryError as e:
-        err.print(f"{trajectory}: error: {e}")
+    except (TrajectoryError, OSError) as e:
+        stream.drain()  # the suite's bad lines are reported first, as they always were
+        why = e if isinstance(e, TrajectoryError) else f"cannot read the trajectory: {e.strerror}"
+        err.print(f"{trajectory}: error: {why}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
-    except OSError as e:
-        err.print(f"{trajectory}: error: cannot read the trajectory: {e.strerror}")
-        raise typer.Exit(EXIT_USAGE) from None
-    if bad_suite:
-        raise typer.Exit(EXIT_USAGE)
-    if task:
-        unknown = sorted(set(task) - {r.id for r in records})
-        if unknown:
-            err.print(f"error: no task {', '.join(unknown)} in {suite}")
-            raise typer.Exit(EXIT_USAGE)
-        records = [r for r in records if r.id in set(task)]
-    overrides = _thresholds(threshold or [])
     graph = graph_or_exit(scene or _scene_of(trajectory, header.scene, suite))
     mismatches = scene_problems(graph, header, snapshots)
     if mismatches:  # a run of another scene, objects the scene does not have
         report_findings(mismatches, str(trajectory))
         raise typer.Exit(EXIT_USAGE)
+    report: _Report = (_JsonReport(suite, trajectory) if output_format is OutputFormat.json
+                       else _TextReport())
     try:
-        verdicts = verify_snapshots(
-            {r.id: r.goal for r in records},
-            graph,
-            snapshots,
-            thresholds={r.id: {**r.thresholds, **overrides} for r in records},
-            mode=_mode(relax or []),
-        )
+        for task_id, verdict in verify_each(stream.tasks(overrides), graph, snapshots,
+                                            mode=_mode(relax or [])):
+            report.add(task_id, verdict)
     except KeyError as e:  # an unknown threshold name, with a suggestion
-        err.print(f"error: {e.args[0]}")
+        err.print(f"error: {e.args[0]}", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
     except EvaluationError as e:  # an entity the scene does not have, a wrong arity
         err.print(f"{suite}: error: {e}; hint: is the trajectory's scene the one the task is "
                   "for?", markup=False)
         raise typer.Exit(EXIT_USAGE) from None
-    failed = sum(not v.success for v in verdicts.values())
-    if output_format is OutputFormat.json:
-        report = {
-            "suite": str(suite),
-            "trajectory": str(trajectory),
-            "tasks": [
-                {
-                    "id": task_id,
-                    "success": v.success,
-                    "end_step": v.end_step,
-                    "reason": v.reason,
-                    "percent_complete": v.percent_complete,
-                    "targets": [
-                        {"target": t.target, "step": t.step, "note": t.note, "counts": t.counts}
-                        for t in v.records
-                    ],
-                }
-                for task_id, v in verdicts.items()
-            ],
-            "succeeded": len(verdicts) - failed,
-            "failed": failed,
+    if stream.bad:
+        raise typer.Exit(EXIT_USAGE)
+    unknown = sorted((stream.wanted or set()) - stream.found)
+    if unknown:
+        err.print(f"error: no task {', '.join(unknown)} in {suite}", markup=False)
+        raise typer.Exit(EXIT_USAGE)
+    report.finish()
+    raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
+
+
+class _Stream:
+    """The suite's lines read one at a time: the tasks to judge (those `wanted`, or
+    all), every bad line reported as it comes (after one, nothing more is judged, but
+    every line is still read, so that all of them are reported); `InputFileError` from
+    the reading (bytes that are not UTF-8) is reported and exits 2."""
+
+    def __init__(self, suite: Path, lines: Iterator[JsonlLine[TaskRecord]], err: Console,
+                 wanted: set[str] | None) -> None:
+        self.suite = suite
+        self.lines = lines
+        self.err = err
+        self.wanted = wanted
+        self.found: set[str] = set()
+        self.bad = False
+
+    def tasks(self, overrides: Mapping[str, float]
+              ) -> Iterator[tuple[str, Goal, Mapping[str, float]]]:
+        for record in self._records():
+            if self.bad or (self.wanted is not None and record.id not in self.wanted):
+                continue
+            if self.wanted is not None:
+                self.found.add(record.id)
+            yield record.id, record.goal, {**record.thresholds, **overrides}
+
+    def drain(self) -> None:
+        for _ in self._records():
+            pass
+
+    def _records(self) -> Iterator[TaskRecord]:
+        from fdc.core.inputs import InputFileError
+        from fdc.core.problems import render_line
+
+        try:
+            for got in self.lines:
+                if got.value is None:
+                    for p in got.problems:
+                        self.err.print(f"{self.suite}: error: {render_line(p)}", markup=False)
+                    self.bad = True
+                else:
+                    yield got.value
+        except InputFileError as e:
+            self.err.print(f"{self.suite}: error: cannot read the suite: {e}", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+
+
+class _Report(Protocol):
+    failed: int
+
+    def add(self, task_id: str, verdict: Verdict) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class _JsonReport:
+    """The JSON report (`json.dumps(report, indent=2)`'s bytes), its tasks spooled to a
+    temporary file as they are judged and written out when all are: a run that ends in
+    an error writes nothing."""
+
+    def __init__(self, suite: Path, trajectory: Path) -> None:
+        import tempfile
+
+        self.head = (f'{{\n  "suite": {json.dumps(str(suite))},\n'
+                     f'  "trajectory": {json.dumps(str(trajectory))},\n  "tasks": [')
+        # closed by `finish`; an unnamed file, gone with the process after an error
+        self.spool = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self.tasks = 0
+        self.failed = 0
+
+    def add(self, task_id: str, v: Verdict) -> None:
+        entry = {
+            "id": task_id,
+            "success": v.success,
+            "end_step": v.end_step,
+            "reason": v.reason,
+            "percent_complete": v.percent_complete,
+            "targets": [{"target": t.target, "step": t.step, "note": t.note, "counts": t.counts}
+                        for t in v.records],
         }
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
-    else:
-        _print_verdicts(verdicts, failed)
-    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+        text = json.dumps(entry, indent=2).replace("\n", "\n    ")
+        self.spool.write(("," if self.tasks else "") + "\n    " + text)
+        self.tasks += 1
+        self.failed += not v.success
+
+    def finish(self) -> None:
+        import shutil
+
+        out = sys.stdout
+        out.write(self.head)
+        with self.spool as spool:
+            spool.seek(0)
+            shutil.copyfileobj(spool, out)
+        out.write(("\n  ]" if self.tasks else "]") + f',\n  "succeeded": '
+                  f'{self.tasks - self.failed},\n  "failed": {self.failed}\n}}\n')
+        out.flush()
 
 
-def _count_lines(path: Path, stop: int) -> int:
-    """The lines of a regular file, counted a block at a time up to just past `stop`
-    (0 for anything else: reading it reports the problem)."""
-    if not path.is_file():
-        return 0
-    n = 0
-    try:
-        with path.open("rb") as f:
-            while n <= stop and (block := f.read(1 << 20)):
-                n += block.count(b"\n")
-    except OSError:
-        return 0
-    return n
+class _TextReport:
+    """The verdicts as a table (`SpooledTable`), then a count on standard error."""
+
+    def __init__(self) -> None:
+        self.shown = SpooledTable("verification",
+                                  ("task", "result", "end step", "why", "targets (step)"))
+        self.failed = 0
+
+    def add(self, task_id: str, v: Verdict) -> None:
+        from rich.text import Text
+
+        targets = ", ".join(
+            f"{t.target} ({'-' if t.step is None else t.step}"
+            + ("" if t.counts is not False else ", does not count") + ")"
+            for t in v.records
+        )
+        result = Text("success", style="green") if v.success else Text("failure", style="red")
+        if v.percent_complete is not None:
+            result += f" {100 * v.percent_complete:.1f}%"
+        self.shown.add_row(task_id, result, str(v.end_step), v.reason, targets)
+        self.failed += not v.success
+
+    def finish(self) -> None:
+        self.shown.print(console())
+        stderr().print(f"{self.shown.rows - self.failed} succeeded, {self.failed} failed")
 
 
 def _thresholds(items: list[str]) -> dict[str, float]:
@@ -213,23 +300,3 @@ def _scene_of(trajectory: Path, named: str, suite: Path) -> Path:
                    f"names; looked at:{looked}\nhint: pass the scene with --scene PATH",
                    markup=False, soft_wrap=True)
     raise typer.Exit(EXIT_USAGE)
-
-
-def _print_verdicts(verdicts: dict[str, Verdict], failed: int) -> None:
-    from rich.text import Text
-
-    shown = table("verification")
-    for column in ("task", "result", "end step", "why", "targets (step)"):
-        shown.add_column(column)
-    for task_id, v in verdicts.items():
-        targets = ", ".join(
-            f"{t.target} ({'-' if t.step is None else t.step}"
-            + ("" if t.counts is not False else ", does not count") + ")"
-            for t in v.records
-        )
-        result = Text("success", style="green") if v.success else Text("failure", style="red")
-        if v.percent_complete is not None:
-            result += f" {100 * v.percent_complete:.1f}%"
-        shown.add_row(task_id, result, str(v.end_step), v.reason, targets)
-    print_table(console(), shown)
-    stderr().print(f"{len(verdicts) - failed} succeeded, {failed} failed")

@@ -78,6 +78,25 @@ class MissingAsset(FdcError):
         self.needed_by = needed_by
 
 
+class BadMesh(FdcError):
+    """A mesh file that is there and cannot be read as a mesh: the reader's error (a
+    damaged GLB, a mesh past `mesh_bytes`, a mesh with no vertex) for the object that
+    needs it. An error finding (`H007`), whatever `--allow-missing` says: the file is
+    not missing, it is wrong."""
+
+    def __init__(self, path: Path, needed_by: str, cause: InputFileError) -> None:
+        super().__init__(f"cannot read mesh `{path}` needed by `{needed_by}`: {cause.reason}")
+        self.path = path
+        self.needed_by = needed_by
+        self.cause = cause
+
+    def finding(self) -> Diagnostic:
+        return error("H007", f"cannot read the mesh `{self.path.name}` needed by "
+                     f"`{self.needed_by}`: {self.cause.reason}", entities=[self.needed_by],
+                     file=str(self.path), hint=self.cause.hint or
+                     "replace the file with a readable mesh of its kind")
+
+
 @dataclass
 class ImportResult:
     scene: Scene | None
@@ -121,6 +140,37 @@ def asset_alignment(up: Any, front: Any) -> Array:
     return m.T
 
 
+def _mesh(path: Path, needed_by: str) -> tuple[Array, Array, int]:
+    """`_mesh_data` of the mesh `needed_by` needs; `BadMesh` when it cannot be read."""
+    try:
+        return _mesh_data(str(path))
+    except InputFileError as e:
+        raise BadMesh(path, needed_by, e) from None
+
+
+def _mesh_parts(path: Path, needed_by: str) -> list[tuple[Array, Array]]:
+    """`_submeshes` of the mesh `needed_by` needs; `BadMesh` when it cannot be read."""
+    try:
+        return _submeshes(str(path))
+    except InputFileError as e:
+        raise BadMesh(path, needed_by, e) from None
+
+
+def _vertices(path: str, v: Any) -> Array:
+    """A mesh's vertices as an (n, 3) array: `MeshFileError` when there are none (every
+    box and frame of the object is made of them) or one is not finite."""
+    from fdc.sim_bridge.meshes import MeshFileError
+
+    out = np.asarray(v, dtype=np.float64).reshape(-1, 3)
+    if not len(out):
+        raise MeshFileError(path, "the mesh holds no vertex; expected a mesh of triangles",
+                            "replace the file with the object's mesh")
+    if not np.isfinite(out).all():
+        raise MeshFileError(path, "a vertex of the mesh has a NaN or infinite coordinate",
+                            "replace the file with the object's mesh")
+    return out
+
+
 @lru_cache(maxsize=256)
 def _mesh_data(path: str) -> tuple[Array, Array, int]:
     """Vertices, faces (concatenated over the file's meshes) and the sub-mesh count."""
@@ -129,11 +179,13 @@ def _mesh_data(path: str) -> tuple[Array, Array, int]:
     loaded = load_mesh_file(Path(path), process=False)
     if isinstance(loaded, trimesh.Scene):
         count = len(loaded.geometry)
+        if not count:
+            return _vertices(path, []), np.zeros((0, 3), dtype=np.int64), 0
         mesh = loaded.to_mesh() if hasattr(loaded, "to_mesh") else loaded.dump(concatenate=True)
     else:
         count = 1
         mesh = loaded
-    return np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.faces), count
+    return _vertices(path, getattr(mesh, "vertices", [])), np.asarray(mesh.faces), count
 
 
 def _submeshes(path: str) -> list[tuple[Array, Array]]:
@@ -145,11 +197,11 @@ def _submeshes(path: str) -> list[tuple[Array, Array]]:
         for node in sorted(loaded.graph.nodes_geometry):
             transform, name = loaded.graph[node]
             g = loaded.geometry[name]
-            v = np.asarray(g.vertices, dtype=np.float64)
+            v = _vertices(path, g.vertices)
             v = v @ np.asarray(transform)[:3, :3].T + np.asarray(transform)[:3, 3]
             out.append((v, np.asarray(g.faces)))
         return out
-    return [(np.asarray(loaded.vertices, dtype=np.float64), np.asarray(loaded.faces))]
+    return [(_vertices(path, loaded.vertices), np.asarray(loaded.faces))]
 
 
 def _asset(t: Template, key: str, needed_by: str) -> Path | None:
@@ -277,6 +329,8 @@ class _Importer:
                     objects.append(s)
             except MissingAsset as e:
                 self._missing(e)
+            except BadMesh as e:
+                self.findings.append(e.finding())
         for k, o in enumerate(inst.object_instances or []):
             try:
                 spec = self._object(o, default_origin, k)
@@ -284,6 +338,8 @@ class _Importer:
                     objects.append(spec)
             except MissingAsset as e:
                 self._missing(e)
+            except BadMesh as e:
+                self.findings.append(e.finding())
         for k, a in enumerate(inst.articulated_object_instances or []):
             try:
                 spec = self._articulated(a, k)
@@ -291,6 +347,8 @@ class _Importer:
                     objects.append(spec)
             except MissingAsset as e:
                 self._missing(e)
+            except BadMesh as e:
+                self.findings.append(e.finding())
         rooms = self._rooms(t, inst)
         agent = self._agent(rooms, objects)
         data = {
@@ -329,7 +387,7 @@ class _Importer:
         scale = np.asarray(a.scale, dtype=np.float64) * a.units_to_meters
         rot = quaternion_to_matrix(inst.rotation)
         trans = np.asarray(inst.translation, dtype=np.float64)
-        v, _, _ = _mesh_data(str(mesh_path))
+        v, _, _ = _mesh(mesh_path, "stage")
         world = yup_to_zup_point((v * scale) @ align.T @ rot.T + trans)
         lo, hi = world.min(axis=0), world.max(axis=0)
         centre = (lo + hi) / 2
@@ -367,7 +425,7 @@ class _Importer:
             self.findings.append(error("H004", f"template `{t.handle}` has no render_asset",
                                        entities=[handle]))
             return None
-        v, _, _ = _mesh_data(str(mesh_path))
+        v, _, _ = _mesh(mesh_path, handle)
         align = asset_alignment(a.up, a.front)
         scale = np.asarray(a.scale, dtype=np.float64) * a.units_to_meters
         scale = scale * inst.uniform_scale * np.asarray(inst.non_uniform_scale, dtype=np.float64)
@@ -456,7 +514,7 @@ class _Importer:
                 mesh_file = t.base_dir / r.mesh_filepath
                 if not mesh_file.is_file():
                     raise MissingAsset(mesh_file, f"{parent}|{name}")
-                for i, (v, faces) in enumerate(_submeshes(str(mesh_file))):
+                for i, (v, faces) in enumerate(_mesh_parts(mesh_file, f"{parent}|{name}")):
                     w = f.apply(v)
                     tri = w[np.asarray(faces, dtype=np.int64)]
                     polys = shapely.make_valid(shapely.polygons(tri[:, :, :2]))
@@ -576,7 +634,7 @@ def articulated_spec(t: Template, inst: ArticulatedInstance, handle: str, out: P
             if vis.mesh is not None:
                 if not vis.mesh.is_file():
                     raise MissingAsset(vis.mesh, f"{handle} (link `{link}`)")
-                v, _, _ = _mesh_data(str(vis.mesh))
+                v, _, _ = _mesh(vis.mesh, f"{handle} (link `{link}`)")
                 m = fk[link] @ vis.origin
                 pts.append((v * np.asarray(vis.scale)) @ m[:3, :3].T + m[:3, 3])
         if not pts:

@@ -122,3 +122,36 @@ def test_plain_table_aligns_and_rules_sections() -> None:
     folding.add_column("x")
     folding.add_row("y")
     assert plain_table(folding).splitlines() == ["t", "x", "-", "y"]
+
+
+def test_a_spooled_table_prints_as_a_held_one() -> None:
+    """`SpooledTable` (`fdc verify`'s rows, any number of them, spooled to a file) prints
+    the bytes `print_table` prints for the same rows held in a table; on a terminal, in
+    rich tables of `block` rows."""
+    from rich.text import Text
+
+    from fdc.cli.common import SpooledTable
+
+    rows = [(f"task-{k}" * (k + 1), Text("success", style="green") + " 50.0%", "line\nbreak")
+            for k in range(5)]
+    spooled, held = SpooledTable("verification", ("task", "result", "why"), block=2), \
+        table("verification")
+    for column in ("task", "result", "why"):
+        held.add_column(column)
+    for row in rows:
+        spooled.add_row(*row)
+        held.add_row(*row)
+    piped, expected = io.StringIO(), io.StringIO()
+    spooled.print(console(file=piped))
+    print_table(console(file=expected), held)
+    assert piped.getvalue() == expected.getvalue()
+    assert "task-4task-4" in piped.getvalue() and "success 50.0%" in piped.getvalue()
+
+    again = SpooledTable("verification", ("task", "result", "why"), block=2)
+    for row in rows:
+        again.add_row(*row)
+    screen = io.StringIO()
+    again.print(console(file=screen, force_terminal=True, width=200, color_system=None))
+    text = screen.getvalue()
+    assert text.count("verification") == 3  # 5 rows in blocks of 2
+    assert all(f"task-{k}" in text for k in range(5)) and "…" not in text

@@ -79,3 +79,41 @@ def test_a_gzip_bomb_stops_at_the_limit_as_it_unpacks(tmp_path: Path) -> None:
             "`episodes_bytes`")
     finally:
         set_current(previous)
+
+
+@pytest.mark.parametrize("text", [
+    "a\nb\n", "a\r\nb", "\n\na\n\n", "a\rb\r\nc\n", "x\u2028y\nz\x0cw\n", "", "one",
+])
+def test_streamed_lines_are_the_read_text_split(tmp_path: Path, text: str) -> None:
+    """`input_lines` numbers lines as `read_input_text(...).splitlines()` does: a suite
+    line's number is the same whether the suite was read whole or streamed."""
+    from fdc.core.inputs import input_lines
+
+    path = tmp_path / "suite.jsonl"
+    path.write_bytes(text.encode())
+    assert list(input_lines(path, InputKind.SUITE)) == \
+        read_input_text(path, InputKind.SUITE).splitlines()
+
+
+def test_streamed_lines_fail_as_the_read_text_does(tmp_path: Path) -> None:
+    from fdc.core.inputs import input_lines
+
+    path = tmp_path / "suite.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
+    with pytest.raises(InputFileError) as read:
+        read_input_text(path, InputKind.SUITE)
+    lines = input_lines(path, InputKind.SUITE)
+    assert next(lines) == '{"a": 1}'
+    with pytest.raises(InputFileError) as streamed:
+        next(lines)
+    assert str(streamed.value) == str(read.value) == \
+        "not UTF-8 text: byte 0xff at line 2, column 8"
+    previous = set_current(Limits(suite_bytes=10))
+    try:
+        with pytest.raises(InputFileError) as big:  # at the call, before a line is read
+            input_lines(path, InputKind.SUITE)
+        assert "larger than 10 bytes, the limit `suite_bytes`" in str(big.value)
+    finally:
+        set_current(previous)
+    with pytest.raises(InputFileError, match="not a regular file"):
+        input_lines(tmp_path, InputKind.SUITE)
