@@ -8,6 +8,7 @@ BDDL's parser refuses is a problem about that file (`Unreadable`), never a trace
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 from collections.abc import Iterable, Sequence
@@ -28,11 +29,11 @@ INSTALL_HINT = "install it with `pip install 'fdc[bddl]'` (the `bddl` package, 3
 def require_bddl() -> ModuleType:
     """The `bddl` package, or an `InputError` saying how to install it."""
     try:
-        import bddl
-        import bddl.parsing
+        module = importlib.import_module("bddl")
+        importlib.import_module("bddl.parsing")
     except ImportError as e:
         raise InputError(f"reading BDDL needs the `bddl` package: {INSTALL_HINT}") from e
-    return bddl
+    return module
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ Substance = Annotated[str, PddlType("value")]
 UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
 #: The states an object has with a substance.
 WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
+#: Relations between two objects, tracked as states of the first.
+RELATIONS = ("attached",)
 
 
 def state_name(state: str, substance: str | None = None) -> str:
@@ -113,6 +115,29 @@ def saturated(ctx: Context, o: Thing, s: Substance) -> bool:
     return has_state(ctx, o, state_name("saturated", s))
 
 
-__all__ = ["UNARY", "WITH_SUBSTANCE", "broken", "contains", "cooked", "covered", "filled",
-           "folded", "frozen", "has_state", "hot", "on_fire", "saturated", "state_name",
-           "unfolded"]
+@fluent
+def attached(ctx: Context, o: Thing, x: Thing) -> bool:
+    """The object is attached to the other (a camera to a tripod, a hook to a wall): a
+    relation the world tracks as the state `attached:OTHER` of the object (the other's
+    id, in PDDL spelling), or the scene's `state` attribute lists."""
+    return has_state(ctx, o, state_name("attached", x))
+
+
+__all__ = [
+    "UNARY",
+    "WITH_SUBSTANCE",
+    "attached",
+    "broken",
+    "contains",
+    "cooked",
+    "covered",
+    "filled",
+    "folded",
+    "frozen",
+    "has_state",
+    "hot",
+    "on_fire",
+    "saturated",
+    "state_name",
+    "unfolded",
+]

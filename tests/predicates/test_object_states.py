@@ -80,3 +80,14 @@ def test_every_state_is_a_registered_fluent_of_either_thing() -> None:
     for name in WITH_SUBSTANCE:
         assert reg[name].arity == 2
         assert reg[name].params[1].types == ("value",)
+
+
+def test_attached_is_a_relation_tracked_on_the_first_object() -> None:
+    g = _graph()
+    base = StandInState.of(g, 0.5, 0.5)
+    live = Tracking(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)},
+                    states={("rag_:0000", state_name("attached", "bucket_:0000")): True})
+    c = Context(graph=g, state=live)
+    assert evaluate("attached", ["rag_:0000", "bucket_:0000"], c)
+    assert not evaluate("attached", ["bucket_:0000", "rag_:0000"], c)
+    assert not evaluate("attached", ["rag_:0000", "steak_:0000"], c)
