@@ -280,7 +280,11 @@ class _Translator:
                            type=tb, count=n)
             return Node("and", (firsts, seconds))
         if head == "real" and len(e) == 2:
-            self.term(e[1], scope)  # an object that exists: true (a future one is quantified)
+            t = self.term(e[1], scope)  # an object that exists: true (a future one is quantified)
+            note = ("real: a substance made during the task is checked only where the "
+                    "goal places it (filled, contains, covered)")
+            if t.kind == "const" and note not in self.approximations:
+                self.approximations.append(note)
             return TRUE
         return self.atom(head, e[1:], scope)
 
@@ -488,6 +492,10 @@ def _plural(word: str) -> str:
     return word + "s"
 
 
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 def english(n: Node) -> str:
     """The goal in words; parameters as `{{ p | ref }}`."""
     if n.op == "atom" or (n.op == "not" and n.parts[0].op == "atom"):
@@ -495,7 +503,7 @@ def english(n: Node) -> str:
         pos, neg = _ENGLISH[a.pred]
         return (pos if n.op == "atom" else neg).format(*(t.words for t in a.args))
     if n.op == "floor-in":
-        return f"{n.args[0].words} is on the floor of the {n.type.replace('-', ' ')}"
+        return f"{n.args[0].words} is on the floor of {_a(n.type.replace('-', ' '))}"
     if n.op == "distinct":
         return ""
     if n.op == "and":
@@ -512,12 +520,16 @@ def english(n: Node) -> str:
     assert n.var is not None
     word = n.var.words.removeprefix("the ")
     inner = n.parts[0]
-    if n.op in ("forall", "exists") and inner.op == "atom" and \
-            sum(t == n.var for t in inner.args) == 1:
-        some = f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
-        said = f"every {word}" if n.op == "forall" else some
-        pos, _ = _ENGLISH[inner.pred]
-        return pos.format(*(said if t == n.var else t.words for t in inner.args))
+    # one mention of the variable in one atom: "every apple is ...", "a sack", "no egg"
+    negated = n.op == "forall" and inner.op == "not" and inner.parts[0].op in ("atom", "floor-in")
+    atom = inner.parts[0] if negated else inner
+    if n.op in ("forall", "exists") and atom.op in ("atom", "floor-in") and \
+            sum(t == n.var for t in atom.args) == 1:
+        said = f"no {word}" if negated else f"every {word}" if n.op == "forall" else _a(word)
+        if atom.op == "floor-in":
+            return f"{said} is on the floor of {_a(atom.type.replace('-', ' '))}"
+        pos, _ = _ENGLISH[atom.pred]
+        return pos.format(*(said if t == n.var else t.words for t in atom.args))
     body = english(inner)
     if n.op == "forall":
         return f"for every {word}, {body}"

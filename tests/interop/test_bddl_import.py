@@ -139,7 +139,7 @@ def test_the_floor_of_a_room(vocab) -> None:  # type: ignore[no-untyped-def]
     t = translate(a, vocab)
     assert t.goal == ("(and (on-floor ?apple-1) (exists (?room - kitchen) "
                       "(in-room ?apple-1 ?room)))")
-    assert t.instruction == "Make sure that {{ apple_1 | ref }} is on the floor of the kitchen."
+    assert t.instruction == "Make sure that {{ apple_1 | ref }} is on the floor of a kitchen."
 
 
 def test_files_and_folders_and_unreadable_ones(tmp_path: Path) -> None:
