@@ -182,3 +182,15 @@ def test_unreadable_is_returned_not_raised() -> None:
 def _cli(*args: object) -> tuple[int, str]:
     result = runner.invoke(app, [str(a) for a in args])
     return result.exit_code, result.output
+
+
+def test_the_ten_activities_of_the_docs_are_what_the_importer_writes(
+        corpus: list[Activity], vocab) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    doc = (Path(__file__).parents[2] / "docs" / "bddl.md").read_text()
+    shown = re.findall(r"^### \d+\. `(\w+)`\n.*?```lisp\n.*?```\n.*?```lisp\n(.*?)```", doc,
+                       re.S | re.M)
+    assert len(shown) == 10
+    for name, text in shown:
+        assert translate(_one(corpus, name), vocab).text == text, name
