@@ -108,8 +108,8 @@ def bddl(
     report_format: Annotated[str, typer.Option(
         "--format", help="`text`: a table of the reasons; `json`: the report.")] = "text",
 ) -> None:
-    """Import BEHAVIOR-1K's BDDL activities (read with the `bddl` package's own parser,
-    `pip install 'fdc[bddl]'`): a domain extending fdc-home, one template per activity whose
+    """Import BEHAVIOR-1K's BDDL activities (read with the `bddl` package's own parser, fdc's
+    optional extra `bddl`): a domain extending fdc-home, one template per activity whose
     goal means the same, and a report of what could not be said, by reason (docs/bddl.md).
     Every template written passes `fdc check`."""
     import json
