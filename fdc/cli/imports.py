@@ -152,7 +152,10 @@ def bddl(
             examples.setdefault(f.reason, f"{f.activity}: {f.detail}")
         for reason, n in sorted(result.by_reason().items(), key=lambda x: (-x[1], x[0])):
             shown.add_row(reason, str(n), REASONS[reason], examples[reason])
-        print_table(console(), shown)
+        if result.failures:
+            print_table(console(), shown)
+        else:
+            console().print(shown.title)
     err.print(f"wrote {output}: {len(result.templates)} template(s), {output / REPORT_FILE}",
               markup=False)
     raise typer.Exit(EXIT_FINDINGS if result.failures else EXIT_OK)

@@ -194,3 +194,26 @@ def test_the_ten_activities_of_the_docs_are_what_the_importer_writes(
     assert len(shown) == 10
     for name, text in shown:
         assert translate(_one(corpus, name), vocab).text == text, name
+
+
+def test_an_imported_activity_compiles_on_a_scene_with_described_instructions(
+        tmp_path: Path) -> None:
+    (tmp_path / "cook_apple").mkdir()
+    (tmp_path / "cook_apple" / "problem0.bddl").write_text(_problem(
+        "(cooked ?apple.n.01_1) (inside ?apple.n.01_1 ?bowl.n.01_1)",
+        objects="apple.n.01_1 - apple.n.01 bowl.n.01_1 - bowl.n.01 table.n.02_1 - table.n.02",
+        init="(not (cooked apple.n.01_1))"))
+    code, out = _cli("import", "bddl", tmp_path / "cook_apple", "-o", tmp_path / "out")
+    assert code == 0 and "1 of 1 activities imported" in out
+    scene = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+    code, out = _cli("compile", scene, "-T", tmp_path / "out", "--max-per-template", "2",
+                     "--seed", "0", "-o", tmp_path / "suite.jsonl")
+    assert code == 0, out
+    records = [json.loads(line) for line in (tmp_path / "suite.jsonl").read_text().splitlines()]
+    assert records and all(r["template"] == "bddl-cook-apple" for r in records)
+    for r in records:
+        apple, bowl = r["bindings"]["?apple-1"], r["bindings"]["?bowl-1"]
+        assert r["goal_pddl"] == f"(and (cooked {apple}) (inside-of {apple} {bowl}))"
+        text = r["instructions"][0]
+        assert "{{" not in text and text.startswith("Make sure that the ")
+        assert "apple is cooked and the " in text
