@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from fdc.core.problems import Diagnostic
-from fdc.predicates.checkers import agent, attributes, memory, spatial, states
+from fdc.predicates.checkers import agent, attributes, memory, object_states, spatial, states
 from fdc.predicates.registry import Context, Mode, Registry
 
 #: The checker modules, by theme, in the order they register.
-CHECKER_MODULES = (agent, attributes, memory, spatial, states)
+CHECKER_MODULES = (agent, attributes, memory, spatial, states, object_states)
 
 
 @cache

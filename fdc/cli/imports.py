@@ -1,5 +1,5 @@
 """`fdc import ...`: scenes and tasks from other formats (Habitat scenes, PARTNR
-episodes).
+episodes, BEHAVIOR-1K's BDDL activities).
 
 Exit codes: 0 ok; 1 findings (warnings about an imported scene; an episode skipped, the
 rest written); 2 usage or input error (a file that cannot be read or does not validate:
@@ -17,11 +17,15 @@ from fdc.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    console,
     file_option,
+    folder_option,
     input_or_exit,
+    print_table,
     progress_bar,
     report_findings,
     stderr,
+    table,
 )
 
 import_app = typer.Typer(help="Import scenes and tasks from other formats.", no_args_is_help=True)
@@ -88,3 +92,70 @@ def partnr(
     err.print(f"wrote {output}: {len(records)} task(s) from {len(dataset.episodes)} "
               f"episode(s)" + (f", {len(skipped)} skipped" if skipped else ""))
     raise typer.Exit(EXIT_FINDINGS if skipped else EXIT_OK)
+
+
+@import_app.command()
+def bddl(
+    activities: Annotated[list[Path] | None, typer.Argument(
+        help="BDDL problem files, or folders of them (BEHAVIOR's layout: "
+        "ACTIVITY/problem0.bddl).", show_default=False)] = None,
+    output: Annotated[Path, folder_option(
+        "-o", "--output", help="The folder to write: bddl-home.pddl, templates/, report.json.")
+    ] = Path("bddl"),
+    corpus: Annotated[bool, typer.Option(
+        "--corpus", help="Every activity of BEHAVIOR-1K that the `bddl` package ships.")
+    ] = False,
+    report_format: Annotated[str, typer.Option(
+        "--format", help="`text`: a table of the reasons; `json`: the report.")] = "text",
+) -> None:
+    """Import BEHAVIOR-1K's BDDL activities (read with the `bddl` package's own parser, fdc's
+    optional extra `bddl`): a domain extending fdc-home, one template per activity whose
+    goal means the same, and a report of what could not be said, by reason (docs/bddl.md).
+    Every template written passes `fdc check`."""
+    import json
+
+    from fdc.core.errors import InputError
+    from fdc.core.files import Outputs
+    from fdc.interop.bddl.corpus import activity_files
+    from fdc.interop.bddl.importer import REPORT_FILE, import_files
+    from fdc.interop.bddl.translate import REASONS
+
+    err = stderr()
+    if report_format not in ("text", "json"):
+        err.print(f"error: --format is `text` or `json`, not `{report_format}`", markup=False)
+        raise typer.Exit(EXIT_USAGE)
+    if not activities and not corpus:
+        err.print("error: name BDDL files or folders, or give --corpus", markup=False)
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        files = activity_files(activities or [], corpus=corpus)
+        if not files:
+            err.print("error: no BDDL problem (*.bddl) among the paths given", markup=False)
+            raise typer.Exit(EXIT_USAGE)
+        result = import_files(files)
+        with Outputs() as out:
+            for rel, text in result.files().items():
+                out.write(output / rel, text)
+    except InputError as e:
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    report = result.report()
+    if report_format == "json":
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        shown = table(f"{report['imported']} of {report['activities']} activities imported "
+                      f"({100 * report['share']:.1f}%), every template check-clean")
+        for col in ("reason", "activities", "what it means", "example"):
+            shown.add_column(col)
+        examples: dict[str, str] = {}
+        for f in result.failures:
+            examples.setdefault(f.reason, f"{f.activity}: {f.detail}")
+        for reason, n in sorted(result.by_reason().items(), key=lambda x: (-x[1], x[0])):
+            shown.add_row(reason, str(n), REASONS[reason], examples[reason])
+        if result.failures:
+            print_table(console(), shown)
+        else:
+            console().print(shown.title)
+    err.print(f"wrote {output}: {len(result.templates)} template(s), {output / REPORT_FILE}",
+              markup=False)
+    raise typer.Exit(EXIT_FINDINGS if result.failures else EXIT_OK)

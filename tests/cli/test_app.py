@@ -17,7 +17,7 @@ def test_commands_and_groups_in_order() -> None:
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
                    for name in ("scene", "import", "experience", "render", "run-agent", "export")}
     assert subcommands == {"scene": ["inspect", "render", "generate"],
-                           "import": ["habitat", "partnr"],
+                           "import": ["habitat", "partnr", "bddl"],
                            "experience": ["generate", "render"],
                            "render": ["view", "experience", "suite"],
                            "run-agent": ["vlm"],

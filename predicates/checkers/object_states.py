@@ -1,0 +1,143 @@
+"""Fluent object states of BEHAVIOR's kind: cooked, frozen, hot, folded, broken, on fire,
+and the states an object has with a substance (covered with dust, filled with water,
+containing salt, saturated with water).
+
+A world state that tracks them implements `ObjectStates` (`fdc.predicates.checkers.states`)
+and answers by name: `cooked`, or `covered:dust` for a state with a substance. Any other
+state falls back to what the scene says: the object's `state` attribute lists the states
+that hold at the start (`"cooked, covered:dust"`), and a state it does not list does not
+hold. A substance is a value (`substance`, a subtype of `value`, in a domain that uses
+these): the word after the colon, in PDDL spelling.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fdc.predicates.checkers.attributes import attribute_values, pddl_word
+from fdc.predicates.checkers.states import ObjectStates, Thing
+from fdc.predicates.registry import Context, EvaluationError, PddlType, fluent
+
+#: A substance (water, dust): a value.
+Substance = Annotated[str, PddlType("value")]
+
+#: The states of one object, by their names in a world state and a scene's `state`.
+UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
+#: The states an object has with a substance.
+WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
+#: Relations between two objects, tracked as states of the first.
+RELATIONS = ("attached",)
+
+
+def state_name(state: str, substance: str | None = None) -> str:
+    """The name a world state and a scene's `state` attribute give a state:
+    `cooked`, `covered:dust`."""
+    return state if substance is None else f"{state}:{pddl_word(substance)}"
+
+
+def has_state(ctx: Context, o: str, name: str) -> bool:
+    """State `name` (`state_name`) of object `o` now: the world state's when it tracks
+    it, else whether the scene's `state` attribute lists it."""
+    state = ctx.require_state()
+    if isinstance(state, ObjectStates):
+        now = state.object_state(o, name)
+        if now is not None:
+            return bool(now)
+    if not ctx.graph.has(o):
+        raise EvaluationError(f"unknown object `{o}`")
+    listed = ctx.graph.object(o).attributes.get("state", "")
+    return name in {pddl_word(v) for v in attribute_values(listed)}
+
+
+@fluent
+def cooked(ctx: Context, o: Thing) -> bool:
+    """The object is cooked."""
+    return has_state(ctx, o, "cooked")
+
+
+@fluent
+def frozen(ctx: Context, o: Thing) -> bool:
+    """The object is frozen."""
+    return has_state(ctx, o, "frozen")
+
+
+@fluent
+def hot(ctx: Context, o: Thing) -> bool:
+    """The object is hot."""
+    return has_state(ctx, o, "hot")
+
+
+@fluent
+def folded(ctx: Context, o: Thing) -> bool:
+    """The object (a cloth, a garment) is folded."""
+    return has_state(ctx, o, "folded")
+
+
+@fluent
+def unfolded(ctx: Context, o: Thing) -> bool:
+    """The object is not folded (the default)."""
+    return not has_state(ctx, o, "folded")
+
+
+@fluent
+def broken(ctx: Context, o: Thing) -> bool:
+    """The object is broken."""
+    return has_state(ctx, o, "broken")
+
+
+@fluent
+def on_fire(ctx: Context, o: Thing) -> bool:
+    """The object is on fire."""
+    return has_state(ctx, o, "on-fire")
+
+
+@fluent
+def covered(ctx: Context, o: Thing, s: Substance) -> bool:
+    """The object is covered with the substance (dust, stains, water)."""
+    return has_state(ctx, o, state_name("covered", s))
+
+
+@fluent
+def filled(ctx: Context, o: Thing, s: Substance) -> bool:
+    """The object (a container) is filled with the substance."""
+    return has_state(ctx, o, state_name("filled", s))
+
+
+@fluent
+def contains(ctx: Context, o: Thing, s: Substance) -> bool:
+    """The object (a container) holds some of the substance."""
+    return has_state(ctx, o, state_name("contains", s))
+
+
+@fluent
+def saturated(ctx: Context, o: Thing, s: Substance) -> bool:
+    """The object (a rag, a sponge) is soaked with the substance."""
+    return has_state(ctx, o, state_name("saturated", s))
+
+
+@fluent
+def attached(ctx: Context, o: Thing, x: Thing) -> bool:
+    """The object is attached to the other (a camera to a tripod, a hook to a wall): a
+    relation the world tracks as the state `attached:OTHER` of the object (the other's
+    id, in PDDL spelling), or the scene's `state` attribute lists."""
+    return has_state(ctx, o, state_name("attached", x))
+
+
+__all__ = [
+    "UNARY",
+    "WITH_SUBSTANCE",
+    "attached",
+    "broken",
+    "contains",
+    "cooked",
+    "covered",
+    "filled",
+    "folded",
+    "frozen",
+    "has_state",
+    "hot",
+    "on_fire",
+    "saturated",
+    "state_name",
+    "unfolded",
+]
