@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fdc.compiler import planning
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.planning import (
     AS_REFUSED,
     PlanningProblem,
@@ -21,6 +21,8 @@ from fdc.compiler.planning import (
     gathered,
 )
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.templates import load_entries
 from fdc.core.limits import current, set_current
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, atom, atoms
 from fdc.predicates.verify import verify_snapshots

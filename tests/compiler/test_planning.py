@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.planning import (
     CHECKPOINT,
     PlanningWorld,
@@ -19,7 +19,9 @@ from fdc.compiler.planning import (
     solve,
 )
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.suite import TaskRecord, suite_lines
+from fdc.compiler.templates import load_entries
 from fdc.predicates.goal import GAnd, GNot, GOr, GThen, atom, to_pddl
 
 REPO = Path(__file__).resolve().parents[2]

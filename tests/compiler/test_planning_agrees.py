@@ -57,10 +57,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.planning import PlanningWorld, holds_initially, solve
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.scene_facts import SceneFacts
+from fdc.compiler.templates import load_entries
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GNot, Goal, GOr, atom
 from fdc.predicates.registry import Context

@@ -13,13 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.emit import build_manifest, suite_text
-from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.shards import compile_sharded, emit_sharded
 from fdc.compiler.suite import TaskRecord, parse_suite
+from fdc.compiler.templates import load_entries
 from fdc.compiler.validate import ValidationReport
-from fdc.core.files import write_atomic
 from fdc.instructions.describe import Describer
 from fdc.predicates.goal import GAnd, GThen, atom, to_pddl
 
@@ -39,12 +38,9 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("suite")
     entries, _ = load_entries([LEVEL_1])
     options = CompileOptions(seed=0, max_per_template=2)
-    result, refs = compile_suite([SceneJob(APARTMENT, None, simulate=False)], entries, options)
-    text = suite_text(result.records)
+    run = compile_sharded([SceneJob(APARTMENT, None, simulate=False)], entries, options)
     path = folder / "suite.jsonl"
-    write_atomic(path, text)
-    write_atomic(folder / "manifest.json",
-                 build_manifest(result, refs, entries, options, path.name, text).to_json())
+    emit_sharded(path, run, entries, options)
     return path
 
 

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler.compile import CompileOptions, TemplateEntry, load_entries
 from fdc.compiler.drops import Drop, DropCode
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_binding
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.shards import shard_key
 from fdc.compiler.start_checks import needs_witness
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.templates import TemplateEntry, load_entries
 from fdc.compiler.timings import Pass, Timings
 from fdc.core.limits import current
 from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, GTargets, GThen, Target
@@ -74,8 +75,8 @@ def _compile(binding: dict[str, str], witness: bool) -> tuple[TaskRecord | Drop,
     options = CompileOptions(seed=0, witness=oracle if witness else None)
     compiler, _ = prepare_scene(SceneJob(str(APARTMENT), simulate=False), options)
     timings = Timings()
-    made = compile_binding(compiler, _entry("out-all-around"), binding, "initial", False,
-                           timings)
+    entry = _entry("out-all-around")
+    made = compile_binding(compiler, entry, binding, compiler.start(entry), timings)
     return made, timings
 
 

@@ -65,9 +65,10 @@ def test_the_planners_plan_on_item_tops_is_acted_out_and_judged_alike(
     """The three models agree on item tops: the abstraction's plan is one the world
     performs, and the checkers find its goal reached, and on a low top (a tray) the item
     `on` the surface under it too, as `place-on-item` says."""
-    from fdc.compiler.compile import CompileOptions, load_entries
+    from fdc.compiler.options import CompileOptions
     from fdc.compiler.planning import PlanningWorld, solve
     from fdc.compiler.prepare import SceneJob, prepare_scene
+    from fdc.compiler.templates import load_entries
 
     compiler, _ = prepare_scene(SceneJob(str(APARTMENT), None, simulate=False),
                                 CompileOptions())
