@@ -107,7 +107,7 @@ def episode(root: Path, scene: Path, out: Path, interactions: int, seed: int,
         log, ref = experience(job, graph, sha, day_seed(seed, job.day), True)
         assert log is not None and ref is not None
         compiler = SceneCompiler(graph, job.path, sha, log, ref.sha256, options, None, None)
-        done.append(compile_templates(compiler, entries, None, timings))
+        done.append(compile_templates(compiler, entries, timings=timings))
         seconds.append(time.process_time() - t1)
     records = [r for d in done for r in d.records]
     write_atomic(out, "".join(suite_lines(records)))

@@ -43,7 +43,7 @@ days and templates are compiled, and in which order they merge, is the driver's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
@@ -67,10 +67,8 @@ from .wording import describe_parameters, describe_targets, render_variants
 
 
 def compile_templates(compiler: SceneCompiler, entries: Sequence[TemplateEntry],
-                      on_template: Callable[[TemplateReport], None] | None = None,
                       timings: Timings | None = None) -> SceneResult:
-    """Every template on the prepared scene, in name order (`on_template` hears each
-    report as it is made)."""
+    """Every template on the prepared scene, in name order."""
     timings = Timings() if timings is None else timings
     records: list[TaskRecord] = []
     reports: list[TemplateReport] = []
@@ -78,8 +76,6 @@ def compile_templates(compiler: SceneCompiler, entries: Sequence[TemplateEntry],
         report = compile_template(compiler, entry, timings=timings)
         reports.append(report)
         records.extend(report.records)
-        if on_template is not None:
-            on_template(report)
     return SceneResult(compiler.scene, compiler.scene_sha256, records, reports, timings)
 
 

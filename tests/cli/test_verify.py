@@ -14,8 +14,7 @@ from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.core.limits import current
 from fdc.predicates.goal import atom
-from fdc.sim_bridge.graph.scene_graph import build_scene_graph
-from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,11 +23,10 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def lines(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]]:
+def lines(tmp_path_factory: pytest.TempPathFactory, apartment_graph: SceneGraph
+          ) -> list[dict[str, object]]:
     """A one-stop run in the example apartment, as JSON lines."""
-    scene = load_scene(APARTMENT).scene
-    assert scene is not None
-    world = EmbeddedWorld(build_scene_graph(scene, base_dir=APARTMENT.parent))
+    world = EmbeddedWorld(apartment_graph)
     assert world.stop()
     path = tmp_path_factory.mktemp("run") / "run.jsonl"
     world.record(path, scene=str(APARTMENT))

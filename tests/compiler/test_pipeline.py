@@ -106,6 +106,30 @@ def test_a_multi_goal_binding_drops_on_its_frameless_target(tmp_path: Path) -> N
     assert rep.drops == {"a target holds at no frame of the experience": 1}
 
 
+def test_each_template_is_handed_where_its_tasks_start(tmp_path: Path) -> None:
+    """The passes read the scene through a frozen `TemplateStart`, not the compiler: a
+    process template's tasks start in the initial state and name no experience; a
+    memory template's start after the experience, with its sha256 and goal frames."""
+    import dataclasses
+
+    comp = compiler(experience())
+    process = entries(tmp_path, template("move-mug", "(:goal (on ?o ?s))",
+                                         "?o - mug ?s - surface"), "p.pddl")[0]
+    memory = entries(tmp_path, template("revisit", "(:goal (robot-at-object ?o))",
+                                        "?o - movable", extra="(:tags memory)"), "m.pddl")[0]
+    a, b = comp.start(process), comp.start(memory)
+    assert (a.state, a.memory, a.manipulation) == ("initial", False, False)
+    assert (a.experience_sha256, a.frames, a.after) == (None, None, None)
+    assert (b.state, b.memory, b.manipulation) == ("after", True, False)
+    assert b.experience_sha256 == comp.experience_sha256 is not None
+    assert b.frames is not None and b.frames() == comp.goal_frames()
+    assert b.after is comp.states["after"].snapshot
+    assert a.judge is comp.judge(process.domain, "initial")  # the scene's caches, shared
+    assert a.describer is comp.describer(process.domain, "initial")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.state = "after"  # type: ignore[misc]
+
+
 def test_every_pass_of_a_scene_is_timed() -> None:
     from fdc.compiler.options import CompileOptions
     from fdc.compiler.shards import compile_sharded
