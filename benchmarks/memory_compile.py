@@ -76,16 +76,16 @@ def episode(root: Path, scene: Path, out: Path, interactions: int, seed: int,
     """`days` days of the scene with the tree's memory library, on one graph; the
     suite of every day at `out`."""
     use_tree(root)
-    try:  # the modules of `compiler/compile.py` since issue 37; before, that module
-        from fdc.compiler.options import CompileOptions
-        from fdc.compiler.scene_compiler import SceneCompiler
-        from fdc.compiler.templates import load_entries
-    except ImportError:
+    if (root / "compiler" / "compile.py").is_file():  # a tree before issue 37
         from fdc.compiler.compile import (
             CompileOptions,
             SceneCompiler,
             load_entries,
         )
+    else:  # the modules `compiler/compile.py` was split into
+        from fdc.compiler.options import CompileOptions
+        from fdc.compiler.scene_compiler import SceneCompiler
+        from fdc.compiler.templates import load_entries
     from fdc.compiler.pipeline import compile_templates
     from fdc.compiler.prepare import SceneJob, day_seed, experience, load_graph
     from fdc.compiler.suite import suite_lines

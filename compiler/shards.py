@@ -148,14 +148,14 @@ def code_files() -> list[tuple[str, Path]]:
     name inside the package, in name order."""
     out: list[tuple[str, Path]] = []
     for package in CODE_PACKAGES:
-        name = "fdc" if package == "fdc" else f"fdc.{package}"
-        spec = importlib.util.find_spec(name)
-        for root in (spec.submodule_search_locations or []) if spec is not None else []:
-            base = Path(root)
-            out.extend((f"{package}/{f.relative_to(base).as_posix()}", f)
-                       for f in base.rglob("*")
-                       if f.suffix in CODE_SUFFIXES and "__pycache__" not in f.parts
-                       and f.is_file())
+        spec = importlib.util.find_spec("fdc" if package == "fdc" else f"fdc.{package}")
+        if spec is None or spec.origin is None:
+            continue
+        base = Path(spec.origin).parent  # the folder of its __init__.py, wherever it is
+        out.extend((f"{package}/{f.relative_to(base).as_posix()}", f)
+                   for f in base.rglob("*")
+                   if f.suffix in CODE_SUFFIXES and "__pycache__" not in f.parts
+                   and f.is_file())
     return sorted(out)
 
 

@@ -282,6 +282,23 @@ def test_the_code_digest_hashes_fdc_s_source_and_data_once() -> None:
     assert shards.code_digest() == shards.code_digest()
 
 
+def test_the_code_files_are_the_packages_own_however_fdc_is_imported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`benchmarks/memory_compile.py` imports `fdc` from a tree with the tree's root
+    among the package's search locations (as the editable install's map reads): the
+    code files were then every file under the root, `.venv` included, and hashing them
+    cost a third of a second a compile. Each package's files are those of its own
+    folder, however it is found."""
+    import fdc
+
+    before = shards.code_files()
+    spec = fdc.__spec__
+    assert spec is not None and spec.submodule_search_locations is not None
+    monkeypatch.setattr(spec, "submodule_search_locations",
+                        [*spec.submodule_search_locations, str(REPO)])
+    assert shards.code_files() == before
+
+
 def test_a_cache_written_by_other_code_is_compiled_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 38: a checker changed after a compile; the rerun reused the shards the old
