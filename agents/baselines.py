@@ -1354,7 +1354,7 @@ def oracle_run(task: TaskRecord, graph: SceneGraph, experience: Experience,
     start is made first and cut off: the snapshots kept begin at the start, their
     objects are those after the experience, and steps, clock and path length count
     from there."""
-    from fdc.compiler.compile import start_snapshots
+    from fdc.compiler.start import start_snapshots
     from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
     _, after = start_snapshots(graph, experience)
@@ -1404,7 +1404,7 @@ class SceneContext:
     def after(self) -> Snapshot | None:
         """The world the experience left behind, where a memory-manipulation task starts
         (None without an experience)."""
-        from fdc.compiler.compile import start_snapshots
+        from fdc.compiler.start import start_snapshots
 
         return start_snapshots(self.graph, self.experience)[1] if self.experience else None
 

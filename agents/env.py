@@ -282,7 +282,7 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
     `tasks`: the tasks `reset` draws from when not given one (`options={"task": ...}`,
     a `TaskRecord` or the id of one of `tasks`). `budget`: a fixed step budget instead
     of `step_budget(task)` (None: the task's). `after`: the world the experience left
-    behind (`fdc.compiler.compile.start_snapshots`), where a memory-manipulation task
+    behind (`fdc.compiler.start.start_snapshots`), where a memory-manipulation task
     starts; resetting to one without it is a `ValueError`.
 
     `observation`: "text" (the default: a `str`, `spaces.Text`), "image" (a dict with

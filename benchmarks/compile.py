@@ -896,8 +896,10 @@ def library_run(objects: int, rooms: int, seed: int) -> dict[str, Any]:
     """Build a generated scene, simulate its experience, compile the built-in library
     with `fdc compile`'s defaults; seconds of each stage (CPU time of this process)."""
     from fdc.cli.compile import DEFAULT_MAX_PER_TEMPLATE
-    from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+    from fdc.compiler.options import CompileOptions
     from fdc.compiler.pipeline import compile_templates
+    from fdc.compiler.scene_compiler import SceneCompiler
+    from fdc.compiler.templates import load_entries
     from fdc.core.hashing import scene_sha256, sha256_text
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.generate import generate_scene
@@ -1003,8 +1005,9 @@ def counting_run(scene_path: str, limit: int | None) -> dict[str, Any]:
     expansion on the first `COUNTING_EXPANDED_SURFACES` surfaces only)."""
     import tempfile
 
-    from fdc.compiler.compile import SceneCompiler, load_entries
     from fdc.compiler.ground import GroundLimitError, ground
+    from fdc.compiler.scene_compiler import SceneCompiler
+    from fdc.compiler.templates import load_entries
     from fdc.core.hashing import scene_sha256
     from fdc.predicates.goal import atoms
     from fdc.sim_bridge.graph.scene_graph import load_scene_graph

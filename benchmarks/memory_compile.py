@@ -23,14 +23,17 @@ graph (day d simulated with the seed of `fdc compile --experiences`'s day d), as
 worker does, and also reports **later days**: the mean episode of days 2 to D, which
 pays no first-use costs (lazy imports, memoised route searches of the graph).
 
-Both workers write the suite (`suite.jsonl`, as `fdc compile` would); the run reports
+Both workers write the suite's records (`suite.jsonl`, the lines `fdc compile` would
+write; no manifest); the run reports
 whether the two are byte-identical and otherwise the ids of the tasks that differ. With
 `--repeat N` each tree runs N times, alternating, and its fastest run counts. Exit code 1
 when the suites differ.
 
 The worker calls the pipeline's stages (`compiler.prepare.load_graph` and `experience`,
-`SceneCompiler`, `compile_templates`, `emit_suite`) rather than the CLI, to time the
-scene apart: a baseline must have them (every commit since issue 14's layout does).
+`SceneCompiler`, `compile_templates`, `suite.suite_lines`) rather than the CLI, to time
+the scene apart: a baseline must have them (every commit since issue 14's layout does;
+`SceneCompiler` and `load_entries` are found where issue 37 put them, or in
+`compiler/compile.py` before it).
 """
 
 from __future__ import annotations
@@ -73,11 +76,21 @@ def episode(root: Path, scene: Path, out: Path, interactions: int, seed: int,
     """`days` days of the scene with the tree's memory library, on one graph; the
     suite of every day at `out`."""
     use_tree(root)
-    from fdc.compiler.compile import CompileOptions, SceneCompiler, SuiteResult, load_entries
-    from fdc.compiler.emit import emit_suite
+    if (root / "compiler" / "compile.py").is_file():  # a tree before issue 37
+        from fdc.compiler.compile import (
+            CompileOptions,
+            SceneCompiler,
+            load_entries,
+        )
+    else:  # the modules `compiler/compile.py` was split into
+        from fdc.compiler.options import CompileOptions
+        from fdc.compiler.scene_compiler import SceneCompiler
+        from fdc.compiler.templates import load_entries
     from fdc.compiler.pipeline import compile_templates
     from fdc.compiler.prepare import SceneJob, day_seed, experience, load_graph
+    from fdc.compiler.suite import suite_lines
     from fdc.compiler.timings import Timings
+    from fdc.core.files import write_atomic
 
     entries, result = load_entries([str(root / "domain" / "templates" / "memory")])
     if not entries:
@@ -87,18 +100,17 @@ def episode(root: Path, scene: Path, out: Path, interactions: int, seed: int,
     graph, sha = load_graph(str(scene))
     scene_s = time.process_time() - t0
     timings = Timings()
-    done, refs, seconds = [], [], []
+    done, seconds = [], []
     for day in range(1, days + 1):
         t1 = time.process_time()
         job = SceneJob(str(scene), None, True, interactions, day=day)
         log, ref = experience(job, graph, sha, day_seed(seed, job.day), True)
         assert log is not None and ref is not None
         compiler = SceneCompiler(graph, job.path, sha, log, ref.sha256, options, None, None)
-        done.append(compile_templates(compiler, entries, None, timings))
-        refs.append(ref)
+        done.append(compile_templates(compiler, entries, timings=timings))
         seconds.append(time.process_time() - t1)
     records = [r for d in done for r in d.records]
-    emit_suite(out, SuiteResult(records, done, timings), refs, entries, options)
+    write_atomic(out, "".join(suite_lines(records)))
     later = seconds[1:]
     return {"scene_s": scene_s, "episode_s": seconds[0], "tasks": len(done[0].records),
             "days": days, "later_s": sum(later) / len(later) if later else None,

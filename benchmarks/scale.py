@@ -67,10 +67,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[str, Any]:
     from fdc.agents.baselines import witness
-    from fdc.compiler.compile import CompileOptions, is_memory_template, load_entries
     from fdc.compiler.executors import LocalExecutor
+    from fdc.compiler.options import CompileOptions
     from fdc.compiler.prepare import SceneJob
-    from fdc.compiler.shards import ShardCache, compile_sharded, emit_sharded
+    from fdc.compiler.shards import FolderCache, compile_sharded, emit_sharded
+    from fdc.compiler.templates import is_memory_template, load_entries
     from fdc.core.files import write_atomic
     from fdc.predicates.builtin import default_registry
     from fdc.sim_bridge.scene.generate import family_file, family_scene
@@ -87,13 +88,13 @@ def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[st
                              witness=None if args.no_witness else witness)
     jobs = [SceneJob(str(p), None, True, args.interactions, day=d + 1)
             for p in files for d in range(days)]
-    cache = ShardCache(root / "suite.cache")
+    cache = FolderCache(root / "suite.cache")
     executor = LocalExecutor(args.jobs)
     before, start = os.times(), time.perf_counter()
     done = compile_sharded(jobs, entries, options, cache, executor,
                            on_shard=lambda _o: _tick(len(jobs)))
     compiled_s = time.perf_counter() - start
-    manifest, _ = emit_sharded(root / "suite.jsonl", done, cache, entries, options)
+    manifest, _ = emit_sharded(root / "suite.jsonl", done, entries, options)
     wall_s = time.perf_counter() - start
     after = os.times()
     sys.stderr.write("\n")
@@ -102,7 +103,7 @@ def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[st
         (after.children_system - before.children_system)
     start = time.perf_counter()
     again = compile_sharded(jobs, entries, options, cache, executor)
-    emit_sharded(root / "suite.jsonl", again, cache, entries, options)
+    emit_sharded(root / "suite.jsonl", again, entries, options)
     rerun_s = time.perf_counter() - start
     kib = 1 if sys.platform != "darwin" else 1 / 1024
     registry = default_registry()

@@ -1,5 +1,7 @@
-"""Emit: the suite's last stage. Builds the `Manifest` of a compiled suite and writes
-`suite.jsonl` and `manifest.json` beside it, both or neither.
+"""Emit: the suite's last stage. Adds up the `Manifest` of a compiled suite, scene by
+scene, from each template's summary (`ManifestBuilder`, `TemplateSummary`), and says where
+it goes beside the suite; the driver (`compiler.shards.emit_sharded`) streams the records
+and writes both files, both or neither.
 
 The manifest says what went in (fdc's version, the hashes of every scene, experience and
 template file, the seed and options), what came out (tasks per template, category and
@@ -17,10 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fdc.core.errors import OutputError
-from fdc.core.files import Outputs
-from fdc.core.hashing import sha256_text
 
-from .compile import CompileOptions, Outcome, SuiteResult, TemplateEntry, TemplateReport
 from .manifest import (
     DropExample,
     ExperienceRef,
@@ -29,16 +28,9 @@ from .manifest import (
     TemplateCounts,
     TemplateFile,
 )
-from .suite import TaskRecord, suite_lines
-
-
-def emit_suite(path: Path, result: SuiteResult, refs: Sequence[ExperienceRef | None],
-               entries: Sequence[TemplateEntry], options: CompileOptions
-               ) -> tuple[Manifest, Path]:
-    """Write the suite at `path` and its manifest beside it: the manifest and its path."""
-    text = suite_text(result.records)
-    manifest = build_manifest(result, refs, entries, options, path.name, text)
-    return manifest, write_suite(path, text, manifest)
+from .options import CompileOptions
+from .reports import Outcome, TemplateReport
+from .templates import TemplateEntry
 
 
 @dataclass(frozen=True)
@@ -182,16 +174,6 @@ class ManifestBuilder:
         )
 
 
-def build_manifest(result: SuiteResult, refs: Sequence[ExperienceRef | None],
-                   entries: Sequence[TemplateEntry], options: CompileOptions,
-                   suite_name: str, suite_text: str) -> Manifest:
-    builder = ManifestBuilder()
-    for scene, ref in zip(result.scenes, refs, strict=True):
-        builder.add_scene(scene.scene, scene.scene_sha256, ref,
-                          (TemplateSummary.of(rep, scene.scene) for rep in scene.reports))
-    return builder.build(entries, options, suite_name, sha256_text(suite_text))
-
-
 def drop_example(scene: str, outcome: Outcome) -> DropExample:
     """The manifest's record of one dropped binding."""
     d = outcome.reason
@@ -199,20 +181,6 @@ def drop_example(scene: str, outcome: Outcome) -> DropExample:
     return DropExample(scene=scene, binding=outcome.binding, code=d.code.value,
                        message=d.message, entities=list(d.entities),
                        description=d.description or None, rivals=list(d.rivals))
-
-
-def suite_text(records: Sequence[TaskRecord]) -> str:
-    return "".join(suite_lines(list(records)))
-
-
-def write_suite(path: Path, text: str, manifest: Manifest) -> Path:
-    """Write the suite and `manifest.json` beside it, both or neither (`OutputError`:
-    they cannot be written); return the manifest's path."""
-    manifest_path = manifest_beside(path)
-    with Outputs() as out:
-        out.write(path, text)
-        out.write(manifest_path, manifest.to_json())
-    return manifest_path
 
 
 def manifest_beside(path: Path) -> Path:

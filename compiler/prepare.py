@@ -25,8 +25,9 @@ from fdc.core.jsonl import loads
 from fdc.core.problems import render_text
 from fdc.sim_bridge.scene.load import LoadResult, load_scene, parse_scene
 
-from .compile import CompileOptions, SceneCompiler
 from .manifest import ExperienceRef
+from .options import CompileOptions
+from .scene_compiler import SceneCompiler
 from .timings import Pass, Timings
 
 if TYPE_CHECKING:

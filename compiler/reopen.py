@@ -38,16 +38,13 @@ from fdc.core.inputs import InputFileError, InputKind, read_input_bytes, read_in
 from fdc.core.jsonl import loads
 from fdc.core.problems import Diagnostic
 
-from .compile import (
-    CompileOptions,
-    SceneCompiler,
-    TemplateEntry,
-    load_entries,
-    task_start_state,
-)
 from .manifest import ExperienceRef, Manifest, SceneEntry
+from .options import CompileOptions
 from .prepare import load_experience
+from .scene_compiler import SceneCompiler
+from .start import task_start_state
 from .suite import TaskRecord, parse_numbered_suite
+from .templates import TemplateEntry, load_entries
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph

@@ -1,11 +1,16 @@
-"""Shards: a compile split by (scene, experience), each shard's result kept in a cache
-under a key that hashes everything it depends on, and the merge of the shards into one
-suite.
+"""The compile driver, the only one (of `fdc compile`, the examples, the benchmarks and
+the scripts; `fdc explain` runs one template's passes): a compile split by (scene,
+experience) into shards, each shard's result kept in a cache under a key that hashes
+everything it depends on, and the merge of the shards into one suite. `compile_sharded`
+with no cache and no executor compiles in this process into a `MemoryCache`;
+`fdc compile` gives a `FolderCache` and an executor (`compiler.executors`).
 
-A shard is one `SceneJob` (a scene and one of its days). Its key hashes fdc's version,
-the cache's format, the scene file by content (its file name, its bytes and the bytes of
-every mesh file it names: an imported Habitat scene's), the day's experience (a given
-log's bytes, or the simulation's seed, interactions and day), whether the experience is
+A shard is one `SceneJob` (a scene and one of its days). Its key hashes fdc's version
+and code (`code_digest`: the package's source and data files, so a cache written before
+fdc changed is never read after), the cache's format, the scene file by content (its
+file name, its bytes and the bytes of every mesh file it names: an imported Habitat
+scene's), the day's experience (a given log's bytes, or the simulation's seed,
+interactions and day), whether the experience is
 simulated at all, the id scope, the options and the limits in effect. Each template of
 the shard is cached on its own, under a key hashing the shard's key and the template (its
 name, file name and sha256, instruction variants and domain): a changed template
@@ -20,25 +25,38 @@ compiled (`shard.json` keeps the scene's and the log's spelling, a template's su
 file's) and respelled at the merge as this compile gives it, so the output's bytes are
 those of a fresh compile with that spelling.
 
-The cache is a folder: one folder per shard key holding `shard.json` (the scene's
+A `FolderCache` is a folder: one folder per shard key holding `shard.json` (the scene's
 canonical sha256, its experience's manifest entry, and the spelling of the scene's and
 the log's paths it was compiled with) and one `TEMPLATE_KEY.jsonl` per
 template (a header line: the summary for the manifest, the number of records and the
 sha256 of their text; then the template's task records, as the suite holds them). Every
 file is written atomically, and `shard.json` last, so a shard is in the cache whole or
 not at all. An entry that does not read back whole (edited, truncated, another format)
-is damaged: it is compiled again, and the run says which (`ShardRun.damaged`).
+is damaged: it is compiled again, and the run says which (`ShardCache.damaged`). A
+`MemoryCache` holds the same texts in a dictionary, for a compile that keeps nothing.
 
 The merge walks the shards in job order (scene, then day) and, in each, the templates
 in name order, whatever order the shards finished in: it streams the record lines to the
 suite file while it adds up the manifest (`emit.ManifestBuilder`), so memory does not
-grow with the suite, and the bytes are those of an in-memory compile (`emit.emit_suite`)
-for any executor and any number of workers.
+grow with the suite, and the bytes are the same for any cache, any executor and any
+number of workers.
+
+Scenes compile independently and merge in the order given; a scene file whose content
+an earlier one has is compiled again with an id scope (`twin_scopes`), so task ids stay
+unique. A scene with several experiences (days: `--history` logs, `--experiences K`) is
+one shard per day, in day order. Day 1 compiles every template; a later day its memory
+templates alone (`job_entries`), whose task ids hold the day's experience, so they
+differ from day to day and the ids of day 1 are those of a one-day compile. Two days of
+one scene with the same experience would make the same tasks: an input error
+(`check_days`).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,15 +69,24 @@ from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
 from fdc.core.limits import Limits, current, set_current
 from fdc.predicates.builtin import default_registry
 
-from .compile import CompileOptions, TemplateEntry, is_memory_template
-from .emit import ManifestBuilder, TemplateSummary
+from .emit import ManifestBuilder, TemplateSummary, manifest_beside
 from .manifest import ExperienceRef, Manifest
-from .pipeline import check_days, compile_template, job_entries, twin_scopes
+from .options import CompileOptions
+from .pipeline import compile_templates
 from .prepare import SceneJob, day_seed, prepare_scene
+from .suite import TaskRecord, parse_suite, suite_lines
+from .templates import TemplateEntry, is_memory_template
 from .timings import Pass, Timings
 
 #: Bump when what a cache entry holds, or how a key is made, changes.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
+
+#: fdc's packages whose files `code_digest` hashes (each one's folder, as installed).
+CODE_PACKAGES = ("fdc", "core", "domain", "sim_bridge", "predicates", "instructions",
+                 "compiler", "agents", "interop", "evaluation")
+#: The files of fdc's code and data that a compile reads: its source, its grammar, the
+#: built-in domain and templates.
+CODE_SUFFIXES = frozenset({".py", ".lark", ".pddl", ".j2"})
 
 
 # --------------------------------------------------------------------------- keys
@@ -116,6 +143,34 @@ def _meshes(folder: Path, data: bytes) -> list[tuple[str, str | None]]:
     return out
 
 
+def code_files() -> list[tuple[str, Path]]:
+    """fdc's own code and data files (`CODE_PACKAGES`, `CODE_SUFFIXES`), each with its
+    name inside the package, in name order."""
+    out: list[tuple[str, Path]] = []
+    for package in CODE_PACKAGES:
+        spec = importlib.util.find_spec("fdc" if package == "fdc" else f"fdc.{package}")
+        if spec is None or spec.origin is None:
+            continue
+        base = Path(spec.origin).parent  # the folder of its __init__.py, wherever it is
+        out.extend((f"{package}/{f.relative_to(base).as_posix()}", f)
+                   for f in base.rglob("*")
+                   if f.suffix in CODE_SUFFIXES and "__pycache__" not in f.parts
+                   and f.is_file())
+    return sorted(out)
+
+
+@functools.cache
+def code_digest() -> str:
+    """The sha256 of fdc's own code and data (`code_files`: names and bytes), computed
+    once a process: a shard's key holds it, so a cache written by other code (a checker
+    changed, a pass fixed) is compiled again rather than read. About 20 ms."""
+    parts = []
+    for name, path in code_files():
+        parts.append(name)
+        parts.append(sha256_text(path.read_bytes()))
+    return str(sha256_text("\0".join(parts)))
+
+
 def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
               limits: Limits, files: dict[str, dict[str, Any]] | None = None) -> str:
     """The key of one shard: everything its scene, experience and start states depend on,
@@ -127,7 +182,7 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
     if job.path not in files:
         files[job.path] = scene_digest(job.path)
     return _digest({
-        "fdc": __version__, "format": CACHE_FORMAT,
+        "fdc": __version__, "code": code_digest(), "format": CACHE_FORMAT,
         "scene": files[job.path],
         "history": None if job.history is None else Path(job.history).name,
         "history_sha256": (_file_sha(job.history, InputKind.EXPERIENCE)
@@ -212,25 +267,18 @@ def run_shard(task: ShardTask) -> ShardOutput:
     keys = dict(task.shard.templates)
     texts: list[tuple[str, str]] = []
     tasks = 0
-    for entry in sorted(task.entries, key=lambda e: e.name):
-        report = compile_template(compiler, entry, timings=timings)
+    for report in compile_templates(compiler, task.entries, timings=timings).reports:
         summary = TemplateSummary.of(report, compiler.scene)
-        records = "".join(_record_lines(report.records))
+        records = "".join(suite_lines(report.records))
         header = {"summary": summary.to_json(), "records": report.tasks,
                   "sha256": sha256_text(records)}
-        texts.append((keys[entry.name],
+        texts.append((keys[report.template],
                       json.dumps(header, sort_keys=True, ensure_ascii=False) + "\n" + records))
         tasks += report.tasks
     return ShardOutput(task.shard.key, compiler.scene_sha256,
                        ref.model_dump(mode="json") if ref is not None else None,
                        tuple(texts), tasks, timings, task.shard.job.path,
                        task.shard.job.history)
-
-
-def _record_lines(records: Sequence[Any]) -> Iterator[str]:
-    from .suite import suite_lines
-
-    return suite_lines(list(records))
 
 
 class Executor(Protocol):
@@ -243,23 +291,35 @@ class Executor(Protocol):
 # --------------------------------------------------------------------------- cache
 
 
-class ShardCache:
-    """The folder of finished shards and templates. An entry is read back whole before it
-    counts as there: a damaged one (`damaged`: its path and why) is compiled again."""
+class ShardCache(ABC):
+    """Finished shards and templates, kept by a `FolderCache` or a `MemoryCache`. An
+    entry is read back whole before it counts as there: a damaged one (`damaged`: where
+    it is and why) is compiled again."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self) -> None:
         self.damaged: dict[str, str] = {}
-        self._checked: dict[Path, TemplateSummary] = {}
+        self._checked: dict[str, TemplateSummary] = {}
 
-    def _folder(self, key: str) -> Path:
-        return self.root / key[:2] / key
+    # ----- storage: what a kind of cache says of itself
+
+    @abstractmethod
+    def _where(self, key: str, name: str) -> str:
+        """Where file `name` of shard `key` is kept (for messages)."""
+
+    @abstractmethod
+    def _read(self, key: str, name: str) -> bytes:
+        """File `name` of shard `key` (`FileNotFoundError`: not kept)."""
+
+    @abstractmethod
+    def _write(self, key: str, name: str, text: str) -> None:
+        """Keep `text` as file `name` of shard `key` (atomically)."""
+
+    # ----- entries
 
     def meta(self, key: str) -> dict[str, Any] | None:
         """A shard's `shard.json`, or None when it is missing or damaged."""
-        path = self._folder(key) / "shard.json"
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(self._read(key, "shard.json").decode("utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("scene_sha256"), str) \
                     or not isinstance(data.get("scene"), str):
                 raise ValueError("not a shard's record")
@@ -267,7 +327,7 @@ class ShardCache:
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError) as e:  # pydantic's errors are ValueErrors
-            self.damaged[str(path)] = _why(e)
+            self.damaged[self._where(key, "shard.json")] = _why(e)
             return None
         return data
 
@@ -276,54 +336,102 @@ class ShardCache:
 
     def _summary(self, shard: str, template: str) -> TemplateSummary | None:
         """The entry's summary once its records read back whole, else None."""
-        path = self._folder(shard) / f"{template}.jsonl"
-        found = self._checked.get(path)
+        where = self._where(shard, f"{template}.jsonl")
+        found = self._checked.get(where)
         if found is not None:
             return found
         try:
-            with path.open("rb") as f:
-                header = json.loads(f.readline())
-                records = f.read()
-            summary = TemplateSummary.from_json(header["summary"])
-            if records.count(b"\n") != header["records"] or \
-                    sha256_text(records) != header["sha256"]:
+            header, records = self._read(shard, f"{template}.jsonl").split(b"\n", 1)
+            data = json.loads(header)
+            summary = TemplateSummary.from_json(data["summary"])
+            if records.count(b"\n") != data["records"] or \
+                    sha256_text(records) != data["sha256"]:
                 raise ValueError("its records are not the ones written")
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError) as e:
-            self.damaged[str(path)] = _why(e)
+            self.damaged[where] = _why(e)
             return None
-        self._checked[path] = summary
+        self._checked[where] = summary
         return summary
 
     def store(self, out: ShardOutput) -> None:
-        """Keep a worker's output: each template's file, then the shard's (atomically)."""
-        folder = self._folder(out.key)
+        """Keep a worker's output: each template's file, then the shard's."""
         for key, text in out.templates:
-            write_atomic(folder / f"{key}.jsonl", text)
-            self._checked.pop(folder / f"{key}.jsonl", None)
-        write_atomic(folder / "shard.json", json.dumps(
+            self._write(out.key, f"{key}.jsonl", text)
+            self._checked.pop(self._where(out.key, f"{key}.jsonl"), None)
+        self._write(out.key, "shard.json", json.dumps(
             {"scene_sha256": out.scene_sha256, "experience": out.experience,
              "scene": out.scene, "history": out.history}, sort_keys=True) + "\n")
 
     def summary(self, shard: str, template: str) -> TemplateSummary:
         found = self._summary(shard, template)
         if found is None:
-            raise InputError(f"{self._folder(shard) / f'{template}.jsonl'}: the cache entry "
+            raise InputError(f"{self._where(shard, f'{template}.jsonl')}: the cache entry "
                              "is missing or damaged; run again, or with --no-cache")
         return found
 
     def template(self, shard: str, template: str) -> tuple[TemplateSummary, Iterator[str]]:
         """One template's summary and its record lines, read as they are needed."""
-        summary = self.summary(shard, template)
-        f = (self._folder(shard) / f"{template}.jsonl").open(encoding="utf-8")
+        return self.summary(shard, template), self._lines(shard, f"{template}.jsonl")
+
+    def _lines(self, key: str, name: str) -> Iterator[str]:
+        """The record lines of a template's file (its header skipped)."""
+        lines = self._read(key, name).decode("utf-8").splitlines(keepends=True)
+        return iter(lines[1:])
+
+
+class FolderCache(ShardCache):
+    """Shards kept in a folder (`fdc compile --cache`): `KEY[:2]/KEY/NAME`, each file
+    written atomically, the shard's `shard.json` last; a template's records are streamed
+    from their file at the merge."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def _folder(self, key: str) -> Path:
+        return self.root / key[:2] / key
+
+    def _where(self, key: str, name: str) -> str:
+        return str(self._folder(key) / name)
+
+    def _read(self, key: str, name: str) -> bytes:
+        return (self._folder(key) / name).read_bytes()
+
+    def _write(self, key: str, name: str, text: str) -> None:
+        write_atomic(self._folder(key) / name, text)
+
+    def _lines(self, key: str, name: str) -> Iterator[str]:
+        f = (self._folder(key) / name).open(encoding="utf-8")
         f.readline()
 
         def lines() -> Iterator[str]:
             with f:
                 yield from f
 
-        return summary, lines()
+        return lines()
+
+
+class MemoryCache(ShardCache):
+    """Shards kept in this process, for a compile that keeps nothing (the default of
+    `compile_sharded`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: dict[tuple[str, str], bytes] = {}
+
+    def _where(self, key: str, name: str) -> str:
+        return f"memory:{key}/{name}"
+
+    def _read(self, key: str, name: str) -> bytes:
+        try:
+            return self.files[key, name]
+        except KeyError:
+            raise FileNotFoundError(self._where(key, name)) from None
+
+    def _write(self, key: str, name: str, text: str) -> None:
+        self.files[key, name] = text.encode("utf-8")
 
 
 def _why(e: Exception) -> str:
@@ -339,14 +447,59 @@ def _why(e: Exception) -> str:
 
 @dataclass
 class ShardRun:
-    """A sharded compile: its shards in the suite's order, and what it reused."""
+    """A sharded compile: its shards in the suite's order, the cache that holds them, and
+    what it reused."""
 
     shards: list[Shard]
+    cache: ShardCache
     reused_tasks: int = 0
     compiled_tasks: int = 0
     reused_shards: int = 0
     compiled_shards: int = 0
     timings: Timings = field(default_factory=Timings)
+
+
+def twin_scopes(jobs: Sequence[SceneJob], shas: Sequence[str]) -> dict[int, str]:
+    """The jobs whose scene file has a content an earlier file has too (by index), each
+    with its id scope: `PATH#N`, its path as given and N, its rank among the files of that
+    content (2, 3, ...); a file's later days share its scope. The first file of a content
+    keeps no scope, so the ids of a compile without twins are what they always were."""
+    seen: dict[str, int] = {}
+    out: dict[int, str] = {}
+    scope: str | None = None
+    for k, (job, sha) in enumerate(zip(jobs, shas, strict=True)):
+        if job.day == 1:
+            seen[sha] = seen.get(sha, 0) + 1
+            scope = f"{job.path}#{seen[sha]}" if seen[sha] > 1 else None
+        if scope is not None:
+            out[k] = scope
+    return out
+
+
+def check_days(jobs: Sequence[SceneJob], refs: Sequence[ExperienceRef | None]) -> None:
+    """`InputError` when two days of one scene file have the same experience (their
+    memory tasks would be the same tasks, under the same ids)."""
+    days: dict[str, int] = {}
+    for job, ref in zip(jobs, refs, strict=True):
+        if job.day == 1:
+            days = {}
+        if ref is None:
+            continue
+        if ref.sha256 in days:
+            hint = ("give each day its own log" if ref.path is not None else
+                    "simulate more --interactions, or fewer --experiences")
+            raise InputError(f"{job.path}: days {days[ref.sha256]} and {job.day} have the same "
+                             f"experience (sha256 {ref.sha256[:12]}...): their memory tasks "
+                             f"would be the same; hint: {hint}")
+        days[ref.sha256] = job.day
+
+
+def job_entries(job: SceneJob, entries: Sequence[TemplateEntry]) -> list[TemplateEntry]:
+    """The templates a job compiles: every one on day 1, the memory templates later."""
+    if job.day == 1:
+        return list(entries)
+    registry = default_registry()
+    return [e for e in entries if is_memory_template(e.template, registry)]
 
 
 def plan_shards(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
@@ -373,19 +526,21 @@ def plan_shards(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
 
 
 def compile_sharded(jobs: Sequence[SceneJob], entries: Sequence[TemplateEntry],
-                    options: CompileOptions, cache: ShardCache, executor: Executor,
+                    options: CompileOptions, cache: ShardCache | None = None,
+                    executor: Executor | None = None,
                     on_planned: Callable[[int], None] | None = None,
                     on_shard: Callable[[ShardOutput], None] | None = None) -> ShardRun:
-    """Compile every shard the cache lacks (`executor`), keeping each as it finishes;
-    `on_planned` hears how many shards will run, `on_shard` each one finished. A later
-    simulated day is left out when no template reads the experience; two days with one
-    experience are an `InputError`; twins (scene files of one content) compile again
-    with an id scope, as in `pipeline.compile_suite`."""
+    """Compile every shard the cache lacks (`executor`; None: in this process), keeping
+    each in `cache` (None: a `MemoryCache`) as it finishes; `on_planned` hears how many
+    shards will run, `on_shard` each one finished. A later simulated day is left out
+    when no template reads the experience; two days with one experience are an
+    `InputError`; twins (scene files of one content) compile again with an id scope."""
+    cache = MemoryCache() if cache is None else cache
     registry = default_registry()
     if not any(is_memory_template(e.template, registry) for e in entries):
         jobs = [j for j in jobs if j.day == 1 or j.history is not None]
     check_days(jobs, [_given(j) for j in jobs])  # a log given twice: before any work
-    run = ShardRun(plan_shards(jobs, entries, options))
+    run = ShardRun(plan_shards(jobs, entries, options), cache)
     _run(run.shards, entries, options, cache, executor, run, on_planned, on_shard)
     metas = [cache.meta(s.key) for s in run.shards]
     refs = [_ref(m, s.job) for m, s in zip(metas, run.shards, strict=True)]
@@ -421,7 +576,7 @@ def _ref(meta: dict[str, Any] | None, job: SceneJob | None = None) -> Experience
 
 
 def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: CompileOptions,
-         cache: ShardCache, executor: Executor, run: ShardRun,
+         cache: ShardCache, executor: Executor | None, run: ShardRun,
          on_planned: Callable[[int], None] | None,
          on_shard: Callable[[ShardOutput], None] | None) -> None:
     by_name = {e.name: e for e in entries}
@@ -445,7 +600,7 @@ def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: Com
         on_planned(len(tasks))
     if not tasks:
         return
-    outputs = executor.run(tasks)
+    outputs = executor.run(tasks) if executor is not None else map(run_shard, tasks)
     try:
         for out in outputs:
             cache.store(out)
@@ -463,21 +618,33 @@ def _run(shards: Sequence[Shard], entries: Sequence[TemplateEntry], options: Com
 # --------------------------------------------------------------------------- merge
 
 
-def emit_sharded(path: Path, run: ShardRun, cache: ShardCache,
-                 entries: Sequence[TemplateEntry], options: CompileOptions
-                 ) -> tuple[Manifest, Path]:
-    """Write the suite at `path` from the cache, shard by shard in the suite's order, and
-    the manifest beside it, both or neither: the manifest and its path."""
-    from .emit import manifest_beside
-
+def emit_sharded(path: Path, run: ShardRun, entries: Sequence[TemplateEntry],
+                 options: CompileOptions) -> tuple[Manifest, Path]:
+    """Write the suite at `path` from the run's cache, shard by shard in the suite's
+    order, and the manifest beside it, both or neither: the manifest and its path."""
     manifest_path = manifest_beside(path)
     builder = ManifestBuilder()
     with Outputs() as out:
-        files = {e.name: e.path for e in entries}
-        digest = out.write_lines(path, _merged(run.shards, cache, builder, files))
+        digest = out.write_lines(path, merged_lines(run, entries, builder))
         manifest = builder.build(entries, options, path.name, digest)
         out.write(manifest_path, manifest.to_json())
     return manifest, manifest_path
+
+
+def merged_lines(run: ShardRun, entries: Sequence[TemplateEntry],
+                 builder: ManifestBuilder | None = None) -> Iterator[str]:
+    """The suite's record lines, from the run's cache in the suite's order (`builder`
+    counts the manifest as they go)."""
+    files = {e.name: e.path for e in entries}
+    return _merged(run.shards, run.cache, ManifestBuilder() if builder is None else builder,
+                   files)
+
+
+def suite_records(run: ShardRun, entries: Sequence[TemplateEntry]) -> list[TaskRecord]:
+    """The suite's task records, as `emit_sharded` would write them."""
+    records, problems = parse_suite("".join(merged_lines(run, entries)))
+    assert not problems, problems  # the lines are the ones the compile wrote
+    return records
 
 
 def _merged(shards: Iterable[Shard], cache: ShardCache, builder: ManifestBuilder,
@@ -511,7 +678,7 @@ def respelled(lines: Iterable[str], fields: dict[str, str]) -> Iterator[str]:
         yield json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def timed_emit(path: Path, run: ShardRun, cache: ShardCache, entries: Sequence[TemplateEntry],
+def timed_emit(path: Path, run: ShardRun, entries: Sequence[TemplateEntry],
                options: CompileOptions) -> tuple[Manifest, Path]:
     """`emit_sharded`, its time added to the run's `emit` pass."""
-    return run.timings.run(Pass.EMIT, emit_sharded, path, run, cache, entries, options)
+    return run.timings.run(Pass.EMIT, emit_sharded, path, run, entries, options)

@@ -37,33 +37,30 @@ from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
 from fdc.sim_bridge.graph.surfaces import Surface
 
-from .compile import goal_targets
 from .drops import Drop, DropCode
+from .targets import goal_targets
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
-    from .check import DomainInfo
-    from .compile import SceneCompiler
+    from .start import TemplateStart
 
 _CELLS = frozenset(d.value for d in Direction)
 
 
-def check_start(compiler: SceneCompiler, goal: Goal, domain: DomainInfo, start: str
-                ) -> Drop | None:
-    """Why `goal` makes no task in state `start` of the scene, or None."""
+def check_start(start: TemplateStart, goal: Goal) -> Drop | None:
+    """Why `goal` makes no task where `start` says the template's tasks start, or None."""
     if not goal_targets(goal):
         return Drop(DropCode.NO_TARGET)
-    if compiler.already_true(goal, domain, start):
+    if start.judge.already_true(goal):
         return Drop(DropCode.ALREADY_TRUE)
-    if compiler.first_step_true(goal, domain, start):
+    if start.judge.first_step_true(goal):
         # "first do A, then B" with A done: the task is B, and says more than it asks
         return Drop(DropCode.STEP_TRUE, "1")
     if isinstance(goal, GTargets):  # a memory task's targets: never judged
         return None
-    holds = compiler.judge(domain, start, atoms(goal))
-    thresholds = {th.name: float(th.value) for th in domain.domain.thresholds}
-    rule = infeasible(goal, compiler.graph, holds.__getitem__, thresholds)
+    holds = start.judge.holds(atoms(goal))
+    rule = infeasible(goal, start.graph, holds.__getitem__, start.thresholds)
     return None if rule is None else Drop(DropCode.INFEASIBLE, str(rule))
 
 

@@ -200,7 +200,7 @@ def render_view_job(job: ViewJob) -> str:
     from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.state import AgentPose
 
-    from .compile import start_snapshots
+    from .start import start_snapshots
 
     graph = load_scene_graph(Path(job.scene))
     log = Experience.model_validate_json(read_input_bytes(job.log, InputKind.EXPERIENCE)) \

@@ -67,11 +67,13 @@ from fdc.predicates.goal import (
 from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import judge_at_end
 
-from .compile import SceneCompiler, TemplateEntry, goal_targets
 from .ground import GroundError, ground, readings
 from .planning import PlanningError, PlanningWorld
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
+from .scene_compiler import SceneCompiler
 from .suite import TaskRecord, is_memory_manipulation
+from .targets import goal_targets
+from .templates import TemplateEntry
 
 if TYPE_CHECKING:
     from fdc.instructions.describe import Describer
@@ -321,10 +323,11 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
         return
     what = "the world after the experience" if memory else "the scene's initial state"
     try:
-        if worlds.compiler.already_true(r.goal, entry.domain, start, r.thresholds):
+        judge = worlds.compiler.judge(entry.domain, start)
+        if judge.already_true(r.goal, r.thresholds):
             _error(task, "already-true", f"the goal already holds in {what}", "goal",
                    "a task must ask for a change; `fdc compile` drops such bindings")
-        elif worlds.compiler.first_step_true(r.goal, entry.domain, start, r.thresholds):
+        elif judge.first_step_true(r.goal, r.thresholds):
             _error(task, "already-true", f"the first step of the goal's sequence already "
                    f"holds in {what}", "goal", "each step must ask for a change; `fdc "
                    "compile` drops such bindings")

@@ -23,7 +23,7 @@ from .drops import Drop, DropCode
 if TYPE_CHECKING:
     from fdc.instructions.describe import Describer, Description
 
-    from .compile import TemplateEntry
+    from .templates import TemplateEntry
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ class MemoryWorld:
     Judgements are cached per atom, frame, relaxation and thresholds."""
 
     def __init__(self, graph: SceneGraph, log: Experience) -> None:
-        from fdc.compiler.compile import start_snapshots
+        from fdc.compiler.start import start_snapshots
         from fdc.sim_bridge.graph.routes import Walker
         from fdc.sim_bridge.world.snapshot import SnapshotState
 

@@ -344,7 +344,7 @@ class _Builder:
             return None
         key = (task.scene or "", task.experience)
         if key not in self._afters:
-            from fdc.compiler.compile import start_snapshots
+            from fdc.compiler.start import start_snapshots
 
             graph = self.sources.graph(task)
             self._afters[key] = start_snapshots(graph, self.sources.experience(task))[1]

@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.emit import emit_suite
-from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.prepare import SceneJob
+from fdc.compiler.shards import compile_sharded, emit_sharded, suite_records
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.templates import load_entries
 from fdc.core.problems import render_text
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.registry import Context
@@ -65,9 +65,9 @@ def compile_tasks(scene_path: Path, out: Path) -> list[TaskRecord]:
     entries, _ = load_entries(None)
     entries = [e for e in entries if e.name == TEMPLATE]
     options = CompileOptions(seed=0, max_per_template=25)
-    result, refs = compile_suite([SceneJob(str(scene_path), simulate=False)], entries, options)
-    emit_suite(out / "suite.jsonl", result, refs, entries, options)
-    return result.records
+    run = compile_sharded([SceneJob(str(scene_path), simulate=False)], entries, options)
+    emit_sharded(out / "suite.jsonl", run, entries, options)
+    return suite_records(run, entries)
 
 
 def goal_holds(task: TaskRecord, live: HabitatWorldState) -> bool:

@@ -7,10 +7,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from fdc.compiler.compile import SceneCompiler, TemplateEntry
 from fdc.compiler.planning import PlanningError, PlanningWorld, pddl_name, write_pddl
 from fdc.compiler.reopen import ReopenedSuite, ReopenError, imported, reopen_suite
+from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.templates import TemplateEntry
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.problems import render_line

@@ -524,7 +524,7 @@ def first_view_png(opened: ReopenedSuite, task: TaskRecord,
     after the experience for a memory-manipulation task): the image a
     `ManipulationEnv(observation="image")` returns on reset. `renderer`: one of the
     task's scene to reuse (else one is made and released)."""
-    from fdc.compiler.compile import start_snapshots
+    from fdc.compiler.start import start_snapshots
     from fdc.compiler.suite import is_memory_manipulation
     from fdc.sim_bridge.render import Camera, Renderer
     from fdc.sim_bridge.render.frames import encode_png

@@ -12,10 +12,10 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-from fdc.compiler.compile import TemplateEntry, load_entries
-from fdc.compiler.pipeline import compile_scene
 from fdc.compiler.prepare import SceneJob
 from fdc.compiler.printer import inline
+from fdc.compiler.shards import compile_sharded, suite_records
+from fdc.compiler.templates import TemplateEntry, load_entries
 from fdc.core.files import write_atomic
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,12 +79,11 @@ def main() -> None:
     if result.errors:
         raise SystemExit("the built-in library has errors: run `fdc check domain`")
     from fdc.agents.baselines import witness
-    from fdc.compiler.compile import CompileOptions
+    from fdc.compiler.options import CompileOptions
 
-    scene, _ = compile_scene(SceneJob(str(REPO / SCENE)), entries,
-                             CompileOptions(seed=args.seed, max_per_template=1,
-                                            witness=witness))
-    examples = {r.template: r.instructions[0] for r in scene.records}
+    run = compile_sharded([SceneJob(str(REPO / SCENE))], entries,
+                          CompileOptions(seed=args.seed, max_per_template=1, witness=witness))
+    examples = {r.template: r.instructions[0] for r in suite_records(run, entries)}
     write_atomic(REPO / "docs" / "library.md", render(entries, examples, args.seed))
     print(f"wrote docs/library.md: {len(entries)} templates, {len(examples)} with an example")
 

@@ -66,9 +66,9 @@ from fdc.agents.baselines import (
     random_frames_chance,
 )
 from fdc.agents.env import is_manipulation
-from fdc.compiler.compile import goal_targets
 from fdc.compiler.planning import PlanningError, holds_initially
 from fdc.compiler.reopen import ReopenError, imported
+from fdc.compiler.targets import goal_targets
 from fdc.compiler.validate import SceneWorlds
 from fdc.evaluation.audit import DEFAULT_CHANCE_BOUND
 from fdc.evaluation.manipulation import score_manipulation
@@ -86,10 +86,10 @@ from fdc.predicates.verify import evaluate, judge_at_end, verify_snapshots
 from fdc.sim_bridge.world.plans import PlanReplay, replay_plan
 
 if TYPE_CHECKING:
-    from fdc.compiler.compile import TemplateEntry
     from fdc.compiler.planning import PlanningProblem
     from fdc.compiler.reopen import ReopenedSuite
     from fdc.compiler.suite import TaskRecord
+    from fdc.compiler.templates import TemplateEntry
     from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.render.pixels import FrameRenders
@@ -200,7 +200,7 @@ class SceneModels:
         if record.experience is None:
             return None
         if record.experience not in self._after:
-            from fdc.compiler.compile import start_snapshots
+            from fdc.compiler.start import start_snapshots
 
             self._after[record.experience] = start_snapshots(self.graph,
                                                              self.memory(record)[0])[1]
@@ -345,8 +345,8 @@ def _start(record: TaskRecord, entry: TemplateEntry, models: SceneModels, start:
         return disagree(f"the goal has no planning problem: {e}"), None
     parts = _parts(record.goal)
     try:
-        holds = models.compiler.judge(entry.domain, start,
-                                      [a for p in parts for a in atoms(p)], record.thresholds)
+        holds = models.compiler.judge(entry.domain, start).holds(
+            [a for p in parts for a in atoms(p)], record.thresholds)
         checkers = all(evaluate(p, 0, lambda a, _i: holds[a]) for p in parts)
     except (EvaluationError, KeyError) as e:
         return disagree(f"the checkers cannot judge the goal: {e}"), problem

@@ -7,7 +7,7 @@ state. The browser draws it as SVG, highlights a task's targets and distractors 
 and labels items on hover.
 An experience holds its frame count, each frame's clock time (the timeline places frames
 by it), its interactions (object, frames, clock) and `start`, the world it left behind,
-where its tasks start (`fdc.compiler.compile.task_start_state`): the outline of each item
+where its tasks start (`fdc.compiler.start.task_start_state`): the outline of each item
 it moved and the robot's place. The browser draws a task about the experience with those
 items where the experience left them."""
 

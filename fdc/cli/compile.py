@@ -32,10 +32,10 @@ from fdc.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from fdc.compiler.compile import TemplateEntry
     from fdc.compiler.manifest import Manifest
     from fdc.compiler.shards import Executor as ShardExecutor
     from fdc.compiler.suite import TaskRecord
+    from fdc.compiler.templates import TemplateEntry
     from fdc.compiler.timings import Timings
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
@@ -55,7 +55,7 @@ class Executor(StrEnum):
 
 def _entries(templates: list[Path] | None) -> list[TemplateEntry]:
     """Check the templates (the built-in library by default); exit 2 on any error."""
-    from fdc.compiler.compile import load_entries
+    from fdc.compiler.templates import load_entries
     from fdc.core.problems import render_text
 
     entries, result = load_entries([str(p) for p in templates] if templates else None)
@@ -146,9 +146,9 @@ def compile_command(
     import tempfile
 
     from fdc.agents.baselines import witness
-    from fdc.compiler.compile import CompileOptions
+    from fdc.compiler.options import CompileOptions
     from fdc.compiler.prepare import SceneJob
-    from fdc.compiler.shards import ShardCache, compile_sharded, timed_emit
+    from fdc.compiler.shards import FolderCache, compile_sharded, timed_emit
     from fdc.core.errors import InputError
     from fdc.core.files import cannot_write, not_writable
 
@@ -177,7 +177,7 @@ def compile_command(
     with contextlib.ExitStack() as stack:
         if no_cache:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="fdc-shards-")))
-        store = ShardCache(folder)
+        store = FolderCache(folder)
         with progress_bar(err) as progress:
             bar = progress.add_task("compiling shards", total=None)
             done: list[int] = []
@@ -195,7 +195,7 @@ def compile_command(
                 err.print(f"interrupted: no suite written{kept}")
                 raise typer.Exit(EXIT_INTERRUPTED) from None
         try:
-            manifest, manifest_path = timed_emit(output, run, store, entries, options)
+            manifest, manifest_path = timed_emit(output, run, entries, options)
         except InputError as e:  # the cache changed under the merge: nothing written
             err.print(f"error: {e}", markup=False, highlight=False)
             raise typer.Exit(EXIT_USAGE) from None
@@ -361,7 +361,7 @@ def explain_command(
 ) -> None:
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
     from fdc.agents.baselines import witness
-    from fdc.compiler.compile import CompileOptions
+    from fdc.compiler.options import CompileOptions
     from fdc.compiler.pipeline import compile_template
     from fdc.compiler.prepare import SceneJob, prepare_scene
     from fdc.core.errors import InputError
@@ -417,7 +417,7 @@ def _render_task(graph: SceneGraph, records: list[TaskRecord], path: Path,
     """The map of `graph` with the first task's entities highlighted, in the state the
     task starts in (`task_start_state`: a memory task's items where `log` left them)
     (exit 1: no task)."""
-    from fdc.compiler.compile import task_start_state
+    from fdc.compiler.start import task_start_state
     from fdc.core.files import write_atomic
     from fdc.sim_bridge.pictures import entity_roles, render_map
 

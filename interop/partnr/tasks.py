@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from fdc.compiler.compile import goal_targets
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.targets import goal_targets
 from fdc.interop.partnr.episodes import Dataset, Episode
 from fdc.interop.partnr.goals import (
     NotExpressible,

@@ -23,10 +23,12 @@ from fdc.agents.baselines import (
     run_baseline,
 )
 from fdc.agents.env import ManipulationEnv, step_budget
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.templates import load_entries
 from fdc.evaluation.manipulation import score_manipulation
 from fdc.evaluation.memory import MemoryWorld
 from fdc.predicates.goal import GAnd, Goal, GTargets, Target, atom, to_pddl

@@ -5,7 +5,6 @@ selection."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -21,20 +20,11 @@ from fdc.agents.env import (
 )
 from fdc.compiler.suite import TaskRecord
 from fdc.predicates.goal import GAnd, Goal, GThen, atom, to_pddl
-from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.experience import Experience, Frame
 from fdc.sim_bridge.world.state import AgentPose
 
-APARTMENT = Path(__file__).resolve().parents[2] / "examples" / "scenes" / "apartment.json"
 ON = atom("on", "soap_0", "side_table|top")
-
-
-@pytest.fixture(scope="module")
-def graph() -> SceneGraph:
-    loaded = load_scene(APARTMENT)
-    assert loaded.scene is not None
-    return build_scene_graph(loaded.scene)
 
 
 def task(goal: Goal = ON, *, level: int = 1, tags: tuple[str, ...] = ("manipulation",),
@@ -49,8 +39,8 @@ def act(name: str, target: str | None = None, *regions: str) -> str:
                        regions=list(regions)).model_dump_json()
 
 
-def test_reset_observes_the_task_and_the_surfaces(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph)
+def test_reset_observes_the_task_and_the_surfaces(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph)
     obs, info = env.reset(options={"task": task()})
     lines = obs.split("\n")
     assert lines[0] == "Task: Put the soap on the side table."
@@ -61,8 +51,8 @@ def test_reset_observes_the_task_and_the_surfaces(graph: SceneGraph) -> None:
                     "last_ok": None, "last_reason": ""}
 
 
-def test_a_relocation_step_by_step(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph)
+def test_a_relocation_step_by_step(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph)
     env.reset(options={"task": task()})
     obs, reward, term, trunc, info = env.step(act("go_to", "sink_cabinet|top"))
     assert (reward, term, trunc, info["at"]) == (0.0, False, False, "sink_cabinet|top")
@@ -98,9 +88,9 @@ def test_a_relocation_step_by_step(graph: SceneGraph) -> None:
     ("fly away", "not an action: the action: Invalid JSON"),
     (json.dumps({"action": "fly"}), "not an action: action: Input should be"),
 ])
-def test_refusals_cost_a_step_and_change_nothing(graph: SceneGraph, action: str,
+def test_refusals_cost_a_step_and_change_nothing(apartment_graph: SceneGraph, action: str,
                                                  reason: str) -> None:
-    env = ManipulationEnv(graph)
+    env = ManipulationEnv(apartment_graph)
     env.reset(options={"task": task()})
     before = env.world.snapshot()
     obs, _, _, _, info = env.step(action)
@@ -109,8 +99,8 @@ def test_refusals_cost_a_step_and_change_nothing(graph: SceneGraph, action: str,
     assert env.steps == 1 and env.world.snapshot() == before
 
 
-def test_place_in_regions_that_are_not_listed_is_refused(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph)
+def test_place_in_regions_that_are_not_listed_is_refused(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph)
     env.reset(options={"task": task()})
     for a in (act("go_to", "sink_cabinet|top"), act("pick", "soap_0")):
         env.step(a)
@@ -122,8 +112,8 @@ def test_place_in_regions_that_are_not_listed_is_refused(graph: SceneGraph) -> N
     assert info["last_reason"] == "choose cells or regions around items, not both"
 
 
-def test_change_view_walks_round_the_surface(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph)
+def test_change_view_walks_round_the_surface(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph)
     env.reset(options={"task": task()})
     def side(obs: str) -> str:
         return obs.split("\n")[2].split(" side of ")[0].rsplit(" ", 1)[1]
@@ -134,29 +124,29 @@ def test_change_view_walks_round_the_surface(graph: SceneGraph) -> None:
     assert sides == ["rear", "left", "front", "right", "rear"]  # counter-clockwise
 
 
-def test_the_budget_truncates(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph, budget=3)
+def test_the_budget_truncates(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph, budget=3)
     env.reset(options={"task": task()})
     results = [env.step(act("change_view")) for _ in range(3)]
     assert [r[3] for r in results] == [False, False, True]
     assert results[-1][4]["success"] is False
 
 
-def test_budgets(graph: SceneGraph) -> None:
-    assert step_budget(task(), graph) == 20
+def test_budgets(apartment_graph: SceneGraph) -> None:
+    assert step_budget(task(), apartment_graph) == 20
     then = GThen(steps=(ON, GAnd(parts=(ON, atom("on", "cup_4", "coffee_table|top")))))
-    assert step_budget(task(then, level=3), graph) == 40
+    assert step_budget(task(then, level=3), apartment_graph) == 40
     three = GAnd(parts=(ON, atom("on", "cup_4", "coffee_table|top"),
                         atom("on", "glass_0", "side_table|top")))  # glass_0 is there already
     outcome = task(three, level=4, tags=("manipulation", "outcome"))
-    assert items_to_move(outcome, graph) == 2
-    assert step_budget(outcome, graph) == 30
+    assert items_to_move(outcome, apartment_graph) == 2
+    assert step_budget(outcome, apartment_graph) == 30
 
 
 @pytest.mark.slow
-def test_reset_draws_tasks_with_the_seed(graph: SceneGraph) -> None:
+def test_reset_draws_tasks_with_the_seed(apartment_graph: SceneGraph) -> None:
     tasks = [task(ident=f"t{k}") for k in range(5)]
-    env = ManipulationEnv(graph, tasks)
+    env = ManipulationEnv(apartment_graph, tasks)
     first = [env.reset(seed=s)[1]["task_id"] for s in (1, 2, 3)]
     again = [env.reset(seed=s)[1]["task_id"] for s in (1, 2, 3)]
     assert first == again
@@ -165,13 +155,13 @@ def test_reset_draws_tasks_with_the_seed(graph: SceneGraph) -> None:
         env.reset(options={"task": "t9"})
 
 
-def test_gymnasiums_env_checker_passes(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph, [task()], budget=4)
+def test_gymnasiums_env_checker_passes(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph, [task()], budget=4)
     check_env(env, skip_render_check=True)
 
 
-def test_valid_actions_apply_to_the_robot_now(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph)
+def test_valid_actions_apply_to_the_robot_now(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph)
     env.reset(options={"task": task()})
     names = {a.action for a in env.valid_actions()}
     assert names == {ActionName.GO_TO, ActionName.CALL_END}
@@ -187,18 +177,18 @@ def test_parse_action_reads_json_and_models() -> None:
     assert isinstance(parse_action("[1, 2]"), str)
 
 
-def test_observations_stay_in_the_charset(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph)
+def test_observations_stay_in_the_charset(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph)
     t = task().model_copy(update={"instructions": ["Put the soap — gently ☃ there."]})
     obs, _ = env.reset(options={"task": t})
     assert obs.split("\n")[0] == "Task: Put the soap — gently ? there."
     assert set(obs) <= CHARSET
 
 
-def test_a_memory_task_is_refused(graph: SceneGraph) -> None:
+def test_a_memory_task_is_refused(apartment_graph: SceneGraph) -> None:
     memory = task(tags=("memory",)).model_copy(update={"level": None, "valid_frames": [[0]]})
     with pytest.raises(ValueError, match="memory task"):
-        ManipulationEnv(graph).reset(options={"task": memory})
+        ManipulationEnv(apartment_graph).reset(options={"task": memory})
 
 
 def _log() -> Experience:
@@ -223,9 +213,9 @@ def test_frame_selection_gives_the_history_and_takes_frames() -> None:
         sel.answer([1, 3])
 
 
-def test_open_and_close_a_cabinet(graph: SceneGraph) -> None:
+def test_open_and_close_a_cabinet(apartment_graph: SceneGraph) -> None:
     # kitchen_cabinet|inside starts closed, with cup_2 and plate_1 shut in it.
-    env = ManipulationEnv(graph)
+    env = ManipulationEnv(apartment_graph)
     obs, _ = env.reset(options={"task": task()})
     containers = next(x for x in obs.split("\n") if x.startswith("Containers: "))
     assert "`kitchen_cabinet|inside` (closed)" in containers
@@ -267,8 +257,8 @@ def test_open_and_close_a_cabinet(graph: SceneGraph) -> None:
     (act("close", "box_0|inside"), "`box_0|inside` has no door or drawer: it is always open"),
     (json.dumps({"action": "open"}), "open needs a target"),
 ])
-def test_open_and_close_refusals(graph: SceneGraph, action: str, reason: str) -> None:
-    env = ManipulationEnv(graph)
+def test_open_and_close_refusals(apartment_graph: SceneGraph, action: str, reason: str) -> None:
+    env = ManipulationEnv(apartment_graph)
     env.reset(options={"task": task()})
     before = env.world.snapshot()
     _, _, _, _, info = env.step(action)

@@ -17,26 +17,17 @@ from fdc.agents.env import ManipulationEnv
 from fdc.agents.images import label_anchor, project_outline, region_colour, region_label
 from fdc.compiler.suite import TaskRecord
 from fdc.predicates.goal import atom, to_pddl
-from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.render import Camera, view_at
-from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.world.embedded import side_of
 from tests.egl import _egl  # noqa: F401 (skips the module without EGL)
 
 SCENES = Path(__file__).resolve().parents[2] / "examples" / "scenes"
-APARTMENT = SCENES / "apartment.json"
 ON = atom("on", "soap_0", "side_table|top")
 #: Small images keep the tests fast; the labels are still legible at this size.
 CAMERA = Camera(width=320, height=240)
 #: An empty surface of the apartment: its regions are its 9 cells, one colour each.
 EMPTY = "sofa|top"
-
-
-@pytest.fixture(scope="module")
-def graph() -> SceneGraph:
-    loaded = load_scene(APARTMENT)
-    assert loaded.scene is not None
-    return build_scene_graph(loaded.scene)
 
 
 def task() -> TaskRecord:
@@ -48,8 +39,8 @@ def act(name: str, target: str | None = None) -> AgentAction:
     return AgentAction(action=ActionName(name), target=target)
 
 
-def env_of(graph: SceneGraph, observation: str = "image") -> ManipulationEnv:
-    return ManipulationEnv(graph, [task()], observation=observation,  # type: ignore[arg-type]
+def env_of(apartment_graph: SceneGraph, observation: str = "image") -> ManipulationEnv:
+    return ManipulationEnv(apartment_graph, [task()], observation=observation,  # type: ignore[arg-type]
                            camera=CAMERA, base_dir=SCENES)
 
 
@@ -57,8 +48,8 @@ PLAN = [act("go_to", "side_table|top"), act("change_view"), act("go_to", EMPTY),
         act("show_receptacle", EMPTY), act("go_to", "dining_table|top")]
 
 
-def test_image_observations_have_the_space_shape_and_dtype(graph: SceneGraph) -> None:
-    env = env_of(graph)
+def test_image_observations_have_the_space_shape_and_dtype(apartment_graph: SceneGraph) -> None:
+    env = env_of(apartment_graph)
     space = env.observation_space
     assert isinstance(space, spaces.Dict) and set(space.spaces) == {"image"}
     box = space.spaces["image"]
@@ -74,8 +65,8 @@ def test_image_observations_have_the_space_shape_and_dtype(graph: SceneGraph) ->
     env.close()
 
 
-def test_both_gives_the_text_observation_unchanged(graph: SceneGraph) -> None:
-    text, both = ManipulationEnv(graph, [task()]), env_of(graph, "both")
+def test_both_gives_the_text_observation_unchanged(apartment_graph: SceneGraph) -> None:
+    text, both = ManipulationEnv(apartment_graph, [task()]), env_of(apartment_graph, "both")
     assert isinstance(text.observation_space, spaces.Text)
     assert isinstance(both.observation_space, spaces.Dict)
     assert set(both.observation_space.spaces) == {"text", "image"}
@@ -89,8 +80,9 @@ def test_both_gives_the_text_observation_unchanged(graph: SceneGraph) -> None:
     both.close()
 
 
-def test_images_are_deterministic_and_show_where_the_robot_stands(graph: SceneGraph) -> None:
-    first, second = env_of(graph), env_of(graph)
+def test_images_are_deterministic_and_show_where_the_robot_stands(
+        apartment_graph: SceneGraph) -> None:
+    first, second = env_of(apartment_graph), env_of(apartment_graph)
     seen: list[np.ndarray] = []
     for env in (first, second):
         images = [env.reset(options={"task": task()})[0]["image"]]
@@ -101,12 +93,12 @@ def test_images_are_deterministic_and_show_where_the_robot_stands(graph: SceneGr
     for k in range(len(PLAN)):
         assert not np.array_equal(seen[0][k], seen[0][k + 1]), PLAN[k]
     # after go_to: from the robot's pose, the camera aimed by view_at at the side it is at
-    env = env_of(graph)
+    env = env_of(apartment_graph)
     env.reset(options={"task": task()})
     image = env.step(act("go_to", "side_table|top"))[0]["image"]
     pose = env.world.agent_pose()
     side = side_of(env.world.state.posed.surface("side_table|top"), pose).value
-    _, cam = view_at(graph, "side_table|top", side, CAMERA)
+    _, cam = view_at(apartment_graph, "side_table|top", side, CAMERA)
     assert cam.tilt_deg != CAMERA.tilt_deg
     expected = env.renderer().render(env.world.snapshot(), pose, cam)
     assert np.array_equal(image, expected.rgb)
@@ -127,8 +119,8 @@ def _interior(outline: list[tuple[float, float]], shape: tuple[int, int]) -> np.
     return m
 
 
-def test_show_receptacle_draws_and_labels_its_regions(graph: SceneGraph) -> None:
-    env = env_of(graph, "both")
+def test_show_receptacle_draws_and_labels_its_regions(apartment_graph: SceneGraph) -> None:
+    env = env_of(apartment_graph, "both")
     env.reset(options={"task": task()})
     plain = env.step(act("go_to", EMPTY))[0]["image"]
     obs = env.step(act("show_receptacle", EMPTY))[0]
@@ -164,16 +156,16 @@ def test_show_receptacle_draws_and_labels_its_regions(graph: SceneGraph) -> None
     env.close()
 
 
-def test_gymnasiums_env_checker_passes_with_images(graph: SceneGraph) -> None:
-    env = ManipulationEnv(graph, [task()], budget=3, observation="both",
+def test_gymnasiums_env_checker_passes_with_images(apartment_graph: SceneGraph) -> None:
+    env = ManipulationEnv(apartment_graph, [task()], budget=3, observation="both",
                           camera=Camera(width=64, height=48), base_dir=SCENES)
     check_env(env, skip_render_check=True)
     env.close()
 
 
-def test_an_unknown_observation_mode_is_refused(graph: SceneGraph) -> None:
+def test_an_unknown_observation_mode_is_refused(apartment_graph: SceneGraph) -> None:
     with pytest.raises(ValueError, match="'text', 'image' or 'both'"):
-        ManipulationEnv(graph, observation="video")  # type: ignore[arg-type]
+        ManipulationEnv(apartment_graph, observation="video")  # type: ignore[arg-type]
 
 
 def test_show_lens_widens_to_take_in_the_receptacle_and_no_further() -> None:

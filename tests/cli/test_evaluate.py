@@ -207,7 +207,7 @@ def test_malformed_predictions_are_located_and_exit_1(compiled: Path, tmp_path: 
 
 @pytest.mark.slow
 def test_a_low_level_run_scores_ll_sr(compiled: Path, tmp_path: Path) -> None:
-    from fdc.compiler.compile import start_snapshots
+    from fdc.compiler.start import start_snapshots
     from fdc.core.hashing import scene_sha256
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.load import load_scene

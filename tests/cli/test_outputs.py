@@ -190,28 +190,30 @@ def test_compile_refuses_a_manifest_path_it_cannot_write_before_compiling(
 
 
 def test_emit_writes_the_suite_and_the_manifest_or_neither(tmp_path: Path) -> None:
-    from fdc.compiler.emit import write_suite
+    from fdc.compiler.options import CompileOptions
+    from fdc.compiler.shards import compile_sharded, emit_sharded
     from fdc.core.errors import OutputError
 
-    class Manifest:
-        def to_json(self) -> str:
-            return "{}"
-
+    options = CompileOptions()
+    run = compile_sharded([], [], options)  # nothing to compile: an empty suite
     (tmp_path / "manifest.json").mkdir()
     with pytest.raises(OutputError, match="is a folder"):
-        write_suite(tmp_path / "suite.jsonl", "x", Manifest())  # type: ignore[arg-type]
+        emit_sharded(tmp_path / "suite.jsonl", run, [], options)
     assert files_under(tmp_path) == {"manifest.json"}
     (tmp_path / "manifest.json").rmdir()
-    assert write_suite(tmp_path / "suite.jsonl", "x", Manifest()) == tmp_path / "manifest.json"  # type: ignore[arg-type]
+    _, manifest = emit_sharded(tmp_path / "suite.jsonl", run, [], options)
+    assert manifest == tmp_path / "manifest.json"
     assert files_under(tmp_path) == {"manifest.json", "suite.jsonl"}
 
 
 def test_compile_refuses_a_suite_named_like_its_manifest(tmp_path: Path) -> None:
-    from fdc.compiler.emit import write_suite
+    from fdc.compiler.options import CompileOptions
+    from fdc.compiler.shards import compile_sharded, emit_sharded
     from fdc.core.errors import OutputError
 
+    options = CompileOptions()
     with pytest.raises(OutputError, match="the manifest goes beside the suite"):
-        write_suite(tmp_path / "manifest.json", "", None)  # type: ignore[arg-type]
+        emit_sharded(tmp_path / "manifest.json", compile_sharded([], [], options), [], options)
     assert files_under(tmp_path) == set()
 
 

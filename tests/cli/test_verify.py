@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.predicates.goal import GAnd, atom
-from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
@@ -26,11 +26,10 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def lines(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]]:
+def lines(tmp_path_factory: pytest.TempPathFactory, apartment_graph: SceneGraph
+          ) -> list[dict[str, object]]:
     """A one-stop run in the example apartment, as JSON lines."""
-    scene = load_scene(APARTMENT).scene
-    assert scene is not None
-    world = EmbeddedWorld(build_scene_graph(scene, base_dir=APARTMENT.parent))
+    world = EmbeddedWorld(apartment_graph)
     assert world.stop()
     path = tmp_path_factory.mktemp("run") / "run.jsonl"
     world.record(path, scene=str(APARTMENT))

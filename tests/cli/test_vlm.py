@@ -24,8 +24,8 @@ from PIL import Image
 
 from fdc.agents.env import ManipulationEnv
 from fdc.cli import app
-from fdc.compiler.compile import start_snapshots
 from fdc.compiler.reopen import reopen_suite
+from fdc.compiler.start import start_snapshots
 from fdc.interop.vlm import VlmQuestion, first_view_png, renderer_unavailable
 from fdc.sim_bridge.render import Renderer
 from tests.agents.vlm_server import scripted_server

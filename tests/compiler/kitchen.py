@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from fdc.compiler.compile import CompileOptions, SceneCompiler, TemplateEntry, load_entries
+from fdc.compiler.options import CompileOptions
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.templates import TemplateEntry, load_entries
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.world.experience import Experience, ExperienceRecorder
 from fdc.sim_bridge.world.state import AgentPose

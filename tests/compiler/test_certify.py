@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fdc.compiler import planning
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.planning import (
     AS_REFUSED,
     PlanningProblem,
@@ -21,28 +21,23 @@ from fdc.compiler.planning import (
     gathered,
 )
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.templates import load_entries
 from fdc.core.limits import current, set_current
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, atom, atoms
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.world.plans import placed_on, replay_plan
 from tests.sim_bridge.helpers import obj, on_top, write_scene
 
-REPO = Path(__file__).resolve().parents[2]
-APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
 #: 0.40 m tall, under a shelf with 0.40 m of room (less the headroom margin: too little).
 LAMP, LOW_SHELF = "lamp_4", "bathroom_shelf|shelf_0"
 
 
 @pytest.fixture(scope="module")
-def compiler() -> SceneCompiler:
-    found, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
-    return found
-
-
-@pytest.fixture(scope="module")
-def world(compiler: SceneCompiler) -> PlanningWorld:
+def world(apartment_compiler: SceneCompiler) -> PlanningWorld:
     entries, _ = load_entries(None)
-    return PlanningWorld(compiler.facts(entries[0].domain), compiler.states["initial"])
+    return PlanningWorld(apartment_compiler.facts(entries[0].domain),
+                         apartment_compiler.states["initial"])
 
 
 @pytest.fixture
@@ -117,12 +112,12 @@ def _planner_says(monkeypatch: pytest.MonkeyPatch, plan: list[str]) -> None:
 
 
 def test_an_action_the_world_refuses_for_another_reason_is_refused(
-        world: PlanningWorld, compiler: SceneCompiler,
+        world: PlanningWorld, apartment_compiler: SceneCompiler,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A plan the world refuses for another reason than room (a pick from where the
     robot cannot reach) was returned as solved, a certificate the world never carried
     out; now it is `refused`, its cause `action`."""
-    s = compiler.states["initial"].support_of("mug_0")
+    s = apartment_compiler.states["initial"].support_of("mug_0")
     assert s is not None
     goal = atom("holding", "mug_0")
     _planner_says(monkeypatch, [f"pick mug_0 {s}"])

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from fdc.compiler.check import check_paths
-from fdc.compiler.compile import goal_targets
 from fdc.compiler.drops import Drop, DropCode
 from fdc.compiler.ground import disjunction
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
+from fdc.compiler.targets import goal_targets
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
 from fdc.predicates.goal import GAnd, GAtom, GCount, GOr, GTargets, atom, expand_count

@@ -13,7 +13,6 @@ from fdc.compiler.start_checks import infeasible
 from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr, GThen
 from fdc.sim_bridge.graph.feasible import Infeasible
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.scene.load import load_scene
 from tests.sim_bridge.helpers import CHAIR, obj, scene
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
@@ -32,8 +31,9 @@ BOWLS = [at("in-cell", f"bowl_{k}", "office_bookshelf|shelf_1", "center") for k 
 
 
 @pytest.fixture(scope="module")
-def g() -> SceneGraph:
-    return build_scene_graph(load_scene(APARTMENT).scene, APARTMENT.parent)
+def g(apartment_graph: SceneGraph) -> SceneGraph:
+    """The example apartment's graph (the session's), under a short name."""
+    return apartment_graph
 
 
 def never(_a: GAtom) -> bool:

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from fdc.cli import app
 from fdc.compiler import ast as A
 from fdc.compiler.check import check_sources
-from fdc.compiler.compile import is_memory_manipulation_template, is_memory_template
 from fdc.compiler.suite import TaskRecord, is_memory_manipulation, parse_suite
+from fdc.compiler.templates import is_memory_manipulation_template, is_memory_template
 from fdc.core.problems import SourceFile
 from fdc.domain import builtin_domain_files
 from fdc.predicates.builtin import default_registry

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from fdc.cli import app
 from fdc.compiler.drops import Drop, DropCode
-from fdc.compiler.pipeline import compile_scene, compile_template, compile_templates
+from fdc.compiler.pipeline import compile_template, compile_templates
 from fdc.compiler.prepare import SceneJob
 from fdc.compiler.timings import Pass, Timings
 from tests.compiler.kitchen import compiler, entries, experience, template
@@ -106,18 +106,44 @@ def test_a_multi_goal_binding_drops_on_its_frameless_target(tmp_path: Path) -> N
     assert rep.drops == {"a target holds at no frame of the experience": 1}
 
 
+def test_each_template_is_handed_where_its_tasks_start(tmp_path: Path) -> None:
+    """The passes read the scene through a frozen `TemplateStart`, not the compiler: a
+    process template's tasks start in the initial state and name no experience; a
+    memory template's start after the experience, with its sha256 and goal frames."""
+    import dataclasses
+
+    comp = compiler(experience())
+    process = entries(tmp_path, template("move-mug", "(:goal (on ?o ?s))",
+                                         "?o - mug ?s - surface"), "p.pddl")[0]
+    memory = entries(tmp_path, template("revisit", "(:goal (robot-at-object ?o))",
+                                        "?o - movable", extra="(:tags memory)"), "m.pddl")[0]
+    a, b = comp.start(process), comp.start(memory)
+    assert (a.state, a.memory, a.manipulation) == ("initial", False, False)
+    assert (a.experience_sha256, a.frames, a.after) == (None, None, None)
+    assert (b.state, b.memory, b.manipulation) == ("after", True, False)
+    assert b.experience_sha256 == comp.experience_sha256 is not None
+    assert b.frames is not None and b.frames() == comp.goal_frames()
+    assert b.after is comp.states["after"].snapshot
+    assert a.judge is comp.judge(process.domain, "initial")  # the scene's caches, shared
+    assert a.describer is comp.describer(process.domain, "initial")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.state = "after"  # type: ignore[misc]
+
+
 def test_every_pass_of_a_scene_is_timed() -> None:
-    from fdc.compiler.compile import CompileOptions, load_entries
+    from fdc.compiler.options import CompileOptions
+    from fdc.compiler.shards import compile_sharded
+    from fdc.compiler.templates import load_entries
 
     found, _ = load_entries([TEMPLATES])
-    result, _ = compile_scene(SceneJob(KITCHEN, interactions=3), found,
-                              CompileOptions(seed=7, max_per_template=3))
-    timed = [p for p, _ in result.timings.rows()]
+    run = compile_sharded([SceneJob(KITCHEN, interactions=3)], found,
+                          CompileOptions(seed=7, max_per_template=3))
+    timed = [p for p, _ in run.timings.rows()]
     # emit is the writer's; the witness runs only when the command hands one down
     assert timed == [p for p in Pass if p not in (Pass.EMIT, Pass.WITNESS)]
-    assert all(t.seconds >= 0 for _, t in result.timings.rows())
-    assert result.timings.passes[Pass.SCENE].calls == 1
-    assert result.timings.passes[Pass.RECORD].calls == len(result.records)
+    assert all(t.seconds >= 0 for _, t in run.timings.rows())
+    assert run.timings.passes[Pass.SCENE].calls == 1
+    assert run.timings.passes[Pass.RECORD].calls == run.compiled_tasks > 0
 
 
 def test_timings_add_up_over_scenes() -> None:
@@ -267,7 +293,7 @@ def test_twin_scenes_get_distinct_ids_and_the_suite_validates(tmp_path: Path) ->
 
 
 def test_twin_scopes_name_the_later_files_of_one_content() -> None:
-    from fdc.compiler.pipeline import twin_scopes
+    from fdc.compiler.shards import twin_scopes
 
     jobs = [SceneJob(p) for p in ("a.json", "b.json", "a.json", "c.json")]
     assert twin_scopes(jobs, ["x", "y", "x", "x"]) == {2: "a.json#2", 3: "c.json#3"}
@@ -275,13 +301,13 @@ def test_twin_scopes_name_the_later_files_of_one_content() -> None:
 
 def test_a_memory_binding_whose_frames_no_walk_reaches_drops() -> None:
     from fdc.compiler.frames import goal_frames
-    from fdc.compiler.record import task_start
+    from fdc.compiler.start import start_pose
     from fdc.predicates.goal import atom
 
     comp = compiler(experience())
     frames, walker = comp.goal_frames()
     goal = atom("robot-at-object", "mug_red")
-    start = task_start(comp, "after")
+    start = start_pose(comp.states["after"])
     found = goal_frames(goal, ["mug_red"], start, frames, walker)
     assert not isinstance(found, Drop) and found.valid_frames == [[5, 6, 7]]
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.planning import (
     CHECKPOINT,
     PlanningWorld,
@@ -19,7 +19,9 @@ from fdc.compiler.planning import (
     solve,
 )
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.suite import TaskRecord, suite_lines
+from fdc.compiler.templates import load_entries
 from fdc.predicates.goal import GAnd, GNot, GOr, GThen, atom, to_pddl
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,19 +29,14 @@ APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
 
 
 @pytest.fixture(scope="module")
-def compiler() -> SceneCompiler:
-    found, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
-    return found
-
-
-@pytest.fixture(scope="module")
-def world(compiler: SceneCompiler) -> PlanningWorld:
+def world(apartment_compiler: SceneCompiler) -> PlanningWorld:
     entries, _ = load_entries(None)
-    return PlanningWorld(compiler.facts(entries[0].domain), compiler.states["initial"])
+    return PlanningWorld(apartment_compiler.facts(entries[0].domain),
+                         apartment_compiler.states["initial"])
 
 
-def support(compiler: SceneCompiler, item: str) -> str:
-    s = compiler.states["initial"].support_of(item)
+def support(apartment_compiler: SceneCompiler, item: str) -> str:
+    s = apartment_compiler.states["initial"].support_of(item)
     assert s is not None
     return s
 
@@ -60,11 +57,11 @@ def test_the_planning_domain_reads_in_unified_planning(world: PlanningWorld) -> 
 
 @pytest.mark.slow
 def test_the_abstraction_judges_a_goal_at_the_start(world: PlanningWorld,
-                                                   compiler: SceneCompiler) -> None:
+                                                   apartment_compiler: SceneCompiler) -> None:
     """A goal true in the initial state holds before any action, a sequence when every
     step does, one with a false part does not (`fdc audit`'s `start` column)."""
     a, b = "mug_2", "book_0"
-    sa, sb = support(compiler, a), support(compiler, b)
+    sa, sb = support(apartment_compiler, a), support(apartment_compiler, b)
     here, there = atom("on", a, sa), atom("on", a, sb)
     assert holds_initially(world.build("true", here))
     assert not holds_initially(world.build("false", there))
@@ -100,9 +97,9 @@ def test_no_side_seen_from_the_robot_holds_at_the_start(world: PlanningWorld) ->
 
 @pytest.mark.slow
 def test_a_sequence_is_planned_step_by_step(world: PlanningWorld,
-                                            compiler: SceneCompiler) -> None:
+                                            apartment_compiler: SceneCompiler) -> None:
     a, b = "mug_2", "book_0"
-    sa, sb = support(compiler, a), support(compiler, b)
+    sa, sb = support(apartment_compiler, a), support(apartment_compiler, b)
     # first a goes to b's surface, then back to its own: two placements of a, in order
     goal = GThen(steps=(atom("on", a, sb), atom("on", a, sa)))
     pp = world.build("seq", goal)
@@ -115,11 +112,11 @@ def test_a_sequence_is_planned_step_by_step(world: PlanningWorld,
 
 
 @pytest.mark.slow
-def test_goals_the_abstraction_cannot_satisfy_are_unsolvable(world: PlanningWorld,
-                                                             compiler: SceneCompiler) -> None:
+def test_goals_the_abstraction_cannot_satisfy_are_unsolvable(
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
     a = "mug_2"
-    other = support(compiler, "book_0")
-    two_places = GAnd(parts=(atom("on", a, other), atom("on", a, support(compiler, a)),
+    other = support(apartment_compiler, "book_0")
+    two_places = GAnd(parts=(atom("on", a, other), atom("on", a, support(apartment_compiler, a)),
                              atom("holding", "book_0")))
     assert solve(world.build("two", two_places), 60).status == "unsolvable"
     # the robot goes to an item where it stands, not to one in its hand (it reaches the
@@ -137,11 +134,11 @@ def test_goals_the_abstraction_cannot_satisfy_are_unsolvable(world: PlanningWorl
 
 @pytest.mark.slow
 def test_a_conjunction_of_disjunctions_is_checked_part_by_part(
-        world: PlanningWorld, compiler: SceneCompiler) -> None:
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
     surfaces = [s for s, _ in world.facts.true_atoms("surface-of")][:12]
     items = ["mug_2", "book_0", "apple_0"]
     goal = GAnd(parts=tuple(GOr(parts=tuple(atom("on", x, s) for s in surfaces
-                                            if s != support(compiler, x)))
+                                            if s != support(apartment_compiler, x)))
                             for x in items))
     pp = world.build("spread", goal)
     assert len(pp.checkpoints) == 3
@@ -152,8 +149,8 @@ def test_a_conjunction_of_disjunctions_is_checked_part_by_part(
 
 @pytest.mark.slow
 def test_items_named_only_in_literals_that_stay_false_are_left_out(
-        world: PlanningWorld, compiler: SceneCompiler) -> None:
-    s = support(compiler, "book_0")
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
+    s = support(apartment_compiler, "book_0")
     every = [atom("on", x, s) for x in world.facts.entities(("movable",)) if x != "mug_2"]
     truth = world.initially(every)
     there = sorted(a.args[0] for a in every if truth[a])  # (a cup on a tray counts too)
@@ -167,23 +164,24 @@ def test_items_named_only_in_literals_that_stay_false_are_left_out(
 
 @pytest.mark.slow
 def test_pyperplan_solves_the_compiled_problem(world: PlanningWorld,
-                                               compiler: SceneCompiler) -> None:
-    pp = world.build("py", atom("on", "mug_2", support(compiler, "book_0")))
+                                               apartment_compiler: SceneCompiler) -> None:
+    pp = world.build("py", atom("on", "mug_2", support(apartment_compiler, "book_0")))
     res = solve(pp, 120, planner="pyperplan")
     assert res.status == "solved", res.message
     assert res.planner == "pyperplan" and res.plan[-1].startswith("place mug_2 ")
 
 
 @pytest.mark.slow
-def test_export_pddl_files_read_back(tmp_path: Path, compiler: SceneCompiler) -> None:
+def test_export_pddl_files_read_back(tmp_path: Path, apartment_compiler: SceneCompiler) -> None:
     from unified_planning.io import PDDLReader
 
-    a, sb = "mug_2", support(compiler, "book_0")
+    a, sb = "mug_2", support(apartment_compiler, "book_0")
     plain = atom("on", a, sb)
-    seq = GThen(steps=(plain, atom("on", a, support(compiler, a))))
+    seq = GThen(steps=(plain, atom("on", a, support(apartment_compiler, a))))
     records = [TaskRecord(id=f"t-{k}", template="test", scene=APARTMENT, goal=g,
                           goal_pddl=to_pddl(g), targets=[a])
-               for k, g in enumerate([plain, atom("on", "book_0", support(compiler, a)), seq])]
+               for k, g in enumerate([plain, atom("on", "book_0",
+                                                   support(apartment_compiler, a)), seq])]
     suite = tmp_path / "suite.jsonl"
     suite.write_text("".join(suite_lines(records)))
     out = tmp_path / "pddl"
@@ -214,12 +212,12 @@ def test_export_pddl_files_read_back(tmp_path: Path, compiler: SceneCompiler) ->
 
 @pytest.mark.slow
 def test_same_surface_goals_are_planned_over_on(world: PlanningWorld,
-                                                compiler: SceneCompiler) -> None:
+                                                apartment_compiler: SceneCompiler) -> None:
     """No action sets `same-surface`: the planner reads it as "some surface both are
     `on`". Grouping three items is solved by moving the two not on the third's
     surface there; keeping two apart by moving one; with every surface they start on."""
     a, b, c = "mug_2", "book_0", "apple_0"
-    assert len({support(compiler, x) for x in (a, b, c)}) == 3
+    assert len({support(apartment_compiler, x) for x in (a, b, c)}) == 3
     pairs = [(x, y) for x in (a, b, c) for y in (a, b, c) if x != y]
     group = GAnd(parts=(*(atom("same-surface", x, y) for x, y in pairs),
                         *(atom("on-furniture", x) for x in (a, b, c))))
@@ -230,9 +228,9 @@ def test_same_surface_goals_are_planned_over_on(world: PlanningWorld,
     places = [s.split() for s in res.plan if s.startswith("place")]
     assert len(places) == 2 and len({p[2] for p in places}) == 1
     destination = places[0][2]
-    assert destination in {support(compiler, x) for x in (a, b, c)}
+    assert destination in {support(apartment_compiler, x) for x in (a, b, c)}
     # apart: two items that share a surface now; one of them moves, to furniture
-    s = support(compiler, b)
+    s = support(apartment_compiler, b)
     truth = world.initially(atom("on", x, s) for x in world.facts.entities(("movable",)))
     mate = sorted(x.args[0] for x, ok in truth.items() if ok and x.predicate == "on"
                   and x.args[1] == s and x.args[0] != b)[0]
@@ -247,14 +245,14 @@ def test_same_surface_goals_are_planned_over_on(world: PlanningWorld,
 
 
 def test_picking_an_item_clears_its_on_for_the_surface_under_its_surface(
-        world: PlanningWorld, compiler: SceneCompiler) -> None:
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
     # cup_0 stands on the tray on the coffee table: it is `on` both surfaces at the start,
     # and one pick takes it off both (the abstraction's pick used to clear only the
     # tray's, so a plan had to "pick" it a second time from the table)
-    assert support(compiler, "cup_0") == "tray_0|top"
+    assert support(apartment_compiler, "cup_0") == "tray_0|top"
     assert world.initially([atom("on", "cup_0", "coffee_table|top")])[
         atom("on", "cup_0", "coffee_table|top")]
-    away = GAnd(parts=(atom("on", "cup_0", support(compiler, "mug_2")),
+    away = GAnd(parts=(atom("on", "cup_0", support(apartment_compiler, "mug_2")),
                        GNot(body=atom("on", "cup_0", "coffee_table|top")),
                        GNot(body=atom("on", "cup_0", "tray_0|top"))))
     res = solve(world.build("off-the-table", away), 60)
@@ -327,10 +325,10 @@ def tray_plan(world: PlanningWorld) -> list[str]:
 
 @pytest.mark.slow
 def test_a_tray_that_carries_cups_is_picked_only_once_they_are_off(
-        world: PlanningWorld, compiler: SceneCompiler) -> None:
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
     # the world refuses to pick an item that carries others ("take them off first"); the
     # abstraction's pick used to take the tray with its cups on it
-    assert {support(compiler, c) for c in ("cup_0", "cup_1")} == {"tray_0|top"}
+    assert {support(apartment_compiler, c) for c in ("cup_0", "cup_1")} == {"tray_0|top"}
     plan = tray_plan(world)
     picks = [s.split()[1] for s in plan if s.startswith("pick")]
     assert picks[-1] == "tray_0" and {"cup_0", "cup_1"} <= set(picks[:-1])
@@ -338,11 +336,11 @@ def test_a_tray_that_carries_cups_is_picked_only_once_they_are_off(
 
 @pytest.mark.slow
 def test_an_item_goes_on_another_items_top(world: PlanningWorld,
-                                           compiler: SceneCompiler) -> None:
+                                           apartment_compiler: SceneCompiler) -> None:
     """`place-on-item` puts the held item on a top; on a low top (a tray) it is `on` the
     surface under the tray too, as the `on` checker finds it: the goal that it be on the
     tray, the tray where it stands, and the item not on that surface is unreachable."""
-    under = support(compiler, "tray_1")
+    under = support(apartment_compiler, "tray_1")
     on_top = atom("on", "remote_0", "tray_1|top")
     res = solve(world.build("onto-tray", on_top), 120)
     assert res.status == "solved", res.message
@@ -367,12 +365,12 @@ def test_a_problem_keeps_the_item_tops_something_stands_on_or_the_goal_names(
 
 
 def test_the_pddl_written_is_unified_plannings_own(world: PlanningWorld,
-                                                   compiler: SceneCompiler) -> None:
+                                                   apartment_compiler: SceneCompiler) -> None:
     # fdc hands the writer only the initial values it writes (not every false grounding)
     from fdc.compiler.planning import _writer_class, write_pddl
 
     a, b = "mug_2", "book_0"
-    sa, sb = support(compiler, a), support(compiler, b)
+    sa, sb = support(apartment_compiler, a), support(apartment_compiler, b)
     goals = [GThen(steps=(atom("on", a, sb), atom("on", a, sa))),
              GAnd(parts=(atom("at-side", a, b, "left"), GNot(body=atom("on", b, sb))))]
     for k, goal in enumerate(goals):
@@ -382,13 +380,13 @@ def test_the_pddl_written_is_unified_plannings_own(world: PlanningWorld,
 
 
 def test_a_negative_in_cell_goal_writes_with_every_action_costed(
-        world: PlanningWorld, compiler: SceneCompiler) -> None:
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
     # the fluent a negative `in-cell` reads is added to actions after the metric was set;
     # the metric, keyed by the action's value, no longer found them, and the writer
     # crashed on a cost of None (issue 36: `fdc export pddl`, out-centerpiece-*)
     from fdc.compiler.planning import MAY_BE_IN_CELL, write_pddl
 
-    s = support(compiler, "mug_2")
+    s = support(apartment_compiler, "mug_2")
     cell = atom("in-cell", "mug_2", s, "front-left")
     assert world.initially([cell])[cell]  # elsewhere on its surface
     goal = GAnd(parts=(GNot(body=cell), atom("on", "mug_2", s)))
@@ -401,7 +399,7 @@ def test_a_negative_in_cell_goal_writes_with_every_action_costed(
 
 
 def test_objects_named_like_types_keep_their_names(world: PlanningWorld,
-                                                   compiler: SceneCompiler) -> None:
+                                                   apartment_compiler: SceneCompiler) -> None:
     # the room `kitchen` (of type `kitchen`) was written `kitchen_0`; PDDL keeps objects
     # apart from types, and unified-planning reads it back with error_used_name off
     from unified_planning.io import PDDLReader
@@ -409,7 +407,7 @@ def test_objects_named_like_types_keep_their_names(world: PlanningWorld,
     from fdc.compiler.planning import write_pddl
 
     assert world.facts.type_of("kitchen") == "kitchen"
-    surface = support(compiler, "book_0")
+    surface = support(apartment_compiler, "book_0")
     assert "|" in surface
     pp = world.build("k", atom("on", "mug_2", surface), reduce=False)
     domain, problem = write_pddl(pp, "fdc-home", "k")

@@ -50,17 +50,16 @@ import itertools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
 from fdc.compiler.planning import PlanningWorld, holds_initially, solve
-from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.scene_facts import SceneFacts
+from fdc.compiler.templates import load_entries
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GNot, Goal, GOr, atom
 from fdc.predicates.registry import Context
@@ -68,9 +67,6 @@ from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import LONG_DAY, EmbeddedWorld
 from fdc.sim_bridge.world.plans import _act, lack_of_room, replay_plan
 from fdc.sim_bridge.world.snapshot import SnapshotState
-
-REPO = Path(__file__).resolve().parents[2]
-APARTMENT = str(REPO / "examples" / "scenes" / "apartment.json")
 
 EXACT = ("on", "inside", "in-room", "on-furniture", "same-surface", "holding", "hand-empty",
          "robot-in-room", "is-open")
@@ -103,16 +99,10 @@ class Scene:
 
 
 @pytest.fixture(scope="module")
-def compiler() -> SceneCompiler:
-    found, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
-    return found
-
-
-@pytest.fixture(scope="module")
-def scene(compiler: SceneCompiler) -> Iterator[Scene]:
+def scene(apartment_compiler: SceneCompiler) -> Iterator[Scene]:
     entries, _ = load_entries(None)
-    facts = compiler.facts(entries[0].domain)
-    state = compiler.states["initial"]
+    facts = apartment_compiler.facts(entries[0].domain)
+    state = apartment_compiler.states["initial"]
     movables = sorted(facts.entities(("movable",)))
     # trays and a box with what they carry, a book, what the fridge holds, mugs and cups
     carriers = [x for x in movables if x.startswith(("tray_", "box_0", "book_0"))]
@@ -374,7 +364,7 @@ def test_the_abstraction_and_the_checkers_agree_on_every_state(
 # --------------------------------------------------------------------------- the template
 
 
-def _forall_mugs_in_room_on(sc: Scene, compiler: SceneCompiler, room: str, surface: str
+def _forall_mugs_in_room_on(sc: Scene, apartment_compiler: SceneCompiler, room: str, surface: str
                             ) -> Goal:
     """`(forall (?m - mug) (imply (in-room ?m ?r) (on ?m ?t)))` ground on the scene."""
     mugs = sorted(m for m in sc.facts.entities(("mug",)))
@@ -384,7 +374,7 @@ def _forall_mugs_in_room_on(sc: Scene, compiler: SceneCompiler, room: str, surfa
 
 @pytest.mark.slow
 def test_picking_the_mug_no_longer_takes_it_out_of_the_room(
-        scene: Scene, compiler: SceneCompiler) -> None:
+        scene: Scene, apartment_compiler: SceneCompiler) -> None:
     """Issue 36's user template, ground on the apartment: every mug in the kitchen on the
     kitchen table. The abstraction put a held mug in no room, so `pick` alone "solved"
     it, and the world (the held mug is in the robot's room) did not reach the goal. Now
@@ -394,7 +384,7 @@ def test_picking_the_mug_no_longer_takes_it_out_of_the_room(
     from fdc.predicates.verify import judge_at_end
 
     sc = scene
-    state = compiler.states["initial"]
+    state = apartment_compiler.states["initial"]
     planning = PlanningWorld(sc.facts, state)
     mugs = sorted(sc.facts.entities(("mug",)))
     room = next(state.room_of(m) for m in mugs if state.room_of(m) == "kitchen")
@@ -402,7 +392,7 @@ def test_picking_the_mug_no_longer_takes_it_out_of_the_room(
     surface = "kitchen_table|top" if sc.graph.has("kitchen_table|top") else next(
         s for s in sc.facts.entities(("furniture-surface",))
         if sc.graph.object(sc.graph.surface(s).object_id).room == room)
-    goal = _forall_mugs_in_room_on(sc, compiler, room, surface)
+    goal = _forall_mugs_in_room_on(sc, apartment_compiler, room, surface)
     pp = planning.build("mugs", goal)
     assert not holds_initially(pp)
     res = solve(pp, 60)
@@ -419,17 +409,17 @@ def test_picking_the_mug_no_longer_takes_it_out_of_the_room(
 
 
 def test_a_held_item_stays_in_the_robots_room_and_goes_where_it_walks(
-        scene: Scene, compiler: SceneCompiler) -> None:
+        scene: Scene, apartment_compiler: SceneCompiler) -> None:
     """In the abstraction, `pick` keeps the mug in the kitchen (it put it in no room) and
     a walk to the office carries it there, as the `in-room` checker says of a held item."""
     from unified_planning.shortcuts import SequentialSimulator
 
     sc = scene
-    s = compiler.states["initial"].support_of("mug_0")
+    s = apartment_compiler.states["initial"].support_of("mug_0")
     assert s is not None
     owner = sc.graph.object(sc.graph.surface(s).object_id)
     assert owner.room == "kitchen"
-    planning = PlanningWorld(sc.facts, compiler.states["initial"])
+    planning = PlanningWorld(sc.facts, apartment_compiler.states["initial"])
     pp = planning.build("held", atom("in-room", "mug_0", "office"), reduce=False,
                         extra=["office_desk|top"])
     problem = pp.problem
@@ -450,12 +440,12 @@ def test_a_held_item_stays_in_the_robots_room_and_goes_where_it_walks(
 
 
 def test_an_item_on_a_tray_is_reached_in_the_trays_room(
-        scene: Scene, compiler: SceneCompiler) -> None:
+        scene: Scene, apartment_compiler: SceneCompiler) -> None:
     """`cup_0` stands on `tray_0`: the walk to the tray's top names the tray and its room
     (`navigate-to-item ?to ?i ?r`), so the tray is an object of the problem (three tasks
     of the library came out unreachable while it was not)."""
-    planning = PlanningWorld(scene.facts, compiler.states["initial"])
-    assert compiler.states["initial"].support_of("cup_0") == "tray_0|top"
+    planning = PlanningWorld(scene.facts, apartment_compiler.states["initial"])
+    assert apartment_compiler.states["initial"].support_of("cup_0") == "tray_0|top"
     goal = atom("on", "cup_0", "office_bookshelf|top")
     res = planning.certify(planning.build("tray", goal), 60)
     assert res.status == "solved", res.message

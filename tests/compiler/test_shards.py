@@ -2,7 +2,7 @@
 keys that hash what each shard depends on. A rerun reuses every shard and template whose
 key matches (an interrupted run resumes; a changed template file recompiles its own
 tasks alone), and the merged suite and manifest are the bytes of an in-memory compile
-whatever order the shards finish in."""
+whatever order the shards finish in. A change of fdc's own code changes every key."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.emit import emit_suite
+from fdc.compiler import shards
 from fdc.compiler.executors import LocalExecutor
-from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.prepare import SceneJob
 from fdc.compiler.shards import (
-    ShardCache,
+    FolderCache,
+    MemoryCache,
     ShardOutput,
     ShardTask,
     compile_sharded,
@@ -29,6 +29,7 @@ from fdc.compiler.shards import (
     plan_shards,
     shard_key,
 )
+from fdc.compiler.templates import load_entries
 
 REPO = Path(__file__).resolve().parents[2]
 KITCHEN = str(REPO / "tests" / "golden" / "scenes" / "kitchen.json")
@@ -61,13 +62,14 @@ def test_shards_merge_to_the_bytes_of_an_in_memory_compile(tmp_path: Path) -> No
     options = CompileOptions(seed=3, max_per_template=2)
     jobs = [SceneJob(KITCHEN, interactions=3, day=d) for d in (1, 2)] + \
         [SceneJob(GEN_A, interactions=3), SceneJob(KITCHEN, interactions=3)]  # a twin
-    result, refs = compile_suite(jobs, entries, options)
-    emit_suite(tmp_path / "memory" / "suite.jsonl", result, refs, entries, options)
-    cache = ShardCache(tmp_path / "cache")
+    memory = compile_sharded(jobs, entries, options)  # in this process, in memory
+    assert isinstance(memory.cache, MemoryCache) and memory.compiled_shards == 4
+    emit_sharded(tmp_path / "memory" / "suite.jsonl", memory, entries, options)
+    cache = FolderCache(tmp_path / "cache")
     run = compile_sharded(jobs, entries, options, cache, Reversed())
     # 3 shards (the twin's first key is the kitchen's own: compiled once) and the twin's
     assert run.compiled_shards == 4 and run.reused_shards == 0
-    emit_sharded(tmp_path / "shards" / "suite.jsonl", run, cache, entries, options)
+    emit_sharded(tmp_path / "shards" / "suite.jsonl", run, entries, options)
     for name in ("suite.jsonl", "manifest.json"):
         assert (tmp_path / "shards" / name).read_bytes() == \
             (tmp_path / "memory" / name).read_bytes(), name
@@ -130,9 +132,9 @@ def test_a_damaged_cache_entry_is_compiled_again(tmp_path: Path, damage: str) ->
     entries, _ = load_entries([str(REPO / "tests" / "golden" / "templates")])
     options = CompileOptions(seed=3, max_per_template=2)
     jobs = [SceneJob(KITCHEN, interactions=3)]
-    cache = ShardCache(tmp_path / "cache")
+    cache = FolderCache(tmp_path / "cache")
     run = compile_sharded(jobs, entries, options, cache, LocalExecutor(1))
-    emit_sharded(tmp_path / "clean" / "suite.jsonl", run, cache, entries, options)
+    emit_sharded(tmp_path / "clean" / "suite.jsonl", run, entries, options)
     meta = next((tmp_path / "cache").glob("*/*/shard.json"))
     entry = max(meta.parent.glob("*.jsonl"), key=lambda f: f.stat().st_size)
     if damage == "records":  # a record line cut short
@@ -143,14 +145,14 @@ def test_a_damaged_cache_entry_is_compiled_again(tmp_path: Path, damage: str) ->
         meta.write_text('{"scene_sha256": ')
     else:
         meta.write_text('{"scene_sha256": 3, "experience": null}\n')
-    again = ShardCache(tmp_path / "cache")
+    again = FolderCache(tmp_path / "cache")
     run = compile_sharded(jobs, entries, options, again, LocalExecutor(1))
     assert list(again.damaged) == [str(meta if damage in ("shard", "shape") else entry)]
-    emit_sharded(tmp_path / "again" / "suite.jsonl", run, again, entries, options)
+    emit_sharded(tmp_path / "again" / "suite.jsonl", run, entries, options)
     for name in ("suite.jsonl", "manifest.json"):
         assert (tmp_path / "again" / name).read_bytes() == \
             (tmp_path / "clean" / name).read_bytes(), name
-    assert not ShardCache(tmp_path / "cache").damaged  # mended: read back whole now
+    assert not FolderCache(tmp_path / "cache").damaged  # mended: read back whole now
 
 
 def test_fdc_compile_says_which_cache_entry_was_damaged(tmp_path: Path) -> None:
@@ -268,3 +270,58 @@ def test_a_summary_respelled_names_the_files_as_this_compile_gives_them() -> Non
     assert got.examples["x"].scene == "/abs/job/kitchen.json"
     assert got.error == "/abs/templates/t.pddl:3:4: cannot ground"
     assert got.respelled("job/kitchen.json", "templates/t.pddl") == summary
+
+
+def test_the_code_digest_hashes_fdc_s_source_and_data_once() -> None:
+    names = {name for name, _ in shards.code_files()}
+    assert {"compiler/shards.py", "compiler/grammar.lark", "domain/fdc-home.pddl",
+            "predicates/checkers/poses.py", "fdc/cli/compile.py"} <= names
+    assert not any("__pycache__" in n or n.startswith(("tests/", "benchmarks/"))
+                   for n in names)
+    assert any(n.startswith("domain/templates/") and n.endswith(".pddl") for n in names)
+    assert shards.code_digest() == shards.code_digest()
+
+
+def test_the_code_files_are_the_packages_own_however_fdc_is_imported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`benchmarks/memory_compile.py` imports `fdc` from a tree with the tree's root
+    among the package's search locations (as the editable install's map reads): the
+    code files were then every file under the root, `.venv` included, and hashing them
+    cost a third of a second a compile. Each package's files are those of its own
+    folder, however it is found."""
+    import fdc
+
+    before = shards.code_files()
+    spec = fdc.__spec__
+    assert spec is not None and spec.submodule_search_locations is not None
+    monkeypatch.setattr(spec, "submodule_search_locations",
+                        [*spec.submodule_search_locations, str(REPO)])
+    assert shards.code_files() == before
+
+
+def test_a_cache_written_by_other_code_is_compiled_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: a checker changed after a compile; the rerun reused the shards the old
+    code had compiled. The key holds a hash of fdc's own files (here one checker module
+    among them, replaced by an edited copy), so the shard compiles again."""
+    entries, _ = load_entries([str(REPO / "tests" / "golden" / "templates")])
+    options = CompileOptions(seed=3, max_per_template=1)
+    jobs = [SceneJob(KITCHEN, simulate=False)]
+    first = compile_sharded(jobs, entries, options, FolderCache(tmp_path / "cache"))
+    assert first.compiled_shards == 1
+    again = compile_sharded(jobs, entries, options, FolderCache(tmp_path / "cache"))
+    assert (again.compiled_shards, again.reused_shards) == (0, 1)
+    files = shards.code_files()
+    name, path = next((n, p) for n, p in files if n == "predicates/checkers/poses.py")
+    edited = tmp_path / "poses.py"
+    edited.write_bytes(path.read_bytes() + b"\n# a checker changed\n")
+    monkeypatch.setattr(shards, "code_files",
+                        lambda: [(n, edited if n == name else p) for n, p in files])
+    shards.code_digest.cache_clear()
+    try:
+        changed = compile_sharded(jobs, entries, options, FolderCache(tmp_path / "cache"))
+        assert (changed.compiled_shards, changed.reused_shards) == (1, 0)
+        assert changed.shards[0].key != first.shards[0].key
+    finally:
+        monkeypatch.undo()
+        shards.code_digest.cache_clear()

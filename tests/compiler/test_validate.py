@@ -13,13 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.compiler.compile import CompileOptions, load_entries
-from fdc.compiler.emit import build_manifest, suite_text
-from fdc.compiler.pipeline import compile_suite
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.shards import compile_sharded, emit_sharded
 from fdc.compiler.suite import TaskRecord, parse_suite
+from fdc.compiler.templates import load_entries
 from fdc.compiler.validate import ValidationReport
-from fdc.core.files import write_atomic
 from fdc.instructions.describe import Describer
 from fdc.predicates.goal import GAnd, GThen, atom, to_pddl
 
@@ -39,12 +39,9 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("suite")
     entries, _ = load_entries([LEVEL_1])
     options = CompileOptions(seed=0, max_per_template=2)
-    result, refs = compile_suite([SceneJob(APARTMENT, None, simulate=False)], entries, options)
-    text = suite_text(result.records)
+    run = compile_sharded([SceneJob(APARTMENT, None, simulate=False)], entries, options)
     path = folder / "suite.jsonl"
-    write_atomic(path, text)
-    write_atomic(folder / "manifest.json",
-                 build_manifest(result, refs, entries, options, path.name, text).to_json())
+    emit_sharded(path, run, entries, options)
     return path
 
 
@@ -93,11 +90,11 @@ def test_a_compiled_suite_validates_and_every_task_is_certified(suite: Path) -> 
 
 
 @pytest.mark.slow
-def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path) -> None:
+def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path,
+                                       apartment_compiler: SceneCompiler) -> None:
     first = records(suite)[0]
     o = first.bindings["?o"]
-    view, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
-    support = view.states["initial"].support_of(o)
+    support = apartment_compiler.states["initial"].support_of(o)
     assert support is not None
     goal = atom("on", o, support)
     path = write(tmp_path, [line(first, goal=goal, goal_pddl=to_pddl(goal), targets=[o])])
@@ -113,16 +110,16 @@ def test_goal_already_true_is_an_error(suite: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path) -> None:
+def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path,
+                                              apartment_compiler: SceneCompiler) -> None:
     first = next(r for r in records(suite) if r.template == "l1-to-surface")
-    compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
     entries, _ = load_entries(None)
-    facts = compiler.facts(entries[0].domain)
-    describer = Describer(facts, compiler.states["initial"])
+    facts = apartment_compiler.facts(entries[0].domain)
+    describer = Describer(facts, apartment_compiler.states["initial"])
     twin = next(e for e in facts.entities(("surface",)) if not describer.describe(e).unique)
     o = first.bindings["?o"]
     goal = atom("on", o, twin)
-    owner = compiler.graph.surface(twin).object_id
+    owner = apartment_compiler.graph.surface(twin).object_id
     path = write(tmp_path, [line(first, bindings={**first.bindings, "?s": twin, "?f": owner},
                                  goal=goal, goal_pddl=to_pddl(goal))])
     code, out, _ = run("validate", str(path), "--format", "json")
@@ -134,13 +131,14 @@ def test_an_ambiguous_instruction_is_an_error(suite: Path, tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-def test_the_listener_reports_words_for_another_entity(suite: Path, tmp_path: Path) -> None:
+def test_the_listener_reports_words_for_another_entity(
+        suite: Path, tmp_path: Path, apartment_compiler: SceneCompiler) -> None:
     first = next(r for r in records(suite) if r.template == "l1-to-surface")
-    compiler, _ = prepare_scene(SceneJob(APARTMENT, None, simulate=False), CompileOptions())
     entries, _ = load_entries(None)
-    describer = Describer(compiler.facts(entries[0].domain), compiler.states["initial"])
+    describer = Describer(apartment_compiler.facts(entries[0].domain),
+                          apartment_compiler.states["initial"])
     o = first.bindings["?o"]
-    other = next(e for e in compiler.facts(entries[0].domain).entities(("movable",))
+    other = next(e for e in apartment_compiler.facts(entries[0].domain).entities(("movable",))
                  if e != o and describer.describe(e).unique)
     text = f"Pick up {describer.describe(other).definite}."
     path = write(tmp_path, [line(first, instructions=[text])])

@@ -7,16 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler.compile import CompileOptions, TemplateEntry, load_entries
 from fdc.compiler.drops import Drop, DropCode
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_binding
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.shards import shard_key
 from fdc.compiler.start_checks import needs_witness
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.templates import TemplateEntry, load_entries
 from fdc.compiler.timings import Pass, Timings
 from fdc.core.limits import current
 from fdc.predicates.goal import GAnd, GAtom, GNot, GOr, GTargets, GThen, Target
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
 APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
 
@@ -74,8 +76,8 @@ def _compile(binding: dict[str, str], witness: bool) -> tuple[TaskRecord | Drop,
     options = CompileOptions(seed=0, witness=oracle if witness else None)
     compiler, _ = prepare_scene(SceneJob(str(APARTMENT), simulate=False), options)
     timings = Timings()
-    made = compile_binding(compiler, _entry("out-all-around"), binding, "initial", False,
-                           timings)
+    entry = _entry("out-all-around")
+    made = compile_binding(compiler, entry, binding, compiler.start(entry), timings)
     return made, timings
 
 
@@ -109,20 +111,19 @@ def test_the_shard_key_names_the_witness() -> None:
     assert len(keys) == 2
 
 
-def test_a_trace_that_stacks_in_a_cell_certifies_nothing() -> None:
+def test_a_trace_that_stacks_in_a_cell_certifies_nothing(apartment_graph: SceneGraph) -> None:
     """The apartment's two cups stand on the tray in the coffee table's centre cell: the
     world and the checkers say they are in the cell, but no plan of the abstraction can
     (an item on a top is on the table; which cell it is in depends on where on the
     top it stands), so the oracle's trace, however it verifies, is no witness."""
     from fdc.agents.baselines import witness
     from fdc.predicates.goal import to_pddl
-    from fdc.sim_bridge.graph.scene_graph import load_scene_graph
 
     goal = GAnd(parts=(at("in-cell", "cup_0", "coffee_table|top", "center"),
                        at("in-cell", "cup_1", "coffee_table|top", "center")))
     task = TaskRecord(id="t1", template="hand-made", level=4, goal=goal,
                       goal_pddl=to_pddl(goal), instructions=["Put the cups in the middle."],
                       tags=["manipulation"])
-    why = witness(task, load_scene_graph(APARTMENT))
+    why = witness(task, apartment_graph)
     assert why is not None and "`cup_1` on `tray_0`'s top" in why
     assert "(in-cell cup_1 coffee_table|top center)" in why

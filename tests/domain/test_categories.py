@@ -14,7 +14,7 @@ from fdc.compiler.check import check_paths
 from fdc.compiler.scene_facts import SceneFacts
 from fdc.domain import builtin_domain_files
 from fdc.predicates.checkers.attributes import pddl_word
-from fdc.sim_bridge.graph.scene_graph import load_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.scene.generate import ITEMS
 from tests.cli.helpers import REPO, runner
 
@@ -89,8 +89,9 @@ def test_a_misspelt_category_type_is_answered_with_the_category(tmp_path: Path) 
     assert "N202" in result.output and "did you mean `lamp`?" in result.output
 
 
-def test_apartment_items_take_their_category_type_and_a_lidded_box_is_no_container() -> None:
-    graph = load_scene_graph(REPO / "examples" / "scenes" / "apartment.json")
+def test_apartment_items_take_their_category_type_and_a_lidded_box_is_no_container(
+        apartment_graph: SceneGraph) -> None:
+    graph = apartment_graph
     domain = check_paths([str(builtin_domain_files()[0])]).domains["fdc-home"]
     facts = SceneFacts(graph, domain)
     assert facts.type_of("lamp_0") == "lamp"

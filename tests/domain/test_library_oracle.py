@@ -32,16 +32,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fdc.compiler.compile import (
-    CompileOptions,
-    SceneCompiler,
-    TemplateEntry,
-    load_entries,
-    start_snapshots,
-)
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.start import start_snapshots
 from fdc.compiler.suite import TaskRecord
+from fdc.compiler.templates import TemplateEntry, load_entries
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
 from fdc.predicates.registry import Context, Mode

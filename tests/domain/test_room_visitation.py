@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from fdc.agents.baselines import random_frames_chance
-from fdc.compiler.compile import CompileOptions, SceneCompiler, load_entries
 from fdc.compiler.drops import DropCode
+from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.prepare import SceneJob, prepare_scene
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.templates import load_entries
 from fdc.sim_bridge.world.experience import final_room, visit_order
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,8 @@ from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.baselines import oracle_actions
 from fdc.agents.env import ManipulationEnv
 from fdc.cli import app
-from fdc.compiler.compile import start_snapshots
 from fdc.compiler.reopen import reopen_suite
+from fdc.compiler.start import start_snapshots
 from fdc.compiler.suite import is_memory_manipulation, parse_suite
 from fdc.evaluation.audit.checks import MEMORY, PROCESS
 from fdc.evaluation.manipulation import score_manipulation

@@ -283,7 +283,7 @@ def test_hl_sr_agrees_with_the_compilers_valid_frames() -> None:
 def run(*stops: tuple[float, str | None], recorded: list[float] | None = None
         ) -> list[Snapshot]:
     """Snapshots of a walk along the row from the start: (x, action) each."""
-    from fdc.compiler.compile import start_snapshots
+    from fdc.compiler.start import start_snapshots
 
     _, after = start_snapshots(GRAPH, room_log())
     assert after is not None

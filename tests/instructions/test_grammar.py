@@ -114,7 +114,7 @@ def test_one_relation_alone_stays_short() -> None:
 
 
 def test_every_library_template_has_three_variants() -> None:
-    from fdc.compiler.compile import load_entries
+    from fdc.compiler.templates import load_entries
 
     entries, _ = load_entries(None)
     assert [e.template.name for e in entries if len(set(e.texts)) < 3] == []

@@ -16,7 +16,8 @@ from fdc.instructions.listen import listen, listener_for
 
 @cache
 def describer(seed: int) -> Describer:
-    from fdc.compiler.compile import SceneCompiler, load_entries
+    from fdc.compiler.scene_compiler import SceneCompiler
+    from fdc.compiler.templates import load_entries
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.generate import generate_scene
 

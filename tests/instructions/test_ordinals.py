@@ -15,7 +15,8 @@ from tests.sim_bridge.helpers import graph, obj, room
 def describer(objects: list[dict[str, Any]]) -> Describer:
     """A hall (the robot's) and a kitchen east of it, through a door at (4, 2): seen
     from there, the kitchen's left is north (+y), its right south."""
-    from fdc.compiler.compile import SceneCompiler, load_entries
+    from fdc.compiler.scene_compiler import SceneCompiler
+    from fdc.compiler.templates import load_entries
 
     g = graph(objects, rooms=[room("hall", "hallway", 0, 0, 4, 4),
                               room("kitchen", "kitchen", 4, 0, 10, 4)],

@@ -12,8 +12,7 @@ from typer.testing import CliRunner
 from fdc.cli import app
 from fdc.compiler.suite import TaskRecord, suite_lines
 from fdc.predicates.goal import GAnd, GNot, GTargets, Target, atom
-from fdc.sim_bridge.graph.scene_graph import build_scene_graph
-from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,11 +21,10 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, str]:
+def run(tmp_path_factory: pytest.TempPathFactory, apartment_graph: SceneGraph
+        ) -> tuple[Path, str, str, str]:
     """(trajectory path, item, source surface, destination surface)."""
-    scene = load_scene(APARTMENT).scene
-    assert scene is not None
-    graph = build_scene_graph(scene, base_dir=APARTMENT.parent)
+    graph = apartment_graph
     surfaces = [s.id for s in graph.surfaces() if graph.object(s.object_id).kind.value != "movable"]
     for item in (o for o in graph.objects() if o.is_movable):
         source = graph.parent_surface(item.id)

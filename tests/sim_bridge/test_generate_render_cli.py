@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.pictures import render_map, render_support_tree
 from fdc.sim_bridge.scene.generate import generate_scene
 from fdc.sim_bridge.scene.load import load_scene
@@ -50,8 +50,8 @@ def test_the_example_apartment_is_big_enough_and_clean() -> None:
 
 
 @pytest.mark.slow
-def test_pictures_are_deterministic() -> None:
-    g = build_scene_graph(generate_scene(2, 40, seed=1))
+def test_pictures_are_deterministic(generated_graph: SceneGraph) -> None:
+    g = generated_graph
     png = render_map(g, dpi=60)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == render_map(g, dpi=60)
     svg = render_support_tree(g)

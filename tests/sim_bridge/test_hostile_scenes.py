@@ -250,7 +250,8 @@ class _Counting(Describer):
 
 
 def test_identical_items_are_described_once_per_class() -> None:
-    from fdc.compiler.compile import SceneCompiler, load_entries
+    from fdc.compiler.scene_compiler import SceneCompiler
+    from fdc.compiler.templates import load_entries
     from fdc.sim_bridge.graph.scene_graph import build_scene_graph
     from fdc.sim_bridge.scene.schema import Scene
 

@@ -9,9 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.pictures import Label, entity_roles, place_labels, render_map
-from fdc.sim_bridge.scene.generate import generate_scene
 from fdc.sim_bridge.scene.schema import Kind
 
 
@@ -41,8 +40,8 @@ def test_labels_never_overlap_and_those_that_cannot_fit_are_left_out() -> None:
     plt.close(fig)
 
 
-def test_a_tasks_entities_have_one_role_each_targets_first() -> None:
-    g = build_scene_graph(generate_scene(2, 40, seed=1))
+def test_a_tasks_entities_have_one_role_each_targets_first(generated_graph: SceneGraph) -> None:
+    g = generated_graph
     items = g.objects(kind=Kind.MOVABLE)
     target = items[0]
     same = [o.id for o in items if o.category == target.category and o.id != target.id]
@@ -56,8 +55,8 @@ def test_a_tasks_entities_have_one_role_each_targets_first() -> None:
 
 
 @pytest.mark.slow
-def test_a_highlighted_map_is_deterministic() -> None:
-    g = build_scene_graph(generate_scene(2, 40, seed=1))
+def test_a_highlighted_map_is_deterministic(generated_graph: SceneGraph) -> None:
+    g = generated_graph
     item = g.objects(kind=Kind.MOVABLE)[0].id
     png = render_map(g, dpi=60, highlight={item: "target"}, title="one task")
     assert png[:8] == b"\x89PNG\r\n\x1a\n"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, HFOV_DEG, Frustum, in_frustum
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.render import Camera, Renderer, RenderUnavailable
 from fdc.sim_bridge.render import context as render_context
 from fdc.sim_bridge.render.pixels import MIN_PIXELS, min_pixels, seen, target_pixels
@@ -131,15 +132,13 @@ def test_a_shelf_unit_is_open_at_the_front_in_the_frames(_egl: None) -> None:
         assert back.visible.get("mug", 0) == 0
 
 
-def test_the_robot_looks_at_what_it_picks_and_places() -> None:
+def test_the_robot_looks_at_what_it_picks_and_places(apartment_graph: SceneGraph) -> None:
     """Every pick and place frame of a simulated day carries the head tilt that centres
     the item, and navigating to such a frame's pose ends with the head tilted so."""
-    from pathlib import Path
 
-    from fdc.sim_bridge.graph.scene_graph import load_scene_graph
     from fdc.sim_bridge.world.simulate import simulate_experience
 
-    g = load_scene_graph(Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json")
+    g = apartment_graph
     log = simulate_experience(g, interactions=2, seed=0)
     acting = [f for f in log.frames if f.action and f.action.split()[0] in ("pick", "place")]
     assert len(acting) == 4

@@ -5,7 +5,6 @@ never does; what it keeps, the world does)."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -23,12 +22,10 @@ from fdc.sim_bridge.graph.feasible import (
 )
 from fdc.sim_bridge.graph.placement import place_in_cell, place_inside, place_on
 from fdc.sim_bridge.graph.regions import Direction
-from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from tests.sim_bridge.helpers import CHAIR, graph, obj
 
-APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 #: A bookcase 0.35 m deep and 0.9 m wide: shelves at 0.4, 0.8 and 1.2 m (0.4 m of room
 #: on the lower two), its top at 1.8 m.
 SHELF = obj("shelf", "bookshelf", (1.0, 3.0, 0.9), (0.35, 0.9, 1.8), kind="furniture",
@@ -272,8 +269,8 @@ def test_another_surface_in_the_band_is_not_judged() -> None:
     assert rest_on(g, "board", "table|top", on_top_m=0.05) is Infeasible.TOO_LARGE
 
 
-def test_the_apartment() -> None:
-    g = build_scene_graph(load_scene(APARTMENT).scene, APARTMENT.parent)
+def test_the_apartment(apartment_graph: SceneGraph) -> None:
+    g = apartment_graph
     assert inside_object(g, "lamp_2", "box_0") is Infeasible.TOO_TALL
     assert inside_object(g, "plant_1", "box_0") is Infeasible.TOO_TALL
     assert rest_on(g, "lamp_1", "kitchen_shelf|shelf_0") is Infeasible.TOO_TALL

@@ -9,15 +9,13 @@ import pytest
 import shapely
 
 from fdc.sim_bridge.graph.placement import PlacementConfig
-from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
-from fdc.sim_bridge.scene.load import load_scene
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld, WorldConfig
 from fdc.sim_bridge.world.snapshot import SnapshotState
 from fdc.sim_bridge.world.state import AgentPose, Clock, WorldState
 from fdc.sim_bridge.world.trajectory import read_trajectory
 from tests.sim_bridge.helpers import graph, obj, on_top, room
 
-APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 STEP_MIN = 0.24  # 16 h over 4,000 steps
 
 
@@ -65,13 +63,6 @@ def kitchen() -> SceneGraph:
     stool's 0.3 x 0.3 m top (z 0.5) is filled by a 0.26 m box; a closed cabinet holds a
     can."""
     return graph(_objects())
-
-
-@pytest.fixture(scope="module")
-def apartment() -> SceneGraph:
-    result = load_scene(APARTMENT)
-    assert result.scene is not None
-    return build_scene_graph(result.scene, base_dir=APARTMENT.parent)
 
 
 def _frozen(w: EmbeddedWorld) -> tuple:
@@ -397,23 +388,25 @@ def test_rooms_follow_items(tmp_path: Path) -> None:
 # ----- the example apartment --------------------------------------------------------------
 @pytest.mark.slow
 def test_apartment_pick_and_place_recorded_and_read_back(
-    apartment: SceneGraph, tmp_path: Path
+    apartment_graph: SceneGraph, tmp_path: Path
 ) -> None:
-    w = EmbeddedWorld(apartment, seed=7)
+    w = EmbeddedWorld(apartment_graph, seed=7)
     start = (w.agent_pose().x, w.agent_pose().y)
-    source = apartment.object("mug_1").parent_surface
+    source = apartment_graph.object("mug_1").parent_surface
     assert source == "kitchen_counter_east|top"
     res = w.navigate(source)
-    assert res.ok and res.path_length_m == pytest.approx(apartment.geodesic_distance(start, source))
+    assert res.ok
+    assert res.path_length_m == pytest.approx(apartment_graph.geodesic_distance(start, source))
     assert w.pick("mug_1").ok
     here = (w.agent_pose().x, w.agent_pose().y)
     res = w.navigate("coffee_table|top", record_steps=True)
     assert res.ok
-    assert res.path_length_m == pytest.approx(apartment.geodesic_distance(here, "coffee_table|top"))
+    assert res.path_length_m == pytest.approx(
+        apartment_graph.geodesic_distance(here, "coffee_table|top"))
     walk = w.snapshots[3:]
     assert len(walk) == res.steps
     assert {s.action for s in walk} <= {"turn_left", "turn_right", "move_forward"}
-    free = apartment.nav.free.buffer(1e-6)
+    free = apartment_graph.nav.free.buffer(1e-6)
     assert all(free.covers(shapely.Point(s.agent.x, s.agent.y)) for s in walk)
     assert all(s.objects["mug_1"].position[:2] == (s.agent.x, s.agent.y) for s in walk)
     assert w.path_length_m == pytest.approx(walk[-1].path_length_m)
@@ -424,7 +417,8 @@ def test_apartment_pick_and_place_recorded_and_read_back(
     header, snaps = read_trajectory(path)
     assert header.scene == "apartment.json" and header.seed == 7
     assert snaps == list(w.snapshots)
-    first, last = SnapshotState(apartment, snaps[0]), SnapshotState(apartment, snaps[-1])
+    first = SnapshotState(apartment_graph, snaps[0])
+    last = SnapshotState(apartment_graph, snaps[-1])
     assert first.support_of("mug_1") == "kitchen_counter_east|top"
     assert last.support_of("mug_1") == "coffee_table|top"
     assert last.room_of("mug_1") == "living_room"
@@ -432,9 +426,9 @@ def test_apartment_pick_and_place_recorded_and_read_back(
     assert snaps[-1].time_min == pytest.approx(360 + snaps[-1].step * STEP_MIN)
 
 
-def test_apartment_closed_cabinet(apartment: SceneGraph) -> None:
-    w = EmbeddedWorld(apartment)
-    assert apartment.object("cup_2").parent_surface == "kitchen_cabinet|inside"
+def test_apartment_closed_cabinet(apartment_graph: SceneGraph) -> None:
+    w = EmbeddedWorld(apartment_graph)
+    assert apartment_graph.object("cup_2").parent_surface == "kitchen_cabinet|inside"
     w.navigate("cup_2")
     _refused(w, lambda: w.pick("cup_2"), "which is closed")
     assert w.open("kitchen_cabinet").ok

@@ -19,7 +19,6 @@ from fdc.sim_bridge.graph.routes import GridRouter
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph
 from fdc.sim_bridge.graph.visibility import SightIndex, visible_objects
 from fdc.sim_bridge.scene.generate import generate_scene
-from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world import simulate as sim
 from fdc.sim_bridge.world.embedded import ActionResult, EmbeddedWorld
@@ -34,16 +33,8 @@ from fdc.sim_bridge.world.snapshot import DEFAULT_FOV_RAD, DEFAULT_VIEW_RANGE_M,
 from fdc.sim_bridge.world.state import AgentPose
 from tests.sim_bridge.helpers import graph, obj, on_top
 
-APARTMENT = Path(__file__).parents[3] / "examples" / "scenes" / "apartment.json"
 runner = CliRunner()
 TURN = math.radians(10)
-
-
-@pytest.fixture(scope="module")
-def apartment() -> SceneGraph:
-    result = load_scene(APARTMENT)
-    assert result.scene is not None
-    return build_scene_graph(result.scene, base_dir=APARTMENT.parent)
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +64,8 @@ def kitchen() -> SceneGraph:
 
 
 @pytest.fixture(scope="module")
-def apartment_run(apartment: SceneGraph) -> Simulation:
-    return simulate(apartment, interactions=5, seed=0, scene="apartment.json")
+def apartment_run(apartment_graph: SceneGraph) -> Simulation:
+    return simulate(apartment_graph, interactions=5, seed=0, scene="apartment.json")
 
 
 @pytest.fixture(scope="module")
@@ -178,15 +169,15 @@ def _check_sight(g: SceneGraph, run: Simulation, every: int) -> None:
 
 # ----- the apartment and a generated scene -------------------------------------------------
 @pytest.mark.slow
-def test_apartment_log(apartment: SceneGraph, apartment_run: Simulation) -> None:
+def test_apartment_log(apartment_graph: SceneGraph, apartment_run: Simulation) -> None:
     xp = apartment_run.experience
-    _check_interactions(apartment, apartment_run, 5)
-    _check_steps(apartment, xp)
+    _check_interactions(apartment_graph, apartment_run, 5)
+    _check_steps(apartment_graph, xp)
     _check_clock(xp)
-    _check_sight(apartment, apartment_run, every=3)
+    _check_sight(apartment_graph, apartment_run, every=3)
     assert len({i.object for i in xp.interactions}) == 5  # nothing moved twice
     assert (xp.scene, xp.seed, xp.source) == ("apartment.json", 0, "fdc-embedded")
-    assert xp.scene_sha256 == scene_sha256(apartment.scene)
+    assert xp.scene_sha256 == scene_sha256(apartment_graph.scene)
     assert xp.frames[0].agent == AgentPose(x=3.0, y=3.0, z=0.0, yaw_rad=0.0)
     # Nothing shut in the closed kitchen or office cabinets is ever picked.
     assert not {i.picked_from for i in xp.interactions} & {"kitchen_cabinet|inside",
@@ -230,16 +221,16 @@ def _check_in_view(g: SceneGraph, run: Simulation) -> None:
         assert run.world.object_pose(it.object).position == it.placed_position
 
 
-def test_robot_sees_what_it_moves(apartment: SceneGraph, apartment_run: Simulation,
+def test_robot_sees_what_it_moves(apartment_graph: SceneGraph, apartment_run: Simulation,
                                   generated: SceneGraph, generated_run: Simulation) -> None:
-    _check_in_view(apartment, apartment_run)
+    _check_in_view(apartment_graph, apartment_run)
     _check_in_view(generated, generated_run)
     # The checks above are not vacuous: the apartment has reachable standing points on
     # the far side of a wall (the kitchen shelf's, in the living room).
-    behind = [p for p in apartment.standing_points("kitchen_shelf|top", reachable_only=True)
+    behind = [p for p in apartment_graph.standing_points("kitchen_shelf|top", reachable_only=True)
               if shapely.intersects(shapely.LineString(
-                  [p.position, apartment.surface("kitchen_shelf|top").origin]),
-                  apartment.layout.walls)]
+                  [p.position, apartment_graph.surface("kitchen_shelf|top").origin]),
+                  apartment_graph.layout.walls)]
     assert behind
 
 
@@ -258,22 +249,22 @@ def _check_looked_at(g: SceneGraph, run: Simulation) -> None:
         assert frames.masks[at][place:].any(), item
 
 
-def test_every_item_moved_is_looked_at(apartment: SceneGraph, apartment_run: Simulation,
+def test_every_item_moved_is_looked_at(apartment_graph: SceneGraph, apartment_run: Simulation,
                                        generated: SceneGraph, generated_run: Simulation
                                        ) -> None:
     # The apartment's day of seed 0 put clock_1 behind the lamp on the left nightstand,
     # where no frame after saw it from up close.
-    _check_looked_at(apartment, apartment_run)
+    _check_looked_at(apartment_graph, apartment_run)
     _check_looked_at(generated, generated_run)
     scene = build_scene_graph(generate_scene(4, 80, seed=1))
     for seed in (0, 1):
         _check_looked_at(scene, simulate(scene, interactions=5, seed=seed))
 
 
-def test_spots_seen_from_a_standing_point(apartment: SceneGraph) -> None:
+def test_spots_seen_from_a_standing_point(apartment_graph: SceneGraph) -> None:
     # Without the check of the spot from the standing points, seed 0 put clock_1 where
     # the place frame did not see it; with it, every place frame does (no later look).
-    xp = simulate_experience(apartment, interactions=5, seed=0)
+    xp = simulate_experience(apartment_graph, interactions=5, seed=0)
     for it in xp.interactions:
         assert it.place_frame is not None
         assert it.object in xp.frames[it.place_frame].visible_objects, it.object
@@ -294,10 +285,10 @@ def test_categories_repeat(generated: SceneGraph) -> None:
 
 
 @pytest.mark.slow
-def test_same_seed_same_bytes(apartment: SceneGraph) -> None:
-    a = simulate_experience(apartment, interactions=2, seed=11).to_json()
-    assert a == simulate_experience(apartment, interactions=2, seed=11).to_json()
-    other = simulate_experience(apartment, interactions=2, seed=12)
+def test_same_seed_same_bytes(apartment_graph: SceneGraph) -> None:
+    a = simulate_experience(apartment_graph, interactions=2, seed=11).to_json()
+    assert a == simulate_experience(apartment_graph, interactions=2, seed=11).to_json()
+    other = simulate_experience(apartment_graph, interactions=2, seed=12)
     assert other.to_json() != a
     assert [i.object for i in other.interactions] != \
         [i.object for i in Experience.model_validate_json(a).interactions]
@@ -330,22 +321,22 @@ def test_no_interaction_and_too_few(kitchen: SceneGraph) -> None:
 
 @pytest.mark.slow
 def test_walks_survive_a_bad_shortcut_and_a_missing_route(
-        apartment: SceneGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+        apartment_graph: SceneGraph, monkeypatch: pytest.MonkeyPatch) -> None:
     # A grid line of sight that sees through walls: the exact check puts the grid route
     # back under every leg it spoils.
     monkeypatch.setattr(GridRouter, "_clear", lambda self, a, b: True)
-    router = GridRouter(apartment.nav)
+    router = GridRouter(apartment_graph.nav)
     start = (3.0, 3.0)  # the living room
-    goal = apartment.standing_points("bathroom_cabinet|top", reachable_only=True)[0].position
+    goal = apartment_graph.standing_points("bathroom_cabinet|top", reachable_only=True)[0].position
     route = router.route(start, [goal])
     assert route is not None and route[-1] == goal
     points = router.waypoints(start, route)
     legs = shapely.linestrings(np.stack([[start, *points[:-1]], points], axis=1))
-    assert len(points) > 2 and shapely.covered_by(legs, apartment.nav.free).all()
-    assert not shapely.covered_by(shapely.LineString([start, goal]), apartment.nav.free)
-    run = simulate(apartment, interactions=2, seed=4)
-    _check_steps(apartment, run.experience)
-    _check_interactions(apartment, run, 2)
+    assert len(points) > 2 and shapely.covered_by(legs, apartment_graph.nav.free).all()
+    assert not shapely.covered_by(shapely.LineString([start, goal]), apartment_graph.nav.free)
+    run = simulate(apartment_graph, interactions=2, seed=4)
+    _check_steps(apartment_graph, run.experience)
+    _check_interactions(apartment_graph, run, 2)
     # No route at all: the world's own `navigate` walks.
     monkeypatch.setattr(GridRouter, "route", lambda self, start, goals: None)
     used: list[object] = []
@@ -356,10 +347,10 @@ def test_walks_survive_a_bad_shortcut_and_a_missing_route(
         return navigate(self, target)
 
     monkeypatch.setattr(EmbeddedWorld, "navigate", counted)
-    run = simulate(apartment, interactions=1, seed=4)
+    run = simulate(apartment_graph, interactions=1, seed=4)
     assert len(used) == 2  # to the item, then to the surface
-    _check_steps(apartment, run.experience)
-    _check_interactions(apartment, run, 1)
+    _check_steps(apartment_graph, run.experience)
+    _check_interactions(apartment_graph, run, 1)
 
 
 # ----- the pieces ----------------------------------------------------------------------------
