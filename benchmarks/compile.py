@@ -703,17 +703,11 @@ def untruncated() -> Iterator[None]:
 
 
 def evaluate(goal: Any, state: set[tuple[str, ...]]) -> bool:
-    """A ground fdc goal's truth in a state (the set of true atoms)."""
-    from fdc.predicates.goal import GAnd, GAtom, GNot, GOr
+    """A ground fdc goal's truth in a state (the set of true atoms), by fdc's verifier
+    (a `forn` grounds to a count)."""
+    from fdc.predicates import verify
 
-    if isinstance(goal, GAtom):
-        return (goal.predicate, *goal.args) in state
-    if isinstance(goal, GNot):
-        return not evaluate(goal.body, state)
-    if isinstance(goal, GAnd):
-        return all(evaluate(p, state) for p in goal.parts)
-    assert isinstance(goal, GOr), goal
-    return any(evaluate(p, state) for p in goal.parts)
+    return verify.evaluate(goal, 0, lambda a, _i: (a.predicate, *a.args) in state)
 
 
 @dataclass

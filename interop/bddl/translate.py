@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from fdc.core.errors import FdcError
 from fdc.interop.bddl.corpus import Activity, Sexp
 from fdc.interop.bddl.vocabulary import (
     AGENT,
@@ -105,7 +106,7 @@ _ENGLISH = {
 }
 
 
-class Unsupported(Exception):
+class Unsupported(FdcError):
     """The activity's goal cannot be said in fdc: `reason` (a key of `REASONS`) and the
     BDDL that says what."""
 
