@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fdc.predicates.checkers.attributes import attribute_values, pddl_word
-from fdc.predicates.checkers.states import ObjectStates, Thing
-from fdc.predicates.registry import Context, EvaluationError, PddlType, fluent
+from fdc.predicates.checkers.attributes import pddl_word
+from fdc.predicates.checkers.states import Thing, has_state
+from fdc.predicates.registry import Context, PddlType, fluent
 
 #: A substance (water, dust): a value.
 Substance = Annotated[str, PddlType("value")]
@@ -33,20 +33,6 @@ def state_name(state: str, substance: str | None = None) -> str:
     """The name a world state and a scene's `state` attribute give a state:
     `cooked`, `covered:dust`."""
     return state if substance is None else f"{state}:{pddl_word(substance)}"
-
-
-def has_state(ctx: Context, o: str, name: str) -> bool:
-    """State `name` (`state_name`) of object `o` now: the world state's when it tracks
-    it, else whether the scene's `state` attribute lists it."""
-    state = ctx.require_state()
-    if isinstance(state, ObjectStates):
-        now = state.object_state(o, name)
-        if now is not None:
-            return bool(now)
-    if not ctx.graph.has(o):
-        raise EvaluationError(f"unknown object `{o}`")
-    listed = ctx.graph.object(o).attributes.get("state", "")
-    return name in {pddl_word(v) for v in attribute_values(listed)}
 
 
 @fluent

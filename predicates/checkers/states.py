@@ -34,9 +34,9 @@ class ObjectStates(Protocol):
         ...
 
 
-def object_state(ctx: Context, o: str, name: str) -> bool:
-    """State `name` of object `o` now: the world state's when it tracks it, else the
-    scene's `state` attribute (absent: false)."""
+def has_state(ctx: Context, o: str, name: str, word: str | None = None) -> bool:
+    """State `name` of object `o` now: the world state's when it tracks it, else whether
+    the scene's `state` attribute lists it (as `word`, by default `name`)."""
     state = ctx.require_state()
     if isinstance(state, ObjectStates):
         now = state.object_state(o, name)
@@ -45,7 +45,12 @@ def object_state(ctx: Context, o: str, name: str) -> bool:
     if not ctx.graph.has(o):
         raise EvaluationError(f"unknown object `{o}`")
     listed = ctx.graph.object(o).attributes.get("state", "")
-    return _WORDS[name] in {pddl_word(v) for v in attribute_values(listed)}
+    return (word or name) in {pddl_word(v) for v in attribute_values(listed)}
+
+
+def object_state(ctx: Context, o: str, name: str) -> bool:
+    """State `name` (one of `STATES`) of object `o` now (absent from the scene: false)."""
+    return has_state(ctx, o, name, _WORDS[name])
 
 
 @fluent
