@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations, repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
@@ -342,7 +342,7 @@ class GChecklist(_Goal):
     def _consistent(self) -> GChecklist:
         n = len(self.propositions)
         for k, p in enumerate(self.propositions):
-            if is_multi_goal(p) or any(is_multi_goal(g) for g in _subgoals(p)):
+            if any(is_multi_goal(g) for g in subgoals(p)):
                 raise ValueError(f"proposition {k} is a {p.kind}: a checklist's propositions "
                                  "are state goals (atoms, connectives, count, cluster)")
             if isinstance(p, GCount) and p.op != "at-least":
@@ -378,14 +378,18 @@ class GChecklist(_Goal):
         return self
 
 
-def roles(goal: _Goal | GAtom) -> tuple[str, ...]:
+def roles(goal: Goal) -> tuple[str, ...]:
     """The roles whose filler a same/different constraint can compare: a count's `item`
     and `other`, a cluster's `group-0`, `group-1`, ...; nothing for other goals."""
-    if isinstance(goal, GCount):
-        return ("item", "other") if goal.others else ("item",)
-    if isinstance(goal, GCluster):
-        return tuple(f"group-{i}" for i in range(len(goal.groups)))
-    return ()
+    match goal:
+        case GCount():
+            return ("item", "other") if goal.others else ("item",)
+        case GCluster():
+            return tuple(f"group-{i}" for i in range(len(goal.groups)))
+        case GAtom() | GNot() | GAnd() | GOr() | GTargets() | GThen() | GChecklist():
+            return ()
+        case _:
+            assert_never(goal)
 
 
 def _check_acyclic(edges: Sequence[tuple[int, int]], where: str) -> None:
@@ -396,17 +400,6 @@ def _check_acyclic(edges: Sequence[tuple[int, int]], where: str) -> None:
         loop = [a for a, _ in nx.find_cycle(g)]
         cycle = " -> ".join(str(a) for a in [*loop, loop[0]])
         raise ValueError(f"{where}: the order has a cycle ({cycle})")
-
-
-def _subgoals(goal: _Goal | GAtom) -> Iterator[_Goal | GAtom]:
-    stack: list[_Goal | GAtom] = [goal]
-    while stack:
-        g = stack.pop()
-        yield g
-        if isinstance(g, GNot):
-            stack.append(g.body)
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(g.parts)
 
 
 def _atom_from_checked(fields: dict[str, Any]) -> GAtom:
@@ -490,29 +483,211 @@ def atoms_over(
     return out
 
 
-def atoms(goal: _Goal | GAtom) -> Iterator[GAtom]:
-    """Every atom of the goal, in order (repeats included)."""
-    stack: list[_Goal | GAtom] = [goal]
+# ----------------------------------------------------------------------------- algebra
+# Every walk over goals goes through `children` or a `match` over the goal kinds ending in
+# `assert_never`: a new kind is one edit here, and mypy names every walk that misses it.
+
+T = TypeVar("T")
+
+
+def children(goal: Goal) -> tuple[Goal, ...]:
+    """The goal's direct subgoals, in order: a `not`'s body, a junction's parts, the
+    targets' goals, a sequence's steps, a checklist's propositions; none for an atom, a
+    count or a cluster (their atoms are `atoms`)."""
+    match goal:
+        case GAtom() | GCount() | GCluster():
+            return ()
+        case GNot():
+            return (goal.body,)
+        case GAnd() | GOr():
+            return goal.parts
+        case GTargets():
+            return tuple(t.goal for t in goal.targets)
+        case GThen():
+            return goal.steps
+        case GChecklist():
+            return goal.propositions
+        case _:
+            assert_never(goal)
+
+
+def with_children(goal: Goal, kids: Sequence[Goal]) -> Goal:
+    """The goal over `kids` instead of its `children`: itself when every one is its own."""
+    old = children(goal)
+    if len(kids) != len(old):
+        raise ValueError(f"a {goal.kind} has {len(old)} subgoal(s), not {len(kids)}")
+    if all(a is b for a, b in zip(kids, old, strict=True)):
+        return goal
+    match goal:
+        case GAtom() | GCount() | GCluster():  # no children: returned above
+            return goal
+        case GNot():
+            return GNot(body=kids[0])
+        case GAnd() | GOr():
+            return type(goal)(parts=tuple(kids))
+        case GTargets():
+            return goal.model_copy(update={"targets": tuple(
+                Target(entity=t.entity, goal=k) for t, k in zip(goal.targets, kids, strict=True))})
+        case GThen():
+            return GThen(steps=tuple(kids))
+        case GChecklist():
+            return GChecklist(propositions=tuple(kids), dependencies=goal.dependencies,
+                              constraints=goal.constraints)
+        case _:
+            assert_never(goal)
+
+
+def subgoals(goal: Goal) -> Iterator[Goal]:
+    """The goal and every subgoal below it (`children`), parents first, in order."""
+    stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GAtom):
-            yield g
-        elif isinstance(g, GNot):
-            stack.append(g.body)
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(reversed(g.parts))
-        elif isinstance(g, GTargets):
-            stack.extend(reversed([t.goal for t in g.targets]))
-        elif isinstance(g, GThen):
-            stack.extend(reversed(g.steps))
-        elif isinstance(g, GCount):
-            pairs = [(i, o) for i in g.items for o in g.others] if g.others else \
-                [(i, None) for i in g.items]
-            yield from (g.atom_for(i, o) for i, o in pairs)
-        elif isinstance(g, GCluster):
-            yield from (atom(g.relation, a, b) for a, b in cluster_pairs(g))
-        elif isinstance(g, GChecklist):
-            stack.extend(reversed(g.propositions))
+        yield g
+        stack.extend(reversed(children(g)))
+
+
+def map_goal(goal: Goal, f: Callable[[Goal], Goal]) -> Goal:
+    """Bottom-up: every subgoal mapped first, then `f` applied to the goal rebuilt over
+    them (`with_children`: the same object where nothing changed)."""
+    kids = children(goal)
+    if kids:
+        goal = with_children(goal, [map_goal(k, f) for k in kids])
+    return f(goal)
+
+
+def fold_goal(goal: Goal, f: Callable[[Goal, list[T]], T]) -> T:
+    """Bottom-up: `f(goal, [the fold of each child])`."""
+    return f(goal, [fold_goal(k, f) for k in children(goal)])
+
+
+def _flat(kind: type[GAnd] | type[GOr], parts: Iterable[Goal]) -> Goal:
+    """`and`/`or` of `parts`, nested ones of the same kind flattened (so the neutral
+    constant vanishes); one part stands alone, none is the neutral constant."""
+    flat = [q for p in parts for q in (p.parts if isinstance(p, kind) else (p,))]
+    if len(flat) != 1:
+        return kind(parts=tuple(flat)) if flat else TRUE if kind is GAnd else FALSE
+    return flat[0]
+
+
+def junction_parts(goal: Goal, kind: Literal["and", "or"]) -> tuple[Goal, ...]:
+    """The goal's parts when it is a junction of `kind` (`and`, `or`), else the goal."""
+    match goal:
+        case GAnd() | GOr() if goal.kind == kind:
+            return goal.parts
+        case _:
+            return (goal,)
+
+
+def conj(parts: Iterable[Goal]) -> Goal:
+    """`(and parts...)`: nested `and`s flattened, one part alone, none `TRUE`; neither
+    sorted nor deduplicated (the grounder's `canonical_junction` is)."""
+    return _flat(GAnd, parts)
+
+
+def disj(parts: Iterable[Goal]) -> Goal:
+    """`(or parts...)`: nested `or`s flattened, one part alone, none `FALSE`."""
+    return _flat(GOr, parts)
+
+
+def canonical_junction(
+    kind: type[GAnd] | type[GOr],
+    parts: Iterable[Goal],
+    keys: Sequence[str],
+    text: Callable[[Goal], str],
+) -> tuple[Goal, list[str] | None]:
+    """The grounder's `and`/`or` of flat `parts` (no constant, no junction of the same
+    kind) whose texts are `keys`: repeats removed, a part and its negation (`text` of a
+    body) absorbing, one part alone, none the neutral constant; else the parts sorted by
+    text. Returns the goal and, for a junction made, its parts' sorted texts."""
+    absorbing, neutral = (FALSE, TRUE) if kind is GAnd else (TRUE, FALSE)
+    # equal texts are equal goals, so which of them is kept does not matter
+    unique = dict(zip(keys, parts, strict=True))
+    for p in unique.values():
+        if type(p) is GNot and text(p.body) in unique:
+            return absorbing, None  # p and (not p)
+    if len(unique) <= 1:
+        return (next(iter(unique.values())) if unique else neutral), None
+    ordered = sorted(unique)
+    # the parts are canonical goals already: building the junction needs no validation
+    return kind.model_construct(parts=tuple([unique[k] for k in ordered])), ordered
+
+
+class NotNegatable(FdcError, ValueError):
+    """A goal `neg` cannot negate: a multi-goal form, a cluster, a count (unless told)."""
+
+
+def neg(
+    goal: Goal,
+    *,
+    conj: Callable[[Sequence[Goal]], Goal] = conj,
+    disj: Callable[[Sequence[Goal]], Goal] = disj,
+    count: Callable[[GCount], Goal] | None = None,
+) -> Goal:
+    """`(not goal)` in negation normal form (`not` only on atoms), the junctions built
+    by `conj`/`disj` (or the grounder's canonical ones); `count` negates a count node
+    (else it is `NotNegatable`)."""
+    match goal:
+        case GAtom():
+            return GNot(body=goal)
+        case GNot():
+            return goal.body
+        case GAnd():  # TRUE becomes FALSE
+            return disj([neg(p, conj=conj, disj=disj, count=count) for p in goal.parts])
+        case GOr():
+            return conj([neg(p, conj=conj, disj=disj, count=count) for p in goal.parts])
+        case GCount() if count is not None:
+            return count(goal)
+        case GCount() | GCluster() | GTargets() | GThen() | GChecklist():
+            raise NotNegatable(f"a {goal.kind} cannot be negated")
+        case _:
+            assert_never(goal)
+
+
+def nnf(
+    goal: Goal,
+    *,
+    conj: Callable[[Sequence[Goal]], Goal] = conj,
+    disj: Callable[[Sequence[Goal]], Goal] = disj,
+    count: Callable[[GCount], Goal] | None = None,
+) -> Goal:
+    """The goal in negation normal form: every `not` pushed onto atoms by `neg`, every
+    junction rebuilt by `conj`/`disj`; other kinds kept, their subgoals normalised."""
+
+    def step(g: Goal) -> Goal:
+        match g:
+            case GNot():
+                return neg(g.body, conj=conj, disj=disj, count=count)
+            case GAnd():
+                return conj(g.parts)
+            case GOr():
+                return disj(g.parts)
+            case GAtom() | GCount() | GCluster() | GTargets() | GThen() | GChecklist():
+                return g
+            case _:
+                assert_never(g)
+
+    return map_goal(goal, step)
+
+
+def atoms(goal: Goal) -> Iterator[GAtom]:
+    """Every atom of the goal, in order (repeats included); a count's and a cluster's are
+    the atoms they ask about."""
+    stack: list[Goal] = [goal]
+    while stack:
+        g = stack.pop()
+        match g:
+            case GAtom():
+                yield g
+            case GCount():
+                pairs = [(i, o) for i in g.items for o in g.others] if g.others else \
+                    [(i, None) for i in g.items]
+                yield from (g.atom_for(i, o) for i, o in pairs)
+            case GCluster():
+                yield from (atom(g.relation, a, b) for a, b in cluster_pairs(g))
+            case GNot() | GAnd() | GOr() | GTargets() | GThen() | GChecklist():
+                stack.extend(reversed(children(g)))
+            case _:
+                assert_never(g)
 
 
 def cluster_pairs(goal: GCluster) -> list[tuple[str, str]]:
@@ -540,35 +715,42 @@ def joined(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
     return list(groups.values())
 
 
-def is_multi_goal(goal: _Goal | GAtom) -> bool:
+def is_multi_goal(goal: Goal) -> bool:
     """Judged over the trajectory (stops, sequences, checklists), not at one snapshot."""
-    return isinstance(goal, GTargets | GThen | GChecklist)
+    match goal:
+        case GTargets() | GThen() | GChecklist():
+            return True
+        case GAtom() | GNot() | GAnd() | GOr() | GCount() | GCluster():
+            return False
+        case _:
+            assert_never(goal)
 
 
-def to_pddl(goal: _Goal | GAtom) -> str:
+def to_pddl(goal: Goal) -> str:
     """The goal in fdc's PDDL dialect (`targets`/`then` as in templates)."""
-    if isinstance(goal, GAtom):
-        return "(" + " ".join([goal.predicate, *goal.args]) + ")"
-    if isinstance(goal, GNot):
-        return f"(not {to_pddl(goal.body)})"
-    if isinstance(goal, GAnd | GOr):
-        word = "and" if isinstance(goal, GAnd) else "or"
-        return "(" + " ".join([word, *(to_pddl(p) for p in goal.parts)]) + ")"
-    if isinstance(goal, GTargets):
-        word = "ordered-targets" if goal.ordered else "targets"
-        inner = " ".join(f"({t.entity} {to_pddl(t.goal)})" for t in goal.targets)
-        return f"({word} {inner})"
-    if isinstance(goal, GThen):
-        return "(then " + " ".join(to_pddl(s) for s in goal.steps) + ")"
-    if isinstance(goal, GCount):
-        return _count_pddl(goal)
-    if isinstance(goal, GCluster):
-        parts = " ".join(f"(at-least {n} {_one_of(g)})"
-                         for n, g in zip(goal.numbers, goal.groups, strict=True))
-        return f"(cluster {goal.relation} {parts})"
-    if isinstance(goal, GChecklist):
-        return _checklist_pddl(goal)
-    raise TypeError(f"not a goal: {goal!r}")
+    match goal:
+        case GAtom():
+            return "(" + " ".join([goal.predicate, *goal.args]) + ")"
+        case GNot():
+            return f"(not {to_pddl(goal.body)})"
+        case GAnd() | GOr():
+            return "(" + " ".join([goal.kind, *(to_pddl(p) for p in goal.parts)]) + ")"
+        case GTargets():
+            word = "ordered-targets" if goal.ordered else "targets"
+            inner = " ".join(f"({t.entity} {to_pddl(t.goal)})" for t in goal.targets)
+            return f"({word} {inner})"
+        case GThen():
+            return "(then " + " ".join(to_pddl(s) for s in goal.steps) + ")"
+        case GCount():
+            return _count_pddl(goal)
+        case GCluster():
+            parts = " ".join(f"(at-least {n} {_one_of(g)})"
+                             for n, g in zip(goal.numbers, goal.groups, strict=True))
+            return f"(cluster {goal.relation} {parts})"
+        case GChecklist():
+            return _checklist_pddl(goal)
+        case _:
+            assert_never(goal)
 
 
 def _one_of(entities: Sequence[str]) -> str:
@@ -637,36 +819,21 @@ def expand_count(g: GCount, limit: int) -> Goal:
         found = [g.atom_for(x, y) for y in others]
         return found[0] if len(found) == 1 else GOr(parts=tuple(found))
 
-    def negated(b: Goal) -> Goal:
-        if isinstance(b, GOr):
-            return GAnd(parts=tuple(GNot(body=p) for p in b.parts))
-        return GNot(body=b)
-
     def one(bodies: Sequence[Goal]) -> Goal:
         m, k = len(bodies), g.number
         parts: list[Goal] = []
         if g.op in ("at-least", "exactly") and k > 0:
             if k > m:
                 return FALSE
-            parts.append(_junction(GOr, [_junction(GAnd, list(c))
-                                         for c in combinations(bodies, k)]))
+            parts.append(disj([conj(c) for c in combinations(bodies, k)]))
         if g.op in ("at-most", "exactly") and k < m:
-            parts.append(_junction(GAnd, [_junction(GOr, [negated(b) for b in c])
-                                          for c in combinations(bodies, k + 1)]))
-        return _junction(GAnd, parts)
+            parts.append(conj([disj([neg(b) for b in c])
+                               for c in combinations(bodies, k + 1)]))
+        return conj(parts)
 
     if g.same_other:
-        return _junction(GOr, [one([g.atom_for(x, y) for x in g.items]) for y in g.others])
+        return disj([one([g.atom_for(x, y) for x in g.items]) for y in g.others])
     return one([body(x, g.others) for x in g.items])
-
-
-def _junction(kind: type[GAnd] | type[GOr], parts: list[Goal]) -> Goal:
-    """`and`/`or` of `parts`, nested ones of the same kind flattened; one part stands
-    alone."""
-    flat: list[Goal] = []
-    for p in parts:
-        flat.extend(p.parts if isinstance(p, kind) else (p,))
-    return flat[0] if len(flat) == 1 else kind(parts=tuple(flat))
 
 
 def expand_counts(goal: Goal, limit: int) -> Goal:
@@ -674,53 +841,40 @@ def expand_counts(goal: Goal, limit: int) -> Goal:
     reason in connectives: the planning abstraction, the oracles, the Habitat exports);
     checklists and clusters are left as they are. `CountTooLarge` past `limit` atoms
     for one count (`NotExpandable`: one that sets thresholds)."""
-    if isinstance(goal, GCount):
-        return expand_count(goal, limit)
-    if isinstance(goal, GNot):
-        body = expand_counts(goal.body, limit)
-        return goal if body is goal.body else _negate(body)
-    if isinstance(goal, GAnd | GOr):
-        parts = tuple(expand_counts(p, limit) for p in goal.parts)
-        if all(a is b for a, b in zip(parts, goal.parts, strict=True)):
+    match goal:
+        case GCount():
+            return expand_count(goal, limit)
+        case GNot():
+            body = expand_counts(goal.body, limit)
+            return goal if body is goal.body else neg(body)
+        case GAnd() | GOr():
+            parts = [expand_counts(p, limit) for p in goal.parts]
+            if all(a is b for a, b in zip(parts, goal.parts, strict=True)):
+                return goal
+            return conj(parts) if goal.kind == "and" else disj(parts)
+        case GThen():
+            return GThen(steps=tuple(expand_counts(s, limit) for s in goal.steps))
+        case GTargets():
+            return goal.model_copy(update={"targets": tuple(
+                Target(entity=t.entity, goal=expand_counts(t.goal, limit))
+                for t in goal.targets)})
+        case GAtom() | GCluster() | GChecklist():
             return goal
-        return _junction(type(goal), list(parts))
-    if isinstance(goal, GThen):
-        return GThen(steps=tuple(expand_counts(s, limit) for s in goal.steps))
-    if isinstance(goal, GTargets):
-        return goal.model_copy(update={"targets": tuple(
-            Target(entity=t.entity, goal=expand_counts(t.goal, limit)) for t in goal.targets)})
-    return goal
+        case _:
+            assert_never(goal)
 
 
-def _negate(g: Goal) -> Goal:
-    """`(not g)` in negation normal form."""
-    if isinstance(g, GNot):
-        return g.body
-    if isinstance(g, GAnd):
-        return _junction(GOr, [_negate(p) for p in g.parts]) if g.parts else FALSE
-    if isinstance(g, GOr):
-        return _junction(GAnd, [_negate(p) for p in g.parts]) if g.parts else TRUE
-    if isinstance(g, GAtom):
-        return GNot(body=g)
-    raise ValueError(f"a {g.kind} cannot be negated")
-
-
-def has_count(goal: _Goal | GAtom) -> bool:
+def has_count(goal: Goal) -> bool:
     """Whether the goal holds a count node (outside checklists)."""
-    stack: list[_Goal | GAtom] = [goal]
-    while stack:
-        g = stack.pop()
-        if isinstance(g, GCount):
+    match goal:
+        case GCount():
             return True
-        if isinstance(g, GNot):
-            stack.append(g.body)
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(g.parts)
-        elif isinstance(g, GThen):
-            stack.extend(g.steps)
-        elif isinstance(g, GTargets):
-            stack.extend(t.goal for t in g.targets)
-    return False
+        case GAtom() | GCluster() | GChecklist():
+            return False
+        case GNot() | GAnd() | GOr() | GTargets() | GThen():
+            return any(has_count(g) for g in children(goal))
+        case _:
+            assert_never(goal)
 
 
 def _checklist_pddl(g: GChecklist) -> str:
