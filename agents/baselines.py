@@ -55,19 +55,8 @@ from fdc.compiler.start_checks import ANCHORED, placing_atoms
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.limits import current
-from fdc.predicates.goal import (
-    GAnd,
-    GAtom,
-    GNot,
-    Goal,
-    GOr,
-    GTargets,
-    GThen,
-    NotExpandable,
-    expand_counts,
-    joined,
-    to_pddl,
-)
+from fdc.predicates.algebra import NotExpandable, expand_counts
+from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, joined, to_pddl
 from fdc.sim_bridge.graph.feasible import pack
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import STEP, Direction

@@ -67,6 +67,7 @@ from typing import Any, NoReturn, assert_never
 
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
+from fdc.predicates.algebra import NotNegatable, canonical_junction, junction_parts, neg
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
@@ -81,13 +82,9 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
-    NotNegatable,
     Target,
     atom,
     atoms_over,
-    canonical_junction,
-    junction_parts,
-    neg,
     to_pddl,
 )
 

@@ -50,17 +50,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import RELOCATING, ManipulationEnv, within_reach
 from fdc.core.limits import current
-from fdc.predicates.goal import (
-    GAnd,
-    GAtom,
-    GNot,
-    Goal,
-    GOr,
-    GThen,
-    NotExpandable,
-    expand_counts,
-    to_pddl,
-)
+from fdc.predicates.algebra import NotExpandable, expand_counts
+from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GThen, to_pddl
 from fdc.predicates.verify import Verdict, evaluate, verify
 
 if TYPE_CHECKING:

@@ -25,18 +25,8 @@ from typing import Any
 
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
-from fdc.predicates.goal import (
-    GAnd,
-    GAtom,
-    GNot,
-    Goal,
-    GOr,
-    GTargets,
-    GThen,
-    NotExpandable,
-    expand_counts,
-    to_pddl,
-)
+from fdc.predicates.algebra import NotExpandable, expand_counts
+from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen, to_pddl
 
 #: Characters habitat-lab's `parse_func` splits predicate calls on.
 _RESERVED = frozenset("(),") | frozenset(" \t\n")
