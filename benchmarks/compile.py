@@ -414,7 +414,8 @@ def fdc_ground(domain: str, template: str, scene: Scene, max_atoms: int) -> Any:
 
 
 def run_fdc(w: Workload) -> dict[str, Any]:
-    from fdc.predicates.goal import GAnd, GAtom, GOr, atoms
+    from fdc.predicates.algebra import children, is_atom, junction_parts
+    from fdc.predicates.goal import atoms
 
     domain, template = fdc_sources(w)
     want = w.expected(w.scene)
@@ -430,11 +431,10 @@ def run_fdc(w: Workload) -> dict[str, Any]:
     seconds, wall = time.process_time() - cpu, time.perf_counter() - start
     goal = result.goal
     # complete: an AND of the expected ORs, holding every expected atom as often as due
-    assert isinstance(goal, GAnd), result.reason
-    assert len(goal.parts) == w.disjunctions, len(goal.parts)
-    assert all(
-        isinstance(p, GOr) and all(isinstance(a, GAtom) for a in p.parts) for p in goal.parts
-    )
+    assert goal is not None and goal.kind == "and", result.reason
+    parts = junction_parts(goal, "and")
+    assert len(parts) == w.disjunctions, len(parts)
+    assert all(p.kind == "or" and all(is_atom(a) for a in children(p)) for p in parts)
     found = Counter((a.predicate, *a.args) for a in atoms(goal))
     assert found == want, "the ground goal is not the complete one"
     # once more, every atom already interned: how much of the time went to making atoms
@@ -706,14 +706,17 @@ def evaluate(goal: Any, state: set[tuple[str, ...]]) -> bool:
     """A ground fdc goal's truth in a state (the set of true atoms)."""
     from fdc.predicates.goal import GAnd, GAtom, GNot, GOr
 
-    if isinstance(goal, GAtom):
-        return (goal.predicate, *goal.args) in state
-    if isinstance(goal, GNot):
-        return not evaluate(goal.body, state)
-    if isinstance(goal, GAnd):
-        return all(evaluate(p, state) for p in goal.parts)
-    assert isinstance(goal, GOr), goal
-    return any(evaluate(p, state) for p in goal.parts)
+    match goal:
+        case GAtom():
+            return (goal.predicate, *goal.args) in state
+        case GNot():
+            return not evaluate(goal.body, state)
+        case GAnd():
+            return all(evaluate(p, state) for p in goal.parts)
+        case GOr():
+            return any(evaluate(p, state) for p in goal.parts)
+        case _:
+            raise AssertionError(goal)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputKind, read_input_bytes
@@ -32,6 +32,7 @@ from fdc.core.problems import SourceFile
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import thread_renderer
 from fdc.instructions.variants import variant_texts
+from fdc.predicates.algebra import children
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
@@ -39,6 +40,7 @@ from fdc.predicates.goal import (
     GChecklist,
     GCluster,
     GCount,
+    GNot,
     Goal,
     GOr,
     GTargets,
@@ -174,25 +176,29 @@ def goal_targets(goal: Goal) -> list[str]:
     every positive fluent atom, a count's items and a cluster's members (a checklist
     imported from PARTNR: every object its propositions ask about), in order, without
     repeats."""
-    if isinstance(goal, GTargets):
-        return list(dict.fromkeys(t.entity for t in goal.targets))
+    match goal:
+        case GTargets():
+            return list(dict.fromkeys(t.entity for t in goal.targets))
+        case _:
+            pass
     out: dict[str, None] = {}
     stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GAtom):
-            if g.args:
-                out.setdefault(g.args[0])
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(reversed(g.parts))
-        elif isinstance(g, GThen):
-            stack.extend(reversed(g.steps))
-        elif isinstance(g, GTargets):
-            stack.extend(reversed([t.goal for t in g.targets]))
-        elif isinstance(g, GCount | GCluster):
-            out.update(dict.fromkeys(g.items if isinstance(g, GCount) else g.entities))
-        elif isinstance(g, GChecklist):
-            stack.extend(reversed(g.propositions))
+        match g:
+            case GAtom():
+                if g.args:
+                    out.setdefault(g.args[0])
+            case GAnd() | GOr() | GThen() | GTargets() | GChecklist():
+                stack.extend(reversed(children(g)))
+            case GCount():
+                out.update(dict.fromkeys(g.items))
+            case GCluster():
+                out.update(dict.fromkeys(g.entities))
+            case GNot():  # positive atoms only
+                pass
+            case _:
+                assert_never(g)
     return list(out)
 
 
@@ -329,10 +335,14 @@ class SceneCompiler:
         """Whether the goal holds where a task starts, as `verify` would judge it on a
         one-snapshot trajectory (with the task's `thresholds`, if any; a multi-goal
         needs its stops: never)."""
-        if isinstance(goal, GTargets):
-            return False  # each target needs its own stop
-        steps = goal.steps if isinstance(goal, GThen) else (goal,)
-        if any(isinstance(s, GTargets | GThen) for s in steps):
+        match goal:
+            case GTargets():
+                return False  # each target needs its own stop
+            case GThen():
+                steps = goal.steps
+            case _:
+                steps = (goal,)
+        if any(s.kind in ("targets", "then") for s in steps):
             return False
         holds = self.judge(domain, start, [a for s in steps for a in atoms(s)], thresholds)
         return all(evaluate(s, 0, lambda a, _i: holds[a]) for s in steps)
@@ -341,8 +351,11 @@ class SceneCompiler:
                         thresholds: Mapping[str, float] | None = None) -> bool:
         """Whether the goal is a sequence whose first step holds where a task starts (it
         asks for less than it says: `start_checks`' `step-true`, `fdc validate`)."""
-        return isinstance(goal, GThen) and self.already_true(goal.steps[0], domain, start,
-                                                             thresholds)
+        match goal:
+            case GThen():
+                return self.already_true(goal.steps[0], domain, start, thresholds)
+            case _:
+                return False
 
     def judge(self, domain: DomainInfo, start: str, wanted: Iterable[GAtom],
               thresholds: Mapping[str, float] | None = None) -> dict[GAtom, bool]:

@@ -67,7 +67,13 @@ from typing import Any, NoReturn, assert_never
 
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
-from fdc.predicates.algebra import NotNegatable, canonical_junction, junction_parts, neg
+from fdc.predicates.algebra import (
+    NotNegatable,
+    canonical_junction,
+    is_atom,
+    junction_parts,
+    neg,
+)
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
@@ -865,9 +871,9 @@ class _Grounder:
         others, at most one, are the same in all) and the subset expansion would hold
         more atoms than they do (`at-least 1`, `at-most 0` and the like stay the
         junction they are); else None."""
-        if not bodies or not all(type(b) is GAtom for b in bodies):
+        found = [b for b in bodies if is_atom(b)]
+        if not found or len(found) != len(bodies):
             return None
-        found = [b for b in bodies if type(b) is GAtom]  # all of them
         first = found[0]
         rest = first[2:]
         if len(rest) > 1 or any(len(b) != len(first) or b[0] != first[0] or b[2:] != rest

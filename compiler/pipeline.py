@@ -53,7 +53,7 @@ from dataclasses import replace
 
 from fdc.core.errors import InputError
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import Goal, GTargets, GThen, atoms
+from fdc.predicates.goal import Goal, atoms
 from fdc.predicates.registry import EvaluationError
 
 from .bind import BindError, Draw, random_order, why_no_binding
@@ -279,7 +279,7 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     if drop is not None:
         return drop
     if words.ambiguous:
-        if isinstance(goal, GTargets | GThen):  # each target needs its own stop
+        if goal.kind in ("targets", "then"):  # each target needs its own stop
             return words.ambiguity(binding)
         goal = run(Pass.GROUND, widen, t.goal, binding, words.fits, goal, facts,
                    max_atoms=compiler.options.max_atoms, template=entry.name)

@@ -992,8 +992,8 @@ def _splitting(part: Goal) -> bool:
     match part:
         case GOr() | GNot(body=GAnd()):
             return True
-        case GAtom():
-            return part.predicate == SAME_SURFACE
+        case GAtom() if part.predicate == SAME_SURFACE:
+            return True
         case _:
             return False
 

@@ -34,10 +34,10 @@ from fdc.predicates.goal import (
 )
 
 __all__ = [
-    "CountTooLarge", "NotExpandable", "NotNegatable", "canonical_junction", "children",
-    "conj", "disj", "expand_count", "expand_counts", "expansion_size", "fold_goal",
-    "has_count", "is_atom", "junction_parts", "literal", "map_goal", "neg", "nnf",
-    "subgoals", "with_children",
+    "CountTooLarge", "NotExpandable", "NotExpressible", "NotNegatable", "canonical_junction",
+    "children", "conj", "disj", "expand_count", "expand_counts", "expansion_size", "fold_goal",
+    "has_count", "is_atom", "junction_parts", "literal", "map_goal", "neg", "nnf", "subgoals",
+    "with_children",
 ]
 
 T = TypeVar("T")
@@ -153,6 +153,11 @@ def canonical_junction(
     ordered = sorted(unique)
     # the parts are canonical goals already: building the junction needs no validation
     return kind.model_construct(parts=tuple([unique[k] for k in ordered])), ordered
+
+
+class NotExpressible(FdcError, ValueError):
+    """A goal (or a part of it) an export format cannot state (habitat-lab's PDDL,
+    PARTNR's evaluation); the message says why."""
 
 
 class NotNegatable(FdcError, ValueError):

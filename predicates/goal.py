@@ -359,22 +359,29 @@ class GChecklist(_Goal):
             check(d.depends_on, f"dependencies[{k}].depends_on")
         for k, c in enumerate(self.constraints):
             where = f"constraints[{k}] ({c.kind})"
-            if isinstance(c, OrderConstraint):
-                check([i for e in c.edges for i in e], where)
-                _check_acyclic(c.edges, where)
-            else:
-                check(c.propositions, where)
-            if isinstance(c, SameConstraint | DifferentConstraint):
-                if len(c.roles) != len(c.propositions):
-                    raise ValueError(f"{where}: {len(c.roles)} role(s) for "
-                                     f"{len(c.propositions)} proposition(s)")
-                for i, role in zip(c.propositions, c.roles, strict=True):
-                    known = roles(self.propositions[i])
-                    if role not in known:
-                        have = ", ".join(f"`{r}`" for r in known) or "none"
-                        raise ValueError(f"{where}: proposition {i} has no role `{role}` "
-                                         f"(its roles: {have})")
+            match c:
+                case OrderConstraint():
+                    check([i for e in c.edges for i in e], where)
+                    _check_acyclic(c.edges, where)
+                case TerminalConstraint():
+                    check(c.propositions, where)
+                case SameConstraint() | DifferentConstraint():
+                    check(c.propositions, where)
+                    self._check_roles(c, where)
+                case _:
+                    assert_never(c)
         return self
+
+    def _check_roles(self, c: SameConstraint | DifferentConstraint, where: str) -> None:
+        if len(c.roles) != len(c.propositions):
+            raise ValueError(f"{where}: {len(c.roles)} role(s) for "
+                             f"{len(c.propositions)} proposition(s)")
+        for i, role in zip(c.propositions, c.roles, strict=True):
+            known = roles(self.propositions[i])
+            if role not in known:
+                have = ", ".join(f"`{r}`" for r in known) or "none"
+                raise ValueError(f"{where}: proposition {i} has no role `{role}` "
+                                 f"(its roles: {have})")
 
 
 def roles(goal: Goal) -> tuple[str, ...]:
@@ -624,13 +631,17 @@ def _checklist_pddl(g: GChecklist) -> str:
         on = " ".join(map(str, d.depends_on))
         out.append(f"(:{d.relation} ({ids}) ({on}) {d.mode})")
     for c in g.constraints:
-        if isinstance(c, OrderConstraint):
-            out.append("(:order" + "".join(f" ({a} {b})" for a, b in c.edges) + ")")
-        elif isinstance(c, TerminalConstraint):
-            out.append("(:terminal " + " ".join(map(str, c.propositions)) + ")")
-        else:
-            pairs = " ".join(f"({i} {r})" for i, r in zip(c.propositions, c.roles, strict=True))
-            out.append(f"(:{c.kind} {pairs})")
+        match c:
+            case OrderConstraint():
+                out.append("(:order" + "".join(f" ({a} {b})" for a, b in c.edges) + ")")
+            case TerminalConstraint():
+                out.append("(:terminal " + " ".join(map(str, c.propositions)) + ")")
+            case SameConstraint() | DifferentConstraint():
+                pairs = " ".join(f"({i} {r})"
+                                 for i, r in zip(c.propositions, c.roles, strict=True))
+                out.append(f"(:{c.kind} {pairs})")
+            case _:
+                assert_never(c)
     return " ".join(out) + ")"
 
 
