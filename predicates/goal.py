@@ -532,16 +532,31 @@ def atoms(goal: Goal) -> Iterator[GAtom]:
     stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
+        # the common kinds by the cheapest test first (a large goal holds a million
+        # atoms); the `match` below is the walk itself
+        if type(g) is GAtom:
+            yield g
+            continue
+        if type(g) is GAnd or type(g) is GOr:
+            stack.extend(reversed(g.parts))
+            continue
+        if type(g) is GNot:
+            stack.append(g.body)
+            continue
         match g:
             case GAtom():
                 yield g
+            case GAnd() | GOr():
+                stack.extend(reversed(g.parts))
+            case GNot():
+                stack.append(g.body)
             case GCount():
                 pairs = [(i, o) for i in g.items for o in g.others] if g.others else \
                     [(i, None) for i in g.items]
                 yield from (g.atom_for(i, o) for i, o in pairs)
             case GCluster():
                 yield from (atom(g.relation, a, b) for a, b in cluster_pairs(g))
-            case GNot() | GAnd() | GOr() | GTargets() | GThen() | GChecklist():
+            case GTargets() | GThen() | GChecklist():
                 stack.extend(reversed(children(g)))
             case _:
                 assert_never(g)
