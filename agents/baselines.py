@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import (
@@ -55,16 +55,24 @@ from fdc.compiler.start_checks import ANCHORED, placing_atoms
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.limits import current
+from fdc.predicates.algebra import (
+    NotExpandable,
+    children,
+    expand_counts,
+    junction_parts,
+    literal,
+)
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
     GNot,
     Goal,
     GOr,
     GTargets,
     GThen,
-    NotExpandable,
-    expand_counts,
     joined,
     to_pddl,
 )
@@ -199,17 +207,15 @@ def _opened(state: SnapshotState, containers: Sequence[str]) -> SnapshotState:
 
 def _goal_objects(g: Goal) -> set[str]:
     """Every argument of every atom of `g`."""
-    if isinstance(g, GAtom):
-        return set(g.args)
-    if isinstance(g, GNot):
-        return _goal_objects(g.body)
-    if isinstance(g, GAnd | GOr):
-        return set().union(*(_goal_objects(p) for p in g.parts))
-    if isinstance(g, GThen):
-        return set().union(*(_goal_objects(p) for p in g.steps))
-    if isinstance(g, GTargets):
-        return set().union(*(_goal_objects(t.goal) for t in g.targets))
-    return set()
+    match g:
+        case GAtom():
+            return set(g.args)
+        case GNot() | GAnd() | GOr() | GThen() | GTargets():
+            return set().union(*(_goal_objects(p) for p in children(g)))
+        case GCount() | GCluster() | GChecklist():
+            return set()
+        case _:
+            assert_never(g)
 
 
 def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None = None
@@ -394,30 +400,34 @@ class _TracePlanner:
             raise Refused(" ".join(x for x in (name.value, target) if x) + f": {last.reason}")
 
     def literals(self, g: Goal) -> list[tuple[GAtom, bool]]:
-        if isinstance(g, GAtom):
-            return [(g, True)]
-        if isinstance(g, GNot):
-            if not isinstance(g.body, GAtom):
+        match g:
+            case GAtom():
+                return [(g, True)]
+            case GNot(body=GAtom() as body):
+                return [(body, False)]
+            case GNot():
                 raise Unsolvable(f"the negation of a {type(g.body).__name__}")
-            return [(g.body, False)]
-        if isinstance(g, GAnd):
-            return [lit for p in g.parts for lit in self.literals(p)]
-        if isinstance(g, GOr):
-            options = []
-            for k, p in enumerate(g.parts):
-                key = to_pddl(p)
-                if key in self.banned:
-                    continue
-                lits = self.literals(p)
-                cost = sum(1 for a, pos in lits if self.now(a) != pos)
-                options.append((cost, k, key, lits))
-            if not options:
-                raise Unsolvable("every part of a disjunction failed")
-            cost, _, key, lits = min(options, key=lambda o: (o[0], o[1]))
-            if cost:
-                self.chosen.append(key)
-            return lits
-        raise Unsolvable(f"a {type(g).__name__} inside a step")
+            case GAnd():
+                return [lit for p in g.parts for lit in self.literals(p)]
+            case GOr():
+                options = []
+                for k, p in enumerate(g.parts):
+                    key = to_pddl(p)
+                    if key in self.banned:
+                        continue
+                    lits = self.literals(p)
+                    cost = sum(1 for a, pos in lits if self.now(a) != pos)
+                    options.append((cost, k, key, lits))
+                if not options:
+                    raise Unsolvable("every part of a disjunction failed")
+                cost, _, key, lits = min(options, key=lambda o: (o[0], o[1]))
+                if cost:
+                    self.chosen.append(key)
+                return lits
+            case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+                raise Unsolvable(f"a {type(g).__name__} inside a step")
+            case _:
+                assert_never(g)
 
     def achieve(self, g: Goal) -> None:
         self.goal = g
@@ -730,8 +740,7 @@ class _TracePlanner:
     def keep(self) -> list[Goal]:
         """The parts of the goal that hold now (a move must not break them)."""
         now = _truth(self.env)
-        return [k for k in (self.goal.parts if isinstance(self.goal, GAnd) else [self.goal])
-                if now(k)]
+        return [k for k in junction_parts(self.goal, "and") if now(k)]
 
     def shift(self, a: GAtom, taken: Sequence[str]) -> tuple[str, str, str] | None:
         """(anchor, surface, cell): the anchor of `around` or `at-side` moved to a cell of
@@ -914,8 +923,8 @@ class _TracePlanner:
         src = self.env.world.state.posed.support_of(item)
         self.fetch(item, avoid)
         g = self.goal
-        keep = list(g.parts) if isinstance(g, GAnd) else [g]
-        keep = [k for k in keep if not (isinstance(k, GNot) and k.body in atoms)]
+        negated = {(a, False) for a in atoms}  # `(not a)`: no longer kept
+        keep = [k for k in junction_parts(g, "and") if literal(k) not in negated]
         dests = clear_destinations(self.env, item, atoms, keep,
                                    {*avoid, *([src] if src is not None else [])})
         if not dests:
@@ -976,10 +985,10 @@ def _oracle_run(task: TaskRecord, graph: SceneGraph, after: Snapshot | None
         env = ManipulationEnv(graph, budget=PLANNING_BUDGET, after=after)
         env.reset(options={"task": task})
         planner = _TracePlanner(env, banned)
-        steps: Sequence[Goal] = goal.steps if isinstance(goal, GThen) else (goal,)
+        steps: Sequence[Goal] = children(goal) if goal.kind == "then" else (goal,)
         try:
             for step in steps:
-                if isinstance(step, GTargets | GThen):
+                if step.kind in ("targets", "then"):
                     raise Unsolvable(f"a {type(step).__name__} step")
                 planner.achieve(step)
             planner.do(ActionName.CALL_END)
@@ -1277,7 +1286,7 @@ def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
                             [f for f in fs if 0 <= f < len(experience.frames)]) for fs in lists]
     if start < 0 or not all(targets):
         return [min(t.values()) if t else last for t in targets]
-    stops = walker.route(start, targets, isinstance(task.goal, GTargets) and task.goal.ordered)
+    stops = walker.route(start, targets, task.goal.kind == "targets" and task.goal.ordered)
     if stops is None:
         return [last] * len(targets)
     return [targets[j][n] for j, n in stops]
@@ -1307,7 +1316,7 @@ def random_frames_chance(task: TaskRecord, frame_count: int) -> Fraction | None:
     lists = task.valid_frames
     if not lists or frame_count <= 0:
         return None
-    if not isinstance(task.goal, GTargets):
+    if task.goal.kind != "targets":
         return Fraction(len(set(lists[0]) & set(range(frame_count))), frame_count)
     masks: dict[int, int] = {}  # frame -> the targets valid there (bits)
     for k, frames in enumerate(lists):

@@ -45,7 +45,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 import gymnasium
 import numpy as np
@@ -55,6 +55,7 @@ from pydantic import ValidationError
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.compiler.start_checks import RELOCATING
 from fdc.core.jsonl import loads
+from fdc.predicates.algebra import children, literal
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
@@ -112,10 +113,8 @@ def step_budget(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = No
     """The number of actions an agent may take on `task`: ManiTaskGen's 20 per step of a
     process task; for an outcome task, 20 plus 10 for each item past the first that must
     move (`items_to_move`, from `start`)."""
-    from fdc.predicates.goal import GThen
-
-    if isinstance(task.goal, GThen):
-        return STEPS_PER_TASK * len(task.goal.steps)
+    if task.goal.kind == "then":
+        return STEPS_PER_TASK * len(children(task.goal))
     if task.level == 4 or "outcome" in task.tags:
         n = items_to_move(task, graph, start)
         return STEPS_PER_TASK + STEPS_PER_EXTRA_TARGET * max(0, n - 1)
@@ -129,7 +128,17 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     true, or a negated one that holds), a conjunction the union of its parts', a
     disjunction its cheapest part's, a count the items it must bring or take away."""
     from fdc.predicates.builtin import default_registry
-    from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr
+    from fdc.predicates.goal import (
+        GAnd,
+        GAtom,
+        GChecklist,
+        GCluster,
+        GCount,
+        GNot,
+        GOr,
+        GTargets,
+        GThen,
+    )
     from fdc.predicates.registry import Context
 
     registry = default_registry()
@@ -138,27 +147,33 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
         ctx = ctx.with_thresholds(task.thresholds, registry)
 
     def movers(g: Goal) -> frozenset[str]:
-        if isinstance(g, GAtom | GNot):
-            a = g if isinstance(g, GAtom) else g.body
-            if not isinstance(a, GAtom) or a.predicate not in RELOCATING or not a.args:
+        match g:
+            case GAtom() | GNot():
+                lit = literal(g)
+                if lit is None or lit[0].predicate not in RELOCATING or not lit[0].args:
+                    return frozenset()
+                a, positive = lit
+                holds = registry.evaluate(a.predicate, a.args, ctx)
+                return frozenset({a.args[0]}) if holds == (not positive) else frozenset()
+            case GAnd():
+                return frozenset().union(*(movers(p) for p in g.parts))
+            case GOr():
+                options = [movers(p) for p in g.parts]
+                return min(options, key=len) if options else frozenset()
+            case GCount() if g.relation in RELOCATING and not g.same_other:
+                # the fewest: items to bring (at least) or to take away (at most), first
+                # in order
+                true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)
+                                                  for a in (g.atom_for(x, y)
+                                                            for y in g.others or (None,)))]
+                false = [x for x in g.items if x not in true]
+                bring = max(0, g.number - len(true)) if g.op != "at-most" else 0
+                leave = max(0, len(true) - g.number) if g.op != "at-least" else 0
+                return frozenset(false[:bring] + true[:leave])
+            case GCount() | GCluster() | GTargets() | GThen() | GChecklist():
                 return frozenset()
-            true = registry.evaluate(a.predicate, a.args, ctx)
-            return frozenset({a.args[0]}) if true == isinstance(g, GNot) else frozenset()
-        if isinstance(g, GAnd):
-            return frozenset().union(*(movers(p) for p in g.parts))
-        if isinstance(g, GOr):
-            options = [movers(p) for p in g.parts]
-            return min(options, key=len) if options else frozenset()
-        if isinstance(g, GCount) and g.relation in RELOCATING and not g.same_other:
-            # the fewest: items to bring (at least) or to take away (at most), first in order
-            true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)
-                                              for a in (g.atom_for(x, y) for y in g.others
-                                                        or (None,)))]
-            false = [x for x in g.items if x not in true]
-            bring = max(0, g.number - len(true)) if g.op != "at-most" else 0
-            leave = max(0, len(true) - g.number) if g.op != "at-least" else 0
-            return frozenset(false[:bring] + true[:leave])
-        return frozenset()
+            case _:
+                assert_never(g)
 
     return len(movers(task.goal))
 

@@ -17,12 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 import numpy as np
 
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, Goal, GOr, GTargets, GThen, atoms
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    atoms,
+)
 from fdc.predicates.registry import Context
 
 from .drops import Drop, DropCode
@@ -51,14 +63,16 @@ def goal_frames(goal: Goal, targets: Sequence[str], start: AgentPose, frames: Fr
     the binding drops: a target (or the goal) that holds at no frame, or no walk."""
     frames.prepare(atoms(goal))
     lists = frames.valid_frames(goal)
-    if isinstance(goal, GTargets):
-        empty = [t.entity for t, f in zip(goal.targets, lists, strict=True) if not f]
-        if empty:
-            return Drop(DropCode.NO_VALID_FRAME, "a target", tuple(empty))
-    elif any(not f for f in lists):
-        return Drop(DropCode.NO_VALID_FRAME, "the goal", tuple(targets))
-    mode = "single" if not isinstance(goal, GTargets) else \
-        "ordered" if goal.ordered else "unordered"
+    match goal:
+        case GTargets():
+            empty = [t.entity for t, f in zip(goal.targets, lists, strict=True) if not f]
+            if empty:
+                return Drop(DropCode.NO_VALID_FRAME, "a target", tuple(empty))
+            mode = "ordered" if goal.ordered else "unordered"
+        case _:
+            if any(not f for f in lists):
+                return Drop(DropCode.NO_VALID_FRAME, "the goal", tuple(targets))
+            mode = "single"
     nodes = [frames.nodes(f) for f in lists]
     length, exact = walker.walk((start.x, start.y), nodes, mode)
     if lists and length is None:
@@ -121,39 +135,45 @@ class FrameIndex:
 
     def _mask(self, g: Goal) -> np.ndarray:
         n = len(self.log.frames)
-        if isinstance(g, GAtom):
-            return self.masks[g]
-        if isinstance(g, GNot):
-            return ~self._mask(g.body)
-        if isinstance(g, GAnd):
-            out = np.ones(n, dtype=bool)
-            for p in g.parts:
-                out &= self._mask(p)
-            return out
-        if isinstance(g, GOr):
-            out = np.zeros(n, dtype=bool)
-            for p in g.parts:
-                out |= self._mask(p)
-            return out
-        if isinstance(g, GCount) and not g.same_other:
-            found = np.zeros(n, dtype=int)
-            for x in g.items:
-                hit = np.zeros(n, dtype=bool)
-                for y in g.others or (None,):
-                    hit |= self.masks[g.atom_for(x, y)]
-                found += hit
-            judged: np.ndarray = (found >= g.number if g.op == "at-least" else
-                                  found <= g.number if g.op == "at-most" else
-                                  found == g.number)
-            return judged
-        raise GroundError(f"a {g.kind} has no goal frames")
+        match g:
+            case GAtom():
+                return self.masks[g]
+            case GNot():
+                return ~self._mask(g.body)
+            case GAnd():
+                out = np.ones(n, dtype=bool)
+                for p in g.parts:
+                    out &= self._mask(p)
+                return out
+            case GOr():
+                out = np.zeros(n, dtype=bool)
+                for p in g.parts:
+                    out |= self._mask(p)
+                return out
+            case GCount() if not g.same_other:
+                found = np.zeros(n, dtype=int)
+                for x in g.items:
+                    hit = np.zeros(n, dtype=bool)
+                    for y in g.others or (None,):
+                        hit |= self.masks[g.atom_for(x, y)]
+                    found += hit
+                judged: np.ndarray = (found >= g.number if g.op == "at-least" else
+                                      found <= g.number if g.op == "at-most" else
+                                      found == g.number)
+                return judged
+            case GCount() | GCluster() | GTargets() | GThen() | GChecklist():
+                raise GroundError(f"a {g.kind} has no goal frames")
+            case _:
+                assert_never(g)
 
     def valid_frames(self, goal: Goal) -> list[list[int]]:
-        if isinstance(goal, GTargets):
-            return [np.nonzero(self._mask(t.goal))[0].tolist() for t in goal.targets]
-        if isinstance(goal, GThen):
-            return []
-        return [np.nonzero(self._mask(goal))[0].tolist()]
+        match goal:
+            case GTargets():
+                return [np.nonzero(self._mask(t.goal))[0].tolist() for t in goal.targets]
+            case GThen():
+                return []
+            case _:
+                return [np.nonzero(self._mask(goal))[0].tolist()]
 
     def nodes(self, frames: Sequence[int]) -> list[int]:
         return sorted({int(self._nodes[i]) for i in frames if self._nodes[i] >= 0})

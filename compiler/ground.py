@@ -63,16 +63,25 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations, pairwise, product
-from typing import Any, NoReturn
+from typing import Any, NoReturn, assert_never
 
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
+from fdc.predicates.algebra import (
+    NotNegatable,
+    canonical_junction,
+    is_atom,
+    junction_parts,
+    neg,
+)
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
     CountOp,
     GAnd,
     GAtom,
+    GChecklist,
+    GCluster,
     GCount,
     GNot,
     Goal,
@@ -217,7 +226,7 @@ def widen(
     words alone, not on which of their readings `binding` is, so two bindings the same
     words describe widen to one goal. A multi-goal or a sequence has no goal to widen
     (each target needs its own stop): the caller drops such a binding as ambiguous."""
-    assert not isinstance(ground_goal, GTargets | GThen)
+    assert ground_goal.kind not in ("targets", "then")
     goals = [ground_goal]
     for alt in readings(binding, fits, template):
         if alt != binding:
@@ -231,7 +240,7 @@ def disjunction(goals: Sequence[Goal]) -> Goal:
     """`or` of ground goals, flattened, without repeats, in canonical (text) order."""
     parts: dict[str, Goal] = {}
     for g in goals:
-        for p in g.parts if isinstance(g, GOr) else (g,):
+        for p in junction_parts(g, "or"):
             parts.setdefault(to_pddl(p), p)
     if len(parts) == 1:
         return next(iter(parts.values()))
@@ -369,22 +378,24 @@ class _Grounder:
         if type(g) is GAtom:  # interned, so alive as long as the process: its id stays its own
             s = self._text[id(g)] = "(" + " ".join(g) + ")"  # g: (predicate, *args)
             return s
-        if isinstance(g, GNot):
-            s = f"(not {self.text(g.body)})"
-        elif isinstance(g, GAnd | GOr):
-            word = "and" if isinstance(g, GAnd) else "or"
-            keys = self._part_texts.get(id(g))
-            if keys is None:
-                keys = [self.text(p) for p in g.parts]
-            s = "(" + " ".join([word, *keys]) + ")"
-        elif isinstance(g, GTargets):
-            word = "ordered-targets" if g.ordered else "targets"
-            s = f"({word} " + " ".join(f"({t.entity} {self.text(t.goal)})" for t in g.targets)
-            s += ")"
-        elif isinstance(g, GThen):
-            s = "(then " + " ".join(self.text(p) for p in g.steps) + ")"
-        else:
-            s = to_pddl(g)
+        match g:
+            case GNot():
+                s = f"(not {self.text(g.body)})"
+            case GAnd() | GOr():
+                keys = self._part_texts.get(id(g))
+                if keys is None:
+                    keys = [self.text(p) for p in g.parts]
+                s = "(" + " ".join([g.kind, *keys]) + ")"
+            case GTargets():
+                word = "ordered-targets" if g.ordered else "targets"
+                s = f"({word} " + " ".join(f"({t.entity} {self.text(t.goal)})"
+                                           for t in g.targets) + ")"
+            case GThen():
+                s = "(then " + " ".join(self.text(p) for p in g.steps) + ")"
+            case GAtom() | GCount() | GCluster() | GChecklist():
+                s = to_pddl(g)
+            case _:
+                assert_never(g)
         self._text[id(g)] = s
         self._keep.append(g)
         return s
@@ -394,16 +405,19 @@ class _Grounder:
         found = self._size.get(id(g))
         if found is not None:
             return found
-        if isinstance(g, GAtom):
-            n = 1
-        elif isinstance(g, GNot):
-            n = self.size(g.body)
-        elif isinstance(g, GAnd | GOr):
-            n = sum(self.size(p) for p in g.parts)
-        elif isinstance(g, GCount):
-            n = len(g.items) * max(1, len(g.others))
-        else:
-            n = 0  # multi-goal forms never reach the counters
+        match g:
+            case GAtom():
+                n = 1
+            case GNot():
+                n = self.size(g.body)
+            case GAnd() | GOr():
+                n = sum(self.size(p) for p in g.parts)
+            case GCount():
+                n = len(g.items) * max(1, len(g.others))
+            case GCluster() | GTargets() | GThen() | GChecklist():
+                n = 0  # multi-goal forms never reach the counters
+            case _:
+                assert_never(g)
         self._size[id(g)] = n
         self._keep.append(g)
         return n
@@ -416,7 +430,7 @@ class _Grounder:
         # Every constant the grounder makes is the object TRUE or FALSE (an empty
         # junction becomes one of them here), so constants are tested by identity.
         kind = GAnd if conj else GOr
-        absorbing, neutral = (FALSE, TRUE) if conj else (TRUE, FALSE)
+        absorbing = FALSE if conj else TRUE
         text = self.text
         if keys is None:
             texts, nested = self._text, self._part_texts
@@ -432,18 +446,10 @@ class _Grounder:
                     flat.append(p)
                     found.append(texts.get(id(p)) or text(p))
             parts, keys = flat, found
-        # equal texts are equal goals, so which of them is kept does not matter
-        unique = dict(zip(keys, parts, strict=True))
-        for p in unique.values():
-            if type(p) is GNot and text(p.body) in unique:
-                return absorbing  # p and (not p)
-        if len(unique) <= 1:
-            return next(iter(unique.values())) if unique else neutral
-        keys = sorted(unique)
-        # the parts are canonical goals already: building the junction needs no validation
-        made = kind.model_construct(parts=tuple([unique[k] for k in keys]))
-        self._part_texts[id(made)] = keys  # for `text`, if it is asked
-        self._keep.append(made)
+        made, ordered = canonical_junction(kind, parts, keys, text)
+        if ordered is not None:  # a junction made
+            self._part_texts[id(made)] = ordered  # for `text`, if it is asked
+            self._keep.append(made)
         return made
 
     def conj(self, parts: Sequence[Goal]) -> Goal:
@@ -453,18 +459,15 @@ class _Grounder:
         return self._junction(parts, False)
 
     def neg(self, g: Goal) -> Goal:
-        """`(not g)` in negation normal form: `not` only ever stands on an atom."""
-        if isinstance(g, GNot):
-            return g.body
-        if isinstance(g, GAnd):
-            return self.disj([self.neg(p) for p in g.parts])  # TRUE becomes FALSE
-        if isinstance(g, GOr):
-            return self.conj([self.neg(p) for p in g.parts])
-        if isinstance(g, GAtom):
-            return GNot(body=g)
-        if isinstance(g, GCount):
-            return self.disj([self.count_node(g, op, n) for op, n in _COMPLEMENT[g.op](g.number)])
-        raise GroundError("a multi-goal form cannot be negated")
+        """`(not g)` in negation normal form (`neg`) over the canonical junctions, a
+        count the disjunction of its complements."""
+        try:
+            return neg(g, conj=self.conj, disj=self.disj, count=self._negated_count)
+        except NotNegatable:
+            raise GroundError("a multi-goal form cannot be negated") from None
+
+    def _negated_count(self, g: GCount) -> Goal:
+        return self.disj([self.count_node(g, op, n) for op, n in _COMPLEMENT[g.op](g.number)])
 
     # ------------------------------------------------------------------ terms and numbers
 
@@ -553,10 +556,11 @@ class _Grounder:
                 g = self.top(step, env)
                 if g is FALSE:
                     raise _Dropped(Drop(DropCode.STEP_FALSE, str(i)))
-                if isinstance(g, GThen):
-                    steps.extend(g.steps)
-                elif g is not TRUE:
-                    steps.append(g)
+                match g:
+                    case GThen():
+                        steps.extend(g.steps)
+                    case _ if g is not TRUE:
+                        steps.append(g)
             if not steps:
                 return TRUE
             return steps[0] if len(steps) == 1 else GThen(steps=tuple(steps))
@@ -867,15 +871,15 @@ class _Grounder:
         others, at most one, are the same in all) and the subset expansion would hold
         more atoms than they do (`at-least 1`, `at-most 0` and the like stay the
         junction they are); else None."""
-        if not bodies or not all(type(b) is GAtom for b in bodies):
+        found = [b for b in bodies if is_atom(b)]
+        if not found or len(found) != len(bodies):
             return None
-        first = bodies[0]
-        assert isinstance(first, GAtom)
+        first = found[0]
         rest = first[2:]
         if len(rest) > 1 or any(len(b) != len(first) or b[0] != first[0] or b[2:] != rest
-                                for b in bodies if isinstance(b, GAtom)):
+                                for b in found):
             return None
-        items = tuple(b[1] for b in bodies if isinstance(b, GAtom))
+        items = tuple(b[1] for b in found)
         if len(set(items)) != len(items):
             return None
         m = len(items)

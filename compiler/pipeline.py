@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from fdc.predicates.goal import Goal, GTargets, GThen, atoms
+from fdc.predicates.goal import Goal, atoms
 from fdc.predicates.registry import EvaluationError
 
 from .bind import BindError, Draw, random_order, why_no_binding
@@ -181,7 +181,7 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     if drop is not None:
         return drop
     if words.ambiguous:
-        if isinstance(goal, GTargets | GThen):  # each target needs its own stop
+        if goal.kind in ("targets", "then"):  # each target needs its own stop
             return words.ambiguity(binding)
         goal = run(Pass.GROUND, widen, t.goal, binding, words.fits, goal, start.facts,
                    max_atoms=options.max_atoms, template=entry.name)

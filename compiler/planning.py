@@ -57,23 +57,25 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, assert_never
 
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
+from fdc.predicates.algebra import NotExpandable, children, expand_counts, is_atom, junction_parts
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
     GNot,
     Goal,
     GOr,
     GTargets,
     GThen,
-    NotExpandable,
     atom,
     atoms,
-    expand_counts,
     is_multi_goal,
     joined,
 )
@@ -574,28 +576,32 @@ class PlanningWorld:
             _may_be_in_cell(problem)
 
         def expr(g: Goal, positive: bool = True) -> Any:
-            if isinstance(g, GAtom):
-                if any(x in left_out for x in g.args):
-                    return em.FALSE()  # stays false: no plan moves the item
-                if g.predicate == SAME_SURFACE:
-                    return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
-                name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
-                    else g.predicate
-                return problem.fluent(name)(*(objects[x] for x in g.args))
-            if isinstance(g, GNot):
-                return em.Not(expr(g.body, not positive))
-            if isinstance(g, GAnd):
-                return em.And(*(expr(p, positive) for p in g.parts)) if g.parts \
-                    else em.TRUE()
-            if isinstance(g, GOr):
-                return em.Or(*(expr(p, positive) for p in g.parts)) if g.parts \
-                    else em.FALSE()
-            raise PlanningError("a multi-goal or sequence form nested inside a step")
+            match g:
+                case GAtom():
+                    if any(x in left_out for x in g.args):
+                        return em.FALSE()  # stays false: no plan moves the item
+                    if g.predicate == SAME_SURFACE:
+                        return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
+                    name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
+                        else g.predicate
+                    return problem.fluent(name)(*(objects[x] for x in g.args))
+                case GNot():
+                    return em.Not(expr(g.body, not positive))
+                case GAnd():
+                    return em.And(*(expr(p, positive) for p in g.parts)) if g.parts \
+                        else em.TRUE()
+                case GOr():
+                    return em.Or(*(expr(p, positive) for p in g.parts)) if g.parts \
+                        else em.FALSE()
+                case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+                    raise PlanningError("a multi-goal or sequence form nested inside a step")
+                case _:
+                    assert_never(g)
 
         simplify = problem.environment.simplifier.simplify
         problem.clear_goals()
         checkpoints: tuple[str, ...] = ()
-        if isinstance(goal, GThen | GTargets) or _splits(goal):
+        if goal.kind in ("then", "targets") or _splits(goal):
             checkpoints = self._checkpoints(problem, goal, lambda g: simplify(expr(g)))
         else:
             problem.add_goal(simplify(expr(goal)))
@@ -766,12 +772,13 @@ class PlanningWorld:
         env = problem.environment
         em = env.expression_manager
         boolean = env.type_manager.BoolType()
-        if isinstance(goal, GThen):
-            steps, ordered = goal.steps, True
-        elif isinstance(goal, GTargets):
-            steps, ordered = tuple(t.goal for t in goal.targets), goal.ordered
-        else:
-            steps, ordered = (goal,), True
+        match goal:
+            case GThen():
+                steps, ordered = goal.steps, True
+            case GTargets():
+                steps, ordered = children(goal), goal.ordered
+            case _:
+                steps, ordered = (goal,), True
         with _actions_changed(problem) as costs:
             frozen = Fluent(f"{STAGE}-frozen", boolean, environment=env)
             problem.add_fluent(frozen, default_initial_value=False)
@@ -781,7 +788,7 @@ class PlanningWorld:
             names: list[str] = []
             last: list[Any] = []  # each step's final flag
             for k, step in enumerate(steps, 1):
-                parts = step.parts if isinstance(step, GAnd) and _splits(step) else (step,)
+                parts = junction_parts(step, "and") if _splits(step) else (step,)
                 previous = last[-1] if ordered and last else None
                 for j, part in enumerate(parts, 1):
                     flag = Fluent(f"{STAGE}-{k}-{j}", boolean, environment=env)
@@ -814,9 +821,12 @@ def gathered(goal: Goal, state: WorldState, facts: SceneFacts) -> Goal | None:
     group of items they join (transitively) `on` one surface, the one most of the group
     stands on now (the lowest name on a tie) among those every one of them `fits`,
     instead of any one. None: the goal has no such conjunct, or no group a surface takes."""
-    if not isinstance(goal, GAnd):
-        return None
-    same = [p for p in goal.parts if isinstance(p, GAtom) and p.predicate == SAME_SURFACE]
+    match goal:
+        case GAnd():
+            pass
+        case _:
+            return None
+    same = [p for p in goal.parts if is_atom(p) and p.predicate == SAME_SURFACE]
     if not same:
         return None
     fits: dict[str, set[str]] = {}
@@ -842,16 +852,17 @@ def _polar(goal: Goal) -> list[tuple[GAtom, bool]]:
     stack: list[tuple[Goal, bool]] = [(goal, True)]
     while stack:
         g, positive = stack.pop()
-        if isinstance(g, GAtom):
-            polar.append((g, positive))
-        elif isinstance(g, GNot):
-            stack.append((g.body, not positive))
-        elif isinstance(g, GAnd | GOr):
-            stack.extend((p, positive) for p in g.parts)
-        elif isinstance(g, GThen):
-            stack.extend((s, positive) for s in g.steps)
-        elif isinstance(g, GTargets):
-            stack.extend((t.goal, positive) for t in g.targets)
+        match g:
+            case GAtom():
+                polar.append((g, positive))
+            case GNot():
+                stack.append((g.body, not positive))
+            case GAnd() | GOr() | GThen() | GTargets():
+                stack.extend((p, positive) for p in children(g))
+            case GCount() | GCluster() | GChecklist():  # not walked into
+                pass
+            case _:
+                assert_never(g)
     return polar
 
 
@@ -969,10 +980,22 @@ def _set_costs(problem: Any, costs: Mapping[str, Any]) -> None:
 def _splits(goal: Goal) -> bool:
     """A conjunction with a disjunction (or a positive `same-surface`: an existential)
     among two or more parts: split it into checks."""
-    return isinstance(goal, GAnd) and len(goal.parts) > 1 and any(
-        isinstance(p, GOr) or (isinstance(p, GNot) and isinstance(p.body, GAnd))
-        or (isinstance(p, GAtom) and p.predicate == SAME_SURFACE)
-        for p in goal.parts)
+    match goal:
+        case GAnd() if len(goal.parts) > 1:
+            return any(_splitting(p) for p in goal.parts)
+        case _:
+            return False
+
+
+def _splitting(part: Goal) -> bool:
+    """A disjunction: an `or`, a negated `and`, a positive `same-surface`."""
+    match part:
+        case GOr() | GNot(body=GAnd()):
+            return True
+        case GAtom() if part.predicate == SAME_SURFACE:
+            return True
+        case _:
+            return False
 
 
 def _same_surface(problem: Any, a: Any, b: Any) -> Any:

@@ -85,10 +85,14 @@ class Judge:
         """Whether the goal holds where a task starts, as `verify` would judge it on a
         one-snapshot trajectory (with the task's `thresholds`, if any; a multi-goal
         needs its stops: never)."""
-        if isinstance(goal, GTargets):
-            return False  # each target needs its own stop
-        steps = goal.steps if isinstance(goal, GThen) else (goal,)
-        if any(isinstance(s, GTargets | GThen) for s in steps):
+        match goal:
+            case GTargets():
+                return False  # each target needs its own stop
+            case GThen():
+                steps = goal.steps
+            case _:
+                steps = (goal,)
+        if any(s.kind in ("targets", "then") for s in steps):
             return False
         holds = self.holds([a for s in steps for a in atoms(s)], thresholds)
         return all(evaluate(s, 0, lambda a, _i: holds[a]) for s in steps)
@@ -97,7 +101,11 @@ class Judge:
                         ) -> bool:
         """Whether the goal is a sequence whose first step holds where a task starts (it
         asks for less than it says: `start_checks`' `step-true`, `fdc validate`)."""
-        return isinstance(goal, GThen) and self.already_true(goal.steps[0], thresholds)
+        match goal:
+            case GThen():
+                return self.already_true(goal.steps[0], thresholds)
+            case _:
+                return False
 
     def holds(self, wanted: Iterable[GAtom], thresholds: Mapping[str, float] | None = None
               ) -> dict[GAtom, bool]:

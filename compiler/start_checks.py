@@ -22,9 +22,22 @@ judged (the item need not move), nor a negated one, a memory task's targets, or 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
-from fdc.predicates.goal import GAnd, GAtom, GCount, Goal, GOr, GTargets, GThen, atoms
+from fdc.predicates.algebra import children, is_atom
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    atoms,
+)
 from fdc.sim_bridge.graph.feasible import (
     Infeasible,
     around_room,
@@ -57,7 +70,7 @@ def check_start(start: TemplateStart, goal: Goal) -> Drop | None:
     if start.judge.first_step_true(goal):
         # "first do A, then B" with A done: the task is B, and says more than it asks
         return Drop(DropCode.STEP_TRUE, "1")
-    if isinstance(goal, GTargets):  # a memory task's targets: never judged
+    if goal.kind == "targets":  # a memory task's targets: never judged
         return None
     holds = start.judge.holds(atoms(goal))
     rule = infeasible(goal, start.graph, holds.__getitem__, start.thresholds)
@@ -96,12 +109,14 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                     groups.setdefault(where[1], []).append((where[0], where[2]))
         anywhere = set()  # surfaces whose items may stand on any of their twins
         for d in g.parts:  # an item on a surface or its twins (a chair's receptacles)
-            if isinstance(d, GOr) and not any(holds(p) for p in d.parts
-                                              if isinstance(p, GAtom)):
-                found = _on_twins(d, graph, band["on_below_m"])
-                if found is not None:
-                    groups.setdefault(found[1], []).append((found[0], None))
-                    anywhere.add(found[1])
+            match d:
+                case GOr() if not any(holds(p) for p in d.parts if is_atom(p)):
+                    found = _on_twins(d, graph, band["on_below_m"])
+                    if found is not None:
+                        groups.setdefault(found[1], []).append((found[0], None))
+                        anywhere.add(found[1])
+                case _:
+                    pass
         for a in parts:
             item = _around_of(a, graph, home)
             if item is None or holds(a):
@@ -159,24 +174,28 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
         return first
 
     def walk(g: Goal) -> Infeasible | None:
-        if isinstance(g, GAtom):
-            return atom(g)
-        if isinstance(g, GAnd):
-            found = next((r for p in g.parts if (r := walk(p)) is not None), None)
-            return found if found is not None else together(g)
-        if isinstance(g, GThen):
-            return next((r for p in g.steps if (r := walk(p)) is not None), None)
-        if isinstance(g, GOr):  # impossible when every part is: the first one's rule
-            first: Infeasible | None = None
-            for p in g.parts:
-                r = walk(p)
-                if r is None:
-                    return None
-                first = first or r
-            return first
-        if isinstance(g, GCount):
-            return count(g)
-        return None
+        match g:
+            case GAtom():
+                return atom(g)
+            case GAnd():
+                found = next((r for p in g.parts if (r := walk(p)) is not None), None)
+                return found if found is not None else together(g)
+            case GThen():
+                return next((r for p in g.steps if (r := walk(p)) is not None), None)
+            case GOr():  # impossible when every part is: the first one's rule
+                first: Infeasible | None = None
+                for p in g.parts:
+                    r = walk(p)
+                    if r is None:
+                        return None
+                    first = first or r
+                return first
+            case GCount():
+                return count(g)
+            case GNot() | GTargets() | GCluster() | GChecklist():
+                return None
+            case _:
+                assert_never(g)
 
     return walk(goal)
 
@@ -198,14 +217,18 @@ def placing_atoms(goal: Goal) -> list[GAtom]:
     stack = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GAtom):
-            found.append(g)
-        elif isinstance(g, GAnd | GOr):
-            stack += g.parts
-        elif isinstance(g, GThen):
-            stack += g.steps
-        elif isinstance(g, GCount) and g.op != "at-most":
-            found += atoms(g)
+        match g:
+            case GAtom():
+                found.append(g)
+            case GAnd() | GOr() | GThen():
+                stack += children(g)
+            case GCount():
+                if g.op != "at-most":
+                    found += atoms(g)
+            case GNot() | GTargets() | GCluster() | GChecklist():
+                pass
+            case _:
+                assert_never(g)
     return found
 
 
@@ -236,10 +259,13 @@ def _conjuncts(g: GAnd) -> list[GAtom]:
     """The atoms of a conjunction, nested conjunctions flattened."""
     out: list[GAtom] = []
     for p in g.parts:
-        if isinstance(p, GAtom):
-            out.append(p)
-        elif isinstance(p, GAnd):
-            out += _conjuncts(p)
+        match p:
+            case GAtom():
+                out.append(p)
+            case GAnd():
+                out += _conjuncts(p)
+            case _:
+                pass
     return out
 
 
@@ -264,7 +290,7 @@ def _surface_of(a: GAtom, graph: SceneGraph) -> tuple[str, str, Direction | None
 def _on_twins(d: GOr, graph: SceneGraph, on_below_m: float) -> tuple[str, str] | None:
     """(item, surface) for a disjunction that puts one item on one of a surface and its
     `twins` (the first of them by id), else None."""
-    wheres = [_surface_of(p, graph) if isinstance(p, GAtom) else None for p in d.parts]
+    wheres = [_surface_of(p, graph) if is_atom(p) else None for p in d.parts]
     if not wheres or any(w is None or w[2] is not None for w in wheres):
         return None
     items = {w[0] for w in wheres if w is not None}

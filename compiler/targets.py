@@ -3,12 +3,16 @@ record lists, the start checks require, and the exports read."""
 
 from __future__ import annotations
 
+from typing import assert_never
+
+from fdc.predicates.algebra import children
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
     GChecklist,
     GCluster,
     GCount,
+    GNot,
     Goal,
     GOr,
     GTargets,
@@ -21,23 +25,27 @@ def goal_targets(goal: Goal) -> list[str]:
     every positive fluent atom, a count's items and a cluster's members (a checklist
     imported from PARTNR: every object its propositions ask about), in order, without
     repeats."""
-    if isinstance(goal, GTargets):
-        return list(dict.fromkeys(t.entity for t in goal.targets))
+    match goal:
+        case GTargets():
+            return list(dict.fromkeys(t.entity for t in goal.targets))
+        case _:
+            pass
     out: dict[str, None] = {}
     stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GAtom):
-            if g.args:
-                out.setdefault(g.args[0])
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(reversed(g.parts))
-        elif isinstance(g, GThen):
-            stack.extend(reversed(g.steps))
-        elif isinstance(g, GTargets):
-            stack.extend(reversed([t.goal for t in g.targets]))
-        elif isinstance(g, GCount | GCluster):
-            out.update(dict.fromkeys(g.items if isinstance(g, GCount) else g.entities))
-        elif isinstance(g, GChecklist):
-            stack.extend(reversed(g.propositions))
+        match g:
+            case GAtom():
+                if g.args:
+                    out.setdefault(g.args[0])
+            case GAnd() | GOr() | GThen() | GTargets() | GChecklist():
+                stack.extend(reversed(children(g)))
+            case GCount():
+                out.update(dict.fromkeys(g.items))
+            case GCluster():
+                out.update(dict.fromkeys(g.entities))
+            case GNot():  # positive atoms only
+                pass
+            case _:
+                assert_never(g)
     return list(out)

@@ -48,15 +48,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.core.problems import Diagnostic, Severity
+from fdc.predicates.algebra import children, junction_parts
 from fdc.predicates.goal import (
     GAnd,
+    GAtom,
+    GChecklist,
     GCluster,
     GCount,
+    GNot,
     Goal,
     GOr,
     GTargets,
@@ -216,15 +220,17 @@ class SceneWorlds:
 def _flat(goal: Goal) -> Goal:
     """A plain formula of a goal's parts, for type checking: steps and targets a
     conjunction, a count the conjunction of its atoms."""
-    if isinstance(goal, GThen):
-        return GAnd(parts=tuple(_flat(s) for s in goal.steps))
-    if isinstance(goal, GTargets):
-        return GAnd(parts=tuple(_flat(t.goal) for t in goal.targets))
-    if isinstance(goal, GCount):
-        return GAnd(parts=tuple(atoms(goal)))
-    if isinstance(goal, GAnd | GOr):
-        return type(goal)(parts=tuple(_flat(p) for p in goal.parts))
-    return goal
+    match goal:
+        case GThen() | GTargets():
+            return GAnd(parts=tuple(_flat(s) for s in children(goal)))
+        case GCount():
+            return GAnd(parts=tuple(atoms(goal)))
+        case GAnd() | GOr():
+            return type(goal)(parts=tuple(_flat(p) for p in goal.parts))
+        case GAtom() | GNot() | GCluster() | GChecklist():
+            return goal
+        case _:
+            assert_never(goal)
 
 
 def check_goal_types(tasks: Sequence[_Task], entries: Mapping[str, TemplateEntry],
@@ -337,7 +343,7 @@ def check_task(task: _Task, entry: TemplateEntry | None, worlds: SceneWorlds | N
     t = entry.template
     describer = worlds.compiler.describer(entry.domain, start)
     used = set().union(*(names_used(text) for text in entry.texts)) if entry.texts else set()
-    widened = t.ambiguity != "reject" and not isinstance(r.goal, GTargets | GThen)
+    widened = t.ambiguity != "reject" and r.goal.kind not in ("targets", "then")
     fits: dict[str, tuple[str, ...]] = {}
     for p in t.parameters:
         if jinja_name(p.name) not in used:
@@ -414,12 +420,12 @@ def _check_widened(task: _Task, entry: TemplateEntry, compiler: SceneCompiler,
     whichever entities the agent takes the words to mean, reaching their goal succeeds."""
     r, t = task.record, entry.template
     assert t.goal is not None
-    have = {to_pddl(p) for p in (r.goal.parts if isinstance(r.goal, GOr) else (r.goal,))}
+    have = {to_pddl(p) for p in junction_parts(r.goal, "or")}
     facts = compiler.facts(entry.domain)
     try:
         for reading in readings(r.bindings, fits, t.name):
             g = ground(t.goal, reading, facts, template=t.name).goal
-            parts = () if g is None else g.parts if isinstance(g, GOr) else (g,)
+            parts = () if g is None else junction_parts(g, "or")
             if any(to_pddl(p) not in have for p in parts):
                 other = ", ".join(f"{k} = `{reading[k]}`" for k in sorted(fits))
                 _error(task, "ambiguous", f"the words also fit {other}, whose goal the "
@@ -433,20 +439,21 @@ def _check_widened(task: _Task, entry: TemplateEntry, compiler: SceneCompiler,
 def goal_entities(goal: Goal) -> list[str]:
     """Every entity a goal names, once, in order (a count's items and others, a
     cluster's members: not every pair of them)."""
-    from fdc.predicates.goal import GChecklist
-
     out: dict[str, None] = {}
     stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GCount):
-            out.update(dict.fromkeys((*g.items, *g.others)))
-        elif isinstance(g, GCluster):
-            out.update(dict.fromkeys(g.entities))
-        elif isinstance(g, GChecklist):
-            stack.extend(reversed(g.propositions))
-        else:
-            out.update(dict.fromkeys(x for a in atoms(g) for x in a.args))
+        match g:
+            case GCount():
+                out.update(dict.fromkeys((*g.items, *g.others)))
+            case GCluster():
+                out.update(dict.fromkeys(g.entities))
+            case GChecklist():
+                stack.extend(reversed(g.propositions))
+            case GAtom() | GNot() | GAnd() | GOr() | GTargets() | GThen():
+                out.update(dict.fromkeys(x for a in atoms(g) for x in a.args))
+            case _:
+                assert_never(g)
     return list(out)
 
 

@@ -43,22 +43,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import RELOCATING, ManipulationEnv, within_reach
 from fdc.core.limits import current
+from fdc.predicates.algebra import (
+    NotExpandable,
+    children,
+    expand_counts,
+    is_atom,
+    junction_parts,
+    literal,
+)
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
     GNot,
     Goal,
     GOr,
+    GTargets,
     GThen,
-    NotExpandable,
-    expand_counts,
     to_pddl,
 )
 from fdc.predicates.verify import Verdict, evaluate, verify
@@ -241,7 +251,8 @@ def score_manipulation(task: TaskRecord, actions: list[AgentAction],
 def _score_process(goal: Goal, trace: _Trace, verdict: Verdict
                    ) -> tuple[float, int, tuple[str, Goal] | None, list[float]]:
     last = len(trace.snapshots) - 1
-    steps: Sequence[Goal] = goal.steps if isinstance(goal, GThen) else (goal,)
+    sequence = goal.kind == "then"
+    steps: Sequence[Goal] = children(goal) if sequence else (goal,)
     sub: list[float] = []
     failed: tuple[str, Goal] | None = None
     stage = 4
@@ -251,7 +262,7 @@ def _score_process(goal: Goal, trace: _Trace, verdict: Verdict
         if failed is not None:
             sub.append(0.0)
             continue
-        if isinstance(goal, GThen):
+        if sequence:
             rec = verdict.records[k] if k < len(verdict.records) else None
             at = rec.step if rec is not None else None
         else:
@@ -260,7 +271,7 @@ def _score_process(goal: Goal, trace: _Trace, verdict: Verdict
             sub.append(100.0)
             start = at
             continue
-        judged = verdict.end_step if not isinstance(goal, GThen) else last
+        judged = verdict.end_step if not sequence else last
         part = _score_part(step, trace, start, max(judged, start))
         sub.append(min(UNFINISHED_CAP, part.points))
         stage = min(part.stage, 3)
@@ -269,28 +280,29 @@ def _score_process(goal: Goal, trace: _Trace, verdict: Verdict
 
 
 def _score_part(g: Goal, trace: _Trace, first: int, judged: int) -> _Part:
-    if isinstance(g, GAtom):
-        if g.predicate in RELOCATIONS:
+    match g:
+        case GAtom() if g.predicate in RELOCATIONS:
             s = trace.stage(g, first, judged)
             return _Part(POINTS_PER_STAGE * s, s, None if s == 4 else g)
-        ok = trace.true(g, judged)
-        return _Part(100.0 if ok else 0.0, 4 if ok else 0, None if ok else g)
-    if isinstance(g, GNot):  # judged whole, as atoms that relocate nothing
-        ok = trace.true(g, judged)
-        return _Part(100.0 if ok else 0.0, 4 if ok else 0, None if ok else g)
-    if isinstance(g, GOr):
-        parts = [_score_part(p, trace, first, judged) for p in g.parts]
-        if not parts:
-            return _Part(0.0, 0, g)
-        return max(parts, key=lambda p: p.points)
-    if isinstance(g, GAnd):
-        todo = [p for p in g.parts if not trace.true(p, first)] or list(g.parts)
-        parts = [_score_part(p, trace, first, judged) for p in todo]
-        if not parts:
-            return _Part(100.0, 4, None)
-        worst = min(parts, key=lambda p: (p.stage, p.points))
-        return _Part(sum(p.points for p in parts) / len(parts), worst.stage, worst.failed)
-    return _Part(0.0, 0, g)  # a multi-goal part: no stages
+        case GAtom() | GNot():  # a `not` judged whole, as atoms that relocate nothing
+            ok = trace.true(g, judged)
+            return _Part(100.0 if ok else 0.0, 4 if ok else 0, None if ok else g)
+        case GOr():
+            parts = [_score_part(p, trace, first, judged) for p in g.parts]
+            if not parts:
+                return _Part(0.0, 0, g)
+            return max(parts, key=lambda p: p.points)
+        case GAnd():
+            todo = [p for p in g.parts if not trace.true(p, first)] or list(g.parts)
+            parts = [_score_part(p, trace, first, judged) for p in todo]
+            if not parts:
+                return _Part(100.0, 4, None)
+            worst = min(parts, key=lambda p: (p.stage, p.points))
+            return _Part(sum(p.points for p in parts) / len(parts), worst.stage, worst.failed)
+        case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+            return _Part(0.0, 0, g)  # a multi-goal part: no stages
+        case _:
+            assert_never(g)
 
 
 # ----------------------------------------------------------------------------- outcome
@@ -299,10 +311,10 @@ def _score_part(g: Goal, trace: _Trace, first: int, judged: int) -> _Part:
 def _score_outcome(goal: Goal, trace: _Trace, verdict: Verdict
                    ) -> tuple[float, int, tuple[str, Goal] | None, list[float]]:
     end = verdict.end_step
-    options = list(goal.parts) if isinstance(goal, GOr) and goal.parts else [goal]
+    options = list(junction_parts(goal, "or")) or [goal]
     best: tuple[float, Goal | None] = (-1.0, None)
     for option in options:
-        parts = list(option.parts) if isinstance(option, GAnd) else [option]
+        parts = list(junction_parts(option, "and"))
         todo = [p for p in parts if not trace.true(p, 0)]
         done = [p for p in todo if trace.true(p, end)]
         broken = [p for p in parts if p not in todo and not trace.true(p, end)]
@@ -333,7 +345,7 @@ def _note(task: TaskRecord, env: ManipulationEnv, trace: _Trace,
                               advice="the goal holds: nothing to correct")
     where, part = failed
     atom_stage = stage or 0
-    if isinstance(part, GAtom) and part.predicate in RELOCATIONS:
+    if is_atom(part) and part.predicate in RELOCATIONS:
         atom_stage = trace.stage(part, 0, len(trace.snapshots) - 1)
     next_action, advice = oracle_next(env, part, atom_stage)
     name = STAGES.get(min(atom_stage + 1, 4), "")
@@ -366,15 +378,13 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
             return act(ActionName.GO_TO, doors[0].id), f"go to `{furniture}` to {verb} it"
         return act(ActionName.OPEN if value else ActionName.CLOSE, furniture), \
             f"{verb} `{furniture}`"
-    positive = isinstance(part, GAtom) and part.predicate in RELOCATIONS
-    negative = isinstance(part, GNot) and isinstance(part.body, GAtom) and \
-        part.body.predicate in RELOCATIONS
-    if not positive and not negative:
+    lit = literal(part)
+    if lit is None or lit[0].predicate not in RELOCATIONS:
         return None, (f"make {to_pddl(part)} true: the action space has no action for it"
-                      if not isinstance(part, GNot) else
+                      if part.kind != "not" else
                       f"make {to_pddl(part)} true: the action space cannot change it")
-    atom = part if isinstance(part, GAtom) else part.body
-    assert isinstance(atom, GAtom)
+    atom, positive = lit
+    negative = not positive
     item = atom.args[0]
     if held is not None and held != item:
         here = env.at_surface or posed.support_of(held) or ""
@@ -422,11 +432,9 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
 
 def _door(part: Goal) -> tuple[str, bool] | None:
     """(furniture, whether it must be open) for an `is-open` literal, else None."""
-    if isinstance(part, GAtom) and part.predicate == "is-open":
-        return part.args[0], True
-    if isinstance(part, GNot) and isinstance(part.body, GAtom) and \
-            part.body.predicate == "is-open":
-        return part.body.args[0], False
+    lit = literal(part)
+    if lit is not None and lit[0].predicate == "is-open":
+        return lit[0].args[0], lit[1]
     return None
 
 

@@ -98,9 +98,13 @@ class LowLevelScore(_Score):
 def frames_expected(task: TaskRecord) -> int:
     """How many frames a prediction names: one per target of a multi-goal task, else one.
     A sequence (`then`) has no goal frames: 0."""
-    if isinstance(task.goal, GTargets):
-        return len(task.goal.targets)
-    return 0 if isinstance(task.goal, GThen) else 1
+    match task.goal:
+        case GTargets():
+            return len(task.goal.targets)
+        case GThen():
+            return 0
+        case _:
+            return 1
 
 
 def valid_frame_lists(task: TaskRecord) -> list[list[int]]:

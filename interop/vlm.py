@@ -243,9 +243,13 @@ def targets_of(task: TaskRecord) -> tuple[int, bool]:
     """How many frames the answer names (one per target of a multi-goal task, else
     one; 0 for a sequence, which has no goal frames) and whether their order counts."""
     goal = task.goal
-    if isinstance(goal, GTargets):
-        return len(goal.targets), goal.ordered
-    return (0, False) if isinstance(goal, GThen) else (1, False)
+    match goal:
+        case GTargets():
+            return len(goal.targets), goal.ordered
+        case GThen():
+            return 0, False
+        case _:
+            return 1, False
 
 
 def answer_rule(count: int, ordered: bool) -> str:

@@ -20,16 +20,13 @@ is queried, and constraints on order, witnesses and the final state).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import combinations, repeat
+from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, assert_never, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
-
-from fdc.core.errors import FdcError
 
 
 class _Goal(BaseModel):
@@ -45,6 +42,8 @@ class _Goal(BaseModel):
 # (`__get_pydantic_core_schema__`), so the models holding goals validate, serialise and
 # describe it (JSON Schema) exactly as they did the model it was. Being a tuple, an atom
 # equals the plain tuple `(predicate, *args)`, and `.args` is a new tuple at each use.
+
+
 class GAtom(tuple[str, ...]):
     """A fluent atom over entity ids: `(on mug_1 kitchen_counter|top)`."""
 
@@ -342,7 +341,7 @@ class GChecklist(_Goal):
     def _consistent(self) -> GChecklist:
         n = len(self.propositions)
         for k, p in enumerate(self.propositions):
-            if is_multi_goal(p) or any(is_multi_goal(g) for g in _subgoals(p)):
+            if any(is_multi_goal(g) for g in subgoals(p)):
                 raise ValueError(f"proposition {k} is a {p.kind}: a checklist's propositions "
                                  "are state goals (atoms, connectives, count, cluster)")
             if isinstance(p, GCount) and p.op != "at-least":
@@ -360,32 +359,43 @@ class GChecklist(_Goal):
             check(d.depends_on, f"dependencies[{k}].depends_on")
         for k, c in enumerate(self.constraints):
             where = f"constraints[{k}] ({c.kind})"
-            if isinstance(c, OrderConstraint):
-                check([i for e in c.edges for i in e], where)
-                _check_acyclic(c.edges, where)
-            else:
-                check(c.propositions, where)
-            if isinstance(c, SameConstraint | DifferentConstraint):
-                if len(c.roles) != len(c.propositions):
-                    raise ValueError(f"{where}: {len(c.roles)} role(s) for "
-                                     f"{len(c.propositions)} proposition(s)")
-                for i, role in zip(c.propositions, c.roles, strict=True):
-                    known = roles(self.propositions[i])
-                    if role not in known:
-                        have = ", ".join(f"`{r}`" for r in known) or "none"
-                        raise ValueError(f"{where}: proposition {i} has no role `{role}` "
-                                         f"(its roles: {have})")
+            match c:
+                case OrderConstraint():
+                    check([i for e in c.edges for i in e], where)
+                    _check_acyclic(c.edges, where)
+                case TerminalConstraint():
+                    check(c.propositions, where)
+                case SameConstraint() | DifferentConstraint():
+                    check(c.propositions, where)
+                    self._check_roles(c, where)
+                case _:
+                    assert_never(c)
         return self
 
+    def _check_roles(self, c: SameConstraint | DifferentConstraint, where: str) -> None:
+        if len(c.roles) != len(c.propositions):
+            raise ValueError(f"{where}: {len(c.roles)} role(s) for "
+                             f"{len(c.propositions)} proposition(s)")
+        for i, role in zip(c.propositions, c.roles, strict=True):
+            known = roles(self.propositions[i])
+            if role not in known:
+                have = ", ".join(f"`{r}`" for r in known) or "none"
+                raise ValueError(f"{where}: proposition {i} has no role `{role}` "
+                                 f"(its roles: {have})")
 
-def roles(goal: _Goal | GAtom) -> tuple[str, ...]:
+
+def roles(goal: Goal) -> tuple[str, ...]:
     """The roles whose filler a same/different constraint can compare: a count's `item`
     and `other`, a cluster's `group-0`, `group-1`, ...; nothing for other goals."""
-    if isinstance(goal, GCount):
-        return ("item", "other") if goal.others else ("item",)
-    if isinstance(goal, GCluster):
-        return tuple(f"group-{i}" for i in range(len(goal.groups)))
-    return ()
+    match goal:
+        case GCount():
+            return ("item", "other") if goal.others else ("item",)
+        case GCluster():
+            return tuple(f"group-{i}" for i in range(len(goal.groups)))
+        case GAtom() | GNot() | GAnd() | GOr() | GTargets() | GThen() | GChecklist():
+            return ()
+        case _:
+            assert_never(goal)
 
 
 def _check_acyclic(edges: Sequence[tuple[int, int]], where: str) -> None:
@@ -396,17 +406,6 @@ def _check_acyclic(edges: Sequence[tuple[int, int]], where: str) -> None:
         loop = [a for a, _ in nx.find_cycle(g)]
         cycle = " -> ".join(str(a) for a in [*loop, loop[0]])
         raise ValueError(f"{where}: the order has a cycle ({cycle})")
-
-
-def _subgoals(goal: _Goal | GAtom) -> Iterator[_Goal | GAtom]:
-    stack: list[_Goal | GAtom] = [goal]
-    while stack:
-        g = stack.pop()
-        yield g
-        if isinstance(g, GNot):
-            stack.append(g.body)
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(g.parts)
 
 
 def _atom_from_checked(fields: dict[str, Any]) -> GAtom:
@@ -490,29 +489,77 @@ def atoms_over(
     return out
 
 
-def atoms(goal: _Goal | GAtom) -> Iterator[GAtom]:
-    """Every atom of the goal, in order (repeats included)."""
-    stack: list[_Goal | GAtom] = [goal]
+# ----------------------------------------------------------------------------- walks
+# Every walk over goals goes through `children` or a `match` over the goal kinds ending in
+# `assert_never`, so a new kind is one edit mypy checks; the algebra built on them
+# (map, fold, constructors, negation normal form, count expansion) is
+# `fdc.predicates.algebra`.
+
+
+def children(goal: Goal) -> tuple[Goal, ...]:
+    """The goal's direct subgoals, in order: a `not`'s body, a junction's parts, the
+    targets' goals, a sequence's steps, a checklist's propositions; none for an atom, a
+    count or a cluster (their atoms are `atoms`)."""
+    match goal:
+        case GAtom() | GCount() | GCluster():
+            return ()
+        case GNot():
+            return (goal.body,)
+        case GAnd() | GOr():
+            return goal.parts
+        case GTargets():
+            return tuple(t.goal for t in goal.targets)
+        case GThen():
+            return goal.steps
+        case GChecklist():
+            return goal.propositions
+        case _:
+            assert_never(goal)
+
+
+def subgoals(goal: Goal) -> Iterator[Goal]:
+    """The goal and every subgoal below it (`children`), parents first, in order."""
+    stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GAtom):
+        yield g
+        stack.extend(reversed(children(g)))
+
+
+def atoms(goal: Goal) -> Iterator[GAtom]:
+    """Every atom of the goal, in order (repeats included); a count's and a cluster's are
+    the atoms they ask about."""
+    stack: list[Goal] = [goal]
+    while stack:
+        g = stack.pop()
+        # the common kinds by the cheapest test first (a large goal holds a million
+        # atoms); the `match` below is the walk itself
+        if type(g) is GAtom:
             yield g
-        elif isinstance(g, GNot):
-            stack.append(g.body)
-        elif isinstance(g, GAnd | GOr):
+            continue
+        if type(g) is GAnd or type(g) is GOr:
             stack.extend(reversed(g.parts))
-        elif isinstance(g, GTargets):
-            stack.extend(reversed([t.goal for t in g.targets]))
-        elif isinstance(g, GThen):
-            stack.extend(reversed(g.steps))
-        elif isinstance(g, GCount):
-            pairs = [(i, o) for i in g.items for o in g.others] if g.others else \
-                [(i, None) for i in g.items]
-            yield from (g.atom_for(i, o) for i, o in pairs)
-        elif isinstance(g, GCluster):
-            yield from (atom(g.relation, a, b) for a, b in cluster_pairs(g))
-        elif isinstance(g, GChecklist):
-            stack.extend(reversed(g.propositions))
+            continue
+        if type(g) is GNot:
+            stack.append(g.body)
+            continue
+        match g:
+            case GAtom():
+                yield g
+            case GAnd() | GOr():
+                stack.extend(reversed(g.parts))
+            case GNot():
+                stack.append(g.body)
+            case GCount():
+                pairs = [(i, o) for i in g.items for o in g.others] if g.others else \
+                    [(i, None) for i in g.items]
+                yield from (g.atom_for(i, o) for i, o in pairs)
+            case GCluster():
+                yield from (atom(g.relation, a, b) for a, b in cluster_pairs(g))
+            case GTargets() | GThen() | GChecklist():
+                stack.extend(reversed(children(g)))
+            case _:
+                assert_never(g)
 
 
 def cluster_pairs(goal: GCluster) -> list[tuple[str, str]]:
@@ -540,35 +587,42 @@ def joined(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
     return list(groups.values())
 
 
-def is_multi_goal(goal: _Goal | GAtom) -> bool:
+def is_multi_goal(goal: Goal) -> bool:
     """Judged over the trajectory (stops, sequences, checklists), not at one snapshot."""
-    return isinstance(goal, GTargets | GThen | GChecklist)
+    match goal:
+        case GTargets() | GThen() | GChecklist():
+            return True
+        case GAtom() | GNot() | GAnd() | GOr() | GCount() | GCluster():
+            return False
+        case _:
+            assert_never(goal)
 
 
-def to_pddl(goal: _Goal | GAtom) -> str:
+def to_pddl(goal: Goal) -> str:
     """The goal in fdc's PDDL dialect (`targets`/`then` as in templates)."""
-    if isinstance(goal, GAtom):
-        return "(" + " ".join([goal.predicate, *goal.args]) + ")"
-    if isinstance(goal, GNot):
-        return f"(not {to_pddl(goal.body)})"
-    if isinstance(goal, GAnd | GOr):
-        word = "and" if isinstance(goal, GAnd) else "or"
-        return "(" + " ".join([word, *(to_pddl(p) for p in goal.parts)]) + ")"
-    if isinstance(goal, GTargets):
-        word = "ordered-targets" if goal.ordered else "targets"
-        inner = " ".join(f"({t.entity} {to_pddl(t.goal)})" for t in goal.targets)
-        return f"({word} {inner})"
-    if isinstance(goal, GThen):
-        return "(then " + " ".join(to_pddl(s) for s in goal.steps) + ")"
-    if isinstance(goal, GCount):
-        return _count_pddl(goal)
-    if isinstance(goal, GCluster):
-        parts = " ".join(f"(at-least {n} {_one_of(g)})"
-                         for n, g in zip(goal.numbers, goal.groups, strict=True))
-        return f"(cluster {goal.relation} {parts})"
-    if isinstance(goal, GChecklist):
-        return _checklist_pddl(goal)
-    raise TypeError(f"not a goal: {goal!r}")
+    match goal:
+        case GAtom():
+            return "(" + " ".join([goal.predicate, *goal.args]) + ")"
+        case GNot():
+            return f"(not {to_pddl(goal.body)})"
+        case GAnd() | GOr():
+            return "(" + " ".join([goal.kind, *(to_pddl(p) for p in goal.parts)]) + ")"
+        case GTargets():
+            word = "ordered-targets" if goal.ordered else "targets"
+            inner = " ".join(f"({t.entity} {to_pddl(t.goal)})" for t in goal.targets)
+            return f"({word} {inner})"
+        case GThen():
+            return "(then " + " ".join(to_pddl(s) for s in goal.steps) + ")"
+        case GCount():
+            return _count_pddl(goal)
+        case GCluster():
+            parts = " ".join(f"(at-least {n} {_one_of(g)})"
+                             for n, g in zip(goal.numbers, goal.groups, strict=True))
+            return f"(cluster {goal.relation} {parts})"
+        case GChecklist():
+            return _checklist_pddl(goal)
+        case _:
+            assert_never(goal)
 
 
 def _one_of(entities: Sequence[str]) -> str:
@@ -585,144 +639,6 @@ def _count_pddl(g: GCount) -> str:
             f"(exists (?y - {_one_of(g.others)}) ({g.relation} ?x ?y)))")
 
 
-class NotExpandable(FdcError):
-    """A count that has no `and`/`or` form here."""
-
-
-class CountTooLarge(NotExpandable):
-    """A count whose expansion into `and`/`or` would exceed the limit it was given."""
-
-    def __init__(self, goal: GCount, size: int, limit: int) -> None:
-        super().__init__(
-            f"`{goal.op} {goal.number}` over {len(goal.items)} items expands to {size} "
-            f"atoms, over the limit of {limit}")
-        self.size = size
-        self.limit = limit
-
-
-def expansion_size(g: GCount) -> int:
-    """How many atom occurrences `expand_count(g)` holds: each subset's bodies, where a
-    body (one item) holds one atom per entity of `others`; `same_other`, once per
-    entity of `others`."""
-    m, k = len(g.items), g.number
-    per_item = max(1, len(g.others)) if not g.same_other else 1
-    copies = len(g.others) if g.same_other else 1
-
-    def subsets(n: int) -> int:  # "at least n of the m"
-        return math.comb(m, n) * n if 0 < n <= m else 0
-
-    size = 0
-    if g.op in ("at-least", "exactly"):
-        size += subsets(k)
-    if g.op in ("at-most", "exactly"):
-        size += subsets(k + 1)
-    return size * per_item * copies
-
-
-def expand_count(g: GCount, limit: int) -> Goal:
-    """The count as `and`/`or`/`not` over its atoms (what fdc compiled counting forms to
-    before count nodes): `at-least k` is the disjunction over the k-subsets of the items
-    of their conjunction, `at-most k` the conjunction over the (k+1)-subsets of "one of
-    them fails"; `exactly`, both. `CountTooLarge` past `limit` atoms, checked first.
-    Thresholds cannot ride on plain atoms: a count that sets them is `NotExpandable`."""
-    if g.thresholds:
-        raise NotExpandable("a count that sets checker thresholds has no `and`/`or` form")
-    size = expansion_size(g)
-    if size > limit:
-        raise CountTooLarge(g, size, limit)
-
-    def body(x: str, others: Sequence[str]) -> Goal:
-        if not others:
-            return g.atom_for(x)
-        found = [g.atom_for(x, y) for y in others]
-        return found[0] if len(found) == 1 else GOr(parts=tuple(found))
-
-    def negated(b: Goal) -> Goal:
-        if isinstance(b, GOr):
-            return GAnd(parts=tuple(GNot(body=p) for p in b.parts))
-        return GNot(body=b)
-
-    def one(bodies: Sequence[Goal]) -> Goal:
-        m, k = len(bodies), g.number
-        parts: list[Goal] = []
-        if g.op in ("at-least", "exactly") and k > 0:
-            if k > m:
-                return FALSE
-            parts.append(_junction(GOr, [_junction(GAnd, list(c))
-                                         for c in combinations(bodies, k)]))
-        if g.op in ("at-most", "exactly") and k < m:
-            parts.append(_junction(GAnd, [_junction(GOr, [negated(b) for b in c])
-                                          for c in combinations(bodies, k + 1)]))
-        return _junction(GAnd, parts)
-
-    if g.same_other:
-        return _junction(GOr, [one([g.atom_for(x, y) for x in g.items]) for y in g.others])
-    return one([body(x, g.others) for x in g.items])
-
-
-def _junction(kind: type[GAnd] | type[GOr], parts: list[Goal]) -> Goal:
-    """`and`/`or` of `parts`, nested ones of the same kind flattened; one part stands
-    alone."""
-    flat: list[Goal] = []
-    for p in parts:
-        flat.extend(p.parts if isinstance(p, kind) else (p,))
-    return flat[0] if len(flat) == 1 else kind(parts=tuple(flat))
-
-
-def expand_counts(goal: Goal, limit: int) -> Goal:
-    """The goal with every count node replaced by `expand_count` (for the models that
-    reason in connectives: the planning abstraction, the oracles, the Habitat exports);
-    checklists and clusters are left as they are. `CountTooLarge` past `limit` atoms
-    for one count (`NotExpandable`: one that sets thresholds)."""
-    if isinstance(goal, GCount):
-        return expand_count(goal, limit)
-    if isinstance(goal, GNot):
-        body = expand_counts(goal.body, limit)
-        return goal if body is goal.body else _negate(body)
-    if isinstance(goal, GAnd | GOr):
-        parts = tuple(expand_counts(p, limit) for p in goal.parts)
-        if all(a is b for a, b in zip(parts, goal.parts, strict=True)):
-            return goal
-        return _junction(type(goal), list(parts))
-    if isinstance(goal, GThen):
-        return GThen(steps=tuple(expand_counts(s, limit) for s in goal.steps))
-    if isinstance(goal, GTargets):
-        return goal.model_copy(update={"targets": tuple(
-            Target(entity=t.entity, goal=expand_counts(t.goal, limit)) for t in goal.targets)})
-    return goal
-
-
-def _negate(g: Goal) -> Goal:
-    """`(not g)` in negation normal form."""
-    if isinstance(g, GNot):
-        return g.body
-    if isinstance(g, GAnd):
-        return _junction(GOr, [_negate(p) for p in g.parts]) if g.parts else FALSE
-    if isinstance(g, GOr):
-        return _junction(GAnd, [_negate(p) for p in g.parts]) if g.parts else TRUE
-    if isinstance(g, GAtom):
-        return GNot(body=g)
-    raise ValueError(f"a {g.kind} cannot be negated")
-
-
-def has_count(goal: _Goal | GAtom) -> bool:
-    """Whether the goal holds a count node (outside checklists)."""
-    stack: list[_Goal | GAtom] = [goal]
-    while stack:
-        g = stack.pop()
-        if isinstance(g, GCount):
-            return True
-        if isinstance(g, GNot):
-            stack.append(g.body)
-        elif isinstance(g, GAnd | GOr):
-            stack.extend(g.parts)
-        elif isinstance(g, GThen):
-            stack.extend(g.steps)
-        elif isinstance(g, GTargets):
-            stack.extend(t.goal for t in g.targets)
-    return False
-
-
 def _checklist_pddl(g: GChecklist) -> str:
     out = ["(checklist (" + " ".join(to_pddl(p) for p in g.propositions) + ")"]
     for d in g.dependencies:
@@ -730,13 +646,17 @@ def _checklist_pddl(g: GChecklist) -> str:
         on = " ".join(map(str, d.depends_on))
         out.append(f"(:{d.relation} ({ids}) ({on}) {d.mode})")
     for c in g.constraints:
-        if isinstance(c, OrderConstraint):
-            out.append("(:order" + "".join(f" ({a} {b})" for a, b in c.edges) + ")")
-        elif isinstance(c, TerminalConstraint):
-            out.append("(:terminal " + " ".join(map(str, c.propositions)) + ")")
-        else:
-            pairs = " ".join(f"({i} {r})" for i, r in zip(c.propositions, c.roles, strict=True))
-            out.append(f"(:{c.kind} {pairs})")
+        match c:
+            case OrderConstraint():
+                out.append("(:order" + "".join(f" ({a} {b})" for a, b in c.edges) + ")")
+            case TerminalConstraint():
+                out.append("(:terminal " + " ".join(map(str, c.propositions)) + ")")
+            case SameConstraint() | DifferentConstraint():
+                pairs = " ".join(f"({i} {r})"
+                                 for i, r in zip(c.propositions, c.roles, strict=True))
+                out.append(f"(:{c.kind} {pairs})")
+            case _:
+                assert_never(c)
     return " ".join(out) + ")"
 
 

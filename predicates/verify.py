@@ -35,9 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, assert_never, runtime_checkable
 
 from fdc.predicates.goal import (
+    DifferentConstraint,
     GAnd,
     GAtom,
     GChecklist,
@@ -51,7 +52,6 @@ from fdc.predicates.goal import (
     OrderConstraint,
     SameConstraint,
     TerminalConstraint,
-    _Goal,
     atom,
     is_multi_goal,
 )
@@ -88,23 +88,27 @@ def _node_holds(node: GCount | GCluster, holds: Holds) -> Holds:
                      "cannot apply them (it has no `tuned` method)")
 
 
-def evaluate(goal: _Goal | GAtom, i: int, holds: Holds) -> bool:
+def evaluate(goal: Goal, i: int, holds: Holds) -> bool:
     """A plain (not multi-goal) goal at snapshot `i`."""
-    if isinstance(goal, GAtom):
-        return holds(goal, i)
-    if isinstance(goal, GNot):
-        return not evaluate(goal.body, i, holds)
-    if isinstance(goal, GAnd):
-        return all(evaluate(p, i, holds) for p in goal.parts)
-    if isinstance(goal, GOr):
-        return any(evaluate(p, i, holds) for p in goal.parts)
-    if isinstance(goal, GCount):
-        if goal.op == "at-least":
-            return count_fillers(goal, goal.number, i, holds) is not None
-        return bool(goal.accepts(count_satisfied(goal, i, holds)))
-    if isinstance(goal, GCluster):
-        return cluster_fillers(goal, i, holds) is not None
-    raise ValueError(f"a {type(goal).__name__} has no truth value at one snapshot")
+    match goal:
+        case GAtom():
+            return holds(goal, i)
+        case GNot():
+            return not evaluate(goal.body, i, holds)
+        case GAnd():
+            return all(evaluate(p, i, holds) for p in goal.parts)
+        case GOr():
+            return any(evaluate(p, i, holds) for p in goal.parts)
+        case GCount():
+            if goal.op == "at-least":
+                return count_fillers(goal, goal.number, i, holds) is not None
+            return bool(goal.accepts(count_satisfied(goal, i, holds)))
+        case GCluster():
+            return cluster_fillers(goal, i, holds) is not None
+        case GTargets() | GThen() | GChecklist():
+            raise ValueError(f"a {type(goal).__name__} has no truth value at one snapshot")
+        case _:
+            assert_never(goal)
 
 
 def count_fillers(goal: GCount, k: int, i: int, holds: Holds) -> dict[str, Filler] | None:
@@ -203,14 +207,18 @@ def verify(goal: Goal, actions: Sequence[str | None], holds: Holds) -> Verdict:
 
 
 def _verify(goal: Goal, actions: Sequence[str | None], holds: Holds, start: int) -> Verdict:
-    if isinstance(goal, GTargets):
-        return _targets(goal, actions, holds, start)
-    if isinstance(goal, GThen):
-        return _then(goal, actions, holds, start)
-    if isinstance(goal, GChecklist):
-        stops = [i for i in range(start, len(actions)) if _is_stop(actions[i])]
-        return judge_checklist(goal, start, stops[0] if stops else len(actions) - 1, holds)
-    return _plain(goal, actions, holds, start)
+    match goal:
+        case GTargets():
+            return _targets(goal, actions, holds, start)
+        case GThen():
+            return _then(goal, actions, holds, start)
+        case GChecklist():
+            stops = [i for i in range(start, len(actions)) if _is_stop(actions[i])]
+            return judge_checklist(goal, start, stops[0] if stops else len(actions) - 1, holds)
+        case GAtom() | GNot() | GAnd() | GOr() | GCount() | GCluster():
+            return _plain(goal, actions, holds, start)
+        case _:
+            assert_never(goal)
 
 
 def _plain(goal: Goal, actions: Sequence[str | None], holds: Holds, start: int) -> Verdict:
@@ -295,7 +303,7 @@ def _then(goal: GThen, actions: Sequence[str | None], holds: Holds, start: int) 
     records: list[TargetRecord] = []
     at = start
     for k, step in enumerate(goal.steps):
-        if isinstance(step, GTargets | GThen | GChecklist):
+        if is_multi_goal(step):
             verdict = _verify(step, actions, holds, at)
             if not verdict.success:
                 records.append(TargetRecord(f"step {k + 1}", None, verdict.reason))
@@ -389,7 +397,11 @@ def _match(a: Filler, b: Filler) -> bool:
 
 
 def _units_of(goal: Goal) -> int:
-    return goal.number if isinstance(goal, GCount) else 1
+    match goal:
+        case GCount():
+            return goal.number
+        case _:
+            return 1
 
 
 def unroll(goal: GChecklist) -> tuple[list[_Unit], list[_Dependency], list[_Rule]]:
@@ -404,15 +416,18 @@ def unroll(goal: GChecklist) -> tuple[list[_Unit], list[_Dependency], list[_Rule
             for d in goal.dependencies]
     rules: list[_Rule] = []
     for c in goal.constraints:
-        if isinstance(c, OrderConstraint):
-            dag = nx.DiGraph(list(c.edges))
-            rules.append(_Order({n: set(nx.ancestors(dag, n)) for n in dag}))
-        elif isinstance(c, TerminalConstraint):
-            rules.append(_Terminal(list(c.propositions)))
-        else:
-            rules.append(_Fillers(list(c.propositions), dict(zip(c.propositions, c.roles,
-                                                                 strict=True)),
-                                  same=isinstance(c, SameConstraint)))
+        match c:
+            case OrderConstraint():
+                dag = nx.DiGraph(list(c.edges))
+                rules.append(_Order({n: set(nx.ancestors(dag, n)) for n in dag}))
+            case TerminalConstraint():
+                rules.append(_Terminal(list(c.propositions)))
+            case SameConstraint() | DifferentConstraint():
+                rules.append(_Fillers(list(c.propositions),
+                                      dict(zip(c.propositions, c.roles, strict=True)),
+                                      same=c.kind == "same"))
+            case _:
+                assert_never(c)
     for p, g in enumerate(goal.propositions):
         for k in range(1, _units_of(g)):
             new = len(units)
@@ -432,13 +447,15 @@ class _Result:
 
 
 def _outcome(goal: Goal, k: int, i: int, holds: Holds) -> _Result:
-    if isinstance(goal, GCount):
-        f = count_fillers(goal, k, i, holds)
-        return _Result(f is not None, f or {})
-    if isinstance(goal, GCluster):
-        f = cluster_fillers(goal, i, holds)
-        return _Result(f is not None, f or {})
-    return _Result(evaluate(goal, i, holds))
+    match goal:
+        case GCount():
+            f = count_fillers(goal, k, i, holds)
+            return _Result(f is not None, f or {})
+        case GCluster():
+            f = cluster_fillers(goal, i, holds)
+            return _Result(f is not None, f or {})
+        case _:
+            return _Result(evaluate(goal, i, holds))
 
 
 def _dependency_holds(d: _Dependency, history: Sequence[Sequence[_Result]]) -> bool:

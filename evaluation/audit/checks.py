@@ -80,6 +80,7 @@ from fdc.evaluation.memory import (
     score_run,
     valid_frame_lists,
 )
+from fdc.predicates.algebra import children
 from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import evaluate, judge_at_end, verify_snapshots
@@ -359,11 +360,11 @@ def _start(record: TaskRecord, entry: TemplateEntry, models: SceneModels, start:
 def _parts(goal: Goal) -> list[Goal]:
     """What must hold at once for the goal to be reached before any action: each step of
     a sequence, each target of a multi-goal, else the goal."""
-    if isinstance(goal, GThen):
-        return list(goal.steps)
-    if isinstance(goal, GTargets):
-        return [t.goal for t in goal.targets]
-    return [goal]
+    match goal:
+        case GThen() | GTargets():
+            return list(children(goal))
+        case _:
+            return [goal]
 
 
 def _truth(value: bool) -> str:

@@ -29,11 +29,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import numpy as np
 
-from fdc.interop.habitat.pddl_yaml import NotExpressible
+from fdc.predicates.algebra import NotExpressible
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.habitat.dataset import Dataset, short_name
@@ -336,37 +336,51 @@ class EpisodeBuilder:
 
 def _placement_atoms(goal: Goal) -> list[GAtom]:
     """The goal's atoms when it is a conjunction of placement relations; else the reason."""
-    from fdc.predicates.goal import GAnd, GAtom, GCount, GNot, GOr, GTargets, GThen
+    from fdc.predicates.goal import (
+        GAnd,
+        GAtom,
+        GChecklist,
+        GCluster,
+        GCount,
+        GNot,
+        GOr,
+        GTargets,
+        GThen,
+    )
 
-    if isinstance(goal, GThen):
+    if goal.kind == "then":
         raise NotExpressible("a sequence (`then`): an episode's targets have no order")
-    if isinstance(goal, GTargets):
+    if goal.kind == "targets":
         raise NotExpressible("a multi-goal task (`targets`): an episode has no stops")
     out: list[GAtom] = []
     stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
-        if isinstance(g, GAnd):
-            stack.extend(reversed(g.parts))
-        elif isinstance(g, GOr):
-            raise NotExpressible("a disjunction (`or`): an episode has one target pose per "
-                                 "object")
-        elif isinstance(g, GNot):
-            raise NotExpressible(f"a negation ({_text(g)}): episode targets are poses to "
-                                 "reach, not states to avoid")
-        elif isinstance(g, GAtom):
-            if g.predicate in _ROBOT:
-                raise NotExpressible(f"`{g.predicate}` is about the robot: episode targets "
-                                     "are object poses")
-            if g.predicate not in PLACEMENT_ORDER:
-                raise NotExpressible(f"`{g.predicate}` is not a relation a target pose can "
-                                     f"stand for (those are {', '.join(PLACEMENT_ORDER)})")
-            out.append(g)
-        elif isinstance(g, GCount):
-            raise NotExpressible(f"a count (`{g.op} {g.number}` of {len(g.items)} items): "
-                                 "an episode has one target pose per object")
-        else:
-            raise NotExpressible(f"a {type(g).__name__} inside the goal")
+        match g:
+            case GAnd():
+                stack.extend(reversed(g.parts))
+            case GOr():
+                raise NotExpressible("a disjunction (`or`): an episode has one target pose "
+                                     "per object")
+            case GNot():
+                raise NotExpressible(f"a negation ({_text(g)}): episode targets are poses to "
+                                     "reach, not states to avoid")
+            case GAtom():
+                if g.predicate in _ROBOT:
+                    raise NotExpressible(f"`{g.predicate}` is about the robot: episode "
+                                         "targets are object poses")
+                if g.predicate not in PLACEMENT_ORDER:
+                    raise NotExpressible(f"`{g.predicate}` is not a relation a target pose "
+                                         f"can stand for (those are "
+                                         f"{', '.join(PLACEMENT_ORDER)})")
+                out.append(g)
+            case GCount():
+                raise NotExpressible(f"a count (`{g.op} {g.number}` of {len(g.items)} "
+                                     "items): an episode has one target pose per object")
+            case GTargets() | GThen() | GCluster() | GChecklist():
+                raise NotExpressible(f"a {type(g).__name__} inside the goal")
+            case _:
+                assert_never(g)
     return out
 
 

@@ -21,20 +21,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
-from fdc.core.errors import FdcError
 from fdc.core.limits import current
+from fdc.predicates.algebra import NotExpandable, NotExpressible, expand_counts
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
     GNot,
     Goal,
     GOr,
     GTargets,
     GThen,
-    NotExpandable,
-    expand_counts,
     to_pddl,
 )
 
@@ -42,10 +43,6 @@ from fdc.predicates.goal import (
 _RESERVED = frozenset("(),") | frozenset(" \t\n")
 #: Quantified variables: PDDL's `?` keeps them apart from every entity id.
 _VARIABLE = "?x"
-
-
-class NotExpressible(FdcError, ValueError):
-    """A goal habitat-lab's PDDL cannot state; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +107,10 @@ def problem_document(goal: Goal, entity_types: Mapping[str, str], spec: PddlDoma
         goal = expand_counts(goal, current().goal_atoms)
     except NotExpandable as e:
         raise NotExpressible(f"{e}: habitat-lab's PDDL has no counting") from None
-    if isinstance(goal, GThen):
+    if goal.kind == "then":
         raise NotExpressible("a sequence (`then`): habitat-lab judges stage goals "
                              "independently, so the order of the steps cannot be stated")
-    if isinstance(goal, GTargets):
+    if goal.kind == "targets":
         raise NotExpressible("a multi-goal task (`targets`): each target is reached at its "
                              "own stop, which a habitat-lab goal cannot state")
     named = sorted({e for a in _atoms(goal) for e in a.args} - set(spec.constants))
@@ -171,29 +168,36 @@ def _entities(g: Goal) -> list[str]:
 
 
 def _substitute(g: Goal, old: str, new: str) -> Goal:
-    if isinstance(g, GAtom):
-        if old not in g.args:
-            return g
-        return GAtom(predicate=g.predicate, args=[new if x == old else x for x in g.args])
-    if isinstance(g, GNot):
-        return GNot(body=_substitute(g.body, old, new))
-    if isinstance(g, GAnd):
-        return GAnd(parts=tuple(_substitute(p, old, new) for p in g.parts))
-    if isinstance(g, GOr):
-        return GOr(parts=tuple(_substitute(p, old, new) for p in g.parts))
-    raise NotExpressible(f"a {type(g).__name__} inside a formula")
+    match g:
+        case GAtom():
+            if old not in g.args:
+                return g
+            return GAtom(predicate=g.predicate, args=[new if x == old else x for x in g.args])
+        case GNot():
+            return GNot(body=_substitute(g.body, old, new))
+        case GAnd():
+            return GAnd(parts=tuple(_substitute(p, old, new) for p in g.parts))
+        case GOr():
+            return GOr(parts=tuple(_substitute(p, old, new) for p in g.parts))
+        case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+            raise NotExpressible(f"a {type(g).__name__} inside a formula")
+        case _:
+            assert_never(g)
 
 
 def _key(g: Goal) -> str:
     """Canonical text: `and`/`or` parts sorted, so a substituted copy compares equal."""
-    if isinstance(g, GAtom):
-        return str(to_pddl(g))
-    if isinstance(g, GNot):
-        return f"(not {_key(g.body)})"
-    if isinstance(g, GAnd | GOr):
-        word = "and" if isinstance(g, GAnd) else "or"
-        return f"({word} {' '.join(sorted(_key(p) for p in g.parts))})"
-    raise NotExpressible(f"a {type(g).__name__} inside a formula")
+    match g:
+        case GAtom():
+            return str(to_pddl(g))
+        case GNot():
+            return f"(not {_key(g.body)})"
+        case GAnd() | GOr():
+            return f"({g.kind} {' '.join(sorted(_key(p) for p in g.parts))})"
+        case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+            raise NotExpressible(f"a {type(g).__name__} inside a formula")
+        case _:
+            assert_never(g)
 
 
 class _Lifter:
@@ -202,25 +206,27 @@ class _Lifter:
         self.types = types
 
     def expr(self, g: Goal, depth: int) -> Expr:
-        if isinstance(g, GAtom):
-            return f"{g.predicate}({','.join(g.args)})"
-        if isinstance(g, GNot):
-            inner = g.body
-            if isinstance(inner, GAnd | GOr):
-                word = "NAND" if isinstance(inner, GAnd) else "NOR"
+        match g:
+            case GAtom():
+                return f"{g.predicate}({','.join(g.args)})"
+            case GNot(body=GAnd() | GOr() as inner):
+                word = "NAND" if inner.kind == "and" else "NOR"
                 return {"expr_type": word, "sub_exprs": self.parts(inner, depth)}
-            return {"expr_type": "NAND", "sub_exprs": [self.expr(inner, depth)]}
-        if isinstance(g, GAnd | GOr):
-            word = "AND" if isinstance(g, GAnd) else "OR"
-            parts = self.parts(g, depth)
-            if len(parts) == 1 and isinstance(parts[0], dict):
-                return parts[0]  # one quantifier stands for every part
-            return {"expr_type": word, "sub_exprs": parts}
-        raise NotExpressible(f"a {type(g).__name__} inside a formula")
+            case GNot():
+                return {"expr_type": "NAND", "sub_exprs": [self.expr(g.body, depth)]}
+            case GAnd() | GOr():
+                parts = self.parts(g, depth)
+                if len(parts) == 1 and isinstance(parts[0], dict):
+                    return parts[0]  # one quantifier stands for every part
+                return {"expr_type": g.kind.upper(), "sub_exprs": parts}
+            case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+                raise NotExpressible(f"a {type(g).__name__} inside a formula")
+            case _:
+                assert_never(g)
 
     def parts(self, g: GAnd | GOr, depth: int) -> list[Expr]:
         """The parts of an `and` (`or`), runs of instances lifted to FORALL (EXISTS)."""
-        quantifier = "FORALL" if isinstance(g, GAnd) else "EXISTS"
+        quantifier = "FORALL" if g.kind == "and" else "EXISTS"
         remaining = {_key(p): p for p in g.parts}
         out: list[Expr] = []
         for p in g.parts:

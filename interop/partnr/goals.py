@@ -33,9 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
-from fdc.core.errors import FdcError
 from fdc.core.hashing import sha256_text
 from fdc.interop.partnr.episodes import (
     ArgMatchArgs,
@@ -62,6 +61,7 @@ from fdc.interop.partnr.episodes import (
     TerminalArgs,
     TerminalSatisfactionConstraint,
 )
+from fdc.predicates.algebra import NotExpressible, is_atom, junction_parts
 from fdc.predicates.goal import (
     Constraint,
     Dependency,
@@ -120,10 +120,6 @@ _ARG_OF_ROLE = {
 HANDLE = re.compile(r"^.+_:\d{4}$")
 #: Thresholds PARTNR's predicates do not let an episode change (all but `next_to_m`).
 _FIXED = ("on_top_m", "on_below_m", "inside_margin_m", "floor_gap_m", "next_to_vertical_m")
-
-
-class NotExpressible(FdcError, ValueError):
-    """A goal (or a part of it) PARTNR's evaluation cannot state; the message says why."""
 
 
 # ----------------------------------------------------------------------------- import
@@ -231,16 +227,18 @@ def export_evaluation(goal: Goal, thresholds: Mapping[str, float] | None = None)
     fixed = sorted(t for t in task if t in _FIXED)
     if fixed:
         raise NotExpressible(f"the task sets `{fixed[0]}`, which PARTNR's predicates fix")
-    if isinstance(goal, GTargets):
-        raise NotExpressible("a multi-goal task (`targets`) is judged at explicit stops; "
-                             "PARTNR has no stops")
-    if isinstance(goal, GThen):
-        raise NotExpressible("a sequence (`then`) lets a later step hold before an earlier "
-                             "one so long as it holds again after; PARTNR orders first "
-                             "satisfactions")
-    if isinstance(goal, GChecklist):
-        return _checklist(goal, task)
-    parts = goal.parts if isinstance(goal, GAnd) else (goal,)
+    match goal:
+        case GTargets():
+            raise NotExpressible("a multi-goal task (`targets`) is judged at explicit stops; "
+                                 "PARTNR has no stops")
+        case GThen():
+            raise NotExpressible("a sequence (`then`) lets a later step hold before an "
+                                 "earlier one so long as it holds again after; PARTNR orders "
+                                 "first satisfactions")
+        case GChecklist():
+            return _checklist(goal, task)
+        case _:
+            parts = junction_parts(goal, "and")
     if not parts:
         raise NotExpressible("the goal is always true: PARTNR needs a proposition")
     props = [_proposition(p, k, task) for k, p in enumerate(parts)]
@@ -262,22 +260,27 @@ def _checklist(goal: GChecklist, task: Mapping[str, float]) -> Evaluation:
             for d in goal.dependencies]
     out: list[EvaluationConstraint] = []
     for c in goal.constraints:
-        if isinstance(c, OrderConstraint):
-            out.append(TemporalConstraint(type="TemporalConstraint", args=TemporalArgs(
-                dag_edges=[(a, b) for a, b in c.edges], n_propositions=n)))
-        elif isinstance(c, TerminalConstraint):
-            out.append(TerminalSatisfactionConstraint(
-                type="TerminalSatisfactionConstraint",
-                args=TerminalArgs(proposition_indices=list(c.propositions), n_propositions=n)))
-        else:
-            names = [_arg_name(props[i], role) for i, role in zip(c.propositions, c.roles,
-                                                                   strict=True)]
-            args = ArgMatchArgs(proposition_indices=list(c.propositions), arg_names=names,
-                                n_propositions=n)
-            if isinstance(c, SameConstraint):
-                out.append(SameArgConstraint(type="SameArgConstraint", args=args))
-            else:
-                out.append(DifferentArgConstraint(type="DifferentArgConstraint", args=args))
+        match c:
+            case OrderConstraint():
+                out.append(TemporalConstraint(type="TemporalConstraint", args=TemporalArgs(
+                    dag_edges=[(a, b) for a, b in c.edges], n_propositions=n)))
+            case TerminalConstraint():
+                out.append(TerminalSatisfactionConstraint(
+                    type="TerminalSatisfactionConstraint",
+                    args=TerminalArgs(proposition_indices=list(c.propositions),
+                                      n_propositions=n)))
+            case SameConstraint() | DifferentConstraint():
+                names = [_arg_name(props[i], role)
+                         for i, role in zip(c.propositions, c.roles, strict=True)]
+                args = ArgMatchArgs(proposition_indices=list(c.propositions),
+                                    arg_names=names, n_propositions=n)
+                if c.kind == "same":
+                    out.append(SameArgConstraint(type="SameArgConstraint", args=args))
+                else:
+                    out.append(DifferentArgConstraint(type="DifferentArgConstraint",
+                                                      args=args))
+            case _:
+                assert_never(c)
     return Evaluation(props, deps, out)
 
 
@@ -297,23 +300,28 @@ def _proposition(g: Goal, k: int, task: Mapping[str, float]) -> Proposition:
 
 
 def _as_proposition(g: Goal, task: Mapping[str, float]) -> Proposition:
-    if isinstance(g, GCount):
-        return _count(g, task)
-    if isinstance(g, GCluster):
-        if g.relation != "next-to":
-            raise NotExpressible(f"PARTNR clusters by `next-to`, not `{g.relation}`")
-        _check_thresholds(g.thresholds, "a cluster")
-        for e in g.entities:
-            _check_handle(e)
-        return IsClustered(function_name="is_clustered", args=ClusterArgs.model_validate(
-            {"*args": [list(x) for x in g.groups], "number": list(g.numbers),
-             "l2_threshold": _l2_of(g.thresholds, task)}))
-    if isinstance(g, GAtom):
-        return _count(_atom_count(g), task)
-    if isinstance(g, GNot) and isinstance(g.body, GAtom) and g.body.predicate in _NEGATION:
-        return _count(_atom_count(g.body, _NEGATION[g.body.predicate]), task)
-    if isinstance(g, GOr):
-        return _count(_disjunction(g), task)
+    match g:
+        case GCount():
+            return _count(g, task)
+        case GCluster():
+            if g.relation != "next-to":
+                raise NotExpressible(f"PARTNR clusters by `next-to`, not `{g.relation}`")
+            _check_thresholds(g.thresholds, "a cluster")
+            for e in g.entities:
+                _check_handle(e)
+            return IsClustered(function_name="is_clustered", args=ClusterArgs.model_validate(
+                {"*args": [list(x) for x in g.groups], "number": list(g.numbers),
+                 "l2_threshold": _l2_of(g.thresholds, task)}))
+        case GAtom():
+            return _count(_atom_count(g), task)
+        case GNot(body=GAtom() as body) if body.predicate in _NEGATION:
+            return _count(_atom_count(body, _NEGATION[body.predicate]), task)
+        case GOr():
+            return _count(_disjunction(g), task)
+        case GNot() | GAnd() | GTargets() | GThen() | GChecklist():
+            pass
+        case _:
+            assert_never(g)
     what = {"not": "a negation (PARTNR negates object states only)",
             "and": "a conjunction inside a proposition",
             "checklist": "a checklist inside a checklist"}.get(g.kind, f"a `{g.kind}`")
@@ -341,9 +349,9 @@ def _atom_count(a: GAtom, relation: str | None = None) -> GCount:
 
 def _disjunction(g: GOr) -> GCount:
     """`(or (r a1 b1) (r a1 b2) (r a2 b1) ...)` over every pair of two lists: a count of 1."""
-    if not g.parts or not all(isinstance(p, GAtom) for p in g.parts):
+    atoms = [p for p in g.parts if is_atom(p)]
+    if not g.parts or len(atoms) != len(g.parts):
         raise NotExpressible("a disjunction has a PARTNR form only over atoms of one relation")
-    atoms = [p for p in g.parts if isinstance(p, GAtom)]
     rels = {a.predicate for a in atoms}
     if len(rels) != 1:
         raise NotExpressible(f"a disjunction over several relations ({', '.join(sorted(rels))})"

@@ -16,7 +16,8 @@ from fdc.compiler.scene_facts import _DIRECT, LOG_VALUES, SceneFacts, StateFacts
 from fdc.compiler.targets import goal_targets
 from fdc.instructions.describe import Describer
 from fdc.instructions.render import EntityText, Renderer, RenderError
-from fdc.predicates.goal import GAnd, GAtom, GCount, GOr, GTargets, atom, expand_count
+from fdc.predicates.algebra import expand_count
+from fdc.predicates.goal import GAnd, GAtom, GCount, GOr, GTargets, atom
 from fdc.sim_bridge.graph.scene_graph import build_scene_graph
 from fdc.sim_bridge.world.embedded import EmbeddedWorld
 from fdc.sim_bridge.world.snapshot import SnapshotState

@@ -16,18 +16,8 @@ from fdc.compiler.facts import TableFacts
 from fdc.compiler.ground import ground
 from fdc.compiler.parse import parse_text
 from fdc.predicates import verify
-from fdc.predicates.goal import (
-    FALSE,
-    TRUE,
-    CountTooLarge,
-    GChecklist,
-    GCount,
-    Goal,
-    GOr,
-    atoms,
-    expand_count,
-    expand_counts,
-)
+from fdc.predicates.algebra import CountTooLarge, expand_count, expand_counts
+from fdc.predicates.goal import FALSE, TRUE, GChecklist, GCount, Goal, GOr, atoms
 
 REPO = Path(__file__).resolve().parents[2]
 ITEMS = [f"x{i}" for i in range(6)]
