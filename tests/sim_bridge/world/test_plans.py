@@ -4,6 +4,7 @@ with a stop where the goal is judged."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,16 +12,25 @@ import pytest
 from fdc.predicates.goal import GAnd, GAtom, Goal, GThen, atom
 from fdc.predicates.verify import judge_at_end, verify_snapshots
 from fdc.sim_bridge.graph.scene_graph import SceneGraph, load_scene_graph
-from fdc.sim_bridge.world.plans import At, pose_of, replay_plan, spots, with_pose
+from fdc.sim_bridge.world.plans import (
+    At,
+    PlanStep,
+    format_plan,
+    format_step,
+    parse_plan,
+    parse_step,
+    replay_plan,
+    spots,
+)
 
 APARTMENT = Path(__file__).resolve().parents[3] / "examples" / "scenes" / "apartment.json"
 
-REMOTE_TO_SOFA = [
+REMOTE_TO_SOFA = parse_plan([
     "navigate-to-receptacle coffee_table|top coffee_table living_room",
     "pick remote_0 coffee_table|top",
     "navigate-to-receptacle sofa|top sofa living_room",
     "place remote_0 sofa|top sofa living_room",
-]
+])
 
 
 @pytest.fixture(scope="module")
@@ -43,13 +53,13 @@ def test_a_plan_is_acted_out_and_ends_with_a_stop(graph: SceneGraph) -> None:
 @pytest.mark.parametrize(("plan", "step", "words"), [
     (["fly-to sofa|top"], 1, "not an fdc-home action"),
     (["pick remote_0"], 1, "pick takes 2 arguments"),
-    (REMOTE_TO_SOFA[1:], 1, "out of reach"),
+    (format_plan(REMOTE_TO_SOFA[1:]), 1, "out of reach"),
     (["navigate-to-receptacle coffee_table|top coffee_table living_room",
       "pick tray_0 coffee_table|top"], 2, "take them off first"),
 ])
 def test_the_first_refusal_stops_the_replay(graph: SceneGraph, plan: list[str], step: int,
                                             words: str) -> None:
-    replay = replay_plan(plan, graph)
+    replay = replay_plan(parse_plan(plan), graph)
     assert replay.refused == step and words in replay.reason
     assert replay.reason.startswith(f"`{plan[step - 1]}`")
     assert replay.snapshots[-1].action == "stop"
@@ -81,15 +91,16 @@ def test_the_planners_plan_on_item_tops_is_acted_out_and_judged_alike(
     assert judged.success
     if goal.args[1] == "tray_1|top":
         under = compiler.states["initial"].support_of("tray_1")
-        assert under is not None and res.plan[-1].startswith("place-on-item")
+        assert under is not None and res.plan[-1].action == "place-on-item"
         also = atom("on", "remote_0", under)
         assert verify_snapshots({"t": also}, graph, replay.snapshots)["t"].success
 
 
-def _to_desk(plant: str, home: str, room: str) -> list[str]:
-    return [f"navigate-to-receptacle {home}|top {home} {room}", f"pick {plant} {home}|top",
-            "navigate-to-receptacle office_desk|top office_desk office",
-            f"place-around {plant} pen_1 office_desk|top office_desk office"]
+def _to_desk(plant: str, home: str, room: str) -> list[PlanStep]:
+    return parse_plan([f"navigate-to-receptacle {home}|top {home} {room}",
+                       f"pick {plant} {home}|top",
+                       "navigate-to-receptacle office_desk|top office_desk office",
+                       f"place-around {plant} pen_1 office_desk|top office_desk office"])
 
 
 #: `out-all-around`: every plant around the pen on the office desk.
@@ -99,7 +110,7 @@ PLANTS_AROUND_PEN = [*_to_desk("plant_0", "tv_stand", "living_room"),
 
 #: `l3-then-around-between`: the mug next to the bowl, then (the mug moved along the
 #: shelf) the bottle between them.
-MUG_THEN_BOTTLE = [
+MUG_THEN_BOTTLE = parse_plan([
     "navigate-to-receptacle kitchen_counter|top kitchen_counter kitchen",
     "pick mug_0 kitchen_counter|top",
     "navigate-to-receptacle kitchen_shelf|shelf_0 kitchen_shelf kitchen",
@@ -110,7 +121,7 @@ MUG_THEN_BOTTLE = [
     "pick bottle_1 fridge|lower",
     "navigate-to-receptacle kitchen_shelf|shelf_0 kitchen_shelf kitchen",
     "place-between bottle_1 bowl_3 mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen",
-]
+])
 
 
 @pytest.mark.slow
@@ -121,7 +132,7 @@ MUG_THEN_BOTTLE = [
                                    atom("between", "bottle_1", "bowl_3", "mug_0")))),
 ])
 def test_a_placement_goes_where_it_leaves_room_for_the_next(
-        graph: SceneGraph, plan: list[str], goal: Goal) -> None:
+        graph: SceneGraph, plan: list[PlanStep], goal: Goal) -> None:
     """The world put each item down at its first choice (the free spot nearest the anchor
     or the surface's centre) and then refused the last plant, or the bottle, for lack of
     room, plan after plan: the replay now tries the other spots of the placements that
@@ -154,10 +165,30 @@ def test_the_replay_looks_for_spots_that_reach_the_goal(graph: SceneGraph) -> No
 
 
 def test_the_spots_of_a_line() -> None:
-    assert spots("place-around plant_0 pen_1 office_desk|top office_desk office") == 17
-    assert spots("place mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen") == 9
-    assert spots("place-in-cell mug_0 kitchen_shelf|shelf_0 left kitchen_shelf kitchen") == 1
-    assert spots("pick mug_0 kitchen_shelf|shelf_0") == 1
+    def spots_of(line: str) -> int:
+        return spots(parse_step(line))
+
+    assert spots_of("place-around plant_0 pen_1 office_desk|top office_desk office") == 17
+    assert spots_of("place mug_0 kitchen_shelf|shelf_0 kitchen_shelf kitchen") == 9
+    assert spots_of("place-in-cell mug_0 kitchen_shelf|shelf_0 left kitchen_shelf kitchen") == 1
+    assert spots_of("pick mug_0 kitchen_shelf|shelf_0") == 1
+
+
+def test_a_plan_is_steps_and_its_text_reads_back() -> None:
+    """Plans are `PlanStep`s; their text is written and read in one place, and reads
+    back to the same steps (a planner's line, and the oracle's with its pose)."""
+    lines = ["pick mug_0 kitchen_shelf|shelf_0",
+             "place-around mug_0 bowl_3 kitchen_shelf|shelf_0 kitchen_shelf kitchen ; at "
+             "kitchen_shelf|shelf_0 0.1 -2.5 3.141592653589793 from rear"]
+    plan = parse_plan(lines)
+    assert plan[0] == PlanStep("pick", ("mug_0", "kitchen_shelf|shelf_0"))
+    assert plan[1].args[:2] == ("mug_0", "bowl_3") and plan[1].pose is not None
+    assert plan[1].pose.side is not None and plan[1].pose.side.value == "rear"
+    assert format_plan(plan) == lines and [str(s) for s in plan] == lines
+    assert parse_step("  pick   mug_0  s|top ") == PlanStep("pick", ("mug_0", "s|top"))
+    for bad in ("", "   ", " ; at s|top 1 2 3"):
+        with pytest.raises(ValueError, match="names no action"):
+            parse_step(bad)
 
 
 @pytest.mark.slow
@@ -165,34 +196,34 @@ def test_a_placement_goes_to_the_pose_its_comment_gives(graph: SceneGraph) -> No
     """The oracle's plans say where each placement put the item (`; at SURFACE X Y
     YAW`): the replay puts it there, where the world's own choice was a corner of the
     sofa; a pose the world has no room for leaves the world's choice; a pose on another
-    surface than the action's, or a comment that is no pose, is refused."""
+    surface than the action's is refused, and a comment that is no pose is not read."""
     *walks, place = REMOTE_TO_SOFA
     plain = replay_plan(REMOTE_TO_SOFA, graph).snapshots[-1].objects["remote_0"].position
     there = At("sofa|top", 2.5, 0.5, 0.0)
-    line = with_pose(place, there)
-    assert line == f"{place} ; at sofa|top 2.5 0.5 0.0"
-    assert pose_of(line) == there and pose_of(place) is None
-    replay = replay_plan([*walks, line], graph)
+    step = replace(place, pose=there)
+    assert format_step(step) == f"{place} ; at sofa|top 2.5 0.5 0.0"
+    assert parse_step(format_step(step)) == step and place.pose is None
+    replay = replay_plan([*walks, step], graph)
     assert replay.refused is None
     assert replay.snapshots[-1].objects["remote_0"].position[:2] == pytest.approx((2.5, 0.5))
     assert plain[:2] != pytest.approx((2.5, 0.5))
-    off = replay_plan([*walks, with_pose(place, At("sofa|top", 9.0, 9.0, 0.0))], graph)
+    off = replay_plan([*walks, replace(place, pose=At("sofa|top", 9.0, 9.0, 0.0))], graph)
     assert off.refused is None
     assert off.snapshots[-1].objects["remote_0"].position == pytest.approx(plain)
-    elsewhere = replay_plan([*walks, with_pose(place, At("coffee_table|top", 2.5, 0.5, 0.0))],
-                            graph)
+    elsewhere = replay_plan([*walks, replace(place, pose=At("coffee_table|top", 2.5, 0.5,
+                                                            0.0))], graph)
     assert elsewhere.refused == 4 and "not on `sofa|top`" in elsewhere.reason
-    garbled = replay_plan([*walks, f"{place} ; at sofa|top 2.5"], graph)
-    assert garbled.refused == 4 and "is not a pose" in garbled.reason
+    with pytest.raises(ValueError, match="is not a pose"):
+        parse_step(f"{place} ; at sofa|top 2.5")
 
 
 def test_a_pose_comment_keeps_every_digit() -> None:
     """Rounded to the micrometre, the oracle's pose of a bottle packed against a region's
     edge fell outside it, and gen1's `out-all-around-546656e53a72` was not judged
     reached at the end of the replay of the oracle's plan: the comment keeps the float."""
-    line = "place-around bottle_0 candle_3 shelf|top shelf room"
+    step = parse_step("place-around bottle_0 candle_3 shelf|top shelf room")
     at = At("shelf|top", 12.967353346535685, 10.238408652578366, -1.5707963267948966)
-    assert pose_of(with_pose(line, at)) == at
+    assert parse_step(format_step(replace(step, pose=at))).pose == at
 
 
 @pytest.mark.slow
@@ -211,13 +242,13 @@ def test_a_placement_is_made_from_the_side_its_comment_gives(graph: SceneGraph) 
     other = next(p.side for p in graph.standing_points("sofa|top")
                  if p.reachable and p.side is not stood)
     there = At("sofa|top", 2.5, 0.5, 0.0, other)
-    line = with_pose(place, there)
-    assert line == f"{place} ; at sofa|top 2.5 0.5 0.0 from {other.value}"
-    assert pose_of(line) == there
-    replay = replay_plan([*walks, line], graph)
+    step = replace(place, pose=there)
+    assert str(step) == f"{place} ; at sofa|top 2.5 0.5 0.0 from {other.value}"
+    assert parse_step(str(step)).pose == there
+    replay = replay_plan([*walks, step], graph)
     assert replay.refused is None
     assert side_of(sofa, replay.snapshots[-1].agent) is other
     assert replay.snapshots[-1].objects["remote_0"].position[:2] == pytest.approx((2.5, 0.5))
     for bad in ("from up", "from", "to front"):
         with pytest.raises(ValueError, match="not a pose"):
-            pose_of(f"{place} ; at sofa|top 2.5 0.5 0.0 {bad}")
+            parse_step(f"{place} ; at sofa|top 2.5 0.5 0.0 {bad}")
