@@ -272,8 +272,8 @@ class PlanningWorld:
                 fallback: Callable[[], Sequence[PlanStep]] | None = None) -> PlanResult:
         """`_certified`, and when every plan the planner found was refused by the world
         for lack of room, or none was found in time, a plan from `fallback` (the
-        manipulation oracle's trace written as fdc-home's actions: `fdc.agents`'s
-        `oracle_plan`, which places with the world's geometry in view) accepted as
+        manipulation oracle's trace written as fdc-home's actions:
+        `fdc.agents.oracle.oracle_plan`, which places with the world's geometry in view) accepted as
         the certificate when the abstraction validates it and the world carries it
         out (`accept`). An `unsolvable` answer (the abstraction's proof) is kept."""
         res = self._certified(pp, timeout_s, planner, reached)
