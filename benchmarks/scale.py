@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[str, Any]:
-    from fdc.agents.baselines import witness
+    from fdc.agents.oracle import witness
     from fdc.compiler.executors import LocalExecutor
     from fdc.compiler.options import CompileOptions
     from fdc.compiler.prepare import SceneJob

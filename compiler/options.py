@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 #: Why no agent of fdc's is known to achieve a task from where it starts (None: one
-#: is): the manipulation oracle's answer (`fdc.agents.baselines.witness`). The agents
+#: is): the manipulation oracle's answer (`fdc.agents.oracle.witness`). The agents
 #: sit above the compiler, so the commands that compile hand it down (`CompileOptions`).
 Witness = Callable[[TaskRecord, "SceneGraph", Snapshot | None], str | None]
 

@@ -80,6 +80,7 @@ from fdc.predicates.goal import (
     joined,
 )
 from fdc.predicates.registry import Context, Kind, Registry
+from fdc.sim_bridge.world.plans import PlanStep
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
 from . import ast as A
@@ -196,18 +197,18 @@ class PlanningProblem:
 @dataclass(frozen=True)
 class Refusal:
     """A placement the embedded world refused for lack of room: `item` on `surface`
-    while each occupant stood there as it did (`placed`: the plan line that put it
+    while each occupant stood there as it did (`placed`: the plan step that put it
     there, None: where it stood at the start)."""
 
     item: str
     surface: str
-    occupants: tuple[tuple[str, str | None], ...]
+    occupants: tuple[tuple[str, PlanStep | None], ...]
 
     def __str__(self) -> str:
         if not self.occupants:
             return f"{self.item} on {self.surface}"
-        said = ", ".join(x if line is None else f"{x} (put there by `{line}`)"
-                         for x, line in self.occupants)
+        said = ", ".join(x if step is None else f"{x} (put there by `{step}`)"
+                         for x, step in self.occupants)
         return f"{self.item} on {self.surface} while {said} stand there"
 
 
@@ -217,7 +218,7 @@ class PlanResult:
     planner: str
     seconds: float
     length: int | None = None  # actions in the plan, checkpoints not counted
-    plan: list[str] = field(default_factory=list)
+    plan: list[PlanStep] = field(default_factory=list)
     message: str = ""
     # placements the embedded world refused for lack of room, forbidden in the
     # abstraction before this plan was found (`item on surface`)
@@ -270,11 +271,11 @@ class PlanningWorld:
 
     def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
                 reached: Callable[[Snapshot], bool] | None = None,
-                fallback: Callable[[], Sequence[str]] | None = None) -> PlanResult:
+                fallback: Callable[[], Sequence[PlanStep]] | None = None) -> PlanResult:
         """`_certified`, and when every plan the planner found was refused by the world
         for lack of room, or none was found in time, a plan from `fallback` (the
-        manipulation oracle's trace written as fdc-home's actions: `fdc.agents`'s
-        `oracle_plan`, which places with the world's geometry in view) accepted as
+        manipulation oracle's trace written as fdc-home's actions:
+        `fdc.agents.oracle.oracle_plan`, which places with the world's geometry in view) accepted as
         the certificate when the abstraction validates it and the world carries it
         out (`accept`). An `unsolvable` answer (the abstraction's proof) is kept."""
         res = self._certified(pp, timeout_s, planner, reached)
@@ -282,11 +283,11 @@ class PlanningWorld:
             return res
         started = time.perf_counter()
         try:
-            lines = list(fallback())
+            plan = list(fallback())
         except FdcError as e:  # the oracle finds no trace either
             return replace(res, message=f"{res.message}; the oracle finds no trace either "
                            f"({e})")
-        found = self.accept(pp, lines, reached)
+        found = self.accept(pp, plan, reached)
         seconds = res.seconds + time.perf_counter() - started
         if isinstance(found, str):
             return replace(res, seconds=seconds, message=f"{res.message}; the oracle's "
@@ -294,10 +295,10 @@ class PlanningWorld:
         return replace(found, seconds=seconds, forbidden=res.forbidden,
                        message=f"{res.planner}: {res.message}")
 
-    def accept(self, pp: PlanningProblem, lines: Sequence[str],
+    def accept(self, pp: PlanningProblem, plan: Sequence[PlanStep],
                reached: Callable[[Snapshot], bool] | None = None) -> PlanResult | str:
-        """A plan found elsewhere (`lines`, fdc-home's actions, a placement's pose as its
-        comment: `sim_bridge/world/plans.py`) as a certificate: each action applicable
+        """A plan found elsewhere (fdc-home's actions, a placement with its pose:
+        `sim_bridge/world/plans.py`) as a certificate: each action applicable
         in the abstraction in turn (its problem built again with every item the plan
         moves; a sequence's checkpoints taken as soon as they hold), the goal reached
         there, and the plan carried out by the embedded world with the goal judged
@@ -308,12 +309,12 @@ class PlanningWorld:
         from unified_planning.exceptions import UPException
         from unified_planning.shortcuts import SequentialSimulator
 
-        from fdc.sim_bridge.world.plans import action_of, moved, replay_plan
+        from fdc.sim_bridge.world.plans import moved, replay_plan
 
         if pp.goal is None:
             return "the task's goal is unknown"
-        movers = {x for line in lines if (x := moved(line)) is not None}
-        used = {x for line in lines for x in action_of(line).split()[1:]}
+        movers = {x for step in plan if (x := moved(step)) is not None}
+        used = {x for step in plan for x in step.args}
         built = self.build(pp.task, pp.goal, reduce=False, movable=movers, extra=used)
         problem = built.problem
         checks: dict[str, list[Any]] = {}  # each step's checks, in order
@@ -321,7 +322,7 @@ class PlanningWorld:
             checks.setdefault(n.rsplit("-", 1)[0], []).append(problem.action(n))
         frozen = problem.fluent(f"{STAGE}-frozen")() if checks else None
         _quiet()
-        steps: list[str] = []
+        steps: list[PlanStep] = []
         with SequentialSimulator(problem) as sim:
             state = sim.get_initial_state()
 
@@ -342,23 +343,22 @@ class PlanningWorld:
 
             state = check()
             first: int | None = None  # how many actions first reach the goal
-            for k, line in enumerate(lines, 1):
+            for k, step in enumerate(plan, 1):
                 if first is None and sim.is_goal(state):
                     first = len(steps)
-                name, *args = action_of(line).split()
                 try:
-                    action = problem.action(name)
-                    params = [problem.object(x) for x in args]
+                    action = problem.action(step.action)
+                    params = [problem.object(x) for x in step.args]
                 except UPException:
-                    return f"action {k} of the plan, `{line}`, names what the abstraction lacks"
+                    return f"action {k} of the plan, `{step}`, names what the abstraction lacks"
                 if not sim.is_applicable(state, action, params):
                     if first is not None:
                         break
-                    return f"the abstraction does not allow action {k} of the plan, `{line}`"
+                    return f"the abstraction does not allow action {k} of the plan, `{step}`"
                 state = sim.apply(state, action, params)
                 state = check()
-                steps.append(line)
-            if len(steps) < len(lines) or not sim.is_goal(state):
+                steps.append(step)
+            if len(steps) < len(plan) or not sim.is_goal(state):
                 if first is None:
                     return "the goal does not hold in the abstraction at the plan's end"
                 steps = steps[:first]
@@ -448,7 +448,7 @@ class PlanningWorld:
                                    f"is not judged reached at its end{said}", cause="goal")
                 return replace(res, seconds=time.perf_counter() - started,
                                forbidden=forbidden)
-            spot = placed_on(replay.line)
+            spot = placed_on(replay.step) if replay.step is not None else None
             if spot is None or not lack_of_room(replay.reason):
                 # not for lack of room: the abstraction allows what the world refuses
                 return replace(res, status="refused", seconds=time.perf_counter() - started,
@@ -486,9 +486,9 @@ class PlanningWorld:
                 _forbid(task.problem, refusals[-1], len(refusals) - 1)
             forbidden.append(str(refusals[-1]))
 
-    def _refusal(self, spot: tuple[str, str], before: Sequence[str], state: WorldState
+    def _refusal(self, spot: tuple[str, str], before: Sequence[PlanStep], state: WorldState
                  ) -> Refusal:
-        """The refused placement of `spot` (item, surface) after the plan lines `before`,
+        """The refused placement of `spot` (item, surface) after the plan steps `before`,
         in the world `state` then: what stood on the surface, and how each got there."""
         from fdc.sim_bridge.world.plans import moved
 
@@ -497,8 +497,8 @@ class PlanningWorld:
         for x in sorted(self.facts.entities(("movable",))):
             if x == item or state.support_of(x) != surface:
                 continue
-            lines = [line for line in before if moved(line) == x]
-            occupants.append((x, lines[-1] if lines else None))
+            steps = [step for step in before if moved(step) == x]
+            occupants.append((x, steps[-1] if steps else None))
         return Refusal(item, surface, tuple(occupants))
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
@@ -916,20 +916,19 @@ def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
     em = env.expression_manager
     with _actions_changed(problem):  # the metric names actions by value
         flags = []
-        for j, (x, line) in enumerate(refusal.occupants):
+        for j, (x, step) in enumerate(refusal.occupants):
             flag = Fluent(f"{AS_REFUSED}-{k}-{j}", env.type_manager.BoolType(),
                           environment=env)
-            problem.add_fluent(flag, default_initial_value=line is None)
+            problem.add_fluent(flag, default_initial_value=step is None)
             flags.append(flag())
             pick = problem.action("pick")
             pick.add_effect(flag(), em.FALSE(),
                             condition=em.Equals(pick.parameters[0], problem.object(x)))
-            if line is not None:
-                name, *args = line.split()
-                action = problem.action(name)
+            if step is not None:
+                action = problem.action(step.action)
                 action.add_effect(flag(), em.TRUE(), condition=em.And(*(
                     em.Equals(p, problem.object(a))
-                    for p, a in zip(action.parameters, args, strict=True))))
+                    for p, a in zip(action.parameters, step.args, strict=True))))
         o, s = problem.object(refusal.item), problem.object(refusal.surface)
         for name, j in SURFACE_ARG.items():
             if problem.has_action(name):
@@ -1088,10 +1087,11 @@ def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> 
         plan = result.plan
         if back is not None:
             plan = plan.replace_action_instances(back)
-        texts = [_action_text(a) for a in plan.actions]
+        found = [_plan_step(a) for a in plan.actions]
         if pp.checkpoints:  # nothing after the last checkpoint is needed
-            texts = texts[:max(k for k, s in enumerate(texts) if s.startswith(CHECKPOINT)) + 1]
-        steps = [s for s in texts if not s.startswith(CHECKPOINT)]
+            found = found[:max(k for k, s in enumerate(found)
+                               if s.action.startswith(CHECKPOINT)) + 1]
+        steps = [s for s in found if not s.action.startswith(CHECKPOINT)]
         return PlanResult("solved", name, seconds, len(steps), steps)
     if status is S.UNSOLVABLE_PROVEN:
         return PlanResult("unsolvable", name, seconds,
@@ -1146,8 +1146,9 @@ def _strips(problem: Any) -> tuple[Any, Any]:
     return p, back
 
 
-def _action_text(ai: Any) -> str:
-    return " ".join([ai.action.name, *(str(p) for p in ai.actual_parameters)])
+def _plan_step(ai: Any) -> PlanStep:
+    """A unified-planning action instance as a plan step."""
+    return PlanStep(ai.action.name, tuple(str(p) for p in ai.actual_parameters))
 
 
 # --------------------------------------------------------------------------- PDDL files

@@ -70,6 +70,7 @@ from fdc.predicates.goal import (
 )
 from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import judge_at_end
+from fdc.sim_bridge.world.plans import PlanStep, format_plan
 
 from .ground import GroundError, ground, readings
 from .planning import PlanningError, PlanningWorld
@@ -171,9 +172,10 @@ class ValidateOptions:
     planner: str | None = None  # default: Fast Downward, else pyperplan
     # where no planner's plan is carried out by the world: a second source of plans
     # (task, scene graph, start snapshot -> fdc-home's actions; the CLI gives the
-    # manipulation oracle's, `fdc.agents.baselines.oracle_plan`), each checked by
+    # manipulation oracle's, `fdc.agents.oracle.oracle_plan`), each checked by
     # `PlanningWorld.accept`
-    oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[str]] | None = None
+    oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[PlanStep]] | None \
+        = None
 
 
 @dataclass
@@ -478,7 +480,7 @@ def check_imported(task: _Task, source: str, opened: ReopenedSuite | None) -> No
 
 def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: float,
             planner: str | None,
-            oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[str]]
+            oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[PlanStep]]
             | None = None) -> None:
     """Solve a task that is acted out, from where it starts (a memory-manipulation task:
     the world after the experience); findings for no plan. `oracle`: a second source
@@ -496,8 +498,8 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
         task.record.goal, world.graph, task.record.thresholds), fallback)
     task.certificate = Certificate(status=res.status, planner=res.planner,
                                    seconds=round(res.seconds, 3), length=res.length,
-                                   plan=res.plan, objects=len(pp.items), left_out=pp.left_out,
-                                   forbidden=res.forbidden)
+                                   plan=format_plan(res.plan), objects=len(pp.items),
+                                   left_out=pp.left_out, forbidden=res.forbidden)
     if res.status == "unsolvable":
         where = "the world after the experience" if after else "the scene's initial state"
         _error(task, "unreachable", f"no plan reaches the goal from {where} "

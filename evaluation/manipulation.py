@@ -359,7 +359,7 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
                 ) -> tuple[AgentAction | None, str]:
     """What the oracle would do next, from the world `env` ended in, towards `part`
     (a relocation atom at `stage`, or a negated one), and why."""
-    from fdc.agents.baselines import choose_placement, clear_destinations, destinations
+    from fdc.agents.oracle import choose_placement, clear_destinations, destinations
 
     w = env.world
     posed = w.state.posed

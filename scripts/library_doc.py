@@ -78,7 +78,7 @@ def main() -> None:
     entries, result = load_entries(None)
     if result.errors:
         raise SystemExit("the built-in library has errors: run `fdc check domain`")
-    from fdc.agents.baselines import witness
+    from fdc.agents.oracle import witness
     from fdc.compiler.options import CompileOptions
 
     run = compile_sharded([SceneJob(str(REPO / SCENE))], entries,

@@ -55,17 +55,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from fdc.agents.actions import ActionName, AgentAction
-from fdc.agents.baselines import (
+from fdc.agents.baselines import random_actions, random_frames, random_frames_chance
+from fdc.agents.env import is_manipulation
+from fdc.agents.oracle import (
     Unsolvable,
     oracle_actions,
     oracle_frames,
     oracle_plan,
     oracle_run,
-    random_actions,
-    random_frames,
-    random_frames_chance,
 )
-from fdc.agents.env import is_manipulation
 from fdc.compiler.planning import PlanningError, holds_initially
 from fdc.compiler.reopen import ReopenError, imported
 from fdc.compiler.targets import goal_targets

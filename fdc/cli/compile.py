@@ -145,7 +145,7 @@ def compile_command(
 
     import tempfile
 
-    from fdc.agents.baselines import witness
+    from fdc.agents.oracle import witness
     from fdc.compiler.options import CompileOptions
     from fdc.compiler.prepare import SceneJob
     from fdc.compiler.shards import FolderCache, compile_sharded, timed_emit
@@ -360,7 +360,7 @@ def explain_command(
         "and bound entities highlighted and labelled (PNG; SVG by the extension).")] = None,
 ) -> None:
     """Show one template on one scene: its bindings, their ground goals, why others dropped."""
-    from fdc.agents.baselines import witness
+    from fdc.agents.oracle import witness
     from fdc.compiler.options import CompileOptions
     from fdc.compiler.pipeline import compile_template
     from fdc.compiler.prepare import SceneJob, prepare_scene

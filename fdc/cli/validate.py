@@ -67,7 +67,7 @@ def validate_command(
     """Check every task of a suite: schema, template version, goal types, not already
     true, unambiguous, non-empty answer set, goal frames; with --solve, a plan."""
 
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.reopen import ReopenError
     from fdc.compiler.validate import ValidateOptions, validate_suite
     from fdc.sim_bridge.graph.scene_graph import SceneLoadError

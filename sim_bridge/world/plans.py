@@ -1,10 +1,14 @@
-"""A planner's plan acted out in the embedded world: what each of fdc-home's actions does.
+"""Plans, and a plan acted out in the embedded world: what each of fdc-home's actions does.
 
+A plan is a list of `PlanStep`s (an fdc-home action, its arguments, and the pose a
+placement put its item at, if known) everywhere inside fdc; its text, one action a line
+(`pick mug_0 kitchen_counter|top`), is only for reports and people: `format_step`,
+`format_plan` write it, `parse_step`, `parse_plan` read it, nothing else splits it.
 `fdc validate --solve` certifies a task with a plan in the planning abstraction
-(`compiler/planning.py`: fdc-home's actions, one action a line, `pick mug_0
-kitchen_counter|top`). `replay_plan` performs each action in an `EmbeddedWorld` started
-in the scene's initial state (or where the plan starts: for a memory-manipulation task,
-the world the experience left behind), as its meaning in fdc-home says:
+(`compiler/planning.py`: fdc-home's actions). `replay_plan` performs each action in an
+`EmbeddedWorld` started in the scene's initial state (or where the plan starts: for a
+memory-manipulation task, the world the experience left behind), as its meaning in
+fdc-home says:
 
 - `navigate-to-receptacle ?to ?f ?r`, `navigate-to-item ?to ?i ?r`,
   `navigate-to-item-outside ?to ?i` (an item outside every room): walk to the surface
@@ -19,16 +23,16 @@ the world the experience left behind), as its meaning in fdc-home says:
   `place-inside ?o ?c ...`: inside the container `?c`;
 - `open ?f ?s`, `close ?f ?s`: open or close every container of `?f`.
 
-A placement's line may end with the pose where the item went when the plan was found,
-as a comment: `place-around laptop_2 mug_1 tv_stand_1|top tv_stand_1 living_room ; at
-tv_stand_1|top 1.2 0.45 1.5707963267948966 from front` (`At`: the surface, the centre x
-and y in metres, the heading in radians, every digit, and, optionally, the side of the
-surface the robot stood at). The oracle's plans (`fdc.agents`'s `oracle_plan`) give one
-for each placement: the replay walks to that side of the surface first (`at-side` is
-judged in the words of the robot where it stands: the same spot is "left" from the
-front and "right" from the rear), then puts the item there, when the world has room
-there (`EmbeddedWorld.place_at`), else as the action alone says. A planner's plans give
-none.
+A placement may give the pose where the item went when the plan was found
+(`PlanStep.pose`), written as its line's comment: `place-around laptop_2 mug_1
+tv_stand_1|top tv_stand_1 living_room ; at tv_stand_1|top 1.2 0.45 1.5707963267948966
+from front` (`At`: the surface, the centre x and y in metres, the heading in radians,
+every digit, and, optionally, the side of the surface the robot stood at). The
+oracle's plans (`fdc.agents.oracle.oracle_plan`) give one for each placement: the
+replay walks to that side of the surface first (`at-side` is judged in the words of the
+robot where it stands: the same spot is "left" from the front and "right" from the
+rear), then puts the item there, when the world has room there
+(`EmbeddedWorld.place_at`), else as the action alone says. A planner's plans give none.
 
 An action that puts an item down "anywhere" has many spots in the world (`spots`: a
 plain `place` anywhere on the surface or in any of its cells, a `place-around` at any
@@ -45,7 +49,7 @@ world and the judgement are three models, and an audit compares them. The planne
 certificate (`compiler/planning.py`) acts its plans out here too, and `placed_on` tells
 it which item and surface a refused placement was about, `lack_of_room` whether the
 world refused it for lack of room (else the abstraction allowed what the world does
-not), `moved` which item a line moves. A walk goes to the nearest standing point in the
+not), `moved` which item a step moves. A walk goes to the nearest standing point in the
 room the line names (`_walk`), where the abstraction puts the robot.
 """
 
@@ -102,7 +106,7 @@ class PlanReplay:
     snapshots: tuple[Snapshot, ...]
     refused: int | None = None
     reason: str = ""
-    line: str = ""  # the refused action
+    step: PlanStep | None = None  # the refused action
 
 
 @dataclass(frozen=True)
@@ -123,22 +127,50 @@ class At:
         return f"at {self.surface} {self.x!r} {self.y!r} {self.yaw_rad!r}{side}"
 
 
-def with_pose(line: str, at: At) -> str:
-    """A plan line with the pose its placement put the item at, as its comment."""
-    return f"{action_of(line)} {COMMENT} {at}"
+@dataclass(frozen=True)
+class PlanStep:
+    """One action of a plan: fdc-home's action, its arguments and, for a placement of
+    the oracle's plans, where it put the item (`At`). Plans are lists of steps inside
+    fdc; their text (`format_step`, `parse_step`) is for reports and people."""
+
+    action: str
+    args: tuple[str, ...] = ()
+    pose: At | None = None
+
+    def __str__(self) -> str:
+        return format_step(self)
 
 
-def action_of(line: str) -> str:
-    """A plan line's action, without its comment."""
-    return line.partition(COMMENT)[0].strip()
+def format_step(step: PlanStep) -> str:
+    """A step as a plan's line: `action arg ...`, then `; at ...` when it has a pose."""
+    words = " ".join((step.action, *step.args))
+    return words if step.pose is None else f"{words} {COMMENT} {step.pose}"
 
 
-def pose_of(line: str) -> At | None:
-    """The pose a plan line's comment gives (`; at SURFACE X Y YAW [from SIDE]`), None
-    when it gives none; ValueError, saying why, when the comment is not a pose."""
-    _, mark, comment = line.partition(COMMENT)
-    if not mark:
-        return None
+def format_plan(plan: Sequence[PlanStep]) -> list[str]:
+    """A plan as its lines, one action a line."""
+    return [format_step(s) for s in plan]
+
+
+def parse_step(line: str) -> PlanStep:
+    """A plan's line as a step (the pose from its comment: `; at SURFACE X Y YAW [from
+    SIDE]`); ValueError, saying why, when the line names no action or its comment is
+    not a pose. The action and its arity are not checked here: the replay refuses an
+    action fdc-home lacks."""
+    words, mark, comment = line.partition(COMMENT)
+    name, *args = words.split() or [""]
+    if not name:
+        raise ValueError(f"`{line}` names no action")
+    return PlanStep(name, tuple(args), _pose(line, comment) if mark else None)
+
+
+def parse_plan(lines: Sequence[str]) -> list[PlanStep]:
+    """A plan's lines as steps (`parse_step`)."""
+    return [parse_step(line) for line in lines]
+
+
+def _pose(line: str, comment: str) -> At:
+    """The pose a plan line's comment gives; ValueError when it is not one."""
     words = comment.split()
     try:
         if len(words) not in (5, 7) or words[0] != "at" or \
@@ -153,13 +185,12 @@ def pose_of(line: str) -> At | None:
     return At(words[1], x, y, yaw, side)
 
 
-def placed_on(line: str) -> tuple[str, str] | None:
-    """The item and the surface of a plan line that puts an item on a surface."""
-    name, *args = action_of(line).split()
-    k = SURFACE_ARG.get(name)
-    if k is None or len(args) != ARITY[name]:
+def placed_on(step: PlanStep) -> tuple[str, str] | None:
+    """The item and the surface of a step that puts an item on a surface."""
+    k = SURFACE_ARG.get(step.action)
+    if k is None or len(step.args) != ARITY[step.action]:
         return None
-    return args[0], args[k]
+    return step.args[0], step.args[k]
 
 
 #: What the world's placement queries say when there is no room (`sim_bridge/graph/
@@ -174,44 +205,43 @@ def lack_of_room(reason: str) -> bool:
     return any(w in reason for w in NO_ROOM)
 
 
-def moved(line: str) -> str | None:
-    """The item a plan line picks or puts down (None: it moves no item)."""
-    name, *args = action_of(line).split()
-    if ARITY.get(name) != len(args) or not name.startswith(("pick", "place")):
+def moved(step: PlanStep) -> str | None:
+    """The item a step picks or puts down (None: it moves no item)."""
+    if ARITY.get(step.action) != len(step.args) or \
+            not step.action.startswith(("pick", "place")):
         return None
-    return args[0]
+    return step.args[0]
 
 
-def replay_plan(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None = None,
+def replay_plan(plan: Sequence[PlanStep], graph: SceneGraph, start: Snapshot | None = None,
                 reached: Callable[[Snapshot], bool] | None = None) -> PlanReplay:
-    """Act out a plan's lines in the embedded world (module doc), from `start` (None: the
+    """Act out a plan's steps in the embedded world (module doc), from `start` (None: the
     scene's initial state), each placement as the world's spot that `_choose` found
     leaves room for the plan's later placements (and, given `reached`, the goal judged
     on the world at the end, makes it hold there)."""
     choices = _choose(plan, graph, start, reached)
     world = EmbeddedWorld(graph, clock=LONG_DAY, start=start)
-    for k, line in enumerate(plan, 1):
-        res = _act(world, line, choices[k - 1])
+    for k, step in enumerate(plan, 1):
+        res = _act(world, step, choices[k - 1])
         if not res.ok:
             world.stop()
             return PlanReplay(world.header(), tuple(world.snapshots), k,
-                              f"`{line}`: {res.reason}", line)
+                              f"`{step}`: {res.reason}", step)
     world.stop()
     return PlanReplay(world.header(), tuple(world.snapshots))
 
 
-def spots(line: str) -> int:
-    """How many of the world's placements act out a plan line (1: one way only): `place`
+def spots(step: PlanStep) -> int:
+    """How many of the world's placements act out a step (1: one way only): `place`
     anywhere on the surface (the free spot nearest its centre), or in each of its cells,
     the corners first; `place-around` next to the anchor (the free spot nearest it), at
     each of its sides, or in each cell of the surface where that is next to it (farther
     out than the world's `around` looks). Every one of them makes true what the line's
     action does."""
-    name = line.split()[0]
-    return 1 + {"place": len(CELLS), "place-around": len(RING) + len(CELLS)}.get(name, 0)
+    return 1 + {"place": len(CELLS), "place-around": len(RING) + len(CELLS)}.get(step.action, 0)
 
 
-def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None,
+def _choose(plan: Sequence[PlanStep], graph: SceneGraph, start: Snapshot | None,
             reached: Callable[[Snapshot], bool] | None = None) -> list[int]:
     """For each line, which of its world placements (`spots`) the replay uses: the first
     each time, until the world refuses a placement (for lack of room); then the next
@@ -255,33 +285,30 @@ def _choose(plan: Sequence[str], graph: SceneGraph, start: Snapshot | None,
     return [0] * len(plan)
 
 
-def _occupants(before: Sequence[str], surface: str) -> list[int]:
-    """The lines of `before` that put down what stands on `surface` after them: the last
-    line to move each item, when it put the item there."""
+def _occupants(before: Sequence[PlanStep], surface: str) -> list[int]:
+    """The steps of `before` that put down what stands on `surface` after them: the last
+    step to move each item, when it put the item there."""
     last: dict[str, int] = {}
-    for k, line in enumerate(before):
-        x = moved(line)
+    for k, step in enumerate(before):
+        x = moved(step)
         if x is not None:
             last[x] = k
     return sorted(k for k in last.values() if (placed_on(before[k]) or ("", ""))[1] == surface)
 
 
-def _act(world: EmbeddedWorld, line: str, spot: int) -> ActionResult:
-    """One plan line as the world's action, its `spot`-th placement (`spots`), the first
-    at the pose its comment gives when the world has room there (a refusal when it is
-    not an fdc-home action)."""
-    name, *args = action_of(line).split()
+def _act(world: EmbeddedWorld, step: PlanStep, spot: int) -> ActionResult:
+    """One step as the world's action, its `spot`-th placement (`spots`), the first at
+    the pose the step gives when the world has room there (a refusal when it is not an
+    fdc-home action)."""
+    name, args, at = step.action, step.args, step.pose
     want = ARITY.get(name)
     if want is None or len(args) != want:
         what = "not an fdc-home action" if want is None else f"{name} takes {want} arguments"
-        return ActionResult(False, what, line)
-    try:
-        at = pose_of(line)
-    except ValueError as e:
-        return ActionResult(False, str(e), line)
-    on = placed_on(line)
+        return ActionResult(False, what, str(step))
+    on = placed_on(step)
     if at is not None and on is not None and on[1] != at.surface:
-        return ActionResult(False, f"its pose is on `{at.surface}`, not on `{on[1]}`", line)
+        return ActionResult(False, f"its pose is on `{at.surface}`, not on `{on[1]}`",
+                            str(step))
     if at is not None and at.side is not None and name.startswith("place"):
         walked = _stand_at(world, at.surface, at.side)
         if not walked.ok:

@@ -14,15 +14,13 @@ import pytest
 from fdc.agents.actions import ActionName
 from fdc.agents.baselines import (
     SceneContext,
-    oracle_actions,
-    oracle_frames,
-    oracle_run,
     random_actions,
     random_frames,
     random_frames_chance,
     run_baseline,
 )
 from fdc.agents.env import ManipulationEnv, step_budget
+from fdc.agents.oracle import oracle_actions, oracle_frames, oracle_run
 from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.prepare import SceneJob, prepare_scene
@@ -433,8 +431,8 @@ def test_the_oracle_packs_again_what_leaves_no_room() -> None:
     stands in the cell's middle at the start, where it leaves no room for another: the
     oracle puts it away and packs the three (failed before: Habitat's
     `out-all-in-cell-a891329bfc19`). Its plan gives the turned pose, and is acted out."""
-    from fdc.agents.baselines import oracle_plan
-    from fdc.sim_bridge.world.plans import pose_of, replay_plan
+    from fdc.agents.oracle import oracle_plan
+    from fdc.sim_bridge.world.plans import replay_plan
     from tests.sim_bridge.helpers import graph, obj, on_top
 
     size = (0.227, 0.218, 0.08)
@@ -449,7 +447,7 @@ def test_the_oracle_packs_again_what_leaves_no_room() -> None:
     trace = _solved(task, g)
     assert ("pick", "donut_0", []) in trace
     plan = oracle_plan(task, g)
-    turned = [(line.split()[1], at) for line in plan if (at := pose_of(line)) is not None
+    turned = [(step.args[0], at) for step in plan if (at := step.pose) is not None
               and abs(at.yaw_rad - math.pi / 2) < 1e-9]
     assert turned
     replay = replay_plan(plan, g)

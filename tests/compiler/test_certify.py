@@ -26,7 +26,7 @@ from fdc.compiler.templates import load_entries
 from fdc.core.limits import current, set_current
 from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, atom, atoms
 from fdc.predicates.verify import verify_snapshots
-from fdc.sim_bridge.world.plans import placed_on, replay_plan
+from fdc.sim_bridge.world.plans import format_plan, parse_plan, placed_on, replay_plan
 from tests.sim_bridge.helpers import obj, on_top, write_scene
 
 #: 0.40 m tall, under a shelf with 0.40 m of room (less the headroom margin: too little).
@@ -63,7 +63,7 @@ def test_no_plan_puts_an_item_where_it_never_fits(world: PlanningWorld) -> None:
                        GNot(body=atom("on", "laptop_1", "office_desk|top"))))
     res = world.certify(world.build("lamp", goal), 60)
     assert res.status == "solved", res.message
-    assert all(placed_on(line) != (LAMP, LOW_SHELF) for line in res.plan)
+    assert all(placed_on(step) != (LAMP, LOW_SHELF) for step in res.plan)
     assert replay_plan(res.plan, world.graph).refused is None
 
 
@@ -106,7 +106,7 @@ def test_the_world_says_when_it_refuses_a_placement_for_lack_of_room() -> None:
 def _planner_says(monkeypatch: pytest.MonkeyPatch, plan: list[str]) -> None:
     def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None
               ) -> PlanResult:
-        return PlanResult("solved", "test", 0.0, len(plan), list(plan))
+        return PlanResult("solved", "test", 0.0, len(plan), parse_plan(plan))
 
     monkeypatch.setattr(planning, "solve", solve)
 
@@ -204,7 +204,7 @@ def _certified_moving(world: PlanningWorld, goal: Goal, occupant: str) -> None:
     res = world.certify(pp, 60)
     assert res.status == "solved", res.message
     assert any(occupant in f for f in res.forbidden), res.forbidden
-    assert any(line.startswith(f"pick {occupant}") for line in res.plan)
+    assert any(line.startswith(f"pick {occupant}") for line in format_plan(res.plan))
     replay = replay_plan(res.plan, world.graph)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
@@ -300,13 +300,15 @@ def test_a_plan_found_elsewhere_is_checked_by_the_abstraction_and_the_world(
     plan = [walk, f"pick mug_0 {start}",
             f"navigate-to-receptacle office_desk|top office_desk {desk.room}",
             f"place mug_0 office_desk|top office_desk {desk.room}"]
-    res = world.accept(pp, plan)
-    assert isinstance(res, PlanResult) and res.status == "solved" and res.plan == plan
+    res = world.accept(pp, parse_plan(plan))
+    assert isinstance(res, PlanResult) and res.status == "solved"
+    assert format_plan(res.plan) == plan
     assert res.planner == "oracle"
     # not there: the pick needs the robot at the surface; the goal needs the placement
-    assert "does not allow action 1" in str(world.accept(pp, plan[1:]))
-    assert "goal does not hold" in str(world.accept(pp, plan[:2]))
-    assert "lacks" in str(world.accept(pp, [*plan[:3], "place mug_0 nowhere|top x y"]))
+    assert "does not allow action 1" in str(world.accept(pp, parse_plan(plan[1:])))
+    assert "goal does not hold" in str(world.accept(pp, parse_plan(plan[:2])))
+    assert "lacks" in str(world.accept(pp, parse_plan([*plan[:3],
+                                                       "place mug_0 nowhere|top x y"])))
 
 
 @pytest.mark.slow
@@ -315,7 +317,7 @@ def test_the_oracles_plan_certifies_where_the_planners_are_refused(
     """One round: the planner's plan puts the plate around the bowl on the full fridge
     shelf, the world refuses it, and the rounds are spent; the oracle, which moves the
     bowl first, gives the certificate (its plan checked by `accept`)."""
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.goal import to_pddl
 
@@ -328,7 +330,7 @@ def test_the_oracles_plan_certifies_where_the_planners_are_refused(
     res = world.certify(pp, 60, fallback=lambda: oracle_plan(record, world.graph, None))
     assert res.status == "solved" and res.planner == "oracle", res.message
     assert "refuses action" in res.message  # why the planner's plan was not taken
-    assert any(line.startswith("place-around plate_2 bowl_2 ") for line in res.plan)
+    assert any(line.startswith("place-around plate_2 bowl_2 ") for line in format_plan(res.plan))
     assert replay_plan(res.plan, world.graph).refused is None
 
 
@@ -340,7 +342,7 @@ def test_the_oracles_plan_puts_items_back_by_an_anchor_it_moved_later(
     abstraction forgets the relations of what is picked, so its plan must put each
     bottle down by the lamp once more after the lamp's last pick (it kept the first
     placements, and the goal did not hold in the abstraction)."""
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.goal import to_pddl
 
@@ -351,9 +353,10 @@ def test_the_oracles_plan_puts_items_back_by_an_anchor_it_moved_later(
                         goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
                         tags=["manipulation", "outcome"])
     plan = oracle_plan(record, world.graph, None)
-    lamp = max(k for k, line in enumerate(plan) if line.startswith("pick lamp_2 "))
+    lines = format_plan(plan)
+    lamp = max(k for k, line in enumerate(lines) if line.startswith("pick lamp_2 "))
     for b in bottles:
-        placed = max(k for k, line in enumerate(plan) if line.startswith(f"place-around {b} "))
+        placed = max(k for k, line in enumerate(lines) if line.startswith(f"place-around {b} "))
         assert placed > lamp, b
     res = world.accept(world.build("bottles", goal), plan)
     assert isinstance(res, PlanResult) and res.status == "solved", res
@@ -371,11 +374,10 @@ def test_the_oracles_plan_is_acted_out_where_the_oracle_put_each_item(
     certificate, and the audit's `plan` check disagreed with the oracle's). The whole
     plan is the certificate: cut where the abstraction first reaches the goal, the
     world stood elsewhere."""
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.goal import to_pddl
     from fdc.predicates.verify import judge_at_end
-    from fdc.sim_bridge.world.plans import pose_of
 
     goal = GAnd(parts=(*(atom("around", f"bottle_{k}", "lamp_2") for k in range(4)),
                        atom("on", "lamp_2", "hall_console|top")))
@@ -383,7 +385,7 @@ def test_the_oracles_plan_is_acted_out_where_the_oracle_put_each_item(
                         goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
                         tags=["manipulation", "outcome"])
     plan = oracle_plan(record, world.graph, None)
-    assert all(pose_of(line) is not None for line in plan if line.startswith("place"))
+    assert all(step.pose is not None for step in plan if step.action.startswith("place"))
     reached = judge_at_end(goal, world.graph)
     res = world.accept(world.build("bottles", goal), plan, reached)
     assert isinstance(res, PlanResult) and res.status == "solved", res
@@ -401,7 +403,7 @@ def test_the_oracles_plan_says_which_cell_it_put_each_item_in(world: PlanningWor
     took each to be maybe in the middle cell (a plain placement may go in any cell), so
     the goal did not hold there at the plan's end and the oracle's plan was no
     certificate. Each is now `place-in-cell`, in the cell the item went to."""
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.goal import to_pddl
     from fdc.predicates.verify import judge_at_end
@@ -414,7 +416,7 @@ def test_the_oracles_plan_says_which_cell_it_put_each_item_in(world: PlanningWor
                         goal_pddl=to_pddl(goal), instructions=["(hand-made)"],
                         tags=["manipulation", "outcome"])
     plan = oracle_plan(record, world.graph, None)
-    assert not [line for line in plan if line.startswith("place ")]
+    assert not [step for step in plan if step.action == "place"]
     res = world.accept(world.build("centre", goal), plan, judge_at_end(goal, world.graph))
     assert isinstance(res, PlanResult) and res.status == "solved", res
 
@@ -426,7 +428,7 @@ def test_a_split_step_is_checked_only_when_all_its_conjuncts_hold(world: Plannin
     freezing the world until the last; `accept` took the first checks where they held
     at the start (the books are on furniture), the world stayed frozen, and the
     abstraction allowed not even the oracle's first walk."""
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.goal import to_pddl
 
@@ -450,7 +452,7 @@ def test_a_plan_the_world_carries_out_short_of_the_goal_is_no_certificate(
     which is then around the vase no more (the abstraction does not see blocking). Every
     action carried out was taken as a certificate that the audit's replay then failed;
     now it is `refused` and the oracle's plan, which reaches the goal, certifies."""
-    from fdc.agents.baselines import oracle_plan
+    from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite import TaskRecord
     from fdc.predicates.goal import to_pddl
     from fdc.predicates.verify import judge_at_end

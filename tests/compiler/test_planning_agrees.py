@@ -65,7 +65,7 @@ from fdc.predicates.goal import GAnd, GNot, Goal, GOr, atom
 from fdc.predicates.registry import Context
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
 from fdc.sim_bridge.world.embedded import LONG_DAY, EmbeddedWorld
-from fdc.sim_bridge.world.plans import _act, lack_of_room, replay_plan
+from fdc.sim_bridge.world.plans import _act, format_plan, lack_of_room, parse_step, replay_plan
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
 EXACT = ("on", "inside", "in-room", "on-furniture", "same-surface", "holding", "hand-empty",
@@ -322,7 +322,7 @@ def test_the_abstraction_and_the_checkers_agree_on_every_state(
     for k in before:
         options = candidates(sc, world, at)
         line = choose(options, k)
-        if _act(world, line, 0).ok:
+        if _act(world, parse_step(line), 0).ok:
             at = walk_to(line, at)
             history.append(line)
     start = world.snapshot()
@@ -345,7 +345,7 @@ def test_the_abstraction_and_the_checkers_agree_on_every_state(
             if not options:
                 break
             line = choose(options, k)
-            res = _act(world, line, 0)
+            res = _act(world, parse_step(line), 0)
             if not res.ok:
                 # the abstraction does not model free space; nothing else is refused
                 assert line.startswith("place") and lack_of_room(res.reason), \
@@ -397,7 +397,7 @@ def test_picking_the_mug_no_longer_takes_it_out_of_the_room(
     assert not holds_initially(pp)
     res = solve(pp, 60)
     assert res.status == "solved", res.message
-    picks = [line for line in res.plan if line.startswith("pick")]
+    picks = [step for step in res.plan if step.action.startswith("pick")]
     assert picks and res.plan[-1] not in picks, res.plan  # no longer "pick, done"
     replay = replay_plan(res.plan, sc.graph, None)
     assert replay.refused is None, replay.reason
@@ -449,4 +449,4 @@ def test_an_item_on_a_tray_is_reached_in_the_trays_room(
     goal = atom("on", "cup_0", "office_bookshelf|top")
     res = planning.certify(planning.build("tray", goal), 60)
     assert res.status == "solved", res.message
-    assert "navigate-to-item tray_0|top tray_0 living_room" in res.plan
+    assert "navigate-to-item tray_0|top tray_0 living_room" in format_plan(res.plan)

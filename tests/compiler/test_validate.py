@@ -203,7 +203,7 @@ def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
     about free space. A plan the world carries out short of the goal is the cause
     `goal`, with a hint about the abstraction and the checkers (issue 36: a user's goal
     over `in-room` "solved" by a pick warned about free space)."""
-    from fdc.agents import baselines
+    from fdc.agents import oracle
     from fdc.compiler import planning
     from fdc.compiler.planning import PlanResult
 
@@ -220,9 +220,9 @@ def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
     assert any(p.startswith("place-around plate_2 bowl_2 ") for p in cert.plan)
 
     def no_trace(*_: object) -> list[str]:
-        raise baselines.Unsolvable("no trace (the test's oracle)")
+        raise oracle.Unsolvable("no trace (the test's oracle)")
 
-    monkeypatch.setattr(baselines, "oracle_plan", no_trace)
+    monkeypatch.setattr(oracle, "oracle_plan", no_trace)
     code, out, err = run(*args)
     assert code == 1, out + err
     assert findings(out)[first.id] == [("plan-refused", "error")]

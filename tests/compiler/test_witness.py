@@ -71,7 +71,7 @@ def _entry(name: str) -> TemplateEntry:
 
 
 def _compile(binding: dict[str, str], witness: bool) -> tuple[TaskRecord | Drop, Timings]:
-    from fdc.agents.baselines import witness as oracle
+    from fdc.agents.oracle import witness as oracle
 
     options = CompileOptions(seed=0, witness=oracle if witness else None)
     compiler, _ = prepare_scene(SceneJob(str(APARTMENT), simulate=False), options)
@@ -103,7 +103,7 @@ def test_a_binding_no_agent_achieves_drops_and_one_it_does_is_kept() -> None:
 
 
 def test_the_shard_key_names_the_witness() -> None:
-    from fdc.agents.baselines import witness
+    from fdc.agents.oracle import witness
 
     job = SceneJob(str(APARTMENT), simulate=False)
     keys = {shard_key(job, CompileOptions(witness=w), False, current())
@@ -116,7 +116,7 @@ def test_a_trace_that_stacks_in_a_cell_certifies_nothing(apartment_graph: SceneG
     world and the checkers say they are in the cell, but no plan of the abstraction can
     (an item on a top is on the table; which cell it is in depends on where on the
     top it stands), so the oracle's trace, however it verifies, is no witness."""
-    from fdc.agents.baselines import witness
+    from fdc.agents.oracle import witness
     from fdc.predicates.goal import to_pddl
 
     goal = GAnd(parts=(at("in-cell", "cup_0", "coffee_table|top", "center"),

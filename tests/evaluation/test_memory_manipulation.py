@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.agents.actions import ActionName, AgentAction
-from fdc.agents.baselines import oracle_actions
 from fdc.agents.env import ManipulationEnv
+from fdc.agents.oracle import oracle_actions
 from fdc.cli import app
 from fdc.compiler.reopen import reopen_suite
 from fdc.compiler.start import start_snapshots

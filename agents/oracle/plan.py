@@ -1,0 +1,280 @@
+"""The manipulation oracle's trace written as a plan of fdc-home's actions (`oracle_plan`),
+for `fdc validate --solve` and `fdc audit` to check in the planning abstraction when no
+planner's plan is carried out by the world. See docs/architecture.md ("Validation and
+planning certificates") and `fdc.sim_bridge.world.plans` (what each step does)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.env import ManipulationEnv
+from fdc.agents.oracle.errors import Unsolvable
+from fdc.agents.oracle.manipulation import PLANNING_BUDGET, oracle_actions
+from fdc.core.limits import current
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.goal import GAtom, atoms, expand_counts
+from fdc.predicates.registry import Context
+from fdc.sim_bridge.graph.regions import Direction
+from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.embedded import side_of
+from fdc.sim_bridge.world.plans import At, PlanStep
+
+if TYPE_CHECKING:
+    from fdc.compiler.suite import TaskRecord
+    from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.state import Snapshot
+
+#: A goal relation a placement makes, in the order a placement is written as fdc-home's
+#: action (the first that holds after it wins; else a plain `place`).
+PLACED_AS = ("between", "at-side", "around", "in-cell")
+
+
+def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
+                ) -> list[PlanStep]:
+    """The oracle's trace (`oracle_actions`) written as a plan of fdc-home's actions (as
+    a planner's), for `fdc validate --solve` to check in the planning abstraction when
+    no planner's plan is carried out by the world. Acted out step by step: a pick is
+    `pick` from the surface the item stands on (`pick-from-floor` from none); a
+    placement on furniture the action whose effect the goal needs (`place-between`,
+    `place-at-side`, `place-around`, `place-in-cell`: the first relation of the goal's
+    about the item that holds after it, the item's last placement judged at the end;
+    where an anchor of it moved after that placement, the item is picked and put down
+    by it once more at the end, as the abstraction forgets the relations of what is
+    picked), else `place-in-cell` in the cell the item went to (a plain `place` may put
+    it in any cell, for the abstraction), `place-on-item` onto an item's top,
+    `place-inside` into a container item, each with the pose the oracle put the item at
+    (`At`: written `; at SURFACE X Y YAW`, and on furniture `from SIDE`, the side of the
+    surface the robot stood at, which the world's replay follows:
+    `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
+    `navigate-to-item`) to each surface it picks from, places on, or opens, when it is
+    not there; looking around is no action there.
+    `Unsolvable` when the oracle finds no trace."""
+    trace = oracle_actions(task, graph, after)
+    env = ManipulationEnv(graph, budget=PLANNING_BUDGET, after=after)
+    env.reset(options={"task": task})
+    writer = _PlanWriter(task, graph, env)
+    for act in trace:
+        writer.act(act)
+    return writer.finish()
+
+
+@dataclass(frozen=True)
+class _FurniturePlacement:
+    """A placement on furniture, written as an action when the plan is complete: the
+    item, the surface, the relation of the goal's it made then (None: none of them), the
+    cell it went to (written when it made none) and where it put the item."""
+
+    item: str
+    surface: str
+    made: GAtom | None
+    cell: GAtom | None
+    pose: At
+
+
+@dataclass(frozen=True)
+class _PutBack:
+    """An item put down once more at the end of the plan, by its anchors: the relation
+    that placement makes, the surface, and the placement's step."""
+
+    relation: GAtom
+    surface: str
+    step: PlanStep
+
+
+class _PlanWriter:
+    """The oracle's trace acted out again in `env`, each action written as fdc-home's
+    (`oracle_plan`)."""
+
+    def __init__(self, task: TaskRecord, graph: SceneGraph, env: ManipulationEnv) -> None:
+        self.task, self.graph, self.env = task, graph, env
+        self.registry = default_registry()
+        self.wanted = [a for a in atoms(expand_counts(task.goal, current().goal_atoms))
+                       if a.predicate in PLACED_AS]
+        self.steps: list[PlanStep | _FurniturePlacement] = []
+        self.at: str | None = None  # the surface the robot is at, in the abstraction
+        self.last: dict[str, int] = {}  # item -> the step of its last furniture placement
+
+    # ----- what holds now -------------------------------------------------------------
+
+    def context(self) -> Context:
+        ctx = Context(graph=self.graph, state=self.env.world.state)
+        return ctx.with_thresholds(self.task.thresholds, self.registry) \
+            if self.task.thresholds else ctx
+
+    def room_of(self, item: str) -> str | None:
+        """The room the `in-room` checker puts the item in now (the abstraction's); None
+        outside every room."""
+        rooms = sorted(r.id for r in self.graph.rooms())
+        truth = self.registry.evaluate_many("in-room", [(item, r) for r in rooms],
+                                            self.context())
+        found = [r for r, ok in zip(rooms, truth.tolist(), strict=True) if ok]
+        return found[0] if found else None
+
+    def made_by(self, item: str, on: str) -> GAtom | None:
+        """The first relation of the goal's about `item` (on furniture surface `on`)
+        that holds now."""
+        ctx = self.context()
+        made = [a for a in self.wanted if a.args[0] == item and
+                (a.predicate != "in-cell" or a.args[1] == on)
+                and self.registry.evaluate(a.predicate, a.args, ctx)]
+        return min(made, key=lambda a: PLACED_AS.index(a.predicate)) if made else None
+
+    def cell_of(self, item: str, on: str) -> GAtom | None:
+        """The cell of furniture surface `on` that `item` is in now, by the checkers."""
+        ctx = self.context()
+        for d in Direction:
+            a = GAtom(predicate="in-cell", args=(item, on, d.value))
+            if self.registry.evaluate(a.predicate, a.args, ctx):
+                return a
+        return None
+
+    # ----- steps ----------------------------------------------------------------------
+
+    def furniture(self, surface: str) -> tuple[str, str]:
+        """The furniture a surface belongs to and its room (fdc-home's last arguments)."""
+        owner = self.graph.object(self.graph.surface(surface).object_id)
+        return owner.id, f"{owner.room}"
+
+    def walk(self, surface: str) -> list[PlanStep]:
+        """The walk to `surface` (none when the robot is there)."""
+        if self.at == surface:
+            return []
+        self.at = surface
+        owner = self.graph.object(self.graph.surface(surface).object_id)
+        if owner.kind is not Kind.MOVABLE:
+            return [PlanStep("navigate-to-receptacle", (surface, owner.id, f"{owner.room}"))]
+        room = self.room_of(owner.id)
+        return [PlanStep("navigate-to-item", (surface, owner.id, room)) if room else
+                PlanStep("navigate-to-item-outside", (surface, owner.id))]
+
+    def placing(self, item: str, on: str, rel: GAtom | None, pose: At) -> PlanStep:
+        """The placement of `item` on furniture surface `on` that makes `rel` (None: a
+        plain `place`)."""
+        if rel is None:
+            return PlanStep("place", (item, on, *self.furniture(on)), pose)
+        if rel.predicate == "in-cell":
+            return PlanStep("place-in-cell", (item, on, rel.args[2], *self.furniture(on)),
+                            pose)
+        return PlanStep(f"place-{rel.predicate}", (*rel.args, on, *self.furniture(on)), pose)
+
+    def act(self, act: AgentAction) -> None:
+        """Write one action of the trace, then take it in the environment."""
+        world = self.env.world
+        posed = world.state.posed
+        held = world.held_object()
+        if act.action is ActionName.PICK and act.target is not None:
+            self.write_pick(act.target)
+        elif act.action in (ActionName.OPEN, ActionName.CLOSE) and act.target is not None:
+            doors = [s.id for s in posed.surfaces() if s.container is not None
+                     and (s.id == act.target or s.object_id == act.target)]
+            if not doors:
+                raise Unsolvable(f"`{act.action.value} {act.target}` opens nothing")
+            where = self.at if self.at in doors else doors[0]
+            assert where is not None
+            self.steps += self.walk(where)
+            self.steps.append(PlanStep(act.action.value,
+                                       (self.graph.surface(where).object_id, where)))
+        self.env.step(act)
+        if not self.env.records[-1].ok:
+            raise Unsolvable(f"the oracle's trace is refused: {self.env.records[-1].reason}")
+        if act.action is ActionName.PLACE and held is not None:
+            self.write_placement(held)
+
+    def write_pick(self, item: str) -> None:
+        src = self.env.world.state.posed.support_of(item)
+        if src is None:
+            room = self.room_of(item)
+            self.steps.append(PlanStep("pick-from-floor", (item, room)) if room else
+                              PlanStep("pick-from-floor-outside", (item,)))
+            self.at = None
+        else:
+            self.steps += self.walk(src)
+            self.steps.append(PlanStep("pick", (item, src)))
+
+    def write_placement(self, held: str) -> None:
+        """Write the placement that just put `held` down, with its pose."""
+        world = self.env.world
+        posed = world.state.posed
+        on = posed.support_of(held)
+        if on is None:
+            raise Unsolvable(f"`{held}` was put down on no surface")
+        owner = self.graph.object(posed.surface(on).object_id)
+        pose = world.object_pose(held)
+        w, _, _, z = pose.orientation
+        put = At(on, pose.position[0], pose.position[1], 2 * math.atan2(z, w))
+        if owner.kind is Kind.MOVABLE:  # on an item's top, or inside a container item
+            if posed.surface(on).container is not None:
+                under = posed.support_of(owner.id)
+                if under is None:
+                    raise Unsolvable(f"`{owner.id}` stands on no surface")
+                self.steps += self.walk(under)
+                self.steps.append(PlanStep("place-inside", (held, owner.id, under,
+                                                            *self.furniture(under)), put))
+            else:
+                self.steps += self.walk(on)
+                self.steps.append(PlanStep("place-on-item", (held, on, owner.id), put))
+            self.last.pop(held, None)
+            return
+        self.steps += self.walk(on)
+        # where the robot stood: `at-side` is judged in its words there
+        put = replace(put, side=side_of(posed.surface(on), world.agent_pose()))
+        made = self.made_by(held, on)  # a relation the placement makes (a step of a sequence)
+        # else in the cell it went to: the abstraction then knows it is in no other
+        # (a plain `place` may put it in any, as for the cups put down beside the
+        # centrepiece that the goal keeps out of the centre)
+        cell = None if made is not None else self.cell_of(held, on)
+        self.last[held] = len(self.steps)
+        self.steps.append(_FurniturePlacement(held, on, made, cell, put))
+
+    def finish(self) -> list[PlanStep]:
+        """The plan: each furniture placement written as the relation it makes.
+
+        An item's last placement makes the goal's relations about it that hold at the
+        end; where an anchor moved after it, or the placement made another relation (a
+        step of a sequence), the abstraction no longer has it (it forgets the relations
+        of what is picked): the item is put down by it once more at the end, after its
+        anchors."""
+        picked = {s.args[0]: k for k, s in enumerate(self.steps)
+                  if isinstance(s, PlanStep) and s.action.startswith("pick")}
+        relation: dict[int, GAtom] = {}  # a last placement written as the end's relation
+        again: list[_PutBack] = []
+        for item, k in sorted(self.last.items(), key=lambda kv: kv[1]):
+            placed = self.steps[k]
+            assert isinstance(placed, _FurniturePlacement)
+            rel = self.made_by(item, placed.surface)
+            if rel is None or (rel == placed.made and not _moved_after(rel, picked, k)):
+                continue
+            if placed.made is None and not _moved_after(rel, picked, k):
+                relation[k] = rel
+            else:  # where it stands at the end: where it was put last
+                again.append(_PutBack(rel, placed.surface, self.placing(
+                    item, placed.surface, rel, placed.pose)))
+        plan = [s if isinstance(s, PlanStep) else
+                self.placing(s.item, s.surface, relation.get(k, s.made or s.cell), s.pose)
+                for k, s in enumerate(self.steps)]
+        for back in _anchors_first(again):
+            plan += self.walk(back.surface)
+            plan += [PlanStep("pick", (back.relation.args[0], back.surface)), back.step]
+        return plan
+
+
+def _moved_after(rel: GAtom, picked: dict[str, int], k: int) -> bool:
+    """Whether an anchor of `rel` is picked after step `k`."""
+    return any(picked.get(x, -1) > k for x in rel.args[1:])
+
+
+def _anchors_first(again: Sequence[_PutBack]) -> list[_PutBack]:
+    """The put-backs in `again` ordered so that an item put down by another item of
+    `again` comes after it (picking an anchor forgets what stands by it)."""
+    done: list[_PutBack] = []
+    todo = list(again)
+    while todo:
+        waiting = {p.relation.args[0] for p in todo}
+        ready = [p for p in todo if not waiting & set(p.relation.args[1:])] or todo[:1]
+        done += ready
+        todo = [p for p in todo if p not in ready]
+    return done
