@@ -31,7 +31,6 @@ from fdc.agents.env import ManipulationEnv, is_manipulation
 from fdc.agents.oracle import Unsolvable, oracle_actions, oracle_frames, oracle_run
 from fdc.agents.predictions import Prediction
 from fdc.core.files import FileNames, Outputs
-from fdc.predicates.goal import GTargets
 from fdc.sim_bridge.world.embedded import LONG_DAY
 
 if TYPE_CHECKING:
@@ -94,7 +93,7 @@ def random_frames_chance(task: TaskRecord, frame_count: int) -> Fraction | None:
     lists = task.valid_frames
     if not lists or frame_count <= 0:
         return None
-    if not isinstance(task.goal, GTargets):
+    if task.goal.kind != "targets":
         return Fraction(len(set(lists[0]) & set(range(frame_count))), frame_count)
     masks: dict[int, int] = {}  # frame -> the targets valid there (bits)
     for k, frames in enumerate(lists):

@@ -12,7 +12,8 @@ from fdc.agents.env import ManipulationEnv, step_budget
 from fdc.agents.oracle.errors import Refused, Unsolvable
 from fdc.agents.oracle.trace import PLACED, TracePlanner
 from fdc.core.limits import current
-from fdc.predicates.goal import Goal, GTargets, GThen, NotExpandable, expand_counts
+from fdc.predicates.algebra import NotExpandable, children, expand_counts
+from fdc.predicates.goal import Goal
 
 if TYPE_CHECKING:
     from fdc.agents.actions import AgentAction
@@ -54,10 +55,10 @@ def run_oracle(task: TaskRecord, graph: SceneGraph, after: Snapshot | None
         env = ManipulationEnv(graph, budget=PLANNING_BUDGET, after=after)
         env.reset(options={"task": task})
         planner = TracePlanner(env, banned)
-        steps: Sequence[Goal] = goal.steps if isinstance(goal, GThen) else (goal,)
+        steps: Sequence[Goal] = children(goal) if goal.kind == "then" else (goal,)
         try:
             for step in steps:
-                if isinstance(step, GTargets | GThen):
+                if step.kind in ("targets", "then"):
                     raise Unsolvable(f"a {type(step).__name__} step")
                 planner.achieve(step)
             planner.act(ActionName.CALL_END)

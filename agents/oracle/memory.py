@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fdc.agents.oracle.errors import Unsolvable
-from fdc.predicates.goal import GTargets
 from fdc.sim_bridge.world.embedded import LONG_DAY
 
 if TYPE_CHECKING:
@@ -53,7 +52,7 @@ def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
                             [f for f in fs if 0 <= f < len(experience.frames)]) for fs in lists]
     if start < 0 or not all(targets):
         return [min(t.values()) if t else last for t in targets]
-    stops = walker.route(start, targets, isinstance(task.goal, GTargets) and task.goal.ordered)
+    stops = walker.route(start, targets, task.goal.kind == "targets" and task.goal.ordered)
     if stops is None:
         return [last] * len(targets)
     return [targets[j][n] for j, n in stops]

@@ -7,11 +7,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, assert_never
 
 from fdc.agents.env import ManipulationEnv, listed_regions, preview_place
 from fdc.compiler.start_checks import ANCHORED
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, GTargets, GThen
+from fdc.predicates.algebra import children
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+)
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.scene.schema import Kind
 
@@ -101,17 +113,15 @@ def with_open(state: SnapshotState, containers: Sequence[str]) -> SnapshotState:
 
 def goal_objects(g: Goal) -> set[str]:
     """Every argument of every atom of `g`."""
-    if isinstance(g, GAtom):
-        return set(g.args)
-    if isinstance(g, GNot):
-        return goal_objects(g.body)
-    if isinstance(g, GAnd | GOr):
-        return set().union(*(goal_objects(p) for p in g.parts))
-    if isinstance(g, GThen):
-        return set().union(*(goal_objects(p) for p in g.steps))
-    if isinstance(g, GTargets):
-        return set().union(*(goal_objects(t.goal) for t in g.targets))
-    return set()
+    match g:
+        case GAtom():
+            return set(g.args)
+        case GNot() | GAnd() | GOr() | GThen() | GTargets():
+            return set().union(*(goal_objects(p) for p in children(g)))
+        case GCount() | GCluster() | GChecklist():
+            return set()
+        case _:
+            assert_never(g)
 
 
 def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None = None

@@ -15,8 +15,9 @@ from fdc.agents.env import ManipulationEnv
 from fdc.agents.oracle.errors import Unsolvable
 from fdc.agents.oracle.manipulation import PLANNING_BUDGET, oracle_actions
 from fdc.core.limits import current
+from fdc.predicates.algebra import expand_counts
 from fdc.predicates.builtin import default_registry
-from fdc.predicates.goal import GAtom, atoms, expand_counts
+from fdc.predicates.goal import GAtom, atoms
 from fdc.predicates.registry import Context
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.scene.schema import Kind

@@ -9,7 +9,7 @@ import itertools
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import RELOCATING, ManipulationEnv, listed_regions, preview_place
@@ -26,7 +26,21 @@ from fdc.agents.oracle.placements import (
     without,
 )
 from fdc.compiler.start_checks import ANCHORED
-from fdc.predicates.goal import GAnd, GAtom, GNot, Goal, GOr, joined, to_pddl
+from fdc.predicates.algebra import junction_parts, literal
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    Goal,
+    GOr,
+    GTargets,
+    GThen,
+    joined,
+    to_pddl,
+)
 from fdc.sim_bridge.graph.feasible import pack
 from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
@@ -126,30 +140,34 @@ class TracePlanner:
         """The literals to make true for a step's goal: a disjunction's part with the
         fewest of them false now (among the parts no earlier attempt banned; a choice,
         when it is not true already)."""
-        if isinstance(g, GAtom):
-            return [GoalLiteral(g, True)]
-        if isinstance(g, GNot):
-            if not isinstance(g.body, GAtom):
+        match g:
+            case GAtom():
+                return [GoalLiteral(g, True)]
+            case GNot(body=GAtom() as body):
+                return [GoalLiteral(body, False)]
+            case GNot():
                 raise Unsolvable(f"the negation of a {type(g.body).__name__}")
-            return [GoalLiteral(g.body, False)]
-        if isinstance(g, GAnd):
-            return [lit for p in g.parts for lit in self.literals(p)]
-        if isinstance(g, GOr):
-            options = []
-            for k, p in enumerate(g.parts):
-                key = to_pddl(p)
-                if key in self.banned:
-                    continue
-                lits = self.literals(p)
-                cost = sum(1 for lit in lits if self.holds_now(lit.atom) != lit.positive)
-                options.append(Disjunct(cost, k, key, lits))
-            if not options:
-                raise Unsolvable("every part of a disjunction failed")
-            best = min(options, key=lambda o: (o.false_now, o.index))
-            if best.false_now:
-                self.chosen.append(best.key)
-            return best.literals
-        raise Unsolvable(f"a {type(g).__name__} inside a step")
+            case GAnd():
+                return [lit for p in g.parts for lit in self.literals(p)]
+            case GOr():
+                options = []
+                for k, p in enumerate(g.parts):
+                    key = to_pddl(p)
+                    if key in self.banned:
+                        continue
+                    lits = self.literals(p)
+                    cost = sum(1 for lit in lits if self.holds_now(lit.atom) != lit.positive)
+                    options.append(Disjunct(cost, k, key, lits))
+                if not options:
+                    raise Unsolvable("every part of a disjunction failed")
+                best = min(options, key=lambda o: (o.false_now, o.index))
+                if best.false_now:
+                    self.chosen.append(best.key)
+                return best.literals
+            case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+                raise Unsolvable(f"a {type(g).__name__} inside a step")
+            case _:
+                assert_never(g)
 
     def achieve(self, g: Goal) -> None:
         """Act until the step's goal `g` holds (at most `ORACLE_ROUNDS` rounds over its
@@ -471,8 +489,7 @@ class TracePlanner:
     def goal_parts_holding(self) -> list[Goal]:
         """The parts of the goal that hold now (a move must not break them)."""
         now = truth_in(self.env)
-        return [k for k in (self.goal.parts if isinstance(self.goal, GAnd) else [self.goal])
-                if now(k)]
+        return [k for k in junction_parts(self.goal, "and") if now(k)]
 
     def shift_anchor(self, a: GAtom, taken: Sequence[str]) -> AnchorMove | None:
         """The anchor of `around` or `at-side` moved to a cell of
@@ -659,8 +676,8 @@ class TracePlanner:
         src = self.env.world.state.posed.support_of(item)
         self.fetch(item, avoid)
         g = self.goal
-        keep = list(g.parts) if isinstance(g, GAnd) else [g]
-        keep = [k for k in keep if not (isinstance(k, GNot) and k.body in atoms)]
+        negated = {(a, False) for a in atoms}  # `(not a)`: no longer kept
+        keep = [k for k in junction_parts(g, "and") if literal(k) not in negated]
         dests = clear_destinations(self.env, item, atoms, keep,
                                    {*avoid, *([src] if src is not None else [])})
         if not dests:
