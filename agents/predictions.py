@@ -15,21 +15,20 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from fdc.agents.actions import AgentAction
 from fdc.compiler.suite import TaskId
 from fdc.core.inputs import InputKind, read_input_text
 from fdc.core.jsonl import parse_jsonl
+from fdc.core.models import FrozenRecord
 from fdc.core.problems import Diagnostic, error
 
 PREDICTIONS_FORMAT_VERSION = "1.0"
 
 
-class Prediction(BaseModel):
+class Prediction(FrozenRecord):
     """What an agent did on one task of a suite."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     format_version: str = PREDICTIONS_FORMAT_VERSION
     task_id: TaskId = Field(description="The `id` of the task record.")

@@ -19,8 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from fdc.core.models import FrozenRecord
 from fdc.sim_bridge.graph.frustum import HFOV_DEG, IMAGE_HEIGHT, IMAGE_WIDTH, TILT_DEG, Frustum
 from fdc.sim_bridge.world.state import AgentPose
 
@@ -29,10 +30,8 @@ NEAR_M = 0.05
 FAR_M = 50.0
 
 
-class Camera(BaseModel):
+class Camera(FrozenRecord):
     """A pinhole camera on the robot's head (square pixels)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     width: int = Field(default=IMAGE_WIDTH, ge=8, le=4096, description="Image width, pixels.")
     height: int = Field(default=IMAGE_HEIGHT, ge=8, le=4096,

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from fdc.core.models import FrozenRecord
 
 FRAMES_FORMAT_VERSION = "1.0"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-
-class CameraInfo(_Frozen):
+class CameraInfo(FrozenRecord):
     """The camera the frames were rendered with (`fdc.sim_bridge.render.Camera`)."""
 
     width: int = Field(gt=0, description="Image width, pixels.")
@@ -26,7 +25,7 @@ class CameraInfo(_Frozen):
                             "(negative: looking down), degrees.")
 
 
-class FramePose(_Frozen):
+class FramePose(FrozenRecord):
     """The robot's base at the frame: metres, yaw in radians counter-clockwise from +x."""
 
     x: float
@@ -34,7 +33,7 @@ class FramePose(_Frozen):
     yaw: float
 
 
-class FrameEntry(_Frozen):
+class FrameEntry(FrozenRecord):
     """One rendered frame of the experience."""
 
     frame: int = Field(ge=0, description="The frame's index in the experience log.")
@@ -51,7 +50,7 @@ class FrameEntry(_Frozen):
         description="Objects in view -> pixels they cover, sorted by id.")
 
 
-class FramesIndex(_Frozen):
+class FramesIndex(FrozenRecord):
     """A robot's day rendered from its head camera (fdc frames format 1.0)."""
 
     kind: Literal["fdc-frames"] = "fdc-frames"

@@ -19,7 +19,9 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
+
+from fdc.core.models import FrozenRecord
 
 FORMAT_VERSION = "1.0"
 
@@ -80,9 +82,6 @@ Polygon2 = Annotated[list[Vec2], AfterValidator(_check_polygon)]
 Attributes = Annotated[dict[str, str], AfterValidator(_check_attributes)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
 
 class Kind(StrEnum):
     """What an object is for the scene graph."""
@@ -93,14 +92,14 @@ class Kind(StrEnum):
     STAGE = "stage"  # part of the building (walls, columns, counters built in, the shell)
 
 
-class Pose(_Model):
+class Pose(FrozenRecord):
     """Position (metres) and orientation (unit quaternion [w, x, y, z]) in the world."""
 
     position: Vec3
     orientation: Quaternion = (1.0, 0.0, 0.0, 0.0)
 
 
-class MeshRef(_Model):
+class MeshRef(FrozenRecord):
     """A triangle mesh for the object; file coordinates map to the object's local frame
     by `local = offset + rotate(rotation, scale * v)`."""
 
@@ -111,7 +110,7 @@ class MeshRef(_Model):
     offset: Vec3 = (0.0, 0.0, 0.0)
 
 
-class SurfaceSpec(_Model):
+class SurfaceSpec(FrozenRecord):
     """An explicit support surface (a table top, a shelf) in the object's local frame."""
 
     name: Id
@@ -124,7 +123,7 @@ class SurfaceSpec(_Model):
     )
 
 
-class ContainerSpec(_Model):
+class ContainerSpec(FrozenRecord):
     """A space inside the object (a cabinet, a fridge compartment, a drawer)."""
 
     name: Id
@@ -143,7 +142,7 @@ class JointType(StrEnum):
     CONTINUOUS = "continuous"
 
 
-class JointSpec(_Model):
+class JointSpec(FrozenRecord):
     type: JointType
     parent: Id | None = Field(default=None, description="Parent part name; none: the body.")
     axis: Vec3 = (0.0, 0.0, 1.0)
@@ -152,7 +151,7 @@ class JointSpec(_Model):
     position: Finite = Field(default=0.0, description="Current joint value (rad or m).")
 
 
-class PartSpec(_Model):
+class PartSpec(FrozenRecord):
     """A link of an articulated object, as a box in the object's local frame."""
 
     name: Id
@@ -161,7 +160,7 @@ class PartSpec(_Model):
     joint: JointSpec | None = None
 
 
-class ObjectSpec(_Model):
+class ObjectSpec(FrozenRecord):
     id: Id
     category: str = Field(min_length=1)
     kind: Kind | None = Field(
@@ -191,7 +190,7 @@ class ObjectSpec(_Model):
     )
 
 
-class RoomSpec(_Model):
+class RoomSpec(FrozenRecord):
     id: Id
     category: str = Field(min_length=1)
     name: str | None = None
@@ -200,7 +199,7 @@ class RoomSpec(_Model):
     height_m: Positive = 2.6
 
 
-class DoorSpec(_Model):
+class DoorSpec(FrozenRecord):
     """An opening in the wall between two rooms (or a room and the outside: one room)."""
 
     id: Id
@@ -214,14 +213,14 @@ class WallMode(StrEnum):
     NONE = "none"  # no walls (imported scenes: the walls are in the stage mesh)
 
 
-class AgentSpec(_Model):
+class AgentSpec(FrozenRecord):
     position: Vec3
     yaw_rad: Finite = 0.0
     radius_m: Positive = 0.25
     eye_height_m: Positive = 1.25
 
 
-class Scene(_Model):
+class Scene(FrozenRecord):
     """A scene: rooms, doors, objects and the agent (fdc scene format 1.0)."""
 
     format_version: Literal["1.0"]

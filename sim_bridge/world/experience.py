@@ -23,19 +23,17 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from fdc.core.models import FrozenRecord
 from fdc.sim_bridge.scene.schema import Quaternion, Vec3
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 
 EXPERIENCE_FORMAT_VERSION = "1.0"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-
-class Frame(_Frozen):
+class Frame(FrozenRecord):
     """The robot after one step of the experience."""
 
     index: int = Field(ge=0, description="Position in the log, from 0.")
@@ -50,7 +48,7 @@ class Frame(_Frozen):
     room: str | None = Field(default=None, description="The room the agent's base is in.")
 
 
-class Interaction(_Frozen):
+class Interaction(FrozenRecord):
     """One pick-and-place: the object left `picked_from` and was put on `placed_on`."""
 
     object: str
@@ -84,7 +82,7 @@ class Interaction(_Frozen):
         return None if self.end_min is None else self.end_min - self.start_min
 
 
-class Experience(_Frozen):
+class Experience(FrozenRecord):
     """A robot's experience log (fdc experience format 1.0)."""
 
     format_version: Literal["1.0"] = "1.0"

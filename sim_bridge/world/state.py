@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from fdc.core.models import FrozenRecord
 from fdc.sim_bridge.scene.schema import Quaternion, Size3, Vec3
 
 if TYPE_CHECKING:
@@ -27,11 +28,8 @@ if TYPE_CHECKING:
 TRAJECTORY_FORMAT_VERSION = "1.0"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-
-class AgentPose(_Frozen):
+class AgentPose(FrozenRecord):
     """The robot's base: position on the floor and heading."""
 
     x: float
@@ -45,7 +43,7 @@ class AgentPose(_Frozen):
                     "tilt (`fdc.sim_bridge.graph.frustum.TILT_DEG`).")
 
 
-class ObjectPose(_Frozen):
+class ObjectPose(FrozenRecord):
     """An object's oriented box: centre, orientation [w, x, y, z], full extents."""
 
     position: Vec3
@@ -53,7 +51,7 @@ class ObjectPose(_Frozen):
     size: Size3
 
 
-class Snapshot(_Frozen):
+class Snapshot(FrozenRecord):
     """The world after one step: one line of a trajectory file."""
 
     step: int = Field(ge=0)
@@ -82,7 +80,7 @@ class Snapshot(_Frozen):
     )
 
 
-class Clock(_Frozen):
+class Clock(FrozenRecord):
     """The simulated day: `steps_per_day` steps spread over [start_min, end_min]
     (FindingDory: 06:00-22:00 over 4,000 steps, 0.24 minutes a step)."""
 
@@ -105,7 +103,7 @@ class Clock(_Frozen):
         return self.start_min + step * self.minutes_per_step
 
 
-class TrajectoryHeader(_Frozen):
+class TrajectoryHeader(FrozenRecord):
     """The first line of a trajectory file."""
 
     format_version: str = TRAJECTORY_FORMAT_VERSION
