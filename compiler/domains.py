@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from fdc.core.problems import Diagnostic, Severity, SourceFile, did_you_mean
-from fdc.predicates.hierarchy import TypeHierarchy
+from fdc.predicates.hierarchy import TypeHierarchy, type_text
 
 from . import ast as A
 
@@ -24,6 +24,7 @@ BUILTIN_FUNCTIONS = {"total-time": 0, "is-violated": 1}
 
 
 # ---------------------------------------------------------------------------- domains
+
 
 @dataclass
 class DomainInfo:
@@ -58,7 +59,7 @@ class DomainInfo:
         return cast(bool, self.hierarchy.overlaps(a, b))
 
 
-def _a_type_hint(name: str, info: DomainInfo) -> str | None:
+def a_type_hint(name: str, info: DomainInfo) -> str | None:
     """The hint for a type's name written where an entity goes (`counter`): a parameter
     of that type, which ranges over every entity of it, the category's furniture or
     rooms included."""
@@ -69,7 +70,7 @@ def _a_type_hint(name: str, info: DomainInfo) -> str | None:
             f" (every {name})")
 
 
-def _category_hint(name: str, info: DomainInfo, expected: Sequence[str]) -> str | None:
+def category_hint(name: str, info: DomainInfo, expected: Sequence[str]) -> str | None:
     """The hint for a category's word written where a template needs an entity of type
     `category` (`(category-of ?l lamp)`): categories are entities of the scene, named in
     a template by the type of the same word, or bound by a `category` parameter."""
@@ -81,7 +82,7 @@ def _category_hint(name: str, info: DomainInfo, expected: Sequence[str]) -> str 
     if name in kinds:
         word = name
     elif info.has_type(name):
-        return None  # another type (`counter`): `_a_type_hint` says it
+        return None  # another type (`counter`): `a_type_hint` says it
     else:
         close = difflib.get_close_matches(name, kinds, n=1, cutoff=0.6)
         if not close:
@@ -93,13 +94,6 @@ def _category_hint(name: str, info: DomainInfo, expected: Sequence[str]) -> str 
             f"or bind `?c - category` for any category (docs/language.md, "
             "Naming a category)")
 
-
-def _type_text(types: Sequence[str]) -> str:
-    if not types:
-        return "object"
-    if len(types) == 1:
-        return types[0]
-    return "(either " + " ".join(types) + ")"
 
 def _lower_keeping_offsets(text: str) -> str:
     """`text.lower()`, except characters whose lower case is longer (`İ`) stay as they are."""
@@ -243,7 +237,7 @@ class DomainResolver:
                         WARNING,
                         "N207",
                         f"type `{t.name}` is declared again with parent "
-                        f"`{_type_text(parents)}` (first: `{_type_text(old)}`)",
+                        f"`{type_text(parents)}` (first: `{type_text(old)}`)",
                         t.span,
                         "fdc takes both parents; declare the type once",
                     )

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from fdc.core.problems import did_you_mean
+from fdc.predicates.hierarchy import type_text
 
 from . import ast as A
 from .domains import (
@@ -18,9 +19,8 @@ from .domains import (
     WARNING,
     DomainInfo,
     DomainResolver,
-    _a_type_hint,
-    _category_hint,
-    _type_text,
+    a_type_hint,
+    category_hint,
 )
 
 # ---------------------------------------------------------------------------- scopes
@@ -318,8 +318,8 @@ class FormulaChecker(DomainResolver):
             self.report(
                 ERROR,
                 "T302",
-                f"the target `{_term_name(f.target)}` is a `{_type_text(target_types)}`, "
-                f"but `{f.op}` ranges over `{_type_text(var.types)}`",
+                f"the target `{_term_name(f.target)}` is a `{type_text(target_types)}`, "
+                f"but `{f.op}` ranges over `{type_text(var.types)}`",
                 f.target.span,
             )
 
@@ -478,8 +478,8 @@ class FormulaChecker(DomainResolver):
                     "N205",
                     f"unknown constant or object `{t.name}`",
                     t.span,
-                    _category_hint(t.name, info, expected)
-                    or _a_type_hint(t.name, info)
+                    category_hint(t.name, info, expected)
+                    or a_type_hint(t.name, info)
                     or did_you_mean(t.name, fitting)
                     or f"declare it in `:constants` of domain `{info.domain.name}`"
                     + ("" if ctx.template else " or in the problem's `:objects`"),
@@ -499,8 +499,8 @@ class FormulaChecker(DomainResolver):
             self.report(
                 ERROR,
                 "T302",
-                f"{what} must be a `{_type_text(expected)}`, but `{_term_name(t)}` is a "
-                f"`{_type_text(actual)}`",
+                f"{what} must be a `{type_text(expected)}`, but `{_term_name(t)}` is a "
+                f"`{type_text(actual)}`",
                 t.span,
                 "the types are disjoint, so this can never hold",
             )
@@ -590,5 +590,5 @@ def _term_name(t: A.Node) -> str:
 
 
 def _signature(name: str, params: Sequence[A.TypedName]) -> str:
-    inner = " ".join(f"{p.name} - {_type_text(p.types)}" for p in params)
+    inner = " ".join(f"{p.name} - {type_text(p.types)}" for p in params)
     return f"`({name}{' ' + inner if inner else ''})`"

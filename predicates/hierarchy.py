@@ -22,6 +22,13 @@ def type_ancestors(t: str, parents: Mapping[str, Sequence[str]]) -> set[str]:
     return seen
 
 
+def type_text(types: Sequence[str]) -> str:
+    """Types as PDDL writes them: `object` for none, the one type, or an `either`."""
+    if not types:
+        return "object"
+    return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
+
+
 class TypeHierarchy:
     """Types and their parents (several for a type declared under an `either` or twice).
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from fdc.core.errors import FdcError
 from fdc.core.problems import Diagnostic, error
-from fdc.predicates.hierarchy import TypeHierarchy
+from fdc.predicates.hierarchy import TypeHierarchy, type_text
 from fdc.predicates.hierarchy import type_ancestors as type_ancestors  # checkers import it here
 
 if TYPE_CHECKING:
@@ -215,14 +215,8 @@ class Checker:
         return len(self.params)
 
     def signature(self) -> str:
-        params = " ".join(f"?{p.name} - {_type_text(p.types)}" for p in self.params)
+        params = " ".join(f"?{p.name} - {type_text(p.types)}" for p in self.params)
         return f"({self.name}{' ' + params if params else ''})"
-
-
-def _type_text(types: Sequence[str]) -> str:
-    if not types:
-        return "object"
-    return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
 
 
 def pddl_name(function_name: str) -> str:
@@ -512,9 +506,9 @@ class Registry:
                                            and hierarchy.subtype(want, have)):
                 continue
             out.append(error(
-                "parameter-type", f"parameter {i + 1} of `{name}` is `{_type_text(want)}` in "
-                f"the domain but `{_type_text(have)}` in its checker ({c.module}, `{p.name}`)",
-                entities=[name], hint=_disagree(_type_text(want), _type_text(have))))
+                "parameter-type", f"parameter {i + 1} of `{name}` is `{type_text(want)}` in "
+                f"the domain but `{type_text(have)}` in its checker ({c.module}, `{p.name}`)",
+                entities=[name], hint=_disagree(type_text(want), type_text(have))))
         return out
 
 
