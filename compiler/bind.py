@@ -50,7 +50,8 @@ from fdc.predicates.goal import FALSE, TRUE
 from . import ast as A
 from .drops import Drop, DropCode
 from .facts import Facts
-from .ground import conjuncts, ground
+from .ground import ground
+from .ground_guards import conjuncts
 from .printer import inline
 
 Row = tuple[str, ...]

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from fdc.predicates.registry import type_ancestors
+from fdc.predicates.hierarchy import type_ancestors
 
 Kind = Literal["static", "history", "fluent"]
 

@@ -13,19 +13,7 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
 - **Folding.** Static and history atoms and `(= a b)` become TRUE/FALSE; a numeric
   comparison uses `Facts.value` and is false when a side is undefined (an undefined
   function, a division by zero), so `(not (< (f ?x) 3))` is true for an `?x` without `f`.
-- **Counting.** Over bodies folded per binding: constants are counted directly. When the
-  fluent bodies are atoms of one predicate that differ in their first argument only,
-  the form is one `GCount` node (`op`, `number` lowered by the true bodies), linear in
-  them, unless the expansion below is no larger (`at-least 1`, `at-most 0`, ...); its
-  negation is the complementary count(s). Otherwise, with `t`
-  true and `m` fluent bodies, `at-least n` is the disjunction, over the `(n-t)`-subsets
-  of the fluent bodies, of their conjunction, and `at-most n` the conjunction, over the
-  `(n-t+1)`-subsets, of "one of them is false" (the dual DNF/CNF has exactly the same
-  size, `C(m, k)·k`, so there is nothing to choose). `exactly` is both.
-- **Pairs.** A matching of distinct firsts to distinct seconds covering every first
-  (`forpairs`) or `n` of them (`fornpairs`). Decided by maximum bipartite matching
-  (networkx) when the TRUE edges already match enough, or the non-FALSE ones cannot;
-  otherwise the disjunction over the matchings of that size of their fluent bodies.
+- **Counting** and **pairs**: `fdc.compiler.ground_counts` (its docstring).
 - **Arg-extremes** need compile-time keys and conditions; an entity whose key is
   undefined is no candidate. A tie for the best value drops the binding with a reason
   naming the tied entities, wherever the `argmax` stands (among the parts the grounder
@@ -59,10 +47,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import combinations, pairwise, product
+from itertools import pairwise, product
 from typing import Any, NoReturn, assert_never
 
 from fdc.core.errors import FdcError
@@ -70,14 +58,12 @@ from fdc.core.limits import current
 from fdc.predicates.algebra import (
     NotNegatable,
     canonical_junction,
-    is_atom,
     junction_parts,
     neg,
 )
 from fdc.predicates.goal import (
     FALSE,
     TRUE,
-    CountOp,
     GAnd,
     GAtom,
     GChecklist,
@@ -97,6 +83,8 @@ from fdc.predicates.goal import (
 from . import ast as A
 from .drops import Drop, DropCode
 from .facts import Facts
+from .ground_counts import count, negated_count, pairs
+from .ground_guards import GuardIndexes, _Guard, guarded
 from .printer import inline
 
 Env = dict[str, str]
@@ -267,12 +255,6 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-# (predicate, key places, the variable's places, free slots) -> key values -> entities
-_FreeSlots = tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
-GuardIndexes = dict[tuple[str, tuple[int, ...], tuple[int, ...], _FreeSlots],
-                    dict[tuple[str, ...], frozenset[str]]]
-
-
 def _shared(facts: Facts, name: str) -> Any:
     """A cache kept on the facts object itself (its tables never change), so grounding
     every binding of a template builds each guard index once; a fresh one when the
@@ -283,29 +265,6 @@ def _shared(facts: Facts, name: str) -> Any:
         with contextlib.suppress(AttributeError, TypeError):
             object.__setattr__(facts, name, found)
     return found
-
-
-#: A guard of a quantifier: (index of the variable it narrows, the compile-time atoms
-#: of which one must hold, the variable, the atoms' variables an inner `exists` binds).
-_Guard = tuple[int, tuple[A.Atom, ...], str, tuple[A.TypedName, ...]]
-
-
-def _never_drops(f: A.Node) -> bool:
-    """A conjunct that grounds without ever dropping the binding: a negated atom or a
-    comparison of function values (only arg-extremes and multi-goal forms drop)."""
-    if isinstance(f, A.Not):
-        return type(f.body) is A.Atom
-    return isinstance(f, A.Comparison) and not any(
-        isinstance(n, A.Extreme) for n in f.walk())
-
-
-def conjuncts(f: A.Node | None) -> list[A.Node]:
-    """The conjuncts of a formula, nested `and`s flattened, in order."""
-    if f is None or isinstance(f, A.Empty):
-        return []
-    if isinstance(f, A.And):
-        return [c for p in f.parts for c in conjuncts(p)]
-    return [f]
 
 
 class _Dropped(FdcError):
@@ -467,7 +426,7 @@ class _Grounder:
             raise GroundError("a multi-goal form cannot be negated") from None
 
     def _negated_count(self, g: GCount) -> Goal:
-        return self.disj([self.count_node(g, op, n) for op, n in _COMPLEMENT[g.op](g.number)])
+        return negated_count(self, g)
 
     # ------------------------------------------------------------------ terms and numbers
 
@@ -609,9 +568,9 @@ class _Grounder:
         if isinstance(f, A.Exists | A.Forall):
             return self.quantified(f, env)
         if isinstance(f, A.Count):
-            return self.count(f, env)
+            return count(self, f, env)
         if isinstance(f, A.Pairs):
-            return self.pairs(f, env)
+            return pairs(self, f, env)
         if isinstance(f, A.Extreme):
             return self.extreme(f, env)
         if isinstance(f, A.Empty):
@@ -638,144 +597,13 @@ class _Grounder:
     ) -> tuple[Iterable[Goal], list[str] | None]:
         """`body` ground under each binding of `variables`, in the order of `instances`,
         and their texts when they come for free (fluent atoms, never a constant)."""
-        domains = self.guarded(f, variables, body, env)
+        domains = guarded(self, f, variables, body, env)
         bindings = self.instances(f, variables, env, domains)  # checks their number first
         if len(variables) == 1 and type(body) is A.Atom:
             found = self.fluent_atoms(body, variables[0].name, domains[0], env)
             if found is not None:
                 return found
         return (self.formula(body, inner) for inner in bindings), None
-
-    def guarded(self, f: A.Node, variables: Sequence[A.TypedName], body: A.Node, env: Env
-                ) -> list[Sequence[str]]:
-        """The variables' domains, narrowed by the body's guards: positive compile-time
-        atoms an entity must satisfy for its instance to count at all (leading atom
-        conjuncts of an `exists` or counting body, of a `forall`'s `imply` condition).
-        An entity that fails a guard grounds its instance to the neutral constant
-        (false in an `or` or a count, true in an `and`), which the junction drops:
-        skipping it changes nothing but the time, which becomes a lookup in the guard's
-        table instead of a pass over every entity of the type (a join)."""
-        domains: list[Sequence[str]] = [self.entities(v.types) for v in variables]
-        for i, alternatives, var, free in self.guard_plan(f, variables, body):
-            allowed: frozenset[str] | None = frozenset()
-            for g in alternatives:
-                values = self.guard_values(g, var, env, free)
-                if values is None:
-                    allowed = None
-                    break
-                allowed = allowed | values if allowed else values
-            if allowed is not None:
-                domains[i] = self.narrowed(domains[i], allowed)
-        return domains
-
-    def guard_plan(self, f: A.Node, variables: Sequence[A.TypedName], body: A.Node
-                   ) -> list[_Guard]:
-        """The guards of quantifier `f` (memoised per node): (index of the variable it
-        narrows, the atom, the variable, the atom's variables an inner `exists` binds).
-        A guard is a compile-time atom conjunct, or an `or` of such atoms over the same
-        variable (the union of what each lets through), or an `exists` conjunct whose
-        body is one of these: `(exists (?y - movable) (placed-on ?y ?x))` lets through
-        the ?x with some ?y, the projection of the atom's table."""
-        found = self._plans.get(id(f))
-        if found is not None and found[0] is f:
-            return found[1]
-        cond: A.Node | None
-        if isinstance(f, A.Forall):
-            cond = body.condition if isinstance(body, A.Imply) else None
-        elif isinstance(f, A.Exists | A.Count):
-            cond = body
-        elif isinstance(f, A.Extreme | A.Targets):
-            cond = f.condition
-        else:
-            cond = None
-        plan: list[_Guard] = []
-        index = {v.name: k for k, v in enumerate(variables)}
-        for c in conjuncts(cond):
-            g: A.Node = c
-            free: tuple[A.TypedName, ...] = ()
-            if type(c) is A.Exists:
-                g, free = c.body, tuple(c.variables)
-            parts = list(g.parts) if type(g) is A.Or else [g]
-            alternatives = tuple(a for a in parts if type(a) is A.Atom)
-            if not parts or len(alternatives) != len(parts):
-                if _never_drops(c):
-                    continue
-                break  # a form before a guard may drop the binding (a tie): keep it first
-            if any(a.predicate == "=" or self.is_fluent(a.predicate) for a in alternatives):
-                continue
-            outer = set(index) - {v.name for v in free}
-            mentioned = [{x.name for x in a.args if type(x) is A.Variable} & outer
-                         for a in alternatives]
-            if len(mentioned[0]) == 1 and all(m == mentioned[0] for m in mentioned):
-                (var,) = mentioned[0]
-                plan.append((index[var], alternatives, var, free))
-        self._plans[id(f)] = (f, plan)
-        return plan
-
-    def narrowed(self, domain: Sequence[str], allowed: frozenset[str]) -> Sequence[str]:
-        """`domain`'s entities in `allowed`, in `domain`'s order (memoised: the same
-        guard narrows the same domain once per inner quantifier otherwise)."""
-        key = (id(domain), id(allowed))
-        found = self._narrowed.get(key)
-        if found is None:
-            if len(allowed) * 8 < len(domain):
-                held = self._ranks.get(id(domain))
-                if held is None or held[0] is not domain:  # shared: the same list only
-                    held = self._ranks[id(domain)] = (domain, {e: k for k, e in
-                                                               enumerate(domain)})
-                rank = held[1]
-                found = sorted((e for e in allowed if e in rank), key=rank.__getitem__)
-            else:
-                found = [e for e in domain if e in allowed]
-            self._narrowed[key] = found
-            self._pinned.extend((domain, allowed))  # their ids stay theirs while memoised
-        return found
-
-    def guard_values(self, g: A.Atom, var: str, env: Env,
-                     free: Sequence[A.TypedName] = ()) -> frozenset[str] | None:
-        """The entities `var` may take for the compile-time atom `g` to hold (the other
-        arguments bound, constant, or `free`: bound by an inner `exists`, any entity of
-        their types), from the atom's table; None: not a usable guard."""
-        key_pos: list[int] = []
-        key_val: list[str] = []
-        var_pos: list[int] = []
-        free_types = {v.name: tuple(v.types) for v in free}
-        free_pos: list[tuple[int, str]] = []
-        for i, a in enumerate(g.args):
-            if type(a) is A.Variable and a.name in free_types:
-                free_pos.append((i, a.name))
-            elif type(a) is A.Variable and a.name == var:
-                var_pos.append(i)
-            elif type(a) is A.Variable:
-                if a.name not in env:
-                    return None
-                key_pos.append(i)
-                key_val.append(env[a.name])
-            elif type(a) is A.Constant:
-                key_pos.append(i)
-                key_val.append(a.name)
-            else:
-                return None
-        if not var_pos:
-            return None
-        # Free variables: the row's value at each of a variable's places is one entity of
-        # its types.
-        slots = tuple((tuple(i for i, n in free_pos if n == name), free_types[name])
-                      for name in dict.fromkeys(n for _, n in free_pos))
-        pattern = (g.predicate, tuple(key_pos), tuple(var_pos), slots)
-        index = self._guards.get(pattern)
-        if index is None:  # built once per facts: every binding of a template asks again
-            typed = [(places, frozenset(self.entities(types))) for places, types in slots]
-            rows: dict[tuple[str, ...], set[str]] = {}
-            for row in self.facts.true_atoms(g.predicate):
-                if len(row) != len(g.args) or len({row[i] for i in var_pos}) != 1:
-                    continue
-                if any(len({row[i] for i in places}) != 1 or row[places[0]] not in ok
-                       for places, ok in typed):
-                    continue
-                rows.setdefault(tuple(row[i] for i in key_pos), set()).add(row[var_pos[0]])
-            index = self._guards[pattern] = {k: frozenset(v) for k, v in rows.items()}
-        return index.get(tuple(key_val), frozenset())
 
     def fluent_atoms(
         self, body: A.Atom, var: str, domain: Sequence[str], env: Env
@@ -842,170 +670,11 @@ class _Grounder:
             f.span if f.span.start >= 0 else None,
         )
 
-    def count(self, f: A.Count, env: Env) -> Goal:
-        trues = 0
-        fluent: list[Goal] = []
-        self.active.append(f)
-        try:
-            for g in self.bodies(f, f.variables, f.body, env)[0]:
-                if g is TRUE:
-                    trues += 1
-                elif g is not FALSE:
-                    fluent.append(g)
-        finally:
-            self.active.pop()
-        if not self.expand_counts:
-            native = self.native_count(f.op, f.n - trues, fluent)
-            if native is not None:
-                return native
-        parts: list[Goal] = []
-        if f.op in ("at-least", "exactly"):
-            parts.append(self.at_least(f, f.n - trues, fluent))
-        if f.op in ("at-most", "exactly"):
-            parts.append(self.at_most(f, f.n - trues, fluent))
-        return self.conj(parts)
-
-    def native_count(self, op: CountOp, k: int, bodies: Sequence[Goal]) -> Goal | None:
-        """The count node of `op k` over the fluent bodies, when they are atoms of one
-        predicate that differ in their first argument only (the counted item; the
-        others, at most one, are the same in all) and the subset expansion would hold
-        more atoms than they do (`at-least 1`, `at-most 0` and the like stay the
-        junction they are); else None."""
-        found = [b for b in bodies if is_atom(b)]
-        if not found or len(found) != len(bodies):
-            return None
-        first = found[0]
-        rest = first[2:]
-        if len(rest) > 1 or any(len(b) != len(first) or b[0] != first[0] or b[2:] != rest
-                                for b in found):
-            return None
-        items = tuple(b[1] for b in found)
-        if len(set(items)) != len(items):
-            return None
-        m = len(items)
-        big = 0
-        if op in ("at-least", "exactly") and 0 < k <= m:
-            big += math.comb(m, k) * k
-        if op in ("at-most", "exactly") and 0 <= k < m:
-            big += math.comb(m, k + 1) * (k + 1)
-        if big <= m:
-            return None  # linear (or constant) already: the junction is as small
-        return self.count_node(GCount(relation=first[0], items=items, others=tuple(rest),
-                                      op=op, number=max(k, 0)), op, k)
-
-    def count_node(self, g: GCount, op: CountOp, k: int) -> Goal:
-        """`g` with `op k` (over the same items), folded to a constant when `k` decides
-        it."""
-        m = len(g.items)
-        if (op == "at-least" and k <= 0) or (op == "at-most" and k >= m):
-            return TRUE
-        if k < 0 or (op != "at-most" and k > m):
-            return FALSE
-        made = g if (g.op, g.number) == (op, k) else g.model_copy(update={"op": op, "number": k})
-        self._keep.append(made)
-        return made
-
-    def _charge_subsets(self, f: A.Node, bodies: Sequence[Goal], k: int) -> None:
-        biggest = max(self.size(b) for b in bodies)
-        self.charge(math.comb(len(bodies), k) * k * biggest, f)
-
-    def _minimal_sets(self, f: A.Count, bodies: Sequence[Goal], k: int) -> list[list[Goal]]:
-        """The minimal sets of distinct bodies that make at least `k` of `bodies` true,
-        counting a body that occurs several times (equal goals from different
-        instances) once per occurrence."""
-        counts: dict[str, int] = {}
-        first: dict[str, Goal] = {}
-        for b in bodies:
-            t = self.text(b)
-            counts[t] = counts.get(t, 0) + 1
-            first.setdefault(t, b)
-        keys = list(counts)
-        if len(keys) == len(bodies):  # all distinct: the k-subsets
-            self._charge_subsets(f, bodies, k)
-            return [list(c) for c in combinations(bodies, k)]
-        biggest = max(self.size(b) for b in bodies)
-        out: list[list[Goal]] = []
-        for r in range(1, len(keys) + 1):
-            for c in combinations(keys, r):
-                total = sum(counts[t] for t in c)
-                if total >= k and all(total - counts[t] < k for t in c):
-                    self.charge(r * biggest, f)
-                    out.append([first[t] for t in c])
-        return out
-
-    def at_least(self, f: A.Count, k: int, bodies: Sequence[Goal]) -> Goal:
-        """At least `k` of the fluent bodies hold."""
-        if k <= 0:
-            return TRUE
-        if k > len(bodies):
-            return FALSE
-        return self.disj([self.conj(c) for c in self._minimal_sets(f, bodies, k)])
-
-    def at_most(self, f: A.Count, k: int, bodies: Sequence[Goal]) -> Goal:
-        """At most `k` of the fluent bodies hold: every `k+1` of them has a false one."""
-        if k < 0:
-            return FALSE
-        if k >= len(bodies):
-            return TRUE
-        return self.conj([self.disj([self.neg(b) for b in c])
-                          for c in self._minimal_sets(f, bodies, k + 1)])
-
-    def pairs(self, f: A.Pairs, env: Env) -> Goal:
-        firsts = [tuple(e[v.name] for v in f.first) for e in self.instances(f, f.first, env)]
-        seconds = [tuple(e[v.name] for v in f.second) for e in self.instances(f, f.second, env)]
-        if len(firsts) * len(seconds) > self.max_instances:
-            self._limit_error(f, len(firsts) * len(seconds), self.max_instances, "bindings")
-        need = len(firsts) if f.n is None else f.n
-        if need <= 0:
-            return TRUE
-        if need > min(len(firsts), len(seconds)):
-            return FALSE
-        names = [v.name for v in (*f.first, *f.second)]
-        edges: dict[tuple[int, int], Goal] = {}  # (first, second) -> body, FALSE left out
-        self.active.append(f)
-        try:
-            for i, a in enumerate(firsts):
-                for j, b in enumerate(seconds):
-                    if set(a) & set(b):
-                        continue  # one quantifier: a first is never its own second
-                    inner = {**env, **dict(zip(names, (*a, *b), strict=True))}
-                    g = self.formula(f.body, inner)
-                    if g is not FALSE:
-                        edges[i, j] = g
-        finally:
-            self.active.pop()
-        if _matching_size([e for e, g in edges.items() if g is TRUE]) >= need:
-            return TRUE
-        if _matching_size(list(edges)) < need:
-            return FALSE
-        by_first: dict[int, list[tuple[int, Goal]]] = {}
-        for (i, j), g in sorted(edges.items()):
-            by_first.setdefault(i, []).append((j, g))
-        options: list[Goal] = []
-        # depth-first over (next first, firsts still to match, seconds used, bodies so far),
-        # with an explicit stack: a forpairs over a thousand firsts must not recurse
-        stack: list[tuple[int, int, frozenset[int], tuple[Goal, ...]]] = [
-            (0, need, frozenset(), ())
-        ]
-        while stack:
-            i, left, used, chosen = stack.pop()
-            if left == 0:
-                self.charge(sum(self.size(g) for g in chosen), f)
-                options.append(self.conj(chosen))
-                continue
-            if len(firsts) - i < left:
-                continue
-            stack.append((i + 1, left, used, chosen))  # this first stays unmatched
-            for j, g in reversed(by_first.get(i, [])):
-                if j not in used:
-                    stack.append((i + 1, left - 1, used | {j}, (*chosen, g)))
-        return self.disj(options)
-
     def extreme(self, f: A.Extreme, env: Env) -> Goal:
         target = self.term(f.target, env)
         [var] = f.variables
         scored: list[tuple[float, str]] = []
-        domains = self.guarded(f, f.variables, f.condition or A.Empty(), env)
+        domains = guarded(self, f, f.variables, f.condition or A.Empty(), env)
         for inner in self.instances(f, f.variables, env, domains):
             if f.condition is not None and not self.compile_time(
                 f.condition, inner, f"the condition of `{f.op}`"
@@ -1031,7 +700,7 @@ class _Grounder:
         found: list[tuple[float, str, Goal]] = []
         self.active.append(f)
         try:
-            domains = self.guarded(f, f.variables, f.condition or A.Empty(), env)
+            domains = guarded(self, f, f.variables, f.condition or A.Empty(), env)
             for inner in self.instances(f, f.variables, env, domains):
                 if not self.compile_time(f.condition, inner, f"the condition of `{word}`"):
                     continue
@@ -1063,14 +732,6 @@ class _Grounder:
         )
 
 
-#: The counts whose disjunction is the negation of `op n`.
-_COMPLEMENT: dict[str, Callable[[int], list[tuple[CountOp, int]]]] = {
-    "at-least": lambda n: [("at-most", n - 1)],
-    "at-most": lambda n: [("at-least", n + 1)],
-    "exactly": lambda n: [("at-most", n - 1), ("at-least", n + 1)],
-}
-
-
 def _as_float(text: str) -> float | None:
     try:
         return float(text)
@@ -1080,16 +741,3 @@ def _as_float(text: str) -> float | None:
 
 def _fmt(v: float) -> str:
     return str(int(v)) if v == int(v) else str(v)
-
-
-def _matching_size(edges: list[tuple[int, int]]) -> int:
-    """The size of a maximum matching of the bipartite graph with these edges."""
-    if not edges:
-        return 0
-    import networkx as nx  # heavy: imported only when a pairs form needs it
-
-    graph = nx.Graph()
-    tops = {("a", i) for i, _ in edges}
-    graph.add_edges_from((("a", i), ("b", j)) for i, j in edges)
-    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=tops)
-    return len(matching) // 2

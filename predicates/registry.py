@@ -45,6 +45,8 @@ import numpy as np
 
 from fdc.core.errors import FdcError
 from fdc.core.problems import Diagnostic, error
+from fdc.predicates.hierarchy import TypeHierarchy, type_text
+from fdc.predicates.hierarchy import type_ancestors as type_ancestors  # checkers import it here
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.regions import Side
@@ -213,14 +215,8 @@ class Checker:
         return len(self.params)
 
     def signature(self) -> str:
-        params = " ".join(f"?{p.name} - {_type_text(p.types)}" for p in self.params)
+        params = " ".join(f"?{p.name} - {type_text(p.types)}" for p in self.params)
         return f"({self.name}{' ' + params if params else ''})"
-
-
-def _type_text(types: Sequence[str]) -> str:
-    if not types:
-        return "object"
-    return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
 
 
 def pddl_name(function_name: str) -> str:
@@ -479,13 +475,15 @@ class Registry:
         `not-a-function`, `arity`, `parameter-type`), about the predicate or function
         (its one entity), with a hint saying what the domain and the checker each have."""
         problems: list[Diagnostic] = []
+        hierarchy = None if type_parents is None else \
+            TypeHierarchy({k: tuple(v) for k, v in type_parents.items()})
         for want_function, decls in ((False, domain_predicates), (True, domain_functions)):
             for name, types in _declarations(decls):
-                problems.extend(self._compare(name, types, want_function, type_parents))
+                problems.extend(self._compare(name, types, want_function, hierarchy))
         return problems
 
     def _compare(self, name: str, types: tuple[tuple[str, ...], ...], want_function: bool,
-                 type_parents: Mapping[str, Sequence[str]] | None) -> list[Diagnostic]:
+                 hierarchy: TypeHierarchy | None) -> list[Diagnostic]:
         what = "function" if want_function else "predicate"
         c = self._checkers.get(name)
         if c is None:
@@ -504,13 +502,13 @@ class Registry:
         out = []
         for i, (want, p) in enumerate(zip(types, c.params, strict=True)):
             have = p.types
-            if _same_types(want, have) or (type_parents is not None
-                                           and _subtype(want, have, type_parents)):
+            if _same_types(want, have) or (hierarchy is not None
+                                           and hierarchy.subtype(want, have)):
                 continue
             out.append(error(
-                "parameter-type", f"parameter {i + 1} of `{name}` is `{_type_text(want)}` in "
-                f"the domain but `{_type_text(have)}` in its checker ({c.module}, `{p.name}`)",
-                entities=[name], hint=_disagree(_type_text(want), _type_text(have))))
+                "parameter-type", f"parameter {i + 1} of `{name}` is `{type_text(want)}` in "
+                f"the domain but `{type_text(have)}` in its checker ({c.module}, `{p.name}`)",
+                entities=[name], hint=_disagree(type_text(want), type_text(have))))
         return out
 
 
@@ -531,24 +529,6 @@ def _declarations(decls: Any) -> list[tuple[str, tuple[tuple[str, ...], ...]]]:
 def _same_types(a: Sequence[str], b: Sequence[str]) -> bool:
     norm = [tuple(sorted(set(x) - {"object"})) for x in (a, b)]
     return norm[0] == norm[1]
-
-
-def type_ancestors(t: str, parents: Mapping[str, Sequence[str]]) -> set[str]:
-    """`t`, every type above it in `parents`, and `object`."""
-    seen, stack = {t, "object"}, [t]
-    while stack:
-        for p in parents.get(stack.pop(), ()):
-            if p not in seen:
-                seen.add(p)
-                stack.append(p)
-    return seen
-
-
-def _subtype(sub: Sequence[str], sup: Sequence[str], parents: Mapping[str, Sequence[str]]
-             ) -> bool:
-    if not sup or "object" in sup:
-        return True
-    return all(any(s in type_ancestors(t, parents) for s in sup) for t in (sub or ("object",)))
 
 
 # ----------------------------------------------------------------------------- marks

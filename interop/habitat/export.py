@@ -167,7 +167,7 @@ def domain_spec(info: DomainInfo) -> PddlDomainSpec:
     def common(types: tuple[str, ...]) -> str:
         if not types:
             return "object"
-        chains = [PddlDomainSpec("", parents, {}, {}).ancestors(t) for t in types]
+        chains = [info.hierarchy.lineage(t) for t in types]
         found: str = next(t for t in chains[0] if all(t in c for c in chains[1:]))
         return found
 

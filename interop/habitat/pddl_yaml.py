@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, assert_never
 
 from fdc.core.limits import current
@@ -38,6 +39,7 @@ from fdc.predicates.goal import (
     GThen,
     to_pddl,
 )
+from fdc.predicates.hierarchy import TypeHierarchy
 
 #: Characters habitat-lab's `parse_func` splits predicate calls on.
 _RESERVED = frozenset("(),") | frozenset(" \t\n")
@@ -58,17 +60,16 @@ class PddlDomainSpec:
     constants: Mapping[str, str]
     predicates: Mapping[str, tuple[tuple[str, str], ...]]
 
+    @cached_property
+    def hierarchy(self) -> TypeHierarchy:
+        return TypeHierarchy({t: (p,) for t, p in self.parents.items()})
+
     def ancestors(self, t: str) -> list[str]:
         """`t` and the types above it, most specific first (ending with `object`)."""
-        out = [t]
-        while out[-1] in self.parents and self.parents[out[-1]] not in out:
-            out.append(self.parents[out[-1]])
-        if out[-1] != "object":
-            out.append("object")
-        return out
+        return self.hierarchy.lineage(t)
 
     def is_subtype(self, t: str, of: str) -> bool:
-        return of in self.ancestors(t)
+        return self.hierarchy.subtype((t,), (of,))
 
 
 def domain_document(spec: PddlDomainSpec) -> dict[str, Any]:
