@@ -53,7 +53,6 @@ from gymnasium import spaces
 from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
-from fdc.compiler.start_checks import RELOCATING
 from fdc.core.jsonl import loads
 from fdc.predicates.algebra import children, literal
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
@@ -142,6 +141,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     from fdc.predicates.registry import Context
 
     registry = default_registry()
+    relocating = registry.relocating()
     ctx = Context(graph=graph, state=EmbeddedWorld(graph, start=start).state)
     if task.thresholds:
         ctx = ctx.with_thresholds(task.thresholds, registry)
@@ -150,7 +150,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
         match g:
             case GAtom() | GNot():
                 lit = literal(g)
-                if lit is None or lit[0].predicate not in RELOCATING or not lit[0].args:
+                if lit is None or lit[0].predicate not in relocating or not lit[0].args:
                     return frozenset()
                 a, positive = lit
                 holds = registry.evaluate(a.predicate, a.args, ctx)
@@ -160,7 +160,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
             case GOr():
                 options = [movers(p) for p in g.parts]
                 return min(options, key=len) if options else frozenset()
-            case GCount() if g.relation in RELOCATING and not g.same_other:
+            case GCount() if g.relation in relocating and not g.same_other:
                 # the fewest: items to bring (at least) or to take away (at most), first
                 # in order
                 true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)

@@ -199,7 +199,8 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     record = run(Pass.RECORD, task_record, start, entry, binding, goal, targets, rendered,
                  frames)
     witness = options.witness
-    if witness is not None and needs_witness(goal, start.judge.holds(atoms(goal)).__getitem__):
+    if witness is not None and needs_witness(goal, start.judge.holds(atoms(goal)).__getitem__,
+                                             start.judge.registry):
         why = run(Pass.WITNESS, witness, record, start.graph, start.after)
         if why is not None:
             return Drop(DropCode.UNSOLVED, why)

@@ -64,20 +64,17 @@ def is_memory_template(t: A.Template, registry: Registry) -> bool:
     return False
 
 
-#: The fluents a memory task's goal may name and still be answered by returning
-#: somewhere: where the robot is. A memory template whose goal names another fluent
-#: asks the robot to change the world (`is_memory_manipulation_template`).
-ROBOT_PLACE = frozenset({"robot-at-object", "robot-at-receptacle", "robot-in-room"})
-
-
 def is_memory_manipulation_template(t: A.Template, registry: Registry) -> bool:
     """Whether a memory template (`is_memory_template`) asks for manipulation: its
     goal names a fluent other than where the robot is (`(on ?o ?s)`), so its tasks
     start where the experience ends and are acted out, planned and scored as
-    manipulation tasks, not answered with frames."""
+    manipulation tasks, not answered with frames. The fluents of where the robot is
+    (`Registry.robot_place`) are those a memory task's goal may name and still be
+    answered by returning somewhere."""
     if t.goal is None or not is_memory_template(t, registry):
         return False
-    return any(isinstance(n, A.Atom) and n.predicate not in ROBOT_PLACE
+    robot_place = registry.robot_place()
+    return any(isinstance(n, A.Atom) and n.predicate not in robot_place
                and n.predicate in registry
                and registry.checker(n.predicate).kind is CheckerKind.FLUENT
                for n in t.goal.walk())

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any, assert_never
 import numpy as np
 
 from fdc.predicates.algebra import NotExpressible
+from fdc.predicates.builtin import default_registry
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
-from fdc.sim_bridge.graph.placement import Placement, Relation, place
+from fdc.sim_bridge.graph.placement import Placement, place
 from fdc.sim_bridge.habitat.dataset import Dataset, short_name
 from fdc.sim_bridge.habitat.importer import (
     C,
@@ -52,14 +53,6 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import AgentPose, Snapshot
 
-#: Placement relations, most specific first (an item with several atoms is placed by
-#: the first; the others are checked on the result).
-PLACEMENT_ORDER = ("between", "at-side", "around", "in-cell", "inside", "on")
-#: The placement relation each of those goal predicates names.
-_RELATIONS = {"between": Relation.BETWEEN, "at-side": Relation.DIRECTION,
-              "around": Relation.AROUND, "in-cell": Relation.IN_CELL, "inside": Relation.INSIDE,
-              "on": Relation.ON}
-_ROBOT = {"holding", "hand-empty", "robot-at-object", "robot-at-receptacle", "robot-in-room"}
 
 
 def start_rotation(yaw_rad: float) -> list[float]:
@@ -211,8 +204,9 @@ class EpisodeBuilder:
     # ----- the goal state --------------------------------------------------------------
     def _solve(self, atoms: list[GAtom], thresholds: Mapping[str, float]) -> Snapshot:
         """A state where every atom holds: each item that must move placed once, by the
-        query of its most specific relation, the items it is placed against first."""
-        from fdc.predicates.builtin import default_registry
+        query of its most specific relation (`Registry.placement_order`: an item with
+        several atoms is placed by the first, the others checked on the result), the
+        items it is placed against first."""
         from fdc.predicates.registry import Context
         from fdc.sim_bridge.world.state import ObjectPose
 
@@ -233,8 +227,9 @@ class EpisodeBuilder:
                 raise NotExpressible(f"`{item}` must move but is not one of the episode's "
                                      "rigid objects (a movable Habitat object instance)")
         snap = self.initial
+        order = registry.placement_order()
         for item in self._order(wanted):
-            a = min(wanted[item], key=lambda x: PLACEMENT_ORDER.index(x.predicate))
+            a = min(wanted[item], key=lambda x: order.index(x.predicate))
             placed = self._place(snap, a)
             if not placed.ok or placed.pose is None:
                 raise NotExpressible(f"no pose for `{item}` where {_text(a)} holds: "
@@ -273,7 +268,8 @@ class EpisodeBuilder:
         return order
 
     def _place(self, snap: Snapshot, a: GAtom) -> Placement:
-        return place(self._posed(snap), _RELATIONS[a.predicate], a.args,
+        relation = default_registry().placement_relations()[a.predicate]
+        return place(self._posed(snap), relation, a.args,
                      self.graph.config.placement)
 
     # ----- helpers ---------------------------------------------------------------------
@@ -366,13 +362,13 @@ def _placement_atoms(goal: Goal) -> list[GAtom]:
                 raise NotExpressible(f"a negation ({_text(g)}): episode targets are poses to "
                                      "reach, not states to avoid")
             case GAtom():
-                if g.predicate in _ROBOT:
+                if g.predicate in default_registry().about_robot():
                     raise NotExpressible(f"`{g.predicate}` is about the robot: episode "
                                          "targets are object poses")
-                if g.predicate not in PLACEMENT_ORDER:
+                placed = default_registry().placement_order()
+                if g.predicate not in placed:
                     raise NotExpressible(f"`{g.predicate}` is not a relation a target pose "
-                                         f"can stand for (those are "
-                                         f"{', '.join(PLACEMENT_ORDER)})")
+                                         f"can stand for (those are {', '.join(placed)})")
                 out.append(g)
             case GCount():
                 raise NotExpressible(f"a count (`{g.op} {g.number}` of {len(g.items)} "
