@@ -13,6 +13,7 @@ the runner that predicts a suite's tasks with either (`run_baseline`).
 A memory-manipulation task (`fdc.compiler.suite.is_memory_manipulation`) is a manipulation
 task for both agents: they act from the world its experience left behind
 (`SceneContext.after`).
+See docs/agents.md.
 """
 
 from __future__ import annotations

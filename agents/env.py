@@ -37,6 +37,7 @@ step that ends the episode when the task's ground goal verifies on the trajector
 
 `FrameSelection` is FindingDory's high-level interface to a memory task: the experience
 log and the instruction in, frame indices out.
+See docs/agents.md.
 """
 
 from __future__ import annotations

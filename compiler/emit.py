@@ -7,6 +7,7 @@ The manifest says what went in (fdc's version, the hashes of every scene, experi
 template file, the seed and options), what came out (tasks per template, category and
 level) and every binding dropped, by reason (`Drop.key`), with the first binding met
 for each reason as its example (`DropExample`).
+See docs/formats/task.md.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ shards not yet finished, and the finished ones are already in the cache.
 Both also `map` any module-level function over a list of calls (`fdc render suite`
 renders its experiences so); `in_processes` is the local pool itself (`fdc audit --jobs`
 runs its batches of tasks there).
+See docs/scale.md.
 """
 
 from __future__ import annotations

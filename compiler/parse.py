@@ -4,6 +4,7 @@ Lark's LALR parser runs with fdc's regex lexer and an inline `Transformer`, so n
 tree is ever built: each grammar rule's callback returns its AST node directly. The
 parser is built once per process, on first use (building it costs about as much as
 parsing a large file; importing this module costs nothing).
+See docs/language.md.
 """
 
 from __future__ import annotations

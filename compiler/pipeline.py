@@ -39,6 +39,7 @@ Each template is handed where its tasks start (`SceneCompiler.start`: a frozen
 `start.TemplateStart`), and the passes read the scene through it alone. Which scenes,
 days and templates are compiled, and in which order they merge, is the driver's
 (`compiler.shards`, the only one: `fdc compile`, the examples and the benchmarks).
+See docs/architecture.md.
 """
 
 from __future__ import annotations

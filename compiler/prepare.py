@@ -9,6 +9,7 @@ simulated (nothing the robot can move) compiles without one: its memory template
 skipped, with the reason (`SceneCompiler.no_experience`).
 The experience's manifest entry (`ExperienceRef`) is made here too, where it is known
 whether the log was given or simulated.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

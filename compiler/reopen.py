@@ -23,6 +23,7 @@ exports, `fdc evaluate` and the baselines all find a suite's inputs this one way
 
 What cannot be found or read raises `ReopenError`, a scene file that does not load
 `SceneLoadError`; `load` finds and checks everything some records need before any work.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ templates alone (`job_entries`), whose task ids hold the day's experience, so th
 differ from day to day and the ids of day 1 are those of a one-day compile. Two days of
 one scene with the same experience would make the same tasks: an input error
 (`check_days`).
+See docs/scale.md.
 """
 
 from __future__ import annotations

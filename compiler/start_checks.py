@@ -17,6 +17,7 @@ reads the goal: which atoms must hold (every part of a conjunction, every step o
 sequence, some part of a disjunction, N items of a count), and which relocation each
 asks for; the geometry is the scene graph's. An atom that holds at the start is never
 judged (the item need not move), nor a negated one, a memory task's targets, or PARTNR's checklists.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

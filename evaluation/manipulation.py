@@ -37,6 +37,7 @@ task: success and the four stages of its relocation atoms.
 Each result carries a `ReflectionNote`: the goal in words, the actions taken and what
 came of them, the stage that failed and what the oracle would have done next: the
 step-wise feedback ManiTaskGen gives agents.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations

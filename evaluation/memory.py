@@ -28,6 +28,7 @@ the stop that ended the task.
 SPL conventions: L* = L = 0 gives 1 (the agent stood at the goal and did not move);
 L* = 0 < L gives 0; an undefined L* (a target without valid frames, or unreachable)
 gives 0 - success is then impossible through frames anyway.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations

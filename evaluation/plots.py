@@ -6,6 +6,7 @@ Rates are drawn as percentages, manipulation points as they are, on one 0-100 ax
 share of tasks an agent can solve at all (`solvable`: every target has a valid frame) is
 not a score: it is drawn as a reference line over each group's bars, the ceiling of its
 high-level metrics. The bytes carry no date or version, so reports give the same files.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ the scores per category, per level and overall (`summarise`). Rates are fraction
 
 High-level metrics are reported when some memory prediction names frames, low-level ones
 when some names a trajectory; a memory task without them then counts as a failure.
+See docs/formats/evaluation-report.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 share. The file is read once (`read_predictions_file`), then the scenes and experiences
 the predicted tasks need are found and checked before any task is scored
 (`score_predictions`): a missing scene raises `ReopenError`, one that does not load
-`SceneLoadError`, before work starts."""
+`SceneLoadError`, before work starts. See docs/evaluation.md."""
 
 from __future__ import annotations
 

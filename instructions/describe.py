@@ -25,6 +25,7 @@ policy then rejects the binding or widens the goal to all of them.
 
 Values (colors, categories, cells, clock times) are their own words and never ambiguous.
 Relations are read in a world state: where things stand when the task begins.
+See docs/instructions.md.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ render sandbox (`fdc.instructions.render`) would refuse is reported here, so tha
 never first appears at compile: attributes and calls it forbids (J605), constants that
 would build past the render limits (J606: `'x' * 10**9`, `range(10**9)`, a format width
 of a billion), and macros that call themselves (J607).
+See docs/instructions.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 thumbnail of every rendered frame of each experience, written once per frame into the
 site (`thumbs/KEY/NNNNNN.jpg`, KEY the frames directory's key), and of each
 manipulation task's first view (`thumbs/views/KEY.jpg`). The experience's timeline
-gains the list of frames that have one; a task's details the path of its view."""
+gains the list of frames that have one; a task's details the path of its view.
+See docs/browse.md."""
 
 from __future__ import annotations
 

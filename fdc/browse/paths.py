@@ -14,7 +14,8 @@ What a prediction says decides where the points come from (`from`):
   memory-manipulation task, where the experience left it), along the scene's route
   search; the embedded world walks these routes too, but a refused action is not told
   apart here.
-A path that cannot be drawn (no scene, a trajectory that does not read) is left out."""
+A path that cannot be drawn (no scene, a trajectory that does not read) is left out.
+See docs/browse.md."""
 
 from __future__ import annotations
 

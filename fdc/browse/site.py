@@ -2,7 +2,7 @@
 are), `data.js` (the index) and `tasks/NNNN.js` (details, `CHUNK` tasks a file), all
 staged and put in place together. Opened from disk, the page needs no server: each data
 file is a script that hands its JSON to the page (`FDC.index(...)`, `FDC.chunk(...)`),
-which `file://` allows where `fetch` is refused."""
+which `file://` allows where `fetch` is refused. See docs/browse.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What completion offers where the cursor is: predicates after `(`, types after `-`,
 variables in scope after `?`, sections after `(:`, constants in argument places, and
-parameters, globals and filters inside an instruction's `{{ }}`."""
+parameters, globals and filters inside an instruction's `{{ }}`. See docs/editor.md."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """What a hover shows (Markdown): a predicate's signature, kind, thresholds and checker;
-a type's ancestors; a constant's or variable's type; a template's card; a Jinja filter."""
+a type's ancestors; a constant's or variable's type; a template's card; a Jinja filter.
+See docs/editor.md."""
 
 from __future__ import annotations
 

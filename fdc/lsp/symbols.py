@@ -4,6 +4,7 @@ Names are classified from the lexer's tokens and the parenthesis around them (th
 of a form, the section it sits in, a `-` before a type), so a file that does not parse
 while it is being typed still has its names; declarations are looked up in the resolved
 domains of the workspace's check (`DomainInfo`) and in the AST.
+See docs/editor.md.
 """
 
 from __future__ import annotations

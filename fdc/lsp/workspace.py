@@ -6,6 +6,7 @@ files under its folders), and checks them all together with the compiler's own
 each other are checked as `fdc check` checks them. Parsing is cached per file text, so
 after a change only the changed file is parsed again: the type check of the built-in
 library takes a few tens of milliseconds (`benchmarks/lsp.py`).
+See docs/editor.md.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ A target pose is found by fdc's placement queries (one per moved item, anchors f
 on the world as the earlier placements left it) and kept only when the whole goal then
 holds by fdc's own checkers. Goals an episode cannot state (a disjunction, a negation,
 the robot's state, an order of steps) raise `NotExpressible` with the reason.
+See docs/habitat.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ imported with `fdc import habitat`.
 (`episodes`, `pddl_yaml`) fdc's domain as plain data, writes every file at the end or
 none (`fdc.core.files.Outputs`; problem files named by `FileNames`), and names each task a
 format cannot express.
+See docs/formats/habitat-export.md.
 """
 
 from __future__ import annotations

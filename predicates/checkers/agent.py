@@ -7,6 +7,7 @@ vectorised checks run first; the walking distance and the line of sight are aske
 world state only for the atoms that pass them. Both answer over poses too
 (`Context.poses`): for every frame of an experience log in one call, the vectorised
 checks over all the poses at once.
+See docs/predicates.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ minus walls and obstacles, shrunk by the radius. The grid marks the cells whose 
 lie in `free`; neighbouring free cells (8-connected, no corner cutting) are joined by
 edges weighted by their distance. Paths found on the grid are pulled taut against `free`
 so distances are not inflated by the grid's 45-degree steps.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ orientation, the one after which the most copies of the item still fit, `_roomie
 when the packed spot leaves room for fewer than `lookahead`). Deterministic; the
 same answers serve the compiler (is this task feasible?) and the embedded world (where
 does the item go?).
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ floor plan, bodies, surfaces, support tree, navigation, regions, standing points
 The `SceneGraph` it returns is read-only: entity lookups (by id, category, attributes,
 room), the support tree, surfaces and their regions, standing points, geodesic distances
 and shortest paths, visibility, and placement queries.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

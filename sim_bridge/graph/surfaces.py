@@ -4,6 +4,7 @@ floors; and the clearance above each surface.
 A surface is horizontal: a world height `z` and a world (x, y) polygon. Its frame is the
 heading of the object that carries it (items inherit it), centred on the heading-aligned
 box of the polygon, so "front" means the object's front.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

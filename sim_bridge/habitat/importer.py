@@ -9,6 +9,7 @@ Sizes come from the meshes (trimesh). Receptacles become surfaces named as Habit
 them: `<instance handle>|<receptacle name>` (mesh receptacles: one per sub-mesh, with
 `.0000`, `.0001` ... appended). Stage receptacles are in world coordinates, as
 habitat-lab reads them. Rooms come from the semantic config's region annotations.
+See docs/habitat.md.
 """
 
 from __future__ import annotations

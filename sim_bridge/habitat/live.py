@@ -26,6 +26,7 @@ the stage), a room is the region's name.
 
 habitat-sim and habitat-lab are imported by nobody here: the simulator is passed in, and
 `habitat_sim.ShortestPath` is imported on the first path query (`fdc[habitat]` extra).
+See docs/habitat.md.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ triangles: an index array for meshes (shared vertices: llvmpipe shades each vert
 once), three vertices a triangle otherwise; and, when textured, the texture's pixels
 with rows flipped (trimesh's UVs put v=0 at the image's bottom row, OpenGL's first
 uploaded row is v=0).
+See docs/rendering.md.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ The id buffer holds the nearest surface at each pixel, so what is counted is uno
 A furniture surface (a receptacle) is seen when its furniture, or the items resting on it,
 together cover that much (the checkers' rule: a surface is in view when its furniture or
 an item on it is).
+See docs/rendering.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`SnapshotState`: a `WorldState` over one recorded `Snapshot` and the static scene
 graph. It answers the fluent questions with the objects where the snapshot says they
-are now, through the `PosedGraph` of that snapshot."""
+are now, through the `PosedGraph` of that snapshot. See docs/world.md."""
 
 from __future__ import annotations
 
