@@ -54,8 +54,20 @@ from gymnasium import spaces
 from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.images import draw_regions
 from fdc.core.jsonl import loads
 from fdc.predicates.algebra import children, literal
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    GOr,
+    GTargets,
+    GThen,
+)
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
@@ -128,17 +140,6 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     true, or a negated one that holds), a conjunction the union of its parts', a
     disjunction its cheapest part's, a count the items it must bring or take away."""
     from fdc.predicates.builtin import default_registry
-    from fdc.predicates.goal import (
-        GAnd,
-        GAtom,
-        GChecklist,
-        GCluster,
-        GCount,
-        GNot,
-        GOr,
-        GTargets,
-        GThen,
-    )
     from fdc.predicates.registry import Context
 
     registry = default_registry()
@@ -548,8 +549,6 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
     def image(self) -> np.ndarray:
         """The image observation now: (H, W, 3) uint8, the view from where the robot
         stands (`view`), the listed regions drawn after `show_receptacle`."""
-        from fdc.agents.images import draw_regions
-
         pose, cam, sid, shown = self.view()
         rgb = self.renderer(cam.hfov_deg).render(self.world.snapshot(), pose, cam).rgb
         if shown and sid is not None and self._shown is not None:

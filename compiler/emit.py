@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fdc.core.errors import OutputError
+from fdc.core.version import __version__
 
 from .manifest import (
     DropExample,
@@ -159,8 +160,6 @@ class ManifestBuilder:
 
     def build(self, entries: Sequence[TemplateEntry], options: CompileOptions,
               suite_name: str, suite_sha256: str) -> Manifest:
-        from fdc.core.version import __version__
-
         files = {e.path: e.sha256 for e in entries}
         return Manifest(
             fdc_version=__version__, suite=suite_name, suite_sha256=suite_sha256,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputKind, read_input_bytes
 from fdc.core.problems import SourceFile
+from fdc.domain import LIBRARY_ROOT, builtin_template_files
 from fdc.instructions.variants import variant_texts
 from fdc.predicates.registry import Kind as CheckerKind
 from fdc.predicates.registry import Registry
@@ -83,8 +84,6 @@ def is_memory_manipulation_template(t: A.Template, registry: Registry) -> bool:
 def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]:
     """Check template files (the built-in library when `paths` is None) and return the
     templates ready to compile, with the check result (its diagnostics for the CLI)."""
-    from fdc.domain import builtin_template_files
-
     from .check import check_paths
 
     files = [str(p) for p in builtin_template_files()] if paths is None else list(paths)
@@ -107,8 +106,6 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
 def _display(path: str) -> str:
     """A template's path as records show it: relative to the working folder when inside
     it, to the built-in library for built-in templates."""
-    from fdc.domain import LIBRARY_ROOT
-
     try:
         return "fdc:domain/" + Path(path).resolve().relative_to(LIBRARY_ROOT).as_posix()
     except ValueError:

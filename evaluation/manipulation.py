@@ -75,6 +75,7 @@ from fdc.predicates.goal import (
 )
 from fdc.predicates.registry import Context, Mode
 from fdc.predicates.verify import Verdict, evaluate, verify
+from fdc.sim_bridge.world.snapshot import SnapshotState
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
@@ -159,8 +160,6 @@ class _Trace:
         self._cache: dict[tuple[GAtom, int], bool] = {}
 
     def state(self, i: int) -> SnapshotState:
-        from fdc.sim_bridge.world.snapshot import SnapshotState
-
         found = self._states.get(i)
         if found is None:
             found = self._states[i] = SnapshotState(self.graph, self.snapshots[i])

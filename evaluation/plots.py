@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from fdc.evaluation.report import MANIPULATION_METRICS, MEMORY_METRICS, EvaluationReport, GroupRow
 
 if TYPE_CHECKING:
@@ -58,7 +60,6 @@ def _panels(groups: list[list[GroupRow]], runs: list[str], names: dict[str, str]
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     from fdc.sim_bridge.pictures import figure_bytes
 

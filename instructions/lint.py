@@ -20,6 +20,7 @@ from typing import Any
 
 from fdc.core.limits import Limits, current
 from fdc.core.problems import Diagnostic, Severity, Span, did_you_mean
+from fdc.instructions.filters import GLOBALS
 from fdc.instructions.variants import Variant, jinja_name
 
 
@@ -56,8 +57,6 @@ def _name_hint(name: str, params: dict[str, str], names_ok: frozenset[str]) -> s
 
 @cache
 def known_globals() -> frozenset[str]:
-    from fdc.instructions.filters import GLOBALS
-
     return frozenset(_environment().globals) | frozenset(GLOBALS) | {"loop"}
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fdc.core.errors import FdcError
+
 from .scenes import _r
 
 if TYPE_CHECKING:
@@ -131,7 +133,6 @@ def agent_path(opened: ReopenedSuite, record: TaskRecord, prediction: Prediction
     folder trajectory files are named from (the predictions file's), `routes` the
     routes found so far (shared between calls on one suite)."""
     routes = {} if routes is None else routes
-    from fdc.core.errors import FdcError
 
     try:
         g = opened.graph(record)

@@ -5,6 +5,7 @@ parameters, globals and filters inside an instruction's `{{ }}`. See docs/editor
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 
 from fdc.compiler import ast as A
@@ -139,8 +140,6 @@ def _in_jinja_file(text: str, offset: int) -> bool:
 
 def _template_of(ws: Workspace, path: str, offset: int) -> A.Template:
     """The template whose instruction is at `offset` of `path` (inline, or its file)."""
-    import os
-
     d = ws.definition_at(path, offset) if is_pddl(path) else None
     if isinstance(d, A.Template):
         return d

@@ -12,6 +12,7 @@ from pathlib import Path
 from fdc.compiler import ast as A
 from fdc.compiler.check import DomainInfo
 from fdc.core.problems import Span
+from fdc.domain import LIBRARY_ROOT
 from fdc.lsp.symbols import Kind, Name, declaration, name_at, variable_binder
 from fdc.lsp.workspace import Workspace, is_pddl
 
@@ -192,8 +193,6 @@ def _where(path: str) -> str:
 def elsewhere_notes() -> dict[str, str]:
     """Where FindingDory, ManiTaskGen or PARTNR define a predicate differently: the
     `elsewhere:` lines of docs/predicates.md, when fdc runs from a source checkout."""
-    from fdc.domain import LIBRARY_ROOT
-
     page = Path(LIBRARY_ROOT).parent / "docs" / "predicates.md"
     notes: dict[str, str] = {}
     try:

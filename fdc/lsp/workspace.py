@@ -23,6 +23,7 @@ from fdc.compiler.lexer import LexError, tokenize
 from fdc.compiler.parse import ParseResult, parse_source
 from fdc.core.inputs import InputFileError
 from fdc.core.problems import SourceFile
+from fdc.domain import builtin_domain_files
 
 #: Folders never searched for templates.
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "build", "dist", "site-packages"})
@@ -133,8 +134,6 @@ class Workspace:
     def library(self) -> list[SourceFile]:
         """fdc's built-in domains (those the workspace does not hold itself)."""
         if self._library is None:
-            from fdc.domain import builtin_domain_files
-
             self._library = [SourceFile.read(str(p)) for p in builtin_domain_files()]
         own = {os.path.realpath(p) for p in self.files()}
         return [s for s in self._library if os.path.realpath(s.path) not in own]

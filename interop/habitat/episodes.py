@@ -26,7 +26,10 @@ See docs/habitat.md.
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -36,8 +39,22 @@ import numpy as np
 
 from fdc.predicates.algebra import NotExpressible
 from fdc.predicates.builtin import default_registry
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    GOr,
+    GTargets,
+    GThen,
+    to_pddl,
+)
+from fdc.predicates.registry import Context
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
 from fdc.sim_bridge.graph.placement import Placement, place
+from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.habitat.dataset import Dataset, short_name
 from fdc.sim_bridge.habitat.importer import (
     C,
@@ -46,6 +63,8 @@ from fdc.sim_bridge.habitat.importer import (
     zup_to_yup_quaternion,
 )
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
+from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.state import ObjectPose
 
 if TYPE_CHECKING:
     from fdc.predicates.goal import GAtom, Goal
@@ -208,9 +227,6 @@ class EpisodeBuilder:
         query of its most specific relation (`Registry.placement_order`: an item with
         several atoms is placed by the first, the others checked on the result), the
         items it is placed against first."""
-        from fdc.predicates.registry import Context
-        from fdc.sim_bridge.world.state import ObjectPose
-
         registry = default_registry()
 
         def holds(snap: Snapshot, a: GAtom) -> bool:
@@ -275,16 +291,12 @@ class EpisodeBuilder:
 
     # ----- helpers ---------------------------------------------------------------------
     def _state(self, snap: Snapshot) -> SnapshotState:
-        from fdc.sim_bridge.world.snapshot import SnapshotState
-
         return SnapshotState(self.graph, snap)
 
     def _posed(self, snap: Snapshot) -> PosedGraph:
         return self._state(snap).posed
 
     def _is_surface(self, ident: str) -> bool:
-        from fdc.sim_bridge.graph.surfaces import Surface
-
         return self.graph.has(ident) and isinstance(self.graph.entity(ident), Surface)
 
     def _handle_of_surface(self, surface_id: str) -> str:
@@ -333,18 +345,6 @@ class EpisodeBuilder:
 
 def _placement_atoms(goal: Goal) -> list[GAtom]:
     """The goal's atoms when it is a conjunction of placement relations; else the reason."""
-    from fdc.predicates.goal import (
-        GAnd,
-        GAtom,
-        GChecklist,
-        GCluster,
-        GCount,
-        GNot,
-        GOr,
-        GTargets,
-        GThen,
-    )
-
     if goal.kind == "then":
         raise NotExpressible("a sequence (`then`): an episode's targets have no order")
     if goal.kind == "targets":
@@ -386,14 +386,10 @@ def _moved(before: Snapshot, after: Snapshot, ident: str) -> bool:
 
 
 def _text(g: Goal) -> str:
-    from fdc.predicates.goal import to_pddl
-
     return str(to_pddl(g))
 
 
 def _relative(path: Path, root: Path) -> str:
-    import os
-
     return PurePosixPath(Path(os.path.relpath(path.resolve(), root.resolve()))).as_posix()
 
 
@@ -405,9 +401,6 @@ def dataset_document(episodes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def gzip_json(doc: Mapping[str, Any]) -> bytes:
     """Deterministic `.json.gz` bytes (no file name, no time stamp in the header)."""
-    import gzip
-    import json
-
     return gzip.compress(json.dumps(doc, ensure_ascii=False).encode("utf-8"), mtime=0)
 
 

@@ -658,8 +658,6 @@ def place_between(g: SceneView, item: str, first: str, second: str,
 
 
 def _width_across(poly: Any, axis: float) -> float:
-    from fdc.sim_bridge.geometry import frame_bounds
-
     b = frame_bounds([poly], (0.0, 0.0), axis)[0]
     return float(b[3] - b[1])
 

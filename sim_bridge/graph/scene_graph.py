@@ -53,6 +53,7 @@ from fdc.sim_bridge.graph.regions import (
     grid_cells,
 )
 from fdc.sim_bridge.graph.rooms import Layout, build_layout
+from fdc.sim_bridge.graph.routes import Walker
 from fdc.sim_bridge.graph.support import (
     Support,
     SupportConfig,
@@ -501,8 +502,6 @@ class SceneGraph:
     @cached_property
     def walker(self) -> Walker:
         """The route searches on this graph's navigation grid (memoised: shared)."""
-        from fdc.sim_bridge.graph.routes import Walker
-
         return Walker(self.nav)
 
     def _first_node(self, sources: list[int], target: int) -> int:

@@ -366,7 +366,7 @@ class HabitatWorldState(LiveRecord):
             return None  # off the navmesh
         make = self._shortest_path
         if make is None:
-            import habitat_sim
+            import habitat_sim  # optional (`fdc[habitat]`): not installed without it
 
             make = habitat_sim.ShortestPath
         path = make()

@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from fdc.core.errors import FdcError
 from fdc.sim_bridge.geometry import quaternion_to_matrix
 from fdc.sim_bridge.graph.occluders import SHELF_BOARD_M, inner_shelves, is_body
+from fdc.sim_bridge.graph.rooms import build_layout
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, PartSpec, Scene, WallMode
 
 #: Door openings keep a lintel above this height (metres over the floor).
@@ -141,8 +143,6 @@ def rooms_pieces(scene: Scene) -> tuple[Piece, Piece]:
     them), and floors and ceilings. Two pieces, so that the renderer can draw the walls
     before the floors (what a wall hides is then skipped by the depth test)."""
     import shapely
-
-    from fdc.sim_bridge.graph.rooms import build_layout
 
     walls: list[Piece] = []
     flats: list[Piece] = []
@@ -349,7 +349,6 @@ def mesh_pieces(path: Path, colour: tuple[float, float, float]) -> list[Piece]:
     untextured ones merged); [] when the file cannot be read (the box is drawn)."""
     import trimesh
 
-    from fdc.core.errors import FdcError
     from fdc.sim_bridge.meshes import load_mesh_file
 
     try:
@@ -475,7 +474,6 @@ def urdf_model(obj: ObjectSpec, base_dir: Path | None, meshes: dict[str, list[Pi
                parts: list[PartPiece]) -> UrdfModel | None:
     """The URDF model of an imported articulated object (its `source.urdf`), or None when
     it cannot be read (its part boxes are drawn then)."""
-    from fdc.core.errors import FdcError
     from fdc.sim_bridge.habitat.urdf import read_urdf
 
     rel = obj.source.get("urdf")

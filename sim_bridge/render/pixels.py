@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.sim_bridge.graph.frustum import MIN_PIXELS, MIN_SHARE, min_pixels
+from fdc.sim_bridge.render.renderer import Renderer
+from fdc.sim_bridge.world.experience import snapshot_at
 
 __all__ = ["MIN_PIXELS", "MIN_SHARE", "FrameRenders", "min_pixels", "robot_camera", "seen",
            "target_pixels"]
@@ -60,9 +62,7 @@ class FrameRenders:
     _counts: dict[int, dict[str, int]] | None = None
 
     def visible(self, frame: int) -> dict[str, int]:
-        from fdc.sim_bridge.render.renderer import Renderer
         from fdc.sim_bridge.world.embedded import EmbeddedWorld
-        from fdc.sim_bridge.world.experience import snapshot_at
 
         if self._counts is None:
             self._counts = {}
