@@ -55,6 +55,7 @@ from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.images import draw_regions
+from fdc.compiler.suite import TaskRecord
 from fdc.core.jsonl import loads
 from fdc.predicates.algebra import children, literal
 from fdc.predicates.goal import (
@@ -68,6 +69,7 @@ from fdc.predicates.goal import (
     GTargets,
     GThen,
 )
+from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
@@ -559,8 +561,6 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
     def verdict(self) -> Verdict:
         """The task's goal judged on the trajectory so far (`fdc.predicates.verify`;
         imported here: the one place sim_bridge reads compiled goals)."""
-        from fdc.predicates.verify import verify_snapshots
-
         t = self.task
         return verify_snapshots({t.id: t.goal}, self.graph, self.world.snapshots,
                                 thresholds={t.id: t.thresholds})[t.id]
@@ -701,8 +701,6 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
 
     # ----- observations ------------------------------------------------------------------
     def _choose_task(self, given: Any) -> TaskRecord:
-        from fdc.compiler.suite import TaskRecord
-
         if isinstance(given, TaskRecord):
             task = given
         elif isinstance(given, str):

@@ -20,7 +20,7 @@ from typing import Any
 
 from fdc.core.limits import Limits, current
 from fdc.core.problems import Diagnostic, Severity, Span, did_you_mean
-from fdc.instructions.filters import GLOBALS
+from fdc.instructions.filters import FILTERS, GLOBALS
 from fdc.instructions.variants import Variant, jinja_name
 
 
@@ -35,15 +35,11 @@ def _environment() -> Any:
 def known_filters() -> frozenset[str]:
     from jinja2.filters import FILTERS as JINJA_FILTERS
 
-    from fdc.instructions.filters import FILTERS
-
     return frozenset(JINJA_FILTERS) | frozenset(FILTERS)
 
 
 @cache
 def fdc_filters() -> frozenset[str]:
-    from fdc.instructions.filters import FILTERS
-
     return frozenset(FILTERS)
 
 

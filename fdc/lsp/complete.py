@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fdc.compiler import ast as A
 from fdc.compiler.check import DomainInfo
 from fdc.compiler.lexer import COLON_KEYWORDS
+from fdc.instructions.variants import jinja_name
 from fdc.lsp.symbols import Kind, names
 from fdc.lsp.workspace import Workspace, is_pddl
 
@@ -119,7 +120,6 @@ def _in_jinja(ws: Workspace, path: str, text: str, offset: int) -> bool:
 def _jinja_items(ws: Workspace, path: str, offset: int, text: str) -> list[Item]:
     from fdc.instructions.filters import FILTERS, GLOBALS
     from fdc.instructions.lint import known_filters
-    from fdc.instructions.variants import jinja_name
 
     if not is_pddl(path) and not _in_jinja_file(text, offset):
         return []

@@ -13,6 +13,8 @@ from fdc.compiler import ast as A
 from fdc.compiler.check import DomainInfo
 from fdc.core.problems import Span
 from fdc.domain import LIBRARY_ROOT
+from fdc.instructions.filters import FILTERS, GLOBALS
+from fdc.instructions.lint import word_at
 from fdc.lsp.symbols import Kind, Name, declaration, name_at, variable_binder
 from fdc.lsp.workspace import Workspace, is_pddl
 
@@ -137,8 +139,6 @@ def filter_text(name: str) -> str:
     """A Jinja filter's signature and doc (fdc's own, or Jinja's built-in)."""
     from jinja2.filters import FILTERS as JINJA_FILTERS
 
-    from fdc.instructions.filters import FILTERS
-
     fn = FILTERS.get(name) or JINJA_FILTERS.get(name)
     if fn is None:
         return ""
@@ -153,9 +153,6 @@ def filter_text(name: str) -> str:
 
 def _jinja_word(ws: Workspace, path: str, offset: int) -> tuple[str, Span] | None:
     """A hover on a word inside an instruction: a filter, a parameter or a global."""
-    from fdc.instructions.filters import GLOBALS
-    from fdc.instructions.lint import word_at
-
     start = 0
     text = ws.text(path)
     if is_pddl(path):

@@ -61,6 +61,7 @@ from fdc.sim_bridge.graph.support import (
     footprint_overlaps,
 )
 from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, carriers, derive_surfaces
+from fdc.sim_bridge.graph.visibility import line_of_sight, visible_objects
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
@@ -567,13 +568,9 @@ class SceneGraph:
         """Ids of the objects in view (`fdc.sim_bridge.graph.visibility.visible_objects`);
         `fov_rad`: the horizontal field of view, None: the camera's
         (`fdc.sim_bridge.graph.frustum`)."""
-        from fdc.sim_bridge.graph.visibility import visible_objects
-
         return visible_objects(self, position, yaw_rad, fov_rad, max_range_m, eye_z)
 
     def line_of_sight(self, position: Point, target: str, eye_z: float | None = None) -> bool:
-        from fdc.sim_bridge.graph.visibility import line_of_sight
-
         return line_of_sight(self, position, target, eye_z)
 
     # ----- placement ------------------------------------------------------------------

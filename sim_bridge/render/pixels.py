@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.sim_bridge.graph.frustum import MIN_PIXELS, MIN_SHARE, min_pixels
+from fdc.sim_bridge.render.camera import Camera
 from fdc.sim_bridge.render.renderer import Renderer
 from fdc.sim_bridge.world.experience import snapshot_at
 
@@ -85,6 +86,4 @@ class FrameRenders:
 
 def robot_camera(graph: SceneGraph) -> Camera:
     """The default camera at the scene's agent eye height (the geometric eye's)."""
-    from fdc.sim_bridge.render.camera import Camera
-
     return Camera(height_m=float(graph.scene.agent.eye_height_m))
