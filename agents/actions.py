@@ -10,6 +10,7 @@ surface an object stands on), `place` (anywhere on a surface, or in chosen regio
 fdc adds `open` and `close`: its scenes have articulated furniture whose containers
 (a cabinet's inside, a fridge compartment) start closed or must end closed, and
 ManiTaskGen's scenes have none, so its action set has no way to change them.
+See docs/agents.md.
 """
 
 from __future__ import annotations

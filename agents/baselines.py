@@ -13,6 +13,7 @@ the runner that predicts a suite's tasks with either (`run_baseline`).
 A memory-manipulation task (`fdc.compiler.suite.is_memory_manipulation`) is a manipulation
 task for both agents: they act from the world its experience left behind
 (`SceneContext.after`).
+See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ from fdc.agents.env import ManipulationEnv, is_manipulation
 from fdc.agents.oracle import Unsolvable, oracle_actions, oracle_frames, oracle_run
 from fdc.agents.predictions import Prediction
 from fdc.core.files import FileNames, Outputs
+from fdc.core.hashing import scene_sha256
+from fdc.sim_bridge.graph.routes import Walker
 from fdc.sim_bridge.world.embedded import LONG_DAY
+from fdc.sim_bridge.world.state import TrajectoryHeader
+from fdc.sim_bridge.world.trajectory import scene_reference, trajectory_text
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -180,11 +185,6 @@ def run_baseline(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskR
 def _predict(name: str, tasks: Sequence[TaskRecord], scenes: Callable[[TaskRecord],
              SceneContext], seed: int, trajectories: Path | None,
              predictions_dir: Path | None, out: Outputs) -> Iterator[BaselineResult]:
-    from fdc.core.hashing import scene_sha256
-    from fdc.sim_bridge.graph.routes import Walker
-    from fdc.sim_bridge.world.state import TrajectoryHeader
-    from fdc.sim_bridge.world.trajectory import scene_reference, trajectory_text
-
     names = FileNames(trajectories) if trajectories is not None else None
     walkers: dict[int, Walker] = {}  # per scene graph: its searches are memoised
     for task in tasks:

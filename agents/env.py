@@ -37,6 +37,7 @@ step that ends the episode when the task's ground goal verifies on the trajector
 
 `FrameSelection` is FindingDory's high-level interface to a memory task: the experience
 log and the instruction in, frame indices out.
+See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -53,9 +54,22 @@ from gymnasium import spaces
 from pydantic import ValidationError
 
 from fdc.agents.actions import ActionName, AgentAction
-from fdc.compiler.start_checks import RELOCATING
+from fdc.agents.images import draw_regions
+from fdc.compiler.suite import TaskRecord
 from fdc.core.jsonl import loads
 from fdc.predicates.algebra import children, literal
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    GOr,
+    GTargets,
+    GThen,
+)
+from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.graph.regions import Region, Side, relative_direction
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo
@@ -128,20 +142,10 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     true, or a negated one that holds), a conjunction the union of its parts', a
     disjunction its cheapest part's, a count the items it must bring or take away."""
     from fdc.predicates.builtin import default_registry
-    from fdc.predicates.goal import (
-        GAnd,
-        GAtom,
-        GChecklist,
-        GCluster,
-        GCount,
-        GNot,
-        GOr,
-        GTargets,
-        GThen,
-    )
     from fdc.predicates.registry import Context
 
     registry = default_registry()
+    relocating = registry.relocating()
     ctx = Context(graph=graph, state=EmbeddedWorld(graph, start=start).state)
     if task.thresholds:
         ctx = ctx.with_thresholds(task.thresholds, registry)
@@ -150,7 +154,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
         match g:
             case GAtom() | GNot():
                 lit = literal(g)
-                if lit is None or lit[0].predicate not in RELOCATING or not lit[0].args:
+                if lit is None or lit[0].predicate not in relocating or not lit[0].args:
                     return frozenset()
                 a, positive = lit
                 holds = registry.evaluate(a.predicate, a.args, ctx)
@@ -160,7 +164,7 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
             case GOr():
                 options = [movers(p) for p in g.parts]
                 return min(options, key=len) if options else frozenset()
-            case GCount() if g.relation in RELOCATING and not g.same_other:
+            case GCount() if g.relation in relocating and not g.same_other:
                 # the fewest: items to bring (at least) or to take away (at most), first
                 # in order
                 true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)
@@ -547,8 +551,6 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
     def image(self) -> np.ndarray:
         """The image observation now: (H, W, 3) uint8, the view from where the robot
         stands (`view`), the listed regions drawn after `show_receptacle`."""
-        from fdc.agents.images import draw_regions
-
         pose, cam, sid, shown = self.view()
         rgb = self.renderer(cam.hfov_deg).render(self.world.snapshot(), pose, cam).rgb
         if shown and sid is not None and self._shown is not None:
@@ -559,8 +561,6 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
     def verdict(self) -> Verdict:
         """The task's goal judged on the trajectory so far (`fdc.predicates.verify`;
         imported here: the one place sim_bridge reads compiled goals)."""
-        from fdc.predicates.verify import verify_snapshots
-
         t = self.task
         return verify_snapshots({t.id: t.goal}, self.graph, self.world.snapshots,
                                 thresholds={t.id: t.thresholds})[t.id]
@@ -701,8 +701,6 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
 
     # ----- observations ------------------------------------------------------------------
     def _choose_task(self, given: Any) -> TaskRecord:
-        from fdc.compiler.suite import TaskRecord
-
         if isinstance(given, TaskRecord):
             task = given
         elif isinstance(given, str):

@@ -9,6 +9,7 @@ colour, and its label (the region's id without the `<surface>#` prefix the text
 observation's header names) drawn in a box of the same colour at a point inside it.
 Outlines and labels are drawn over everything (a region hidden by an item on it is
 still shown). Drawn with Pillow, which the renderer already uses.
+See docs/agents.md.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ agent's action trace (`actions`).
 
 `read_predictions` reads a file and reports every bad line with its number and JSON
 path (and a task predicted twice); it never raises on bad input.
+See docs/formats/predictions.md.
 """
 
 from __future__ import annotations

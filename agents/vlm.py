@@ -16,6 +16,7 @@ server gave (HTTP 200) are cached; errors are asked again.
 
 The answer rule and its strict reader belong to the questions (`fdc.interop.vlm`); this
 module only asks.
+See docs/agents.md.
 """
 
 from __future__ import annotations

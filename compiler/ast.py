@@ -11,6 +11,7 @@ a condition); the type checker decides which forms are allowed where.
 The parser builds nodes with `Node.make`, which skips validation: the grammar already
 guarantees the shapes, and validating a million atoms would dominate parse time.
 Models built from Python code (tests, other passes) validate as usual.
+See docs/language.md.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ parameters' domains:
 
 An empty domain (no entity of a parameter's type, an empty table) gives no binding; a
 template without parameters has the one empty binding when its constraints hold.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

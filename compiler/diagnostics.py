@@ -1,4 +1,5 @@
-"""The report of `fdc check --format json` (its records are `fdc.core.problems`')."""
+"""The report of `fdc check --format json` (its records are `fdc.core.problems`').
+See docs/diagnostics.md."""
 
 from __future__ import annotations
 

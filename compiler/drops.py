@@ -8,6 +8,7 @@ drops (a tie between `m1` and `m2` and one between `m3` and `m4` for the same ar
 count together; an ambiguous description of `?o` counts under "ambiguous description of
 ?o" whatever the words and the rivals were). A false constraint is a drop too, but no
 binding it prunes was ever a candidate: it is not `counted`.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

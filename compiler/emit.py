@@ -7,6 +7,7 @@ The manifest says what went in (fdc's version, the hashes of every scene, experi
 template file, the seed and options), what came out (tasks per template, category and
 level) and every binding dropped, by reason (`Drop.key`), with the first binding met
 for each reason as its example (`DropExample`).
+See docs/formats/task.md.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fdc.core.errors import OutputError
+from fdc.core.version import __version__
 
 from .manifest import (
     DropExample,
@@ -158,8 +160,6 @@ class ManifestBuilder:
 
     def build(self, entries: Sequence[TemplateEntry], options: CompileOptions,
               suite_name: str, suite_sha256: str) -> Manifest:
-        from fdc.core.version import __version__
-
         files = {e.path: e.sha256 for e in entries}
         return Manifest(
             fdc_version=__version__, suite=suite_name, suite_sha256=suite_sha256,

@@ -13,13 +13,16 @@ shards not yet finished, and the finished ones are already in the cache.
 Both also `map` any module-level function over a list of calls (`fdc render suite`
 renders its experiences so); `in_processes` is the local pool itself (`fdc audit --jobs`
 runs its batches of tasks there).
+See docs/scale.md.
 """
 
 from __future__ import annotations
 
 import importlib
+import multiprocessing
+import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
 from fdc.core.errors import FdcError, InputError
@@ -58,9 +61,6 @@ def in_processes(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], jobs: i
     A few calls are in flight per worker and a finished result is let go once yielded,
     so what is held never grows with the calls. Interrupted, closed or failed: the
     workers are ended at once (`fn` must be a module-level function)."""
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(calls))),
                                mp_context=multiprocessing.get_context("spawn"),
                                initializer=ignore_interrupts)
@@ -93,8 +93,6 @@ def in_processes(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], jobs: i
 def ignore_interrupts() -> None:
     """A worker leaves Ctrl-C (sent to the whole terminal's process group) to the main
     process, which stops the workers itself: no traceback from each of them."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -9,6 +9,7 @@ stay in the ground goal for the checkers.
 `TableFacts` is the plain in-memory implementation: entities with their types, and
 tables of true static/history atoms and function values. The scene-backed one (over a
 `SceneGraph`, an `Experience` and the predicate registry) builds such tables.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

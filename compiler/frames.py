@@ -11,6 +11,7 @@ frame (a room never entered, an item never in view up close), or whose valid fra
 walk from the start reaches, cannot be solved: it drops (`no-valid-frame`,
 `no-frame-walk`), where FindingDory keeps it with the frame list `[-1]`. The pass runs
 per binding, so `--max-per-template K` draws another binding in its place.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

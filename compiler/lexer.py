@@ -4,6 +4,7 @@ PDDL is case-insensitive, so names and keywords are lower-cased here and the gra
 only ever sees lower case. Comments run from `;` to the end of the line and may hold
 any bytes. Tokens carry offsets only; line and column are computed from the offset
 when a diagnostic needs them (`SourceFile.position`).
+See docs/language.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The suite manifest (format 1.0): what a `suite.jsonl` was compiled from, what it holds,
 and every binding dropped, by reason. `emit.build_manifest` fills it; `fdc schema
 manifest` prints its JSON Schema.
+See docs/formats/manifest.md.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Lark's LALR parser runs with fdc's regex lexer and an inline `Transformer`, so n
 tree is ever built: each grammar rule's callback returns its AST node directly. The
 parser is built once per process, on first use (building it costs about as much as
 parsing a large file; importing this module costs nothing).
+See docs/language.md.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from itertools import pairwise
 from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
+from lark.parsers.lalr_analysis import Shift
 
 from fdc.core.errors import FdcError
-from fdc.core.problems import Diagnostic, Severity, SourceFile
+from fdc.core.problems import Diagnostic, Severity, SourceFile, did_you_mean
 
 from . import ast as A
-from .lexer import WORD_KEYWORDS, FdcLexer, LexError, make_token, tokenize
+from .lexer import COLON_KEYWORDS, WORD_KEYWORDS, FdcLexer, LexError, make_token, tokenize
 
 Span = A.Span
 
@@ -602,8 +604,6 @@ class _Tables(NamedTuple):
 
 @cache
 def _tables() -> _Tables:
-    from lark.parsers.lalr_analysis import Shift
-
     lark, _ = _parser()
     lalr = lark.parser.parser.parser  # the LALR driver: its table and rule callbacks
     table = lalr.parse_table
@@ -782,8 +782,6 @@ def _expected(names: set[str]) -> str:
 
 
 def _keyword_name(terminal: str) -> str:
-    from .lexer import COLON_KEYWORDS, WORD_KEYWORDS
-
     for table in (COLON_KEYWORDS, WORD_KEYWORDS):
         words = [k for k, v in table.items() if v == terminal]
         if words:
@@ -825,10 +823,6 @@ _CONTEXT_HINTS: list[tuple[Callable[[Token, set[str]], bool], str]] = [
 
 def _keyword_hint(tok: Token, expected: set[str]) -> str:
     """Did-you-mean for a misspelt `:section` (`:gaol` -> `:goal`)."""
-    from fdc.core.problems import did_you_mean
-
-    from .lexer import COLON_KEYWORDS
-
     if not (tok.type.startswith("K_") or tok.type == "KEYWORD"):
         return ""
     words = [k for k, v in COLON_KEYWORDS.items() if v in expected]

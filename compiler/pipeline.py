@@ -39,6 +39,7 @@ Each template is handed where its tasks start (`SceneCompiler.start`: a frozen
 `start.TemplateStart`), and the passes read the scene through it alone. Which scenes,
 days and templates are compiled, and in which order they merge, is the driver's
 (`compiler.shards`, the only one: `fdc compile`, the examples and the benchmarks).
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -199,7 +200,8 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     record = run(Pass.RECORD, task_record, start, entry, binding, goal, targets, rendered,
                  frames)
     witness = options.witness
-    if witness is not None and needs_witness(goal, start.judge.holds(atoms(goal)).__getitem__):
+    if witness is not None and needs_witness(goal, start.judge.holds(atoms(goal)).__getitem__,
+                                             start.judge.registry):
         why = run(Pass.WITNESS, witness, record, start.graph, start.after)
         if why is not None:
             return Drop(DropCode.UNSOLVED, why)

@@ -23,7 +23,10 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
   move them, so leaving them out changes no answer and keeps grounding small;
 - initial state: every fluent atom over those objects that the registered checkers
   find true in the scene's initial state, but those judged from where the robot stands
-  (`VIEWED`: the robot's start is nowhere near where it will place and judge them), and
+  (`Registry.viewer_relative`, `at-side`: the same spot is "left" of an anchor from the
+  table's front and "right" from its rear; where the robot will stand is no part of the
+  abstraction, so none holds at the start, and only the placement that makes one, seen
+  from where the robot then stands, makes it true), and
   the static facts the actions read;
 - actions: fdc-home's, but the placement actions the goal has no use for (each does
   what `place` does plus a fluent neither the goal nor any precondition reads);
@@ -99,11 +102,6 @@ STAGE = "fdc-reached"
 #: The goal predicate no action sets, planned as its definition over `on`.
 SAME_SURFACE = "same-surface"
 IN_CELL = "in-cell"
-#: Fluents judged in the words of the robot where it stands (`at-side`: the same spot is
-#: "left" of an anchor from the table's front and "right" from its rear). Where the robot
-#: will stand is no part of the abstraction: none holds at the start, and only the
-#: placement that makes one, seen from where the robot then stands, makes it true.
-VIEWED = frozenset({"at-side"})
 #: Planning only: the item may be in the cell (`_may_be_in_cell`).
 MAY_BE_IN_CELL = "fdc-may-be-in-cell"
 #: Planning-only fluents of a forbidden placement: `fdc-as-refused-K-J`, occupant J of
@@ -503,14 +501,14 @@ class PlanningWorld:
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
         """Whether each atom holds in the initial state (one checker call per predicate;
-        none of `VIEWED`)."""
+        none judged from where the robot stands: `Registry.viewer_relative`)."""
         new: dict[str, list[GAtom]] = {}
         for a in wanted:
             if a not in self._truth:
                 new.setdefault(a.predicate, []).append(a)
         for predicate, batch in new.items():
             batch = list(dict.fromkeys(batch))
-            if predicate in VIEWED:  # none holds at the start (`VIEWED`)
+            if predicate in self.registry.viewer_relative():  # none holds at the start
                 self._truth.update(dict.fromkeys(batch, False))
                 continue
             truth = self.registry.evaluate_many(predicate, [a.args for a in batch], self.context)
@@ -748,7 +746,7 @@ class PlanningWorld:
                        if all(x in keep for x in row))
         for c in self.registry.predicates():
             if c.kind is not Kind.FLUENT or c.name not in self.info.predicates or \
-                    c.name not in mentioned | self._read or c.name in VIEWED:
+                    c.name not in mentioned | self._read or c.meaning.viewer_relative:
                 continue
             decl = self.info.predicates[c.name]
             domains = [[e for e in self.facts.entities(p.types) if e in objects]

@@ -9,6 +9,7 @@ simulated (nothing the robot can move) compiles without one: its memory template
 skipped, with the reason (`SceneCompiler.no_experience`).
 The experience's manifest entry (`ExperienceRef`) is made here too, where it is known
 whether the log was given or simulated.
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from fdc.core.errors import InputError
 from fdc.core.hashing import scene_sha256, sha256_text
 from fdc.core.inputs import InputFileError, InputKind, read_input_bytes, read_input_text
 from fdc.core.jsonl import loads
 from fdc.core.problems import render_text
 from fdc.sim_bridge.scene.load import LoadResult, load_scene, parse_scene
+from fdc.sim_bridge.world.experience import Experience
 
 from .manifest import ExperienceRef
 from .options import CompileOptions
@@ -137,10 +141,6 @@ def experience(job: SceneJob, graph: SceneGraph, sha: str, seed: int, needed: bo
 
 def load_experience(path: str) -> tuple[Experience, str]:
     """An experience log and the sha256 of its bytes."""
-    from pydantic import ValidationError
-
-    from fdc.sim_bridge.world.experience import Experience
-
     try:
         data = read_input_bytes(path, InputKind.EXPERIENCE)
         log = Experience.model_validate(loads(data))

@@ -5,6 +5,7 @@ line and its children on their own lines, two spaces further in, Lisp style. Com
 of the original source are kept: each is written before the first printed line that
 starts after it, or at the end of the line it trailed.
 `parse(print_unit(unit)) == unit` for every unit the parser produces.
+See docs/language.md.
 """
 
 from __future__ import annotations

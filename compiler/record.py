@@ -4,6 +4,7 @@ The task's id is a hash of what makes the task (template and version, bindings, 
 content, and for a memory task the experience), so it is stable across runs and distinct
 across scenes; two scene files of equal content are told apart by the second's scope.
 The instruction variant listed first is drawn with the seed and the id.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ exports, `fdc evaluate` and the baselines all find a suite's inputs this one way
 
 What cannot be found or read raises `ReopenError`, a scene file that does not load
 `SceneLoadError`; `load` finds and checks everything some records need before any work.
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from fdc.core.errors import InputError
-from fdc.core.hashing import sha256_text
+from fdc.core.hashing import scene_sha256, sha256_text
 from fdc.core.inputs import InputFileError, InputKind, read_input_bytes, read_input_text
 from fdc.core.jsonl import loads
 from fdc.core.problems import Diagnostic
+from fdc.sim_bridge.world.experience import Experience
 
 from .manifest import ExperienceRef, Manifest, SceneEntry
 from .options import CompileOptions
@@ -99,8 +103,6 @@ def reopen_suite(suite: str | Path, *, scenes: Sequence[str | Path] = (),
 
 def _manifest_beside(suite: Path) -> Manifest | None:
     """The manifest beside the suite, if there is one."""
-    from pydantic import ValidationError
-
     path = suite.parent / "manifest.json"
     if not path.is_file():
         return None
@@ -283,8 +285,6 @@ class ReopenedSuite:
         return found
 
     def _sha(self, path: Path) -> str:
-        from fdc.core.hashing import scene_sha256
-
         key = path.resolve()
         found = self._shas.get(key)
         if found is None:
@@ -311,8 +311,6 @@ class ReopenedSuite:
     def given_experiences(self) -> dict[str, Experience]:
         """The experience logs given, by sha256."""
         if self._given is None:
-            from fdc.sim_bridge.world.experience import Experience
-
             logs: dict[str, Experience] = {}
             for path in self.experiences:
                 try:
@@ -340,8 +338,6 @@ class ReopenedSuite:
 
     def _rebuild(self, entry: SceneEntry, ref: ExperienceRef, scene: Path
                  ) -> tuple[Experience, str]:
-        from fdc.sim_bridge.world.experience import Experience
-
         if not ref.simulated:
             assert ref.path is not None
             try:

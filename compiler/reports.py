@@ -1,7 +1,7 @@
 """What compiling gives: per template on a scene, its task records and why the other
 bindings dropped (`TemplateReport`, each binding's `Outcome` for `fdc explain`), and a
 scene's reports (`SceneResult`). A shard keeps a report as its summary and records
-(`emit.TemplateSummary`), and the manifest adds the summaries up."""
+(`emit.TemplateSummary`), and the manifest adds the summaries up. See docs/architecture.md."""
 
 from __future__ import annotations
 

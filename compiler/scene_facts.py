@@ -31,6 +31,7 @@ the product of its argument types' entities. Tests hold each direct construction
 `StateFacts` is the view the binder uses for `:constraints`: the same facts, with the
 fluent predicates decided in one world state (the scene's initial state for a process
 task, the world the experience left behind for a memory task).
+See docs/architecture.md.
 """
 
 from __future__ import annotations

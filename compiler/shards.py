@@ -49,6 +49,7 @@ templates alone (`job_entries`), whose task ids hold the day's experience, so th
 differ from day to day and the ids of day 1 are those of a one-day compile. Two days of
 one scene with the same experience would make the same tasks: an input error
 (`check_days`).
+See docs/scale.md.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from fdc.core.files import Outputs, write_atomic
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
 from fdc.core.limits import Limits, current, set_current
+from fdc.core.version import __version__
 from fdc.predicates.builtin import default_registry
 
 from .emit import ManifestBuilder, TemplateSummary, manifest_beside
@@ -176,8 +178,6 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
     """The key of one shard: everything its scene, experience and start states depend on,
     by content, not by the spelling of a path (`files`: the `scene_digest` of scene
     files already read, by path)."""
-    from fdc.core.version import __version__
-
     files = {} if files is None else files
     if job.path not in files:
         files[job.path] = scene_digest(job.path)

@@ -19,6 +19,7 @@ from fdc.instructions.describe import Describer
 from fdc.predicates.goal import GAtom, Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import Context, Registry
 from fdc.predicates.verify import evaluate
+from fdc.sim_bridge.world.experience import snapshot_at
 from fdc.sim_bridge.world.state import AgentPose, Snapshot
 
 from .scene_facts import SceneFacts, StateFacts
@@ -38,7 +39,6 @@ def start_snapshots(graph: SceneGraph, log: Experience | None) -> tuple[Snapshot
     """The scene's initial state, and the world the experience left behind (objects at
     their final places, the robot where the log ends)."""
     from fdc.sim_bridge.world.embedded import EmbeddedWorld
-    from fdc.sim_bridge.world.experience import snapshot_at
 
     initial = EmbeddedWorld(graph).snapshot()
     if log is None or not log.frames:

@@ -17,6 +17,7 @@ reads the goal: which atoms must hold (every part of a conjunction, every step o
 sequence, some part of a disjunction, N items of a count), and which relocation each
 asks for; the geometry is the scene graph's. An atom that holds at the start is never
 judged (the item need not move), nor a negated one, a memory task's targets, or PARTNR's checklists.
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, assert_never
 
 from fdc.predicates.algebra import children, is_atom
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
@@ -54,6 +56,7 @@ from .drops import Drop, DropCode
 from .targets import goal_targets
 
 if TYPE_CHECKING:
+    from fdc.predicates.registry import Registry
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
 
     from .start import TemplateStart
@@ -82,8 +85,6 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
     """The rule that makes `goal` impossible in the embedded world, or None. `holds`:
     an atom's truth at the start; `thresholds`: the checkers' (`on_top_m`,
     `on_below_m`, `inside_margin_m`; the registry's defaults where missing)."""
-    from fdc.predicates.builtin import default_registry
-
     th = {**default_registry().default_thresholds(), **thresholds}
     band = {"on_top_m": th["on_top_m"], "on_below_m": th["on_below_m"]}
     memo: dict[GAtom, Infeasible | None] = {}
@@ -200,15 +201,6 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
     return walk(goal)
 
 
-#: Relations to anchors: where several items go by one, how they can be put down
-#: together depends on where each one lands, which no rule above decides.
-ANCHORED = frozenset({"around", "at-side", "between"})
-#: Predicates that relocate their first argument (the item): the atoms whose items a
-#: task moves (the agents' actions change no other fluent of an item).
-RELOCATING = frozenset({"on", "in-cell", "inside", "around", "at-side", "between", "in-room",
-                        "on-furniture", "same-surface"})
-
-
 def placing_atoms(goal: Goal) -> list[GAtom]:
     """The atoms a goal needs to hold that may put an item somewhere: every atom of its
     conjunctions, disjunctions and steps, and a count's unless `at-most` (a negated atom
@@ -232,7 +224,8 @@ def placing_atoms(goal: Goal) -> list[GAtom]:
     return found
 
 
-def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
+def needs_witness(goal: Goal, holds: Callable[[GAtom], bool],
+                  registry: Registry | None = None) -> bool:
     """Whether a goal is one the geometric rules cannot decide, so that its task is
     emitted only with a witness (`CompileOptions.witness`, the manipulation oracle's
     trace): it moves two or more items in all (`holds`: an atom's truth at the start; an
@@ -241,12 +234,15 @@ def needs_witness(goal: Goal, holds: Callable[[GAtom], bool]) -> bool:
     together depends on where each lands (two laptops by a box on a console, a towel
     between a clock and the laptop just put beside it, three plates in the centre of a
     table among what stands there already), which the world decides one placement at a
-    time."""
+    time. `registry`: the predicates' meaning (`Registry.relocating`, `anchored`;
+    default: fdc's)."""
+    registry = registry or default_registry()
+    relocating, anchored = registry.relocating(), registry.anchored()
     moved = [a for a in placing_atoms(goal)
-             if a.predicate in RELOCATING and a.args and not holds(a)]
+             if a.predicate in relocating and a.args and not holds(a)]
     if len({a.args[0] for a in moved}) < 2:
         return False
-    if any(a.predicate in ANCHORED for a in moved):
+    if any(a.predicate in anchored for a in moved):
         return True
     cells: dict[tuple[str, ...], set[str]] = {}
     for a in moved:
@@ -271,9 +267,9 @@ def _conjuncts(g: GAnd) -> list[GAtom]:
 
 def _surface_of(a: GAtom, graph: SceneGraph) -> tuple[str, str, Direction | None] | None:
     """(movable item, surface, cell or None) for an atom that puts an item on a
-    surface (`on`, `in-cell`, `inside` a receptacle), else None."""
+    surface (`Registry.packed`: `on`, `in-cell`, `inside` a receptacle), else None."""
     p, args = a.predicate, a.args
-    if p not in ("on", "in-cell", "inside") or len(args) < 2 or \
+    if p not in default_registry().packed() or len(args) < 2 or \
             not all(graph.has(x) for x in args[:2]):
         return None
     item, where = graph.entity(args[0]), graph.entity(args[1])

@@ -8,6 +8,7 @@ every bad line with its number and JSON path; it never raises on bad input.
 A task id names files (`fdc export pddl` writes `<id>.pddl`, `fdc run-baseline` a
 trajectory `<id>.jsonl`), so every reader holds it to one rule, `TaskId`: 1 to 128
 letters, digits, `.`, `_` or `-`, the first a letter or digit.
+See docs/formats/task.md.
 """
 
 from __future__ import annotations

@@ -23,7 +23,11 @@ be on a file system they share, at the same path.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +39,8 @@ from fdc.core.errors import InputError
 from fdc.core.files import write_atomic
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputFileError, InputKind, read_input_bytes
+from fdc.core.version import __version__
+from fdc.sim_bridge.world.state import AgentPose
 
 from .suite import TaskRecord, is_memory_manipulation
 
@@ -69,10 +75,6 @@ class Mapper(Protocol):
 def render_version() -> str:
     """A digest of fdc's version and the source of the code that draws frames (the
     renderer and `snapshot_at`): a change to either renders everything again."""
-    import importlib.util
-
-    from fdc.core.version import __version__
-
     parts = [__version__]
     for name in [*(f"fdc.sim_bridge.render.{m}" for m in RENDER_MODULES),
                  "fdc.sim_bridge.world.experience"]:
@@ -146,10 +148,6 @@ def join_pieces(j: Joined) -> None:
     """Join an experience's rendered pieces into its frames directory, written whole or
     not at all (the video, when asked, encoded here from the frames in order), and remove
     the pieces: the bytes of `render_experience` on the whole day."""
-    import os
-    import shutil
-    import tempfile
-
     from fdc.sim_bridge.render.camera import Camera
     from fdc.sim_bridge.render.frames import _put_in_place, _relative, _video_writer, stamp
     from fdc.sim_bridge.render.index import FramesIndex
@@ -198,7 +196,6 @@ def render_view_job(job: ViewJob) -> str:
     from fdc.sim_bridge.render.frames import encode_png
     from fdc.sim_bridge.render.renderer import Renderer
     from fdc.sim_bridge.world.experience import Experience
-    from fdc.sim_bridge.world.state import AgentPose
 
     from .start import start_snapshots
 

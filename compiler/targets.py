@@ -1,5 +1,5 @@
 """A ground goal's answer set: the entities a task is about (`goal_targets`), which the
-record lists, the start checks require, and the exports read."""
+record lists, the start checks require, and the exports read. See docs/architecture.md."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputKind, read_input_bytes
 from fdc.core.problems import SourceFile
+from fdc.domain import LIBRARY_ROOT, builtin_template_files
 from fdc.instructions.variants import variant_texts
 from fdc.predicates.registry import Kind as CheckerKind
 from fdc.predicates.registry import Registry
@@ -64,20 +65,17 @@ def is_memory_template(t: A.Template, registry: Registry) -> bool:
     return False
 
 
-#: The fluents a memory task's goal may name and still be answered by returning
-#: somewhere: where the robot is. A memory template whose goal names another fluent
-#: asks the robot to change the world (`is_memory_manipulation_template`).
-ROBOT_PLACE = frozenset({"robot-at-object", "robot-at-receptacle", "robot-in-room"})
-
-
 def is_memory_manipulation_template(t: A.Template, registry: Registry) -> bool:
     """Whether a memory template (`is_memory_template`) asks for manipulation: its
     goal names a fluent other than where the robot is (`(on ?o ?s)`), so its tasks
     start where the experience ends and are acted out, planned and scored as
-    manipulation tasks, not answered with frames."""
+    manipulation tasks, not answered with frames. The fluents of where the robot is
+    (`Registry.robot_place`) are those a memory task's goal may name and still be
+    answered by returning somewhere."""
     if t.goal is None or not is_memory_template(t, registry):
         return False
-    return any(isinstance(n, A.Atom) and n.predicate not in ROBOT_PLACE
+    robot_place = registry.robot_place()
+    return any(isinstance(n, A.Atom) and n.predicate not in robot_place
                and n.predicate in registry
                and registry.checker(n.predicate).kind is CheckerKind.FLUENT
                for n in t.goal.walk())
@@ -86,8 +84,6 @@ def is_memory_manipulation_template(t: A.Template, registry: Registry) -> bool:
 def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]:
     """Check template files (the built-in library when `paths` is None) and return the
     templates ready to compile, with the check result (its diagnostics for the CLI)."""
-    from fdc.domain import builtin_template_files
-
     from .check import check_paths
 
     files = [str(p) for p in builtin_template_files()] if paths is None else list(paths)
@@ -110,8 +106,6 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
 def _display(path: str) -> str:
     """A template's path as records show it: relative to the working folder when inside
     it, to the built-in library for built-in templates."""
-    from fdc.domain import LIBRARY_ROOT
-
     try:
         return "fdc:domain/" + Path(path).resolve().relative_to(LIBRARY_ROOT).as_posix()
     except ValueError:

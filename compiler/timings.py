@@ -5,6 +5,7 @@ The pipeline runs every pass through `Timings.run` (and the lazily drawn binding
 through `Timings.each`), so timing costs two clock reads a call and never touches what
 a pass computes. Worker processes return their `Timings` with their results, and
 `merge` adds them up; `fdc compile --timings` prints the table, passes in `Pass` order.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
 for the ground pass to widen the goal over. The descriptions of the goal's targets come
 after grounding (they are the goal's). **Render** fills every instruction variant with
 those values in the sandboxed renderer (`fdc.instructions.render`).
+See docs/architecture.md.
 """
 
 from __future__ import annotations

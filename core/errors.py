@@ -5,6 +5,7 @@ Each layer defines the errors of its own job (`BindError`, `TrajectoryError`,
 design and lets real bugs through. An error that callers catch by a builtin class keeps
 that base as well (`TrajectoryError(FdcError, ValueError)`). Problems that a reader or a
 checker reports without stopping are not errors: they are `Diagnostic`s (`fdc.core.problems`).
+See docs/diagnostics.md.
 """
 
 from __future__ import annotations

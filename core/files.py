@@ -8,6 +8,7 @@ folder, a device such as `/dev/full`, a fifo, a symlink to one) is refused, neve
 replaced. `FileNames` derives file names from ids (task ids) so that each stays inside
 its folder and no two collide, even on a case-insensitive file system. Every failure is
 an `OutputError` naming the path and why.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Content hashes: what a manifest, a trajectory header or an experience log records of
-the files it was made from, so that it is never read against other ones."""
+the files it was made from, so that it is never read against other ones.
+See docs/architecture.md."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ refused before a byte is read), at most the size limit of the input's kind
 (`fdc.core.limits`), read with a bounded read, gzip input (episodes) decompressed no
 further than that limit, and UTF-8 faults located. Every fault is an `InputFileError`
 whose message names the file.
+See docs/limits.md.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ so every reader reports them as it reports bad JSON) located by line, column and
 path, before Python's recursion or integer-conversion limits can raise. NaN and the
 infinities are read as floats, so that the model that does not allow them rejects them
 with their JSON path.
+See docs/architecture.md.
 """
 
 from __future__ import annotations

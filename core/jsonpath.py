@@ -1,5 +1,5 @@
 """JSON paths: where a value sits in a JSON document, written as people read it,
-`objects[3].pose.position[2]`."""
+`objects[3].pose.position[2]`. See docs/architecture.md."""
 
 from __future__ import annotations
 

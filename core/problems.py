@@ -26,6 +26,7 @@ The text renderings are the ones fdc has always printed: `render_text` (severity
 and message, located; then the source line and the hint, when there are),
 `render_message` (a fault of a file, without severity: `file:LINE: PATH: message`) and
 `render_line` (a bad line of a JSONL file the caller names: `line LINE at PATH: message`).
+See docs/diagnostics.md.
 """
 
 from __future__ import annotations

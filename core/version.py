@@ -1,3 +1,3 @@
-"""The version of fdc, recorded in every manifest and report it writes."""
+"""The version of fdc, recorded in every manifest and report it writes. See docs/architecture.md."""
 
 __version__ = "0.1.0"

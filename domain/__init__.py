@@ -1,4 +1,5 @@
-"""fdc's built-in PDDL domain(s) and template library (data), and their loader."""
+"""fdc's built-in PDDL domain(s) and template library (data), and their loader.
+See docs/library.md."""
 
 from __future__ import annotations
 

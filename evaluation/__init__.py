@@ -1,2 +1,3 @@
 """Scoring agents on compiled suites: FindingDory's memory metrics, ManiTaskGen's
-success rate and intermediate points, per-task feedback, reports and plots."""
+success rate and intermediate points, per-task feedback, reports and plots.
+See docs/evaluation.md."""

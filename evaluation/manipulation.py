@@ -37,6 +37,7 @@ task: success and the four stages of its relocation atoms.
 Each result carries a `ReflectionNote`: the goal in words, the actions taken and what
 came of them, the stage that failed and what the oracle would have done next: the
 step-wise feedback ManiTaskGen gives agents.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from typing import TYPE_CHECKING, assert_never
 from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.actions import ActionName, AgentAction
-from fdc.agents.env import RELOCATING, ManipulationEnv, within_reach
+from fdc.agents.env import ManipulationEnv, within_reach
 from fdc.core.limits import current
 from fdc.predicates.algebra import (
     NotExpandable,
@@ -58,6 +59,7 @@ from fdc.predicates.algebra import (
     junction_parts,
     literal,
 )
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
@@ -71,7 +73,9 @@ from fdc.predicates.goal import (
     GThen,
     to_pddl,
 )
+from fdc.predicates.registry import Context, Mode
 from fdc.predicates.verify import Verdict, evaluate, verify
+from fdc.sim_bridge.world.snapshot import SnapshotState
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
@@ -87,7 +91,6 @@ STAGES: dict[int, str] = {
     3: "at the destination holding it",
     4: "placed correctly",
 }
-RELOCATIONS = RELOCATING
 #: A step that is not achieved scores at most this much.
 UNFINISHED_CAP = 75.0
 
@@ -146,9 +149,6 @@ class _Trace:
     """The replayed trajectory, with each atom judged at most once per snapshot."""
 
     def __init__(self, env: ManipulationEnv) -> None:
-        from fdc.predicates.builtin import default_registry
-        from fdc.predicates.registry import Context, Mode
-
         self.env = env
         self.graph = env.graph
         self.snapshots: tuple[Snapshot, ...] = env.world.snapshots
@@ -160,8 +160,6 @@ class _Trace:
         self._cache: dict[tuple[GAtom, int], bool] = {}
 
     def state(self, i: int) -> SnapshotState:
-        from fdc.sim_bridge.world.snapshot import SnapshotState
-
         found = self._states.get(i)
         if found is None:
             found = self._states[i] = SnapshotState(self.graph, self.snapshots[i])
@@ -281,7 +279,7 @@ def _score_process(goal: Goal, trace: _Trace, verdict: Verdict
 
 def _score_part(g: Goal, trace: _Trace, first: int, judged: int) -> _Part:
     match g:
-        case GAtom() if g.predicate in RELOCATIONS:
+        case GAtom() if g.predicate in default_registry().relocating():
             s = trace.stage(g, first, judged)
             return _Part(POINTS_PER_STAGE * s, s, None if s == 4 else g)
         case GAtom() | GNot():  # a `not` judged whole, as atoms that relocate nothing
@@ -345,7 +343,7 @@ def _note(task: TaskRecord, env: ManipulationEnv, trace: _Trace,
                               advice="the goal holds: nothing to correct")
     where, part = failed
     atom_stage = stage or 0
-    if is_atom(part) and part.predicate in RELOCATIONS:
+    if is_atom(part) and part.predicate in default_registry().relocating():
         atom_stage = trace.stage(part, 0, len(trace.snapshots) - 1)
     next_action, advice = oracle_next(env, part, atom_stage)
     name = STAGES.get(min(atom_stage + 1, 4), "")
@@ -379,7 +377,7 @@ def oracle_next(env: ManipulationEnv, part: Goal, stage: int
         return act(ActionName.OPEN if value else ActionName.CLOSE, furniture), \
             f"{verb} `{furniture}`"
     lit = literal(part)
-    if lit is None or lit[0].predicate not in RELOCATIONS:
+    if lit is None or lit[0].predicate not in default_registry().relocating():
         return None, (f"make {to_pddl(part)} true: the action space has no action for it"
                       if part.kind != "not" else
                       f"make {to_pddl(part)} true: the action space cannot change it")

@@ -28,6 +28,7 @@ the stop that ended the task.
 SPL conventions: L* = L = 0 gives 1 (the agent stood at the goal and did not move);
 L* = 0 < L gives 0; an undefined L* (a target without valid frames, or unreachable)
 gives 0 - success is then impossible through frames anyway.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import GAtom, GTargets, GThen
 from fdc.predicates.registry import Context, Mode
 from fdc.predicates.verify import STOP, verify, verify_snapshots
+from fdc.sim_bridge.graph.routes import Walker
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.routes import Walker
@@ -155,7 +157,6 @@ class MemoryWorld:
 
     def __init__(self, graph: SceneGraph, log: Experience) -> None:
         from fdc.compiler.start import start_snapshots
-        from fdc.sim_bridge.graph.routes import Walker
         from fdc.sim_bridge.world.snapshot import SnapshotState
 
         self.graph = graph

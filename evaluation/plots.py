@@ -6,12 +6,15 @@ Rates are drawn as percentages, manipulation points as they are, on one 0-100 ax
 share of tasks an agent can solve at all (`solvable`: every target has a valid frame) is
 not a score: it is drawn as a reference line over each group's bars, the ceiling of its
 high-level metrics. The bytes carry no date or version, so reports give the same files.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from fdc.evaluation.report import MANIPULATION_METRICS, MEMORY_METRICS, EvaluationReport, GroupRow
 
@@ -57,7 +60,6 @@ def _panels(groups: list[list[GroupRow]], runs: list[str], names: dict[str, str]
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     from fdc.sim_bridge.pictures import figure_bytes
 

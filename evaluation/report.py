@@ -12,6 +12,7 @@ the scores per category, per level and overall (`summarise`). Rates are fraction
 
 High-level metrics are reported when some memory prediction names frames, low-level ones
 when some names a trajectory; a memory task without them then counts as a failure.
+See docs/formats/evaluation-report.md.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fdc.agents.predictions import Prediction
 from fdc.compiler.suite import TaskRecord, is_memory_manipulation
-from fdc.core.problems import Diagnostic, Severity, render_message
+from fdc.core.problems import Diagnostic, Severity, did_you_mean, render_message
+from fdc.core.version import __version__
 from fdc.evaluation.memory import (
     START_TOLERANCE_M,
     HighLevelScore,
@@ -365,16 +367,12 @@ def build_report(
     on_task: Callable[[TaskRecord], None] | None = None,
 ) -> Evaluation:
     """Score every task of the suite on its prediction (see the module)."""
-    from fdc.core.version import __version__
-
     b = _Builder(sources, trajectory_root)
     b.findings.extend(problems)
     by_id = {r.id: r for r in records}
     mine: dict[str, tuple[int, Prediction]] = {}
     for n, p in predictions:
         if p.task_id not in by_id:
-            from fdc.core.problems import did_you_mean
-
             b.find("error", "unknown-task", f"no task `{p.task_id}` in the suite", None,
                    n, "task_id", did_you_mean(p.task_id, list(by_id)))
         else:

@@ -2,7 +2,7 @@
 share. The file is read once (`read_predictions_file`), then the scenes and experiences
 the predicted tasks need are found and checked before any task is scored
 (`score_predictions`): a missing scene raises `ReopenError`, one that does not load
-`SceneLoadError`, before work starts."""
+`SceneLoadError`, before work starts. See docs/evaluation.md."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.agents.predictions import Prediction, read_predictions
+from fdc.compiler.suite import is_memory_manipulation
 from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputKind, read_input_bytes
 from fdc.core.problems import Diagnostic
+from fdc.evaluation.memory import frames_expected
 from fdc.evaluation.report import Evaluation, build_report, is_memory
 
 if TYPE_CHECKING:
@@ -42,9 +44,6 @@ def read_predictions_file(path: Path) -> PredictionsFile:
 def tasks_needing_inputs(records: Sequence[TaskRecord], predictions: Sequence[Prediction]
                          ) -> tuple[list[TaskRecord], list[TaskRecord]]:
     """The tasks whose scene graph, and those whose experience log, scoring will read."""
-    from fdc.compiler.suite import is_memory_manipulation
-    from fdc.evaluation.memory import frames_expected
-
     by_id = {r.id: r for r in records}
     predicted = [(by_id[p.task_id], p) for p in predictions if p.task_id in by_id]
     graph_tasks = [t for t, p in predicted if p.frames is not None or p.trajectory is not None

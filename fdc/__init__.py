@@ -1,4 +1,5 @@
-"""fdc: compiles PDDL task templates into verifiable task suites for embodied agents."""
+"""fdc: compiles PDDL task templates into verifiable task suites for embodied agents.
+See docs/cli.md."""
 
 from fdc.core.version import __version__
 

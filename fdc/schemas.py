@@ -1,4 +1,5 @@
-"""The public formats: name -> the pydantic model that defines it (imported lazily)."""
+"""The public formats: name -> the pydantic model that defines it (imported lazily).
+See docs/formats/."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ policy then rejects the binding or widens the goal to all of them.
 
 Values (colors, categories, cells, clock times) are their own words and never ambiguous.
 Relations are read in a world state: where things stand when the task begins.
+See docs/instructions.md.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fdc.instructions.filters import ordinal_word, with_article
 from fdc.instructions.ordinals import (
     ACROSS,
     UP,
@@ -486,8 +488,6 @@ class Describer:
                 if o[0] not in ADJECTIVES]
 
     def _some(self, category: str) -> str:
-        from fdc.instructions.filters import with_article
-
         return with_article(category)
 
 
@@ -514,8 +514,6 @@ def _not_repeated(part: str, owner: str) -> str:
 def _surface_words(name: str, container: bool) -> str:
     """`shelf_1` -> 'second shelf', `top` -> 'top'; a container's floor is a compartment:
     `lower` -> 'lower compartment', `inside` -> 'compartment'."""
-    from fdc.instructions.filters import ordinal_word
-
     base, _, index = name.rpartition("_")
     if base and index.isdigit():
         text = f"{ordinal_word(int(index) + 1)} {words(base)}"

@@ -2,6 +2,7 @@
 
 Every filter is a plain function; `FILTERS` maps the name a template writes
 (`{{ item | a }}`) to it. `fdc check` reads the names from here to flag unknown filters.
+See docs/instructions.md.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ render sandbox (`fdc.instructions.render`) would refuse is reported here, so tha
 never first appears at compile: attributes and calls it forbids (J605), constants that
 would build past the render limits (J606: `'x' * 10**9`, `range(10**9)`, a format width
 of a billion), and macros that call themselves (J607).
+See docs/instructions.md.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from fdc.core.limits import Limits, current
 from fdc.core.problems import Diagnostic, Severity, Span, did_you_mean
+from fdc.instructions.filters import FILTERS, GLOBALS
 from fdc.instructions.variants import Variant, jinja_name
 
 
@@ -33,15 +35,11 @@ def _environment() -> Any:
 def known_filters() -> frozenset[str]:
     from jinja2.filters import FILTERS as JINJA_FILTERS
 
-    from fdc.instructions.filters import FILTERS
-
     return frozenset(JINJA_FILTERS) | frozenset(FILTERS)
 
 
 @cache
 def fdc_filters() -> frozenset[str]:
-    from fdc.instructions.filters import FILTERS
-
     return frozenset(FILTERS)
 
 
@@ -55,8 +53,6 @@ def _name_hint(name: str, params: dict[str, str], names_ok: frozenset[str]) -> s
 
 @cache
 def known_globals() -> frozenset[str]:
-    from fdc.instructions.filters import GLOBALS
-
     return frozenset(_environment().globals) | frozenset(GLOBALS) | {"loop"}
 
 

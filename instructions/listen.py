@@ -13,6 +13,7 @@ describer says ("the left half", "the object you moved") are not mentions.
 Each mention resolves to the entities it fits; `fdc validate` reports one that fits
 several (`ambiguous-reference`) or one that fits none, or another entity than those the
 task is about (`wrong-reference`).
+See docs/instructions.md.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ the end it counts from up to the thing named.
 
 The doorway: standing in the room's door nearest (along the floor) to where the robot
 starts, facing the room's centre. A room without doors has no left and right.
+See docs/instructions.md.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ Parameters reach an instruction as `EntityText`: a string holding the entity's b
 phrase ("red mug"), so every text filter works on it, with the entity's `id`, its
 definite `description` ("the red mug", what `ref` prints) and `indefinite` form.
 Whitespace is normalised: an instruction is one line of single-spaced words.
+See docs/instructions.md.
 """
 
 from __future__ import annotations

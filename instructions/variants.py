@@ -4,6 +4,7 @@ An instruction file holds variants separated by lines holding only `---`. Templa
 third-party input, so the file must be a regular file of modest size inside the
 template's own folder. Everything here reads plain text and spans; the compiler's type
 checker hands in what it parsed.
+See docs/instructions.md.
 """
 
 from __future__ import annotations

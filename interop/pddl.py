@@ -1,5 +1,5 @@
 """`fdc export pddl`: a compiled suite as PDDL files, one problem per task, over the
-planning abstraction `fdc validate --solve` certifies with."""
+planning abstraction `fdc validate --solve` certifies with. See docs/formats/pddl-export.md."""
 
 from __future__ import annotations
 

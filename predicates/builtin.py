@@ -2,6 +2,7 @@
 
 Registration is explicit: this module names the checker modules and a `Registry` takes
 what each marks, so the registry module never imports its plugins back.
+See docs/predicates.md.
 """
 
 from __future__ import annotations

@@ -47,8 +47,10 @@ from fdc.core.errors import FdcError
 from fdc.core.problems import Diagnostic, error
 from fdc.predicates.hierarchy import TypeHierarchy, type_text
 from fdc.predicates.hierarchy import type_ancestors as type_ancestors  # checkers import it here
+from fdc.predicates.meaning import Meaning, Placement, Robot, meaning_of
 
 if TYPE_CHECKING:
+    from fdc.sim_bridge.graph.placement import Relation
     from fdc.sim_bridge.graph.regions import Side
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
@@ -209,6 +211,7 @@ class Checker:
     module: str = ""
     doc: str = ""
     over_poses: bool = False  # answers for many poses of the robot (`Context.poses`)
+    meaning: Meaning = field(default_factory=Meaning)  # beyond its truth (`predicates/meaning.py`)
 
     @property
     def arity(self) -> int:
@@ -278,6 +281,7 @@ def _derive(fn: Callable[..., Any], kind: Kind) -> Checker:
         thresholds=MappingProxyType(thresholds), is_function=is_function,
         batched=batched == {True}, fn=fn, module=fn.__module__,
         doc=inspect.cleandoc(fn.__doc__ or ""), over_poses=posed,
+        meaning=meaning_of(fn, [p.name for p in out], where),
     )
 
 
@@ -292,6 +296,7 @@ class Registry:
         self._checkers: dict[str, Checker] = {}
         self._thresholds: dict[str, float] = {}
         self._threshold_owner: dict[str, str] = {}
+        self._meanings: dict[str, Any] = {}  # the answers of the meaning queries, cached
 
     # ----- registration ----------------------------------------------------------------
     def register(self, fn: F, kind: Kind) -> F:
@@ -305,7 +310,14 @@ class Registry:
                     f"threshold `{t}` of `{c.name}` defaults to {default}, but "
                     f"`{self._threshold_owner[t]}` declares {self._thresholds[t]}; "
                     "a threshold has one default")
+        order = c.meaning.placement.order if c.meaning.placement else None
+        for other in self._checkers.values():
+            if order is not None and other.meaning.placement is not None and \
+                    other.meaning.placement.order == order:
+                raise ValueError(f"`{c.name}` and `{other.name}` declare one placement "
+                                 f"order ({order}); an order is one predicate's")
         self._checkers[c.name] = c
+        self._meanings.clear()
         for t, default in c.thresholds.items():
             self._thresholds.setdefault(t, default)
             self._threshold_owner.setdefault(t, c.name)
@@ -370,6 +382,76 @@ class Registry:
 
     def default_thresholds(self) -> Mapping[str, float]:
         return MappingProxyType(dict(sorted(self._thresholds.items())))
+
+    # ----- meaning (declared with `fdc.predicates.meaning.means`) ------------------------
+    def meaning(self, name: str) -> Meaning:
+        """What the predicate `name` means (the empty meaning for a name with no checker)."""
+        c = self._checkers.get(name)
+        return Meaning() if c is None else c.meaning
+
+    def _names(self, query: str, test: Callable[[Meaning], bool]) -> frozenset[str]:
+        found = self._meanings.get(query)
+        if found is None:
+            found = self._meanings[query] = frozenset(
+                c.name for c in self._checkers.values() if test(c.meaning))
+        return typing.cast(frozenset[str], found)
+
+    def relocating(self) -> frozenset[str]:
+        """Predicates that relocate an item (`Meaning.relocates`): the atoms whose items
+        a task moves (the agents' actions change no other fluent of an item)."""
+        return self._names("relocating", lambda m: m.relocates is not None)
+
+    def anchored(self) -> frozenset[str]:
+        """Predicates that put their item by anchors (`Meaning.anchors`)."""
+        return self._names("anchored", lambda m: bool(m.anchors))
+
+    def packed(self) -> frozenset[str]:
+        """Predicates that put their item on one surface or receptacle an argument names
+        (`Meaning.onto`): items bound for one surface are packed together there."""
+        return self._names("packed", lambda m: m.onto is not None)
+
+    def spread(self) -> frozenset[str]:
+        """Predicates any of many surfaces satisfies (`Meaning.any_surface`)."""
+        return self._names("spread", lambda m: m.any_surface)
+
+    def viewer_relative(self) -> frozenset[str]:
+        """Predicates judged in the words of the robot where it stands."""
+        return self._names("viewer_relative", lambda m: m.viewer_relative)
+
+    def about_robot(self) -> frozenset[str]:
+        """Predicates about the robot (`Meaning.robot`): where it is, what it holds."""
+        return self._names("about_robot", lambda m: m.robot is not None)
+
+    def robot_place(self) -> frozenset[str]:
+        """Predicates of where the robot is (`Robot.PLACE`)."""
+        return self._names("robot_place", lambda m: m.robot is Robot.PLACE)
+
+    def placement_order(self) -> tuple[str, ...]:
+        """Predicates a placement makes (`Meaning.placement`), the most specific first."""
+        return self._ordered("placement_order", lambda m: True)
+
+    def placed_in_region(self) -> tuple[str, ...]:
+        """Predicates a placement makes in a region of its surface (`Placement.in_region`),
+        the most specific first."""
+        return self._ordered("placed_in_region", lambda m: m.in_region)
+
+    def placement_relations(self) -> Mapping[str, Relation]:
+        """The placement relation each predicate of `placement_order` names."""
+        found = self._meanings.get("placement_relations")
+        if found is None:
+            placed = {c.name: c.meaning.placement.relation for c in self._checkers.values()
+                      if c.meaning.placement is not None}
+            found = self._meanings["placement_relations"] = MappingProxyType(
+                {name: placed[name] for name in self.placement_order()})
+        return typing.cast(Mapping[str, "Relation"], found)
+
+    def _ordered(self, query: str, test: Callable[[Placement], bool]) -> tuple[str, ...]:
+        found = self._meanings.get(query)
+        if found is None:
+            placed = [(c.meaning.placement.order, c.name) for c in self._checkers.values()
+                      if c.meaning.placement is not None and test(c.meaning.placement)]
+            found = self._meanings[query] = tuple(name for _, name in sorted(placed))
+        return typing.cast(tuple[str, ...], found)
 
     # ----- evaluation -------------------------------------------------------------------
     def _call(self, c: Checker, columns: list[Any], ctx: Context, mode: Mode | None) -> Any:

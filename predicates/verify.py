@@ -28,6 +28,7 @@ The trajectory is a sequence of snapshots, each with the action that led to it. 
 `holds(atom, i)` answers whether a fluent atom holds at snapshot `i`; the caller binds it
 to checkers and world states (and caches as it likes). A `count` or `cluster` node that
 sets its own thresholds is judged with `holds.tuned(thresholds)` (`TunableHolds`).
+See docs/predicates.md.
 """
 
 from __future__ import annotations

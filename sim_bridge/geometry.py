@@ -3,6 +3,7 @@
 Every function takes arrays of many things at once; none loops over boxes in Python.
 Frames: a 2D frame is (origin x, origin y, yaw); frame coordinates are (u, v) with u
 along the heading (the front) and v to its left.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ a binary glTF (`.glb`) has its structure checked first (the header, its declared
 against the file's, the JSON chunk, the binary chunk, and every buffer, buffer view and
 accessor within the bytes it points into), and whatever trimesh raises on the rest is a
 `MeshFileError` saying what the file was expected to hold.
+See docs/formats/scene.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ walk and interaction timeline on the map (PNG or SVG).
 
 A map of a task draws the world in the state the task starts in (`map_world`; the state
 from `fdc.compiler.start.task_start_state`): a memory task's items where the experience
-left them and the robot where the log ends, not where the scene put them."""
+left them and the robot where the log ends, not where the scene put them.
+See docs/scene-graph.md."""
 
 from __future__ import annotations
 

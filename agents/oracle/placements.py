@@ -10,8 +10,8 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, assert_never
 
 from fdc.agents.env import ManipulationEnv, listed_regions, preview_place
-from fdc.compiler.start_checks import ANCHORED
 from fdc.predicates.algebra import children
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
@@ -63,7 +63,6 @@ def state_after(env: ManipulationEnv, item: str, placement: Placement,
 def truth_in(env: ManipulationEnv, state: SnapshotState | None = None,
            thresholds: dict[str, float] | None = None) -> Callable[[Goal], bool]:
     """A goal's truth in `state` (default: the world now)."""
-    from fdc.predicates.builtin import default_registry
     from fdc.predicates.registry import Context
     from fdc.predicates.verify import evaluate
 
@@ -134,7 +133,8 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
     p, args = atom.predicate, atom.args
     g = env.graph
     cfg = posed.config.placement
-    if p in ANCHORED:  # judged with the anchor's container open: `make_true` opens it first
+    if p in default_registry().anchored():  # judged with the anchor's container open:
+        # `make_true` opens it first
         s = posed.support_of(args[1])
         if s is not None and posed.surface(s).container is not None and \
                 not posed.surface(s).is_open:

@@ -29,11 +29,6 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.state import Snapshot
 
-#: A goal relation a placement makes, in the order a placement is written as fdc-home's
-#: action (the first that holds after it wins; else a plain `place`).
-PLACED_AS = ("between", "at-side", "around", "in-cell")
-
-
 def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
                 ) -> list[PlanStep]:
     """The oracle's trace (`oracle_actions`) written as a plan of fdc-home's actions (as
@@ -94,7 +89,7 @@ class _PlanWriter:
         self.task, self.graph, self.env = task, graph, env
         self.registry = default_registry()
         self.wanted = [a for a in atoms(expand_counts(task.goal, current().goal_atoms))
-                       if a.predicate in PLACED_AS]
+                       if a.predicate in self.registry.placed_in_region()]
         self.steps: list[PlanStep | _FurniturePlacement] = []
         self.at: str | None = None  # the surface the robot is at, in the abstraction
         self.last: dict[str, int] = {}  # item -> the step of its last furniture placement
@@ -117,12 +112,14 @@ class _PlanWriter:
 
     def made_by(self, item: str, on: str) -> GAtom | None:
         """The first relation of the goal's about `item` (on furniture surface `on`)
-        that holds now."""
+        that holds now, in the order a placement is written as fdc-home's action
+        (`Registry.placed_in_region`; none: a plain `place`)."""
         ctx = self.context()
         made = [a for a in self.wanted if a.args[0] == item and
                 (a.predicate != "in-cell" or a.args[1] == on)
                 and self.registry.evaluate(a.predicate, a.args, ctx)]
-        return min(made, key=lambda a: PLACED_AS.index(a.predicate)) if made else None
+        order = self.registry.placed_in_region()
+        return min(made, key=lambda a: order.index(a.predicate)) if made else None
 
     def cell_of(self, item: str, on: str) -> GAtom | None:
         """The cell of furniture surface `on` that `item` is in now, by the checkers."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, assert_never
 
 from fdc.agents.actions import ActionName, AgentAction
-from fdc.agents.env import RELOCATING, ManipulationEnv, listed_regions, preview_place
+from fdc.agents.env import ManipulationEnv, listed_regions, preview_place
 from fdc.agents.oracle.errors import Refused, Unsolvable
 from fdc.agents.oracle.placements import (
     CLEAR_CANDIDATES,
@@ -25,8 +25,8 @@ from fdc.agents.oracle.placements import (
     truth_in,
     without,
 )
-from fdc.compiler.start_checks import ANCHORED
 from fdc.predicates.algebra import junction_parts, literal
+from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
@@ -55,10 +55,6 @@ ORACLE_ROUNDS = 3
 PLACED = " -> "
 #: Items the oracle may move off a destination to make room for a placement.
 ROOM_MOVES = 3
-#: Relations any of many surfaces satisfies: the oracle tries them in turn.
-SPREAD = frozenset({"in-room", "on-furniture"})
-#: Relations whose items the oracle packs together on one surface.
-PACKED = frozenset({"on", "in-cell", "inside"})
 #: Placements tried when packing several items on one surface.
 PACK_BUDGET = 400
 
@@ -300,7 +296,7 @@ class TracePlanner:
                 self.move_away(held, [])
             self.fetch(a.args[0])
             return
-        if a.predicate not in RELOCATING:
+        if a.predicate not in default_registry().relocating():
             raise Unsolvable(f"{to_pddl(a)}: the action space has no action that changes "
                              f"`{a.predicate}`")
         item = a.args[0]
@@ -329,7 +325,7 @@ class TracePlanner:
                         break
                 if self.place_for(a, surface):
                     return
-            if a.predicate not in SPREAD:
+            if a.predicate not in default_registry().spread():
                 break
         raise Unsolvable(f"no placement of `{a.args[0]}` makes {to_pddl(a)} true")
 
@@ -340,7 +336,7 @@ class TracePlanner:
         first, at most `ROOM_MOVES`); else move an anchor: for `between`, one of them to
         the cell of their surface farthest from the other; for `around` and `at-side`,
         the anchor to a cell of its surface with room beside it."""
-        if a.predicate in SPREAD:  # any of many surfaces will do
+        if a.predicate in default_registry().spread():  # any of many surfaces will do
             return
         env = self.env
         posed = env.world.state.posed
@@ -351,7 +347,8 @@ class TracePlanner:
             return
         named = goal_objects(self.goal) | set(a.args)
         spare: list[str] = []
-        anchored = a.predicate in ANCHORED and posed.support_of(a.args[1]) is not None
+        anchored = a.predicate in default_registry().anchored() and \
+            posed.support_of(a.args[1]) is not None
         if anchored:
             dests = list(dict.fromkeys([*dests, posed.support_of(a.args[1]) or ""]))
         for surface in dests:
@@ -373,7 +370,7 @@ class TracePlanner:
             for x in taken:
                 self.move_away(x, [], {surface})
             return
-        if a.predicate in PACKED and self.repack(a):
+        if a.predicate in default_registry().packed() and self.repack(a):
             return
         if not anchored:
             return
@@ -405,7 +402,8 @@ class TracePlanner:
             return False
         there = {o.id for o in now.posed.items_on(surface)}
         packed = [lit.atom for lit in self.sought if lit.positive
-                  and lit.atom.predicate in PACKED and lit.atom.args[0] != a.args[0]
+                  and lit.atom.predicate in default_registry().packed()
+                  and lit.atom.args[0] != a.args[0]
                   and lit.atom.args[0] in there and packed_surface(env, lit.atom) == surface
                   and self.holds_now(lit.atom)]
         packed = list(dict.fromkeys(packed))
@@ -568,7 +566,8 @@ class TracePlanner:
 
     def placement_options(self, a: GAtom, surface: str) -> Iterator[Spot]:
         """`place_for`'s placements, in the order it tries them."""
-        packed = a.predicate in PACKED and packed_surface(self.env, a) == surface
+        packed = a.predicate in default_registry().packed() and \
+            packed_surface(self.env, a) == surface
         if packed:
             group = [a, *self.pending_on_surface(a)]
             if len(group) > 1:
@@ -586,7 +585,8 @@ class TracePlanner:
         on the surface `a` puts its item on (`on`, `in-cell`, `inside` a receptacle)."""
         dest = packed_surface(self.env, a)
         return [lit.atom for lit in self.sought if lit.positive and lit.atom != a
-                and lit.atom.predicate in PACKED and lit.atom.args[0] != a.args[0]
+                and lit.atom.predicate in default_registry().packed()
+                and lit.atom.args[0] != a.args[0]
                 and packed_surface(self.env, lit.atom) == dest
                 and not self.holds_now(lit.atom)]
 
@@ -663,7 +663,7 @@ class TracePlanner:
 
     def make_false(self, a: GAtom) -> None:
         """Take the atom's item away where `a` does not hold."""
-        if a.predicate not in RELOCATING:
+        if a.predicate not in default_registry().relocating():
             raise Unsolvable(f"(not {to_pddl(a)}): the action space has no action that "
                              f"changes `{a.predicate}`")
         self.move_away(a.args[0], [a])

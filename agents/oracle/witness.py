@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from fdc.agents.oracle.errors import Unsolvable
 from fdc.agents.oracle.manipulation import run_oracle
-from fdc.agents.oracle.plan import PLACED_AS
 from fdc.compiler.start_checks import placing_atoms
+from fdc.predicates.builtin import default_registry
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
@@ -36,7 +36,7 @@ def witness(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = None
         return str(e)
     posed = env.world.state.posed
     for a in placing_atoms(task.goal):
-        if a.predicate not in PLACED_AS or not a.args:
+        if a.predicate not in default_registry().placed_in_region() or not a.args:
             continue
         carrier = posed.carrier(a.args[0])
         if carrier is not None and carrier.is_movable:

@@ -2,7 +2,8 @@
 thumbnail of every rendered frame of each experience, written once per frame into the
 site (`thumbs/KEY/NNNNNN.jpg`, KEY the frames directory's key), and of each
 manipulation task's first view (`thumbs/views/KEY.jpg`). The experience's timeline
-gains the list of frames that have one; a task's details the path of its view."""
+gains the list of frames that have one; a task's details the path of its view.
+See docs/browse.md."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from fdc.core.errors import InputError
+from fdc.core.inputs import InputKind, read_input_bytes
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
@@ -58,7 +60,6 @@ def gather_thumbs(opened: ReopenedSuite, folder: Path,
     no readable suite-frames.json; a warning when it was rendered for another suite)."""
     from fdc.compiler.suite_frames import read_suite_frames
     from fdc.core.hashing import sha256_text
-    from fdc.core.inputs import InputKind, read_input_bytes
     from fdc.sim_bridge.render.index import FramesIndex
 
     index = read_suite_frames(folder)

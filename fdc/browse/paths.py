@@ -14,7 +14,8 @@ What a prediction says decides where the points come from (`from`):
   memory-manipulation task, where the experience left it), along the scene's route
   search; the embedded world walks these routes too, but a refused action is not told
   apart here.
-A path that cannot be drawn (no scene, a trajectory that does not read) is left out."""
+A path that cannot be drawn (no scene, a trajectory that does not read) is left out.
+See docs/browse.md."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from fdc.core.errors import FdcError
 
 from .scenes import _r
 
@@ -130,7 +133,6 @@ def agent_path(opened: ReopenedSuite, record: TaskRecord, prediction: Prediction
     folder trajectory files are named from (the predictions file's), `routes` the
     routes found so far (shared between calls on one suite)."""
     routes = {} if routes is None else routes
-    from fdc.core.errors import FdcError
 
     try:
         g = opened.graph(record)

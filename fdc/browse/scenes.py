@@ -9,7 +9,7 @@ An experience holds its frame count, each frame's clock time (the timeline place
 by it), its interactions (object, frames, clock) and `start`, the world it left behind,
 where its tasks start (`fdc.compiler.start.task_start_state`): the outline of each item
 it moved and the robot's place. The browser draws a task about the experience with those
-items where the experience left them."""
+items where the experience left them. See docs/browse.md."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 are), `data.js` (the index) and `tasks/NNNN.js` (details, `CHUNK` tasks a file), all
 staged and put in place together. Opened from disk, the page needs no server: each data
 file is a script that hands its JSON to the page (`FDC.index(...)`, `FDC.chunk(...)`),
-which `file://` allows where `fetch` is refused."""
+which `file://` allows where `fetch` is refused. See docs/browse.md."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from fdc.core.errors import InputError
-from fdc.core.inputs import InputKind, read_input_text
+from fdc.core.errors import FdcError, InputError
+from fdc.core.inputs import InputKind, read_input_bytes, read_input_text
 
 from .data import CHUNK, Extras, Run, chunks, index_data, run_outcomes
+from .frames import thumbnail
 from .paths import Routes, agent_path
 from .scenes import experience_timeline, scene_map, start_of
 
@@ -63,7 +64,6 @@ def score_runs(opened: ReopenedSuite, predictions: Sequence[Path]) -> list[Run]:
     files share a name), with the path each agent took where it can be drawn
     (`paths.agent_path`)."""
     from fdc.core.hashing import sha256_text
-    from fdc.core.inputs import read_input_bytes
     from fdc.evaluation.score import read_predictions_file, score_predictions
 
     if not predictions:
@@ -94,8 +94,6 @@ def gather(opened: ReopenedSuite, warn: Callable[[str], None]) -> Extras:
     """Every scene's map and every experience's timeline, with the items it moved where
     it left them (`scenes.start_of`), that can be found (a warning for each that cannot:
     its tasks are shown without it)."""
-    from fdc.core.errors import FdcError
-
     extras = Extras()
     manifest = opened.read_manifest()
     for s in manifest.scenes if manifest is not None else []:
@@ -157,8 +155,6 @@ def write_site(opened: ReopenedSuite, extras: Extras, folder: Path, suite_name: 
         out.write(folder / "data.js", f"FDC.index({compact(index)});\n")
         files += 1
         if extras.thumbs:
-            from .frames import thumbnail
-
             for k, (name, src) in enumerate(sorted(extras.thumbs.items())):
                 out.write(folder / name, thumbnail(src))
                 files += 1

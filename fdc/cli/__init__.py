@@ -4,6 +4,7 @@ This module builds the app, registers each command and group in the order `fdc -
 lists them, and holds the one top-level guard (`GuardedGroup`). Exit codes everywhere: 0
 ok, 1 findings (or the output's reader gone), 2 usage or input error, 3 internal error,
 130 interrupted.
+See docs/cli.md.
 """
 
 from __future__ import annotations

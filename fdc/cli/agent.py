@@ -12,6 +12,7 @@ failure) and counted; a task whose request failed has no line. Beside the predic
 Exit codes: 0 every memory task answered well-formed; 1 some reply malformed or some
 request failed; 2 usage or input error, or a server that cannot be used (unreachable,
 refusing the key, model or path); 130 interrupted (the replies so far stay cached).
+See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 Exit codes: 0 every task predicted, 1 the oracle failed some tasks (listed with the
 reason), 2 usage or input error (a suite, scene or experience log that cannot be read).
+See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Exit codes: 0 written, 2 bad input (a suite, report or predictions file that cannot be
 read or is not one, a scene or log a prediction needs that cannot be found) or an output
-folder that cannot be written."""
+folder that cannot be written. See docs/cli.md."""
 
 from __future__ import annotations
 

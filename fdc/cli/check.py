@@ -2,6 +2,7 @@
 
 Exit codes: 0 no error (`--strict`: no warning either), 1 findings, 2 usage error (a path
 that does not exist).
+See docs/cli.md.
 """
 
 from __future__ import annotations

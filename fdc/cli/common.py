@@ -1,6 +1,6 @@
 """What every `fdc` command shares: exit codes, the error console, the output formats,
 the checks of output options, and reading a suite or a scene the way a command reports a
-bad one (exit 2, each problem located)."""
+bad one (exit 2, each problem located). See docs/cli.md."""
 
 from __future__ import annotations
 

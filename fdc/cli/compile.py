@@ -2,6 +2,7 @@
 
 Exit codes: 0 ok, 1 findings (a template that could not compile on some scene), 2 usage
 or input error (a bad template, scene or log; reported with its location).
+See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ ignored with a warning.
 Exit codes: 0 ok, 1 some prediction was malformed (every problem located; the rest is
 scored), 2 bad input (a suite, predictions file, scene or log that cannot be read or
 found, or that does not match the suite).
+See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 Exit codes: 0 ok, 2 usage or input error (a scene or log that cannot be read or does not
 validate, a scene too poor for the interactions asked for).
+See docs/cli.md.
 """
 
 from __future__ import annotations

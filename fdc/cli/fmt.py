@@ -2,6 +2,7 @@
 
 Exit codes: 0 ok, 1 a file not in canonical form (`--check`), 2 a file that cannot be
 read or parsed.
+See docs/cli.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """How `fdc --help` and every command's help read: paragraphs that wrap at the width of
 the screen (a docstring's own line breaks never cut a sentence short), and values named
-by what they are (`SCENES`, `PATH`, `N`), never by a Python type (`<list[Path]>`, `<bool>`)."""
+by what they are (`SCENES`, `PATH`, `N`), never by a Python type (`<list[Path]>`, `<bool>`).
+See docs/cli.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The global option `fdc --limit NAME=VALUE`: the limits in effect for one command."""
+"""The global option `fdc --limit NAME=VALUE`: the limits in effect for one command.
+See docs/cli.md."""
 
 from __future__ import annotations
 

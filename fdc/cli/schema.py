@@ -1,6 +1,7 @@
 """`fdc schema`: the JSON Schema of one of fdc's public formats.
 
 Exit codes: 0 ok, 2 an unknown format.
+See docs/cli.md.
 """
 
 from __future__ import annotations

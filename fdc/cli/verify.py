@@ -8,6 +8,7 @@ or threshold).
 The suite is streamed: read a line at a time, each task judged as it is read and its
 verdict spooled to a temporary file until the report is written, so memory does not grow
 with the suite (a suite of 200,000 tasks is judged in the memory of one).
+See docs/cli.md.
 """
 
 from __future__ import annotations

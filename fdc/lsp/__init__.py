@@ -6,4 +6,5 @@ know nothing of the protocol: the workspace and its check (`workspace.py`, the s
 references, renames), hovers (`hover.py`), completions (`complete.py`), quick fixes and
 formatting (`fixes.py`) and semantic tokens (`tokens.py`). Each takes a `Workspace` and
 file offsets and returns offsets; `server.py` turns them into LSP positions.
+See docs/editor.md.
 """

@@ -1,15 +1,17 @@
 """What completion offers where the cursor is: predicates after `(`, types after `-`,
 variables in scope after `?`, sections after `(:`, constants in argument places, and
-parameters, globals and filters inside an instruction's `{{ }}`."""
+parameters, globals and filters inside an instruction's `{{ }}`. See docs/editor.md."""
 
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 
 from fdc.compiler import ast as A
 from fdc.compiler.check import DomainInfo
 from fdc.compiler.lexer import COLON_KEYWORDS
+from fdc.instructions.variants import jinja_name
 from fdc.lsp.symbols import Kind, names
 from fdc.lsp.workspace import Workspace, is_pddl
 
@@ -118,7 +120,6 @@ def _in_jinja(ws: Workspace, path: str, text: str, offset: int) -> bool:
 def _jinja_items(ws: Workspace, path: str, offset: int, text: str) -> list[Item]:
     from fdc.instructions.filters import FILTERS, GLOBALS
     from fdc.instructions.lint import known_filters
-    from fdc.instructions.variants import jinja_name
 
     if not is_pddl(path) and not _in_jinja_file(text, offset):
         return []
@@ -139,8 +140,6 @@ def _in_jinja_file(text: str, offset: int) -> bool:
 
 def _template_of(ws: Workspace, path: str, offset: int) -> A.Template:
     """The template whose instruction is at `offset` of `path` (inline, or its file)."""
-    import os
-
     d = ws.definition_at(path, offset) if is_pddl(path) else None
     if isinstance(d, A.Template):
         return d

@@ -1,5 +1,5 @@
 """Quick fixes for the checker's did-you-mean hints, and formatting with `fdc fmt`'s
-printer."""
+printer. See docs/editor.md."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """What a hover shows (Markdown): a predicate's signature, kind, thresholds and checker;
-a type's ancestors; a constant's or variable's type; a template's card; a Jinja filter."""
+a type's ancestors; a constant's or variable's type; a template's card; a Jinja filter.
+See docs/editor.md."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from pathlib import Path
 from fdc.compiler import ast as A
 from fdc.compiler.check import DomainInfo
 from fdc.core.problems import Span
+from fdc.domain import LIBRARY_ROOT
+from fdc.instructions.filters import FILTERS, GLOBALS
+from fdc.instructions.lint import word_at
 from fdc.lsp.symbols import Kind, Name, declaration, name_at, variable_binder
 from fdc.lsp.workspace import Workspace, is_pddl
 
@@ -135,8 +139,6 @@ def filter_text(name: str) -> str:
     """A Jinja filter's signature and doc (fdc's own, or Jinja's built-in)."""
     from jinja2.filters import FILTERS as JINJA_FILTERS
 
-    from fdc.instructions.filters import FILTERS
-
     fn = FILTERS.get(name) or JINJA_FILTERS.get(name)
     if fn is None:
         return ""
@@ -151,9 +153,6 @@ def filter_text(name: str) -> str:
 
 def _jinja_word(ws: Workspace, path: str, offset: int) -> tuple[str, Span] | None:
     """A hover on a word inside an instruction: a filter, a parameter or a global."""
-    from fdc.instructions.filters import GLOBALS
-    from fdc.instructions.lint import word_at
-
     start = 0
     text = ws.text(path)
     if is_pddl(path):
@@ -191,8 +190,6 @@ def _where(path: str) -> str:
 def elsewhere_notes() -> dict[str, str]:
     """Where FindingDory, ManiTaskGen or PARTNR define a predicate differently: the
     `elsewhere:` lines of docs/predicates.md, when fdc runs from a source checkout."""
-    from fdc.domain import LIBRARY_ROOT
-
     page = Path(LIBRARY_ROOT).parent / "docs" / "predicates.md"
     notes: dict[str, str] = {}
     try:

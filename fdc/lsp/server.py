@@ -4,6 +4,7 @@ Diagnostics are `fdc check`'s, published for every file of the workspace after e
 change: at once after a quiet spell, and once the editor has been quiet for `DEBOUNCE_S`
 when changes come in a burst (as keystrokes do). Offsets become LSP positions
 here (lines from 0, columns in UTF-16 code units, as the protocol counts them).
+See docs/editor.md.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Names are classified from the lexer's tokens and the parenthesis around them (th
 of a form, the section it sits in, a `-` before a type), so a file that does not parse
 while it is being typed still has its names; declarations are looked up in the resolved
 domains of the workspace's check (`DomainInfo`) and in the AST.
+See docs/editor.md.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from fdc.compiler import ast as A
 from fdc.compiler.check import DomainInfo
 from fdc.compiler.lexer import WORD_KEYWORDS, LexError, tokenize
 from fdc.core.problems import Span
+from fdc.instructions.lint import name_spans
+from fdc.instructions.variants import jinja_name
 from fdc.lsp.workspace import Tok, Workspace
 
 
@@ -230,9 +233,6 @@ def instruction_spans(ws: Workspace, path: str, template: A.Template, name: str
                       ) -> list[Location]:
     """Where the template's instructions (inline and in its instruction file) read the
     parameter `name`."""
-    from fdc.instructions.lint import name_spans
-    from fdc.instructions.variants import jinja_name
-
     word = jinja_name(name)
     text = ws.text(path)
     out = [Location(path, Span(i.span.start + s.start, i.span.start + s.end))
@@ -294,7 +294,6 @@ def rename(ws: Workspace, path: str, offset: int, new: str) -> list[tuple[Locati
     if n is None or n.kind is not Kind.VARIABLE:
         return "only variables and template parameters can be renamed"
     new = new if new.startswith("?") else "?" + new
-    from fdc.instructions.variants import jinja_name
 
     try:
         toks = list(tokenize(new))

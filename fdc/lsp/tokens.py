@@ -1,5 +1,5 @@
 """Semantic tokens: what colours a file as PDDL and Jinja (names by what they are,
-sections, strings with their `{{ }}` blocks, numbers and comments)."""
+sections, strings with their `{{ }}` blocks, numbers and comments). See docs/editor.md."""
 
 from __future__ import annotations
 

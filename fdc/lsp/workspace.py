@@ -6,6 +6,7 @@ files under its folders), and checks them all together with the compiler's own
 each other are checked as `fdc check` checks them. Parsing is cached per file text, so
 after a change only the changed file is parsed again: the type check of the built-in
 library takes a few tens of milliseconds (`benchmarks/lsp.py`).
+See docs/editor.md.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fdc.compiler.lexer import LexError, tokenize
 from fdc.compiler.parse import ParseResult, parse_source
 from fdc.core.inputs import InputFileError
 from fdc.core.problems import SourceFile
+from fdc.domain import builtin_domain_files
 
 #: Folders never searched for templates.
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "build", "dist", "site-packages"})
@@ -132,8 +134,6 @@ class Workspace:
     def library(self) -> list[SourceFile]:
         """fdc's built-in domains (those the workspace does not hold itself)."""
         if self._library is None:
-            from fdc.domain import builtin_domain_files
-
             self._library = [SourceFile.read(str(p)) for p in builtin_domain_files()]
         own = {os.path.realpath(p) for p in self.files()}
         return [s for s in self._library if os.path.realpath(s.path) not in own]

@@ -21,11 +21,15 @@ A target pose is found by fdc's placement queries (one per moved item, anchors f
 on the world as the earlier placements left it) and kept only when the whole goal then
 holds by fdc's own checkers. Goals an episode cannot state (a disjunction, a negation,
 the robot's state, an order of steps) raise `NotExpressible` with the reason.
+See docs/habitat.md.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -34,8 +38,23 @@ from typing import TYPE_CHECKING, Any, assert_never
 import numpy as np
 
 from fdc.predicates.algebra import NotExpressible
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.goal import (
+    GAnd,
+    GAtom,
+    GChecklist,
+    GCluster,
+    GCount,
+    GNot,
+    GOr,
+    GTargets,
+    GThen,
+    to_pddl,
+)
+from fdc.predicates.registry import Context
 from fdc.sim_bridge.geometry import Array, quaternion_to_matrix
-from fdc.sim_bridge.graph.placement import Placement, Relation, place
+from fdc.sim_bridge.graph.placement import Placement, place
+from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.habitat.dataset import Dataset, short_name
 from fdc.sim_bridge.habitat.importer import (
     C,
@@ -44,6 +63,8 @@ from fdc.sim_bridge.habitat.importer import (
     zup_to_yup_quaternion,
 )
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
+from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.state import ObjectPose
 
 if TYPE_CHECKING:
     from fdc.predicates.goal import GAtom, Goal
@@ -52,14 +73,6 @@ if TYPE_CHECKING:
     from fdc.sim_bridge.world.snapshot import SnapshotState
     from fdc.sim_bridge.world.state import AgentPose, Snapshot
 
-#: Placement relations, most specific first (an item with several atoms is placed by
-#: the first; the others are checked on the result).
-PLACEMENT_ORDER = ("between", "at-side", "around", "in-cell", "inside", "on")
-#: The placement relation each of those goal predicates names.
-_RELATIONS = {"between": Relation.BETWEEN, "at-side": Relation.DIRECTION,
-              "around": Relation.AROUND, "in-cell": Relation.IN_CELL, "inside": Relation.INSIDE,
-              "on": Relation.ON}
-_ROBOT = {"holding", "hand-empty", "robot-at-object", "robot-at-receptacle", "robot-in-room"}
 
 
 def start_rotation(yaw_rad: float) -> list[float]:
@@ -211,11 +224,9 @@ class EpisodeBuilder:
     # ----- the goal state --------------------------------------------------------------
     def _solve(self, atoms: list[GAtom], thresholds: Mapping[str, float]) -> Snapshot:
         """A state where every atom holds: each item that must move placed once, by the
-        query of its most specific relation, the items it is placed against first."""
-        from fdc.predicates.builtin import default_registry
-        from fdc.predicates.registry import Context
-        from fdc.sim_bridge.world.state import ObjectPose
-
+        query of its most specific relation (`Registry.placement_order`: an item with
+        several atoms is placed by the first, the others checked on the result), the
+        items it is placed against first."""
         registry = default_registry()
 
         def holds(snap: Snapshot, a: GAtom) -> bool:
@@ -233,8 +244,9 @@ class EpisodeBuilder:
                 raise NotExpressible(f"`{item}` must move but is not one of the episode's "
                                      "rigid objects (a movable Habitat object instance)")
         snap = self.initial
+        order = registry.placement_order()
         for item in self._order(wanted):
-            a = min(wanted[item], key=lambda x: PLACEMENT_ORDER.index(x.predicate))
+            a = min(wanted[item], key=lambda x: order.index(x.predicate))
             placed = self._place(snap, a)
             if not placed.ok or placed.pose is None:
                 raise NotExpressible(f"no pose for `{item}` where {_text(a)} holds: "
@@ -273,21 +285,18 @@ class EpisodeBuilder:
         return order
 
     def _place(self, snap: Snapshot, a: GAtom) -> Placement:
-        return place(self._posed(snap), _RELATIONS[a.predicate], a.args,
+        relation = default_registry().placement_relations()[a.predicate]
+        return place(self._posed(snap), relation, a.args,
                      self.graph.config.placement)
 
     # ----- helpers ---------------------------------------------------------------------
     def _state(self, snap: Snapshot) -> SnapshotState:
-        from fdc.sim_bridge.world.snapshot import SnapshotState
-
         return SnapshotState(self.graph, snap)
 
     def _posed(self, snap: Snapshot) -> PosedGraph:
         return self._state(snap).posed
 
     def _is_surface(self, ident: str) -> bool:
-        from fdc.sim_bridge.graph.surfaces import Surface
-
         return self.graph.has(ident) and isinstance(self.graph.entity(ident), Surface)
 
     def _handle_of_surface(self, surface_id: str) -> str:
@@ -336,18 +345,6 @@ class EpisodeBuilder:
 
 def _placement_atoms(goal: Goal) -> list[GAtom]:
     """The goal's atoms when it is a conjunction of placement relations; else the reason."""
-    from fdc.predicates.goal import (
-        GAnd,
-        GAtom,
-        GChecklist,
-        GCluster,
-        GCount,
-        GNot,
-        GOr,
-        GTargets,
-        GThen,
-    )
-
     if goal.kind == "then":
         raise NotExpressible("a sequence (`then`): an episode's targets have no order")
     if goal.kind == "targets":
@@ -366,13 +363,13 @@ def _placement_atoms(goal: Goal) -> list[GAtom]:
                 raise NotExpressible(f"a negation ({_text(g)}): episode targets are poses to "
                                      "reach, not states to avoid")
             case GAtom():
-                if g.predicate in _ROBOT:
+                if g.predicate in default_registry().about_robot():
                     raise NotExpressible(f"`{g.predicate}` is about the robot: episode "
                                          "targets are object poses")
-                if g.predicate not in PLACEMENT_ORDER:
+                placed = default_registry().placement_order()
+                if g.predicate not in placed:
                     raise NotExpressible(f"`{g.predicate}` is not a relation a target pose "
-                                         f"can stand for (those are "
-                                         f"{', '.join(PLACEMENT_ORDER)})")
+                                         f"can stand for (those are {', '.join(placed)})")
                 out.append(g)
             case GCount():
                 raise NotExpressible(f"a count (`{g.op} {g.number}` of {len(g.items)} "
@@ -389,14 +386,10 @@ def _moved(before: Snapshot, after: Snapshot, ident: str) -> bool:
 
 
 def _text(g: Goal) -> str:
-    from fdc.predicates.goal import to_pddl
-
     return str(to_pddl(g))
 
 
 def _relative(path: Path, root: Path) -> str:
-    import os
-
     return PurePosixPath(Path(os.path.relpath(path.resolve(), root.resolve()))).as_posix()
 
 
@@ -408,9 +401,6 @@ def dataset_document(episodes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def gzip_json(doc: Mapping[str, Any]) -> bytes:
     """Deterministic `.json.gz` bytes (no file name, no time stamp in the header)."""
-    import gzip
-    import json
-
     return gzip.compress(json.dumps(doc, ensure_ascii=False).encode("utf-8"), mtime=0)
 
 

@@ -6,6 +6,7 @@ imported with `fdc import habitat`.
 (`episodes`, `pddl_yaml`) fdc's domain as plain data, writes every file at the end or
 none (`fdc.core.files.Outputs`; problem files named by `FileNames`), and names each task a
 format cannot express.
+See docs/formats/habitat-export.md.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fdc.compiler.reopen import imported
+from fdc.compiler.scene_facts import SceneFacts
 from fdc.core.errors import FdcError
 from fdc.core.files import FileNames, Outputs
 from fdc.core.problems import render_text
@@ -33,6 +35,9 @@ from fdc.interop.habitat.pddl_yaml import (
     dump_yaml,
     problem_document,
 )
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.registry import Kind
+from fdc.sim_bridge.habitat.dataset import load_dataset
 
 if TYPE_CHECKING:
     from fdc.compiler.check import DomainInfo
@@ -158,9 +163,6 @@ def domain_spec(info: DomainInfo) -> PddlDomainSpec:
     """fdc's domain as the YAML domain declares it: types with one parent, constants,
     and the fluent predicates (an `either` argument takes the types' closest common
     ancestor, habitat-lab having no union types)."""
-    from fdc.predicates.builtin import default_registry
-    from fdc.predicates.registry import Kind
-
     registry = default_registry()
     parents = {t: ps[0] for t, ps in sorted(info.parents.items()) if ps}
 
@@ -184,9 +186,6 @@ def domain_spec(info: DomainInfo) -> PddlDomainSpec:
 def _scene(suite: ReopenedSuite, record: TaskRecord, dataset: Path | None, data_root: Path,
            info: DomainInfo) -> _Scene:
     """The writers of the record's scene."""
-    from fdc.compiler.scene_facts import SceneFacts
-    from fdc.sim_bridge.habitat.dataset import load_dataset
-
     if not record.scene:
         return _Scene(None, reason="the task names no scene")
     path = suite.scene_path(record)

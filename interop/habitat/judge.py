@@ -23,6 +23,7 @@ carries the world state that reads it. The domain declares fdc's types under
 habitat-lab's `static_receptacle_entity_type`, the type whose entities are resolved there.
 
 habitat-lab is imported by nobody here: `bind` is handed the problem and the simulator.
+See docs/habitat.md.
 """
 
 from __future__ import annotations

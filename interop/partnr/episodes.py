@@ -14,6 +14,7 @@ gives the instances it imports; rooms are region ids.
 JSON path of each fault. `episodes_bytes` renders a dataset as gzip-compressed JSON,
 byte-identical for equal datasets. The meaning of the evaluation, and its translation
 to fdc's goals, is in `fdc.interop.partnr.goals`.
+See docs/partnr.md.
 """
 
 from __future__ import annotations

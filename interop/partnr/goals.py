@@ -26,6 +26,7 @@ habitat` names imported instances exactly so.
 `export_evaluation` goes back: a checklist, or a plain goal (its conjuncts as
 propositions, each required to hold at the end: a terminal constraint over all), when
 every part has a PARTNR form; otherwise it says which part has none and why.
+See docs/partnr.md.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ An episode's task is its instruction and its evaluation as one checklist goal ov
 episode's Habitat handles (`fdc.interop.partnr.goals`); an episode that names PARTNR's
 agent is left aside (no entity of an fdc scene is the agent). A task goes back as an
 episode when PARTNR can express its goal.
+See docs/partnr.md.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ vectorised checks run first; the walking distance and the line of sight are aske
 world state only for the atoms that pass them. Both answer over poses too
 (`Context.poses`): for every frame of an experience log in one call, the vectorised
 checks over all the poses at once.
+See docs/predicates.md.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fdc.predicates.checkers.poses import centres, occupants, room_mask, surface_table
+from fdc.predicates.meaning import Robot, means
 from fdc.predicates.registry import (
     Context,
     Mode,
@@ -37,12 +39,14 @@ Bools = npt.NDArray[np.bool_]
 
 
 @fluent
+@means(robot=Robot.HAND)
 def holding(ctx: Context, o: Movable) -> bool:
     """The robot holds the item."""
     return ctx.require_state().held_object() == o
 
 
 @fluent
+@means(robot=Robot.HAND)
 def hand_empty(ctx: Context) -> bool:
     """The robot holds nothing."""
     return ctx.require_state().held_object() is None
@@ -94,6 +98,7 @@ HFOV_RAD = DEFAULT_FRUSTUM.hfov_rad
 
 
 @fluent
+@means(robot=Robot.PLACE)
 @over_poses
 def robot_at_object(ctx: Context, o: Movables, *, object_distance_m: float = 2.0,
                     object_angle_rad: float = math.pi / 4, view_fov_rad: float = HFOV_RAD,
@@ -137,6 +142,7 @@ def _standing_xy(ctx: Context, surface_id: str) -> np.ndarray:
 
 
 @fluent
+@means(robot=Robot.PLACE)
 @over_poses
 def robot_at_receptacle(ctx: Context, s: Surfaces, *, receptacle_distance_m: float = 0.1,
                         receptacle_angle_rad: float = math.pi / 2,
@@ -181,6 +187,7 @@ def robot_at_receptacle(ctx: Context, s: Surfaces, *, receptacle_distance_m: flo
 
 
 @fluent
+@means(robot=Robot.PLACE)
 def robot_in_room(ctx: Context, r: Rooms) -> Bools:
     """The robot's base point is in the room (outline and height band)."""
     a = ctx.require_state().agent_pose()

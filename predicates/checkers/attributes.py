@@ -4,6 +4,7 @@ can stand on which surface at all.
 
 Names are compared in PDDL's spelling: lower case, `-` for `_` (`coffee_table` in a scene
 is `coffee-table` in a template). Attribute values may list several (`red, white`).
+See docs/predicates.md.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ unambiguous when `Extreme.unique` is set.
 Two value types take their entities from the log, not the scene: `clock-time`
 (`clock_time_values`) and `minutes` (`minutes_values`); their checkers read the same
 decimal text, rounded as the instruction filters (`clock`, `duration`) write it.
+See docs/predicates.md.
 """
 
 from __future__ import annotations

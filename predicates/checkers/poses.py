@@ -4,6 +4,7 @@ the static geometry of surfaces and rooms from the `SceneGraph` (built once per 
 A surface carried by a movable item (a tray's top) moves with it: points are mapped back
 through the carrier's motion (current pose -> its pose in the scene graph) before being
 tested against the graph's polygon, so the graph is never rebuilt.
+See docs/predicates.md.
 """
 
 from __future__ import annotations

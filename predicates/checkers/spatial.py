@@ -29,6 +29,7 @@ from fdc.predicates.checkers.poses import (
     surface_uv,
     to_graph_frame,
 )
+from fdc.predicates.meaning import Placement, means
 from fdc.predicates.registry import (
     Articulated,
     Cells,
@@ -44,6 +45,7 @@ from fdc.predicates.registry import (
 )
 from fdc.sim_bridge.geometry import quaternions_to_matrices
 from fdc.sim_bridge.graph.feasible import CONTACT_M
+from fdc.sim_bridge.graph.placement import Relation
 from fdc.sim_bridge.graph.regions import STEP, Direction, Side, surface_direction
 from fdc.sim_bridge.scene.schema import Kind
 
@@ -64,6 +66,7 @@ def _not_own(table: SurfaceTable, rows: np.ndarray, o: Sequence[str]) -> Bools:
 
 
 @fluent
+@means(relocates="o", onto="s", placement=Placement(Relation.ON, order=5))
 def on(ctx: Context, o: Movables, s: Surfaces, *, on_top_m: float = 0.15,
        on_below_m: float = 0.02) -> Bools:
     """The item rests on the surface: not held, its centre over the surface's outline,
@@ -76,6 +79,7 @@ def on(ctx: Context, o: Movables, s: Surfaces, *, on_top_m: float = 0.15,
 
 
 @fluent
+@means(relocates="o", onto="c", placement=Placement(Relation.INSIDE, order=4))
 def inside(ctx: Context, o: Movables, c: ReceptaclesOrContainers, *, on_top_m: float = 0.15,
            on_below_m: float = 0.02, inside_margin_m: float = 0.02) -> Bools:
     """The item is in a receptacle (a surface inside furniture: it rests on it) or in a
@@ -109,6 +113,7 @@ def inside(ctx: Context, o: Movables, c: ReceptaclesOrContainers, *, on_top_m: f
 
 
 @fluent
+@means(relocates="o", any_surface=True)
 def in_room(ctx: Context, o: Movables, r: Rooms) -> Bools:
     """The item's centre is in the room (outline and height band); a held item is where
     the robot is."""
@@ -131,6 +136,8 @@ def _cell_step(name: str) -> tuple[int, int]:
 
 
 @fluent
+@means(relocates="o", onto="s",
+       placement=Placement(Relation.IN_CELL, order=3, in_region=True))
 def in_cell(ctx: Context, o: Movables, s: Surfaces, c: Cells, *, on_top_m: float = 0.15,
             on_below_m: float = 0.02) -> Bools:
     """The item rests on the surface (never its own top) and its centre lies in the named
@@ -237,6 +244,8 @@ def _zone_steps(centre: np.ndarray, box: np.ndarray) -> np.ndarray:
 
 
 @fluent
+@means(relocates="o", anchors=["a"], viewer_relative=True,
+       placement=Placement(Relation.DIRECTION, order=1, in_region=True))
 def at_side(ctx: Context, o: Movables, a: Movables, d: Cells, *, on_top_m: float = 0.15,
             on_below_m: float = 0.02) -> Bools:
     """The item rests on the anchor's surface in the anchor's region in direction `d`
@@ -257,6 +266,8 @@ def at_side(ctx: Context, o: Movables, a: Movables, d: Cells, *, on_top_m: float
 
 
 @fluent
+@means(relocates="o", anchors=["a"],
+       placement=Placement(Relation.AROUND, order=2, in_region=True))
 def around(ctx: Context, o: Movables, a: Movables, *, on_top_m: float = 0.15,
            on_below_m: float = 0.02) -> Bools:
     """The item is in one of the anchor's 8 regions: on the same surface, its centre
@@ -270,6 +281,8 @@ def around(ctx: Context, o: Movables, a: Movables, *, on_top_m: float = 0.15,
 
 
 @fluent
+@means(relocates="o", anchors=["a", "b"],
+       placement=Placement(Relation.BETWEEN, order=0, in_region=True))
 def between(ctx: Context, o: Movables, a: Movables, b: Movables, *, on_top_m: float = 0.15,
             on_below_m: float = 0.02) -> Bools:
     """All three rest on one surface and the item's centre lies in the strip joining the
@@ -337,6 +350,7 @@ def _surfaces_under(ctx: Context, ids: Sequence[str], rows: np.ndarray, on_top_m
 
 
 @fluent
+@means(relocates="o", any_surface=True)
 def on_furniture(ctx: Context, o: Movables, *, on_top_m: float = 0.15,
                  on_below_m: float = 0.02) -> Bools:
     """The item rests on a surface of a piece of furniture (`on` it, with its
@@ -348,6 +362,7 @@ def on_furniture(ctx: Context, o: Movables, *, on_top_m: float = 0.15,
 
 
 @fluent
+@means(relocates="a")
 def same_surface(ctx: Context, a: Movables, b: Movables, *, on_top_m: float = 0.15,
                  on_below_m: float = 0.02) -> Bools:
     """Two different items rest on one surface: some surface both are `on` (one atom for

@@ -5,6 +5,7 @@ the simulator's object-state machine); any other state falls back to what the sc
 says: an object's `state` attribute lists the states that hold at the start
 (`"clean, powered-on"`), and a state it does not list does not hold, so an object is
 dirty, empty and off by default, as in PARTNR.
+See docs/predicates.md.
 """
 
 from __future__ import annotations

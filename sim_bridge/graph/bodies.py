@@ -1,5 +1,5 @@
 """The objects of a scene as arrays: poses, boxes, footprints, heights (one pass, no loops
-over boxes in Python)."""
+over boxes in Python). See docs/scene-graph.md."""
 
 from __future__ import annotations
 

@@ -36,6 +36,7 @@ A container item (`box_0`) counts an item inside when the item's centre is in it
 it or on its lid close enough. Beside it, another item keeps the placement gap from it;
 on the lid, its centre is half its height up. `inside_object` judges the floors by the
 rules above when neither other way can count.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ of the vertical segment through its centre, or of one of its box's four vertical
 (each from its bottom to its top), projects into the image of a pinhole camera at the
 eye, yawed as the robot and pitched by the tilt (the pose's `head_tilt_deg` when it has
 one). Whether that object is then seen (not hidden) is the sight line's business.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

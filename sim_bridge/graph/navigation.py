@@ -6,6 +6,7 @@ minus walls and obstacles, shrunk by the radius. The grid marks the cells whose 
 lie in `free`; neighbouring free cells (8-connected, no corner cutting) are joined by
 edges weighted by their distance. Paths found on the grid are pulled taut against `free`
 so distances are not inflated by the grid's 45-degree steps.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy.typing as npt
 
 from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame
 from fdc.sim_bridge.graph.regions import Side
-from fdc.sim_bridge.graph.surfaces import Surface
+from fdc.sim_bridge.graph.surfaces import Surface, component_labels
 
 
 def grid_shape(bounds: tuple[float, float, float, float], resolution_m: float
@@ -99,7 +100,6 @@ class Navigation:
         graph.add_weighted_edges_from(zip(a.tolist(), b.tolist(), w.tolist(), strict=True))
         self.graph = graph
         self._edges = (a, b, w)
-        from fdc.sim_bridge.graph.surfaces import component_labels
 
         self.components = component_labels(len(self.nodes_xy), np.stack([a, b], axis=1))
         self._paths: dict[tuple[float, float, float, float], list[tuple[float, float]]] = {}

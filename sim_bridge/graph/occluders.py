@@ -15,6 +15,7 @@ range, for the geometric line of sight (`fdc.sim_bridge.graph.visibility`).
 
 An object's own panels and doors never hide it (the camera counts their pixels as its),
 nor do those of what rests on it.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

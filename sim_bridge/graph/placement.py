@@ -11,6 +11,7 @@ orientation, the one after which the most copies of the item still fit, `_roomie
 when the packed spot leaves room for fewer than `lookahead`). Deterministic; the
 same answers serve the compiler (is this task feasible?) and the embedded world (where
 does the item go?).
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations
@@ -657,8 +658,6 @@ def place_between(g: SceneView, item: str, first: str, second: str,
 
 
 def _width_across(poly: Any, axis: float) -> float:
-    from fdc.sim_bridge.geometry import frame_bounds
-
     b = frame_bounds([poly], (0.0, 0.0), axis)[0]
     return float(b[3] - b[1])
 

@@ -7,6 +7,7 @@ the 4 corner quadrants fill the diagonals; each is cut back at the first neighbo
 item on the surface, a fixed obstacle, a wall) and clipped to the surface outline.
 `relative_direction` turns these words into those of a viewer standing at another side
 of the surface (at the front they are unchanged).
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

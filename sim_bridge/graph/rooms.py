@@ -1,4 +1,4 @@
-"""Rooms, walls and doors: the floor plan, and which room a point is in."""
+"""Rooms, walls and doors: the floor plan, and which room a point is in. See docs/scene-graph.md."""
 
 from __future__ import annotations
 

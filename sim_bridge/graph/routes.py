@@ -29,6 +29,7 @@ round (so a walk may be up to 0.3 m longer than the grid's shortest); the cell p
 pulled taut with a grid line of sight, and every leg checked exactly against the free
 floor (a leg that fails is replaced by the grid path under it). It is not `Walker`'s
 search: its metric and its window decide the walks, hence every simulated experience.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

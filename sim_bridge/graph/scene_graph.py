@@ -5,6 +5,7 @@ floor plan, bodies, surfaces, support tree, navigation, regions, standing points
 The `SceneGraph` it returns is read-only: entity lookups (by id, category, attributes,
 room), the support tree, surfaces and their regions, standing points, geodesic distances
 and shortest paths, visibility, and placement queries.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from fdc.sim_bridge.graph.regions import (
     grid_cells,
 )
 from fdc.sim_bridge.graph.rooms import Layout, build_layout
+from fdc.sim_bridge.graph.routes import Walker
 from fdc.sim_bridge.graph.support import (
     Support,
     SupportConfig,
@@ -59,6 +61,7 @@ from fdc.sim_bridge.graph.support import (
     footprint_overlaps,
 )
 from fdc.sim_bridge.graph.surfaces import Surface, SurfaceConfig, carriers, derive_surfaces
+from fdc.sim_bridge.graph.visibility import line_of_sight, visible_objects
 from fdc.sim_bridge.scene.load import load_scene
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
 
@@ -500,8 +503,6 @@ class SceneGraph:
     @cached_property
     def walker(self) -> Walker:
         """The route searches on this graph's navigation grid (memoised: shared)."""
-        from fdc.sim_bridge.graph.routes import Walker
-
         return Walker(self.nav)
 
     def _first_node(self, sources: list[int], target: int) -> int:
@@ -567,13 +568,9 @@ class SceneGraph:
         """Ids of the objects in view (`fdc.sim_bridge.graph.visibility.visible_objects`);
         `fov_rad`: the horizontal field of view, None: the camera's
         (`fdc.sim_bridge.graph.frustum`)."""
-        from fdc.sim_bridge.graph.visibility import visible_objects
-
         return visible_objects(self, position, yaw_rad, fov_rad, max_range_m, eye_z)
 
     def line_of_sight(self, position: Point, target: str, eye_z: float | None = None) -> bool:
-        from fdc.sim_bridge.graph.visibility import line_of_sight
-
         return line_of_sight(self, position, target, eye_z)
 
     # ----- placement ------------------------------------------------------------------

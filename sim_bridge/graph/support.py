@@ -1,5 +1,6 @@
 """The support tree: which surface carries each object, depths, kinds, rooms; and the
 warnings of physically odd scenes (interpenetration, floating items, items outside rooms).
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

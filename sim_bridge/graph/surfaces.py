@@ -4,6 +4,7 @@ floors; and the clearance above each surface.
 A surface is horizontal: a world height `z` and a world (x, y) polygon. Its frame is the
 heading of the object that carries it (items inherit it), centred on the heading-aligned
 box of the polygon, so "front" means the object's front.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ import numpy as np
 from fdc.core.errors import FdcError
 from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, error, warning
-from fdc.sim_bridge.geometry import Array, frame_bounds, from_frame, quaternion_to_matrix, to_frame
+from fdc.sim_bridge.geometry import (
+    Array,
+    frame_bounds,
+    from_frame,
+    quaternion_to_matrix,
+    rects,
+    to_frame,
+)
 from fdc.sim_bridge.graph.bodies import Bodies
 from fdc.sim_bridge.meshes import load_mesh_file
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, Scene
@@ -383,8 +391,6 @@ def _largest_polygonal(geom: Any) -> Any:
 def split_concave(poly: Any, yaw_rad: float, config: SurfaceConfig) -> list[Any]:
     """Cut a concave platform into grid cells of about `split_cell_m` in its heading frame."""
     import shapely
-
-    from fdc.sim_bridge.geometry import rects
 
     u0, v0, u1, v1 = frame_bounds([poly], (0.0, 0.0), yaw_rad)[0]
     corners = to_frame(shapely.get_coordinates(poly), (0.0, 0.0), yaw_rad)

@@ -4,6 +4,7 @@ surface and the route search read of a scene graph.
 The static `SceneGraph` is one; `PosedGraph` (`fdc.sim_bridge.world.posed`: the graph
 with the objects where a state says they are now) is another. Typed with the protocol,
 those queries run unchanged on the scene as built and on any state of it.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

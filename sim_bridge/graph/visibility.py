@@ -8,6 +8,7 @@ and the items resting on it) whose vertical extent spans the line's height where
 line passes over it: an item on a high shelf does not hide what is below it, nor an item
 low down what the line passes above. Closed containers hide what they hold. Vectorised:
 all sight lines are tested against an STRtree of occluders in one query.
+See docs/scene-graph.md.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ are quaternions (a zero or NaN one is no rotation), scales that are not zero (a 
 are neither zero nor parallel. Fields fdc does not read are left alone (Habitat configs
 carry many). `validate` turns a pydantic error into located diagnostics: the config
 file, the JSON path of the value and a hint, never an exception.
+See docs/habitat.md.
 """
 
 from __future__ import annotations

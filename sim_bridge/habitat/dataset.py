@@ -7,6 +7,7 @@ path relative to the dataset, or their `template_handle`); a name resolves by ex
 handle, then by short name (the file name without its config suffix), then by the first
 handle, in sorted order, that contains it — Habitat's substring lookup, made
 deterministic.
+See docs/habitat.md.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ Sizes come from the meshes (trimesh). Receptacles become surfaces named as Habit
 them: `<instance handle>|<receptacle name>` (mesh receptacles: one per sub-mesh, with
 `.0000`, `.0001` ... appended). Stage receptacles are in world coordinates, as
 habitat-lab reads them. Rooms come from the semantic config's region annotations.
+See docs/habitat.md.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from fdc.sim_bridge.habitat.dataset import (
     short_name,
 )
 from fdc.sim_bridge.habitat.urdf import read_urdf
-from fdc.sim_bridge.meshes import load_mesh_file
+from fdc.sim_bridge.meshes import MeshFileError, load_mesh_file
 from fdc.sim_bridge.scene.schema import FORMAT_VERSION, Scene
 
 #: Habitat (Y-up) to fdc (Z-up).
@@ -159,8 +160,6 @@ def _mesh_parts(path: Path, needed_by: str) -> list[tuple[Array, Array]]:
 def _vertices(path: str, v: Any) -> Array:
     """A mesh's vertices as an (n, 3) array: `MeshFileError` when there are none (every
     box and frame of the object is made of them) or one is not finite."""
-    from fdc.sim_bridge.meshes import MeshFileError
-
     out = np.asarray(v, dtype=np.float64).reshape(-1, 3)
     if not len(out):
         raise MeshFileError(path, "the mesh holds no vertex; expected a mesh of triangles",

@@ -26,6 +26,7 @@ the stage), a room is the region's name.
 
 habitat-sim and habitat-lab are imported by nobody here: the simulator is passed in, and
 `habitat_sim.ShortestPath` is imported on the first path query (`fdc[habitat]` extra).
+See docs/habitat.md.
 """
 
 from __future__ import annotations
@@ -365,7 +366,7 @@ class HabitatWorldState(LiveRecord):
             return None  # off the navmesh
         make = self._shortest_path
         if make is None:
-            import habitat_sim
+            import habitat_sim  # optional (`fdc[habitat]`): not installed without it
 
             make = habitat_sim.ShortestPath
         path = make()

@@ -4,7 +4,8 @@ kinematics to place each link.
 A URDF is read through fdc's input reader (a regular file, at most the limit
 `urdf_bytes`) and may declare no DOCTYPE: URDF needs none, and a document type's entity
 declarations are how a small XML file expands to gigabytes ("billion laughs") or reads
-other files (external entities). Expat refuses neither on its own in every version."""
+other files (external entities). Expat refuses neither on its own in every version.
+See docs/habitat.md."""
 
 from __future__ import annotations
 

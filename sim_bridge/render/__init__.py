@@ -3,6 +3,7 @@ linear depth, per-pixel object ids), rendered with moderngl on a headless EGL co
 (Mesa's llvmpipe), and a robot's day written as an `fdc-frames` directory.
 
 moderngl is imported when the first renderer is made, never at `import fdc`.
+See docs/rendering.md.
 """
 
 from fdc.sim_bridge.render.camera import Camera

@@ -7,6 +7,7 @@ triangles: an index array for meshes (shared vertices: llvmpipe shades each vert
 once), three vertices a triangle otherwise; and, when textured, the texture's pixels
 with rows flipped (trimesh's UVs put v=0 at the image's bottom row, OpenGL's first
 uploaded row is v=0).
+See docs/rendering.md.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from fdc.core.errors import FdcError
 from fdc.sim_bridge.geometry import quaternion_to_matrix
 from fdc.sim_bridge.graph.occluders import SHELF_BOARD_M, inner_shelves, is_body
+from fdc.sim_bridge.graph.rooms import build_layout
 from fdc.sim_bridge.scene.schema import Kind, ObjectSpec, PartSpec, Scene, WallMode
 
 #: Door openings keep a lintel above this height (metres over the floor).
@@ -140,8 +143,6 @@ def rooms_pieces(scene: Scene) -> tuple[Piece, Piece]:
     them), and floors and ceilings. Two pieces, so that the renderer can draw the walls
     before the floors (what a wall hides is then skipped by the depth test)."""
     import shapely
-
-    from fdc.sim_bridge.graph.rooms import build_layout
 
     walls: list[Piece] = []
     flats: list[Piece] = []
@@ -348,7 +349,6 @@ def mesh_pieces(path: Path, colour: tuple[float, float, float]) -> list[Piece]:
     untextured ones merged); [] when the file cannot be read (the box is drawn)."""
     import trimesh
 
-    from fdc.core.errors import FdcError
     from fdc.sim_bridge.meshes import load_mesh_file
 
     try:
@@ -474,7 +474,6 @@ def urdf_model(obj: ObjectSpec, base_dir: Path | None, meshes: dict[str, list[Pi
                parts: list[PartPiece]) -> UrdfModel | None:
     """The URDF model of an imported articulated object (its `source.urdf`), or None when
     it cannot be read (its part boxes are drawn then)."""
-    from fdc.core.errors import FdcError
     from fdc.sim_bridge.habitat.urdf import read_urdf
 
     rel = obj.source.get("urdf")

@@ -12,6 +12,7 @@ be overridden.
 Conventions: the world is Z-up (metres); the robot's yaw is counter-clockwise from +x;
 `tilt_deg` is the pitch of the optical axis (negative: looking down). Depth is linear:
 the distance along the optical axis, in metres.
+See docs/rendering.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ vendor file (`__EGL_VENDOR_LIBRARY_FILENAMES`), the renderer string is checked t
 llvmpipe, and llvmpipe runs on one thread (`LP_NUM_THREADS=1`): the same input gives the
 same bytes on one machine. A machine without EGL gets `RenderUnavailable` (exit 2)
 naming the Debian packages to install.
+See docs/rendering.md.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ The world at frame k is `snapshot_at(initial, log, k)`: items where the log's pl
 to k left them, the held item in the hand, the robot at the frame's pose. The directory
 is written in a temporary folder beside the target and renamed into place at the end,
 so an interrupted run (Ctrl-C) leaves nothing half-written.
+See docs/rendering.md.
 """
 
 from __future__ import annotations

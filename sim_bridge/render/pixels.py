@@ -10,6 +10,7 @@ The id buffer holds the nearest surface at each pixel, so what is counted is uno
 A furniture surface (a receptacle) is seen when its furniture, or the items resting on it,
 together cover that much (the checkers' rule: a surface is in view when its furniture or
 an item on it is).
+See docs/rendering.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fdc.sim_bridge.graph.frustum import MIN_PIXELS, MIN_SHARE, min_pixels
+from fdc.sim_bridge.render.camera import Camera
+from fdc.sim_bridge.render.renderer import Renderer
+from fdc.sim_bridge.world.experience import snapshot_at
 
 __all__ = ["MIN_PIXELS", "MIN_SHARE", "FrameRenders", "min_pixels", "robot_camera", "seen",
            "target_pixels"]
@@ -59,9 +63,7 @@ class FrameRenders:
     _counts: dict[int, dict[str, int]] | None = None
 
     def visible(self, frame: int) -> dict[str, int]:
-        from fdc.sim_bridge.render.renderer import Renderer
         from fdc.sim_bridge.world.embedded import EmbeddedWorld
-        from fdc.sim_bridge.world.experience import snapshot_at
 
         if self._counts is None:
             self._counts = {}
@@ -84,6 +86,4 @@ class FrameRenders:
 
 def robot_camera(graph: SceneGraph) -> Camera:
     """The default camera at the scene's agent eye height (the geometric eye's)."""
-    from fdc.sim_bridge.render.camera import Camera
-
     return Camera(height_m=float(graph.scene.agent.eye_height_m))

@@ -5,6 +5,7 @@ What does not move (rooms, furniture, the building) is put in world coordinates 
 in one vertex buffer; what moves (movable items, articulated objects) is drawn per
 object with its pose from the state; textured meshes are drawn per texture. Lighting is
 one directional light from above plus ambient light, no shadows.
+See docs/rendering.md.
 """
 
 from __future__ import annotations

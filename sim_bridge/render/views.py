@@ -1,6 +1,6 @@
 """Where the robot stands to look at a surface: `view_at`, for `fdc render view` (and the
 image observations of the agent environment): the surface's standing point (of a side,
-when asked), facing it, the camera tilted to the surface's centre."""
+when asked), facing it, the camera tilted to the surface's centre. See docs/rendering.md."""
 
 from __future__ import annotations
 

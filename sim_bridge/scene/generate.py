@@ -3,6 +3,7 @@ into the room), items on the furniture's surfaces and in its open containers.
 
 Deterministic for a seed (numpy's PCG64). Also the catalogue and the small helpers the
 example apartment is written with (`furniture_spec`, `item_spec`).
+See docs/formats/scene.md.
 """
 
 from __future__ import annotations

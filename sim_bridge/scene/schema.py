@@ -10,6 +10,7 @@ Conventions, fixed by the format and stated in every file by its header fields:
 
 The models validate types and values (finite numbers, positive sizes, unit quaternions);
 `fdc.sim_bridge.scene.load` adds the checks that span the file (duplicate ids, references).
+See docs/formats/scene.md.
 """
 
 from __future__ import annotations

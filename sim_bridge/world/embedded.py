@@ -12,6 +12,7 @@ with `record_steps=True`), and `record(path)` writes the trajectory so far.
 
 Pure Python and numpy (shapely, networkx): no simulator, no physics. Items stand where
 the placement queries put them; a held item travels with the robot.
+See docs/world.md.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ get the validated, frozen `Experience`.
 
 Conventions: clock times are minutes since midnight (FindingDory's day runs 06:00-22:00);
 poses as in `fdc.sim_bridge.world.state` (metres, yaw counter-clockwise from +x).
+See docs/world.md.
 """
 
 from __future__ import annotations

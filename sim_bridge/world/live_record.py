@@ -1,5 +1,5 @@
 """`LiveRecord`: the base of the live worlds (`EmbeddedWorld`, Habitat's
-`HabitatWorldState`)."""
+`HabitatWorldState`). See docs/world.md."""
 
 from __future__ import annotations
 

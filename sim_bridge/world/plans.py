@@ -51,6 +51,7 @@ it which item and surface a refused placement was about, `lack_of_room` whether 
 world refused it for lack of room (else the abstraction allowed what the world does
 not), `moved` which item a step moves. A walk goes to the nearest standing point in the
 room the line names (`_walk`), where the abstraction puts the robot.
+See docs/world.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 are now (items moved, the surfaces of moved items moved with them, containers opened or
 closed). The support rule, the room rule, line of sight and the placement queries are
 the scene graph's own, run on it (it is a `SceneView`), so a recorded state and the
-embedded world answer alike."""
+embedded world answer alike. See docs/world.md."""
 
 from __future__ import annotations
 

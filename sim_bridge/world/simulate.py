@@ -54,6 +54,7 @@ Walks are planned by `fdc.sim_bridge.graph.routes.GridRouter` rather than by
 the whole free-floor polygon (seconds per walk in a 3,000-object scene), and walked by
 `EmbeddedWorld.follow`, which checks every leg against the free floor again; a walk it
 still refused would fall back to the world's own `navigate`.
+See docs/world.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`SnapshotState`: a `WorldState` over one recorded `Snapshot` and the static scene
 graph. It answers the fluent questions with the objects where the snapshot says they
-are now, through the `PosedGraph` of that snapshot."""
+are now, through the `PosedGraph` of that snapshot. See docs/world.md."""
 
 from __future__ import annotations
 
@@ -10,9 +10,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM
+from fdc.sim_bridge.graph.frustum import DEFAULT_FRUSTUM, large_enough
+from fdc.sim_bridge.graph.occluders import scene_occluders
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
+from fdc.sim_bridge.graph.visibility import (
+    doors_seen,
+    eye_point,
+    held_hands,
+    sight_lines,
+    visible_objects,
+)
 from fdc.sim_bridge.world.posed import PosedGraph
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 from fdc.sim_bridge.world.statics import open_keys, scene_statics
@@ -164,10 +172,6 @@ class SnapshotState:
         else within range, in the camera's frustum (`in_frustum`), large enough to be
         seen (`large_enough`), with a clear line of sight (the lines tested in one pass;
         the held item, in the hand, in the way)."""
-        from fdc.sim_bridge.graph.frustum import large_enough
-        from fdc.sim_bridge.graph.occluders import scene_occluders
-        from fdc.sim_bridge.graph.visibility import doors_seen, eye_point, held_hands, sight_lines
-
         frustum = DEFAULT_FRUSTUM.with_hfov_rad(fov_rad)
         rng = DEFAULT_VIEW_RANGE_M if max_range_m is None else max_range_m
         out = [False] * len(object_ids)
@@ -218,8 +222,6 @@ class SnapshotState:
     def visible_objects(self, pose: AgentPose | None = None, fov_rad: float | None = None,
                         max_range_m: float | None = None) -> list[str]:
         """Ids of every object in view (one vectorised pass), sorted."""
-        from fdc.sim_bridge.graph.visibility import visible_objects
-
         pose = pose or self.snapshot.agent
         out = visible_objects(
             self.posed, (pose.x, pose.y, pose.z), pose.yaw_rad,

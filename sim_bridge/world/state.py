@@ -10,6 +10,7 @@ does (the agent, the held item, item poses, open parts, the clock).
 Conventions as in `scene.json`: metres, radians, Z-up, quaternions [w, x, y, z]; the
 agent's yaw is measured counter-clockwise from +x; clock times are minutes since
 midnight.
+See docs/world.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What every world state of one scene shares: `SceneStatics`, computed once per scene
 graph (the tracked objects and their initial poses, the containers, where standing
-points are), and `open_keys`, the containers an id names."""
+points are), and `open_keys`, the containers an id names. See docs/world.md."""
 
 from __future__ import annotations
 

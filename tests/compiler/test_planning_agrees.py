@@ -28,9 +28,9 @@ the world's state:
   left out (the apartment's fridge, against the wall: the world reaches it within
   arm's reach, and the `robot-at-receptacle` check never finds the robot there);
 - not compared: `at-side` (judged from where the robot stands: none holds in the abstraction until
-  its placement, `VIEWED`), PARTNR's relations and object states (no action sets them:
-  they keep their initial value), and static and history predicates (not fluents of a
-  state).
+  its placement, `Registry.viewer_relative`), PARTNR's relations and object states (no
+  action sets them: they keep their initial value), and static and history predicates
+  (not fluents of a state).
 
 The world may refuse a placement for lack of room (the abstraction does not model free
 space: another action is drawn); it must refuse no other action the abstraction allows.
