@@ -12,12 +12,12 @@ from gymnasium.utils.env_checker import check_env
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.env import (
     CHARSET,
-    FrameSelection,
     ManipulationEnv,
     items_to_move,
     parse_action,
     step_budget,
 )
+from fdc.agents.frame_selection import FrameSelection
 from fdc.compiler.suite import TaskRecord
 from fdc.predicates.goal import GAnd, Goal, GThen, atom, to_pddl
 from fdc.sim_bridge.graph.scene_graph import SceneGraph
