@@ -237,3 +237,22 @@ def test_executor_options_that_disagree_exit_2(suite: Path) -> None:
     assert code == 2 and "--executor dask needs --scheduler" in out
     code, out = fdc("audit", suite, "--scheduler", "tcp://127.0.0.1:1")
     assert code == 2 and "--scheduler is for --executor dask" in out
+
+
+@pytest.mark.parametrize("command", ["validate", "audit"])
+def test_an_input_error_in_a_worker_exits_2(suite: Path, tmp_path: Path, command: str) -> None:
+    """A scene that does not load, met in a worker process (validate; the audit loads
+    every input before any work): the error as one process says it (exit 2, the file
+    named), no traceback, nothing kept."""
+    bad = tmp_path / "scene.json"
+    bad.write_text('{"not": "a scene"}\n')
+    records = [json.loads(x) for x in suite.read_text().splitlines()]
+    process = [r for r in records if r["experience"] is None]
+    assert len(process) >= 2
+    (tmp_path / "suite.jsonl").write_text("".join(
+        json.dumps({**r, "scene": str(bad)}) + "\n" for r in process))
+    code, out = fdc(command, tmp_path / "suite.jsonl", "--jobs", "2", "--no-pixels"
+                    if command == "audit" else "--strict")
+    assert code == 2, out
+    assert f"error: {bad}" in out.replace("\n", "") and "Traceback" not in out
+    assert not list((tmp_path / "suite.cache").glob(f"{command}/*/*.json"))
