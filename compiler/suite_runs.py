@@ -4,17 +4,18 @@ dask cluster), each task's result kept in a cache under a key that hashes everyt
 depends on, and the results read back in the suite's order.
 
 A task's key hashes the check (`validate`, `audit`), its options and the limits in
-effect (`fdc --limit`), fdc's version and
-code (`shards.code_digest`: a result written by other code is never read), the format of
-this cache, the record (its canonical line), its template (`shards.template_digest`: its
-file's bytes, its variants and its domain), its scene file by content (`shards.
-scene_digest`: the file's bytes and its meshes'), the manifest's entry for the record's
-scene and experience (the scene's sha256 and the experience's reference, not the task
-counts, which change with every template), the bytes of a given experience log (the
-manifest's, or `fdc audit --experience`) and the manifest's seed (a simulated
-experience's). A rerun after one template changed (and the suite was compiled again)
-checks that template's tasks alone; the other tasks' records, scenes and experiences are
-the same bytes, so their results are read back.
+effect (`fdc --limit`), fdc's version and code (`code_digest`: `shards.code_files` but
+the built-in templates, so a result written by other code is never read), the format of
+this cache, the record (its canonical line), its template (`template_text`: its own
+definition's text, not its file's other templates, its variants and its domain file),
+its scene file by content (`shards.scene_digest`: the file's bytes and its meshes'),
+the manifest's entry for the record's scene and experience (the scene's sha256 and the
+experience's reference, not the task counts, which change with every template), the
+bytes of a given experience log (the manifest's, or `fdc audit --experience`) and the
+manifest's seed (a simulated experience's). A rerun after one template changed (and the
+suite was compiled again) checks that template's tasks alone, in the built-in library
+too: the other tasks' records, templates, scenes and experiences are the same bytes, so
+their results are read back.
 
 A `ResultCache` is a folder, `ROOT/CHECK/KEY[:2]/KEY.json`, one file per task written
 atomically as its batch finishes (`core.files.write_atomic`): a run interrupted (Ctrl-C,
@@ -33,6 +34,7 @@ for any executor, any number of workers and any mix of fresh and cached results.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -42,11 +44,13 @@ from typing import Any, Protocol
 
 from fdc.core.errors import FdcError, InputError
 from fdc.core.files import write_atomic
+from fdc.core.hashing import sha256_text
 from fdc.core.limits import Limits, current, set_current
 
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
-from .shards import _digest, _file_sha, code_digest, domain_sha, scene_digest, template_digest
+from .shards import _digest, _file_sha, code_files, domain_sha, scene_digest
 from .suite import TaskRecord, suite_lines
+from .templates import TemplateEntry
 from .validate import (
     TaskReport,
     ValidateOptions,
@@ -129,6 +133,30 @@ class Executor(Protocol):
 
 # --------------------------------------------------------------------------- keys
 
+#: The built-in template library's files, inside fdc's code (`shards.code_files`): a
+#: task's key holds its own template's text, so a change to another leaves it be.
+LIBRARY = "domain/templates/"
+
+
+@functools.cache
+def code_digest() -> str:
+    """The sha256 of fdc's own code and data, but the built-in templates (`LIBRARY`):
+    `shards.code_digest` for a task's key, computed once a process."""
+    parts = []
+    for name, path in code_files():
+        if not name.startswith(LIBRARY):
+            parts += [name, sha256_text(path.read_bytes())]
+    return str(sha256_text("\0".join(parts)))
+
+
+def template_text(entry: TemplateEntry) -> str:
+    """What a task's result depends on of its template: its name, file name, its own
+    definition's text (not the rest of its file), instruction variants and domain file."""
+    span = entry.template.span
+    own = entry.source.text[span.start:span.end] if span.start >= 0 else entry.sha256
+    return _digest([entry.name, Path(entry.path).name, own, list(entry.texts),
+                    domain_sha(entry)])
+
 
 class TaskKeys:
     """The key of each task of an opened suite for one check and its options (module
@@ -168,8 +196,7 @@ class TaskKeys:
         key = (record.template_file, record.template)
         if key not in self._templates:
             entry, why = self.opened.template(record)
-            self._templates[key] = why if entry is None else \
-                template_digest(entry, domain_sha(entry))
+            self._templates[key] = why if entry is None else template_text(entry)
         return self._templates[key]
 
     def key(self, record: TaskRecord) -> str:

@@ -64,12 +64,19 @@ def test_a_key_changes_with_fdcs_code(golden: Path, monkeypatch: pytest.MonkeyPa
     assert all(before[i] != after[i] for i in before)
 
 
-def test_a_key_changes_with_the_template_file(golden: Path) -> None:
+def test_a_key_changes_with_its_own_template_alone(golden: Path) -> None:
+    """One file holds every golden template: a comment changes no key, an edit of one
+    template its tasks' keys alone."""
     before = keys(golden)
     templates = golden.parent / "templates" / "golden.pddl"
-    templates.write_text(templates.read_text() + "\n; a comment\n")
-    after = keys(golden)  # one file holds every golden template: every task changes
-    assert all(before[i] != after[i] for i in before)
+    text = templates.read_text()
+    templates.write_text(text + "\n; a comment\n")
+    assert keys(golden) == before
+    templates.write_text(text.replace('"Move {{ o | ref }}', '"Carry {{ o | ref }}'))
+    after = keys(golden)
+    records = [json.loads(x) for x in golden.read_text().splitlines()]
+    mine = {r["id"] for r in records if r["template"] == "golden-to-surface"}
+    assert mine and {i for i in before if before[i] != after[i]} == mine
 
 
 def failing(spec: object, lines: list[object], options: object) -> list[str] | Failure:
