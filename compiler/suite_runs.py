@@ -67,7 +67,7 @@ RESULTS_FORMAT = 1
 #: every worker has work until the end).
 BATCH_MAX = 8
 #: Batches a dask cluster is given at once (the local pool keeps two per worker).
-WINDOW = 64
+WINDOW = 256
 #: How many workers the batches are cut for on a dask cluster (its size is not known).
 DASK_WORKERS = 8
 
