@@ -38,6 +38,7 @@ import functools
 import json
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -369,6 +370,10 @@ def run_checks(check: str, opened: ReopenedSuite, spec: SuiteSpec, lines: Sequen
                     run.checked += 1
                     if on_task is not None:
                         on_task(todo[k][1].id)
+        except BrokenProcessPool as e:  # a local worker killed (out of memory, say)
+            kept = f"the {run.checked} task(s) finished are kept in {cache.root}: run " \
+                "again to resume" if cache.root is not None else "nothing was kept"
+            raise InputError(f"a worker process was lost ({e}); {kept}") from None
         finally:
             close = getattr(outputs, "close", None)
             if close is not None:

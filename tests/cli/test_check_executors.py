@@ -10,6 +10,7 @@ real scheduler and two workers on 127.0.0.1, as `fdc compile`'s do."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import time
@@ -201,6 +202,39 @@ def test_an_interrupted_run_resumes(suite: Path, serial: tuple[dict[str, Any], b
     assert code == 0, out
     assert counts(out) == (4, 4 - kept, kept)
     assert (tmp_path / "a.json").read_bytes() == audit
+
+
+def spawned_workers(pid: int) -> list[int]:
+    """The worker processes a process spawned (`multiprocessing`'s `spawn_main`)."""
+    out = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in cmdline:
+            out.append(int(child))
+    return out
+
+
+@pytest.mark.slow
+def test_a_local_worker_lost_is_said_and_the_rerun_resumes(
+        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+    """A worker process killed (as the out-of-memory killer would): exit 2 with what
+    happened, no traceback, the tasks finished kept; the rerun gives the report."""
+    validation, _ = serial
+    cache = tmp_path / "cache"
+    args = validate_args(suite, "--jobs", "2", "--cache", cache)
+    client = start([PYTHON, "-m", "fdc", *args])
+    first_result(cache, "validate", client)
+    assert results(cache, "validate") < 4
+    os.kill(spawned_workers(client.pid)[0], signal.SIGKILL)
+    _, err = client.communicate(timeout=120)
+    assert client.returncode == 2, err
+    assert "a worker process was lost" in err and "run again to resume" in err
+    assert "Traceback" not in err
+    kept = results(cache, "validate")
+    code, out = fdc(*args)
+    assert code == 0, out
+    assert counts(out) == (4, 4 - kept, kept) and kept > 0
+    assert validation_of(out) == validation
 
 
 # --------------------------------------------------------------------------- dask
