@@ -114,6 +114,7 @@ def validation_of(output: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- local
 
 
+@pytest.mark.slow
 def test_two_processes_and_the_cache_give_the_reports_of_one(
         suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
     validation, audit = serial
@@ -131,6 +132,7 @@ def test_two_processes_and_the_cache_give_the_reports_of_one(
     assert (tmp_path / "b.json").read_bytes() == audit and counts(out) == (4, 0, 4)
 
 
+@pytest.mark.slow
 def test_a_changed_template_rechecks_its_tasks_alone(scene: Path, tmp_path: Path) -> None:
     templates = split_templates(tmp_path / "templates")
     suite = compile_suite(scene, templates, tmp_path / "out")
@@ -157,6 +159,7 @@ def test_a_changed_template_rechecks_its_tasks_alone(scene: Path, tmp_path: Path
     assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_damaged_entry_is_checked_again(suite: Path, tmp_path: Path) -> None:
     cache = ("--cache", tmp_path / "cache")
     code, out = fdc(*validate_args(suite, *cache))
