@@ -199,6 +199,11 @@ class ReopenedSuite:
         one_scene = len({s.path for s in manifest.scenes}) == 1
         return _day(manifest.scenes, record) if sole and one_scene else None
 
+    def scene_entry(self, record: TaskRecord) -> SceneEntry | None:
+        """The manifest's entry for the record's scene and experience (None: no manifest,
+        or it has none), as the record's compiler and experience are found by."""
+        return self._entry(record, sole=True)
+
     # ----- templates ----------------------------------------------------------------
 
     def template(self, record: TaskRecord) -> tuple[TemplateEntry | None, str]:

@@ -555,25 +555,61 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
                    on_task: Callable[[str], None] | None = None,
                    on_start: Callable[[int], None] | None = None) -> ValidationReport:
     """Validate every line of a suite file (`ReopenError`, or `SceneLoadError` for a scene,
-    when an input cannot be read)."""
+    when an input cannot be read). In shards, cached, on an executor:
+    `compiler.suite_runs.validate_run`."""
     import time
 
     started = time.perf_counter()
-    path = Path(suite)
+    opened = open_for_validation(suite, options)
+    if on_start is not None:
+        on_start(len(opened.lines))
+    reports = validate_lines(opened, opened.lines, options, on_task)
+    return validation_report(str(suite), options, reports, bad_lines(opened),
+                             time.perf_counter() - started)
+
+
+def open_for_validation(suite: str | Path, options: ValidateOptions) -> ReopenedSuite:
+    """The suite reopened as `validate_suite` reads it (`ReopenError`)."""
     try:
-        opened = reopen_suite(path, scenes=[options.scene] if options.scene else [])
+        return reopen_suite(Path(suite), scenes=[options.scene] if options.scene else [])
     except ReopenError as e:
         if e.code == "suite-encoding":
             raise ReopenError(e.code, "not a UTF-8 text file", e.file) from None
         raise
+
+
+def bad_lines(opened: ReopenedSuite) -> list[LineReport]:
+    """The suite's lines that are not task records, as the report lists them."""
     bad: dict[int, list[Diagnostic]] = {}
     for p in opened.problems:
         assert p.line is not None  # a problem of a suite is one of its lines
         bad.setdefault(p.line, []).append(
             replace(p, hint="`fdc schema task` prints the record's JSON Schema"))
-    tasks = [_Task(r, line) for line, r in opened.lines]
-    if on_start is not None:
-        on_start(len(tasks))
+    return [LineReport(line=n, findings=[finding(p) for p in f])
+            for n, f in sorted(bad.items())]
+
+
+def validation_report(suite: str, options: ValidateOptions, reports: Sequence[TaskReport],
+                      bad: Sequence[LineReport], seconds: float) -> ValidationReport:
+    """The report of the task reports and bad lines of a suite, in line order."""
+    every = [f for r in reports for f in r.findings] + [f for b in bad for f in b.findings]
+    planned = [r for r in reports if r.certificate is not None]
+    return ValidationReport(
+        suite=suite, solve=options.solve, strict=options.strict, tasks=len(reports),
+        errors=sum(f.severity == "error" for f in every),
+        warnings=sum(f.severity == "warning" for f in every),
+        certified=sum(r.certificate is not None and r.certificate.status == "solved"
+                      for r in planned),
+        planned=len(planned), seconds=round(seconds, 3),
+        bad_lines=list(bad), task_reports=list(reports))
+
+
+def validate_lines(opened: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
+                   options: ValidateOptions, on_task: Callable[[str], None] | None = None
+                   ) -> list[TaskReport]:
+    """The report of each of these records of an opened suite (with its line), in
+    order; each record's report depends on the record alone, not on the others."""
+    tasks = [_Task(r, line) for line, r in lines]
     entries: dict[str, TemplateEntry] = {}
     for t in tasks:
         if imported(t.record) is not None:
@@ -616,23 +652,11 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
             by_world.setdefault(opened.world_key(t.record), []).append(t)
         for group in by_world.values():
             _validate_group(group, scene, entries, opened, options, on_task)
-    reports = [TaskReport(id=t.record.id, line=t.line, template=t.record.template,
-                          category=t.record.category, level=t.record.level,
-                          memory=t.record.experience is not None,
-                          findings=[finding(p) for p in t.findings],
-                          certificate=t.certificate) for t in tasks]
-    bad_lines = [LineReport(line=n, findings=[finding(p) for p in f])
-                 for n, f in sorted(bad.items())]
-    every = [f for r in reports for f in r.findings] + [f for b in bad_lines for f in b.findings]
-    planned = [r for r in reports if r.certificate is not None]
-    return ValidationReport(
-        suite=str(suite), solve=options.solve, strict=options.strict, tasks=len(reports),
-        errors=sum(f.severity == "error" for f in every),
-        warnings=sum(f.severity == "warning" for f in every),
-        certified=sum(r.certificate is not None and r.certificate.status == "solved"
-                      for r in planned),
-        planned=len(planned), seconds=round(time.perf_counter() - started, 3),
-        bad_lines=bad_lines, task_reports=reports)
+    return [TaskReport(id=t.record.id, line=t.line, template=t.record.template,
+                       category=t.record.category, level=t.record.level,
+                       memory=t.record.experience is not None,
+                       findings=[finding(p) for p in t.findings],
+                       certificate=t.certificate) for t in tasks]
 
 
 def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, TemplateEntry],

@@ -495,7 +495,7 @@ def audit_suite(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
                 options: AuditOptions, on_task: Callable[[str], None] | None = None
                 ) -> list[TaskAudit]:
     """Audit each record (with its line in the suite), in order, every input checked
-    first (`check_inputs`). In worker processes: `workers.audit_in_processes`."""
+    first (`check_inputs`). On executors, cached: `workers.audit_run`."""
     check_inputs(suite, lines)
     out = []
     for audit in audit_lines(suite, lines, options, {}):

@@ -1,98 +1,101 @@
-"""`fdc audit --jobs N`: the tasks of a suite audited in N worker processes.
+"""`fdc audit` on the compile's executors, cached per task (`compiler.suite_runs`).
 
 Each task's audit depends on the task alone (the agents are seeded by the task, the
-planner runs in its own folder), so the report is the same for any N. The tasks go out
-in small batches of one world each (a scene and the experience its tasks start after);
-a worker opens the suite once and keeps the models of each world it has met (the scene
-graph, the start states, the abstraction), so a world is built at most once a worker.
-Batches finish in any order; each audit goes back to its place in the suite's order.
+planner runs in its own folder), so the report is the same for any executor, any number
+of workers and any mix of fresh and cached audits. A batch of one world's tasks goes to a
+worker (`audit_batch`), which opens the suite once and keeps the models of each world it
+has met (the scene graph, the start states, the abstraction), so a world is built at most
+once a worker. A task's audit is kept as JSON (`encode`): its outcomes and, when the
+replay disagrees, the plan acted out (the trajectory a reproducer writes).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
+
+from fdc.compiler.suite_runs import (
+    CheckRun,
+    Executor,
+    Failure,
+    Line,
+    ResultCache,
+    SuiteSpec,
+    opened_suite,
+    run_checks,
+)
+from fdc.core.errors import FdcError
 
 if TYPE_CHECKING:
     from fdc.compiler.reopen import ReopenedSuite
     from fdc.compiler.suite import TaskRecord
     from fdc.evaluation.audit.checks import AuditOptions, SceneModels, TaskAudit
 
-#: At most this many tasks a batch (a batch is a world's tasks, cut in pieces so that
-#: every worker has work until the end).
-BATCH_MAX = 8
+#: What a worker keeps between batches: each world's models, for the suite it opened.
+_MODELS: dict[SuiteSpec, dict[Any, SceneModels]] = {}
 
 
-@dataclass(frozen=True)
-class SuiteSpec:
-    """How a worker opens the suite the main process opened (the same files given)."""
-
-    path: str
-    scenes: tuple[str, ...]
-    experiences: tuple[str, ...]
-
-
-def batches(keys: Sequence[Hashable], jobs: int) -> list[list[int]]:
-    """The indices of `keys` (each task's world) in batches of one world each, at most
-    `BATCH_MAX` long and small enough that each of `jobs` workers gets about four; in
-    the order of each world's first task."""
-    groups: dict[Hashable, list[int]] = {}
-    for k, key in enumerate(keys):
-        groups.setdefault(key, []).append(k)
-    size = max(1, min(BATCH_MAX, math.ceil(len(keys) / (4 * jobs))))
-    return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
-
-
-def audit_in_processes(spec: SuiteSpec, suite: ReopenedSuite,
-                       lines: Sequence[tuple[int, TaskRecord]], options: AuditOptions,
-                       jobs: int, on_task: Callable[[str], None] | None = None
-                       ) -> list[TaskAudit]:
-    """`checks.audit_suite`'s audits, made in `jobs` processes; in the order of
-    `lines`. Every input is checked here first (`check_inputs`)."""
-    from fdc.compiler.executors import in_processes
-    from fdc.compiler.reopen import imported
-    from fdc.evaluation.audit.checks import check_inputs
-
-    check_inputs(suite, lines)
-    keys = [suite.world_key(r) if imported(r) is None else None for _, r in lines]
-    groups = batches(keys, jobs)
-    out: list[TaskAudit | None] = [None] * len(lines)
-    calls = [(spec, [lines[k] for k in batch], options) for batch in groups]
-    for b, audits in in_processes(_audit_batch, calls, jobs):
-        for k, audit in zip(groups[b], audits, strict=True):
-            out[k] = audit
-            if on_task is not None:
-                on_task(audit.record.id)
-    return [a for a in out if a is not None]
-
-
-# --------------------------------------------------------------------------- the worker
-
-#: What a worker keeps between batches: the suite it opened and each world's models.
-_OPENED: dict[SuiteSpec, tuple[ReopenedSuite, dict[Any, SceneModels]]] = {}
-
-
-def _audit_batch(spec: SuiteSpec, lines: list[tuple[int, TaskRecord]],
-                 options: AuditOptions) -> list[TaskAudit]:
+def audit_batch(spec: SuiteSpec, lines: list[Line], options: AuditOptions
+                ) -> list[str] | Failure:
+    """A worker's audits of a batch of records (`checks.audit_lines`), each as JSON."""
     from fdc.evaluation.audit.checks import audit_lines
 
-    suite, models = _opened(spec)
-    return list(audit_lines(suite, lines, options, models))
+    try:
+        suite = opened_suite(spec)
+        if spec not in _MODELS:
+            _MODELS.clear()
+        models = _MODELS.setdefault(spec, {})
+        return [encode(a) for a in audit_lines(suite, lines, options, models)]
+    except FdcError as e:  # ReopenError, SceneLoadError: input errors, said by the client
+        return Failure(str(e))
 
 
-def _opened(spec: SuiteSpec) -> tuple[ReopenedSuite, dict[Any, SceneModels]]:
-    found = _OPENED.get(spec)
-    if found is None:
-        from fdc.compiler.reopen import reopen_suite
+def encode(audit: TaskAudit) -> str:
+    """A task's audit as the cache keeps it (its record and line are the suite's)."""
+    from fdc.sim_bridge.world.trajectory import trajectory_text
 
-        _OPENED.clear()
-        suite = reopen_suite(Path(spec.path), scenes=spec.scenes,
-                             experiences=spec.experiences)
-        found = _OPENED[spec] = (suite, {})
-    return found
+    replay = audit.replay
+    return json.dumps({
+        "outcomes": {k: [o.status, o.detail] for k, o in audit.outcomes.items()},
+        "replay": None if replay is None else {
+            "trajectory": trajectory_text(replay.header, replay.snapshots),
+            "refused": replay.refused, "reason": replay.reason},
+    }, sort_keys=True, ensure_ascii=False)
 
 
-__all__ = ["BATCH_MAX", "SuiteSpec", "audit_in_processes", "batches"]
+def decode(text: str, record: TaskRecord, line: int) -> TaskAudit:
+    """`encode`'s text back as the task's audit."""
+    from fdc.evaluation.audit.checks import CHECKS, Outcome, TaskAudit
+    from fdc.sim_bridge.world.plans import PlanReplay
+    from fdc.sim_bridge.world.trajectory import parse_trajectory
+
+    data = json.loads(text)
+    outcomes = {k: Outcome(*data["outcomes"][k]) for k in CHECKS}
+    replay = None
+    if data["replay"] is not None:
+        header, snapshots = parse_trajectory(data["replay"]["trajectory"])
+        replay = PlanReplay(header, tuple(snapshots), data["replay"]["refused"],
+                            data["replay"]["reason"])
+    return TaskAudit(record, line, outcomes, replay)
+
+
+def audit_run(spec: SuiteSpec, suite: ReopenedSuite, lines: Sequence[Line],
+              options: AuditOptions, cache: ResultCache, executor: Executor | None = None,
+              jobs: int = 1, *, on_planned: Callable[[int, int], None] | None = None,
+              on_task: Callable[[str], None] | None = None
+              ) -> tuple[list[TaskAudit], CheckRun]:
+    """`checks.audit_suite`'s audits, those the cache lacks made in batches on `executor`
+    (None: this process; every input of those checked here first, `check_inputs`); in
+    the order of `lines`."""
+    from fdc.evaluation.audit.checks import check_inputs
+
+    run = run_checks("audit", suite, spec, lines, options, asdict(options), audit_batch,
+                     cache, executor, jobs, prepare=lambda todo: check_inputs(suite, todo),
+                     on_planned=on_planned, on_task=on_task)
+    audits = [decode(text, r, n) for (n, r), text in zip(lines, run.results(), strict=True)]
+    return audits, run
+
+
+__all__ = ["SuiteSpec", "audit_batch", "audit_run", "decode", "encode"]

@@ -33,7 +33,20 @@ from fdc.cli.common import (
     stderr,
     table,
 )
-from fdc.cli.validate import PlannerChoice, PlannerTimeout, ReportFormat
+from fdc.cli.compile import Executor
+from fdc.cli.validate import (
+    CacheOption,
+    ExecutorOption,
+    JobsOption,
+    NoCacheOption,
+    PlannerChoice,
+    PlannerTimeout,
+    ReportFormat,
+    SchedulerOption,
+    result_cache,
+    run_executor,
+    run_summary,
+)
 from fdc.evaluation.audit import DEFAULT_CHANCE_BOUND
 
 if TYPE_CHECKING:
@@ -87,8 +100,11 @@ def audit_command(
     ] = DEFAULT_CHANCE_BOUND,
     timeout: PlannerTimeout = 60.0,
     planner: PlannerChoice = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes; the "
-                                      "report is the same for any number.")] = 1,
+    jobs: JobsOption = 1,
+    executor: ExecutorOption = Executor.local,
+    scheduler: SchedulerOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
     pixels: Annotated[
         bool | None, typer.Option("--pixels/--no-pixels", help="Render the memory tasks' "
                                   "frames and compare the valid frames with the pixel rule "
@@ -100,16 +116,18 @@ def audit_command(
     checkers and by the abstraction; for memory tasks the answer set, valid frames, L*
     and a walk along it, and the random agent by its exact chance of success (at most
     --chance-bound). An agreement matrix per category and per template, and every
-    disagreement with the commands that show it."""
-    from fdc.compiler.reopen import ReopenError
+    disagreement with the commands that show it. Tasks are audited in --jobs processes
+    or on a dask cluster, each audit cached: a rerun audits only what changed."""
+    from fdc.compiler.suite_runs import SuiteSpec
+    from fdc.core.errors import InputError
     from fdc.core.files import Outputs
-    from fdc.evaluation.audit.checks import AuditOptions, audit_suite
+    from fdc.evaluation.audit.checks import AuditOptions
     from fdc.evaluation.audit.report import build_report
     from fdc.evaluation.audit.reproducers import Invocation, Reproducers
-    from fdc.evaluation.audit.workers import SuiteSpec, audit_in_processes
-    from fdc.sim_bridge.graph.scene_graph import SceneLoadError
+    from fdc.evaluation.audit.workers import audit_run
 
     err = stderr()
+    runner = run_executor(executor, scheduler, jobs)
     input_or_exit(suite, "the suite", err)
     for given, what in ((scene, "the scene file"), (experience, "the experience log")):
         if given is not None:
@@ -139,28 +157,31 @@ def audit_command(
                             chance_bound=chance_bound,
                             timeout_s=timeout, planner=options.planner, folder=folder)
     started = time.perf_counter()
-    with progress_bar(err) as progress, \
-            _interrupts() as interrupted:
-        bar = progress.add_task("auditing", total=len(lines))
+    spec = SuiteSpec(str(suite), (str(scene),) if scene else (),
+                     (str(experience),) if experience else ())
+    with contextlib.ExitStack() as stack:
+        store = result_cache(stack, suite, cache, no_cache, err)
+        with progress_bar(err) as progress, _interrupts() as interrupted:
+            bar = progress.add_task("auditing", total=None)
 
-        def done(ident: str) -> None:
-            if interrupted:  # a Ctrl-C that landed where Python ignores it (a `__del__`)
-                raise KeyboardInterrupt
-            progress.update(bar, advance=1, description=f"audited {ident}")
+            def done(ident: str) -> None:
+                if interrupted:  # a Ctrl-C that landed where Python ignores it (a `__del__`)
+                    raise KeyboardInterrupt
+                progress.update(bar, advance=1, description=f"audited {ident}")
 
-        try:
-            if jobs > 1 and len(lines) > 1:
-                spec = SuiteSpec(str(suite), (str(scene),) if scene else (),
-                                 (str(experience),) if experience else ())
-                audits = audit_in_processes(spec, opened, lines, options, jobs, on_task=done)
-            else:
-                audits = audit_suite(opened, lines, options, on_task=done)
-        except (ReopenError, SceneLoadError) as e:
-            err.print(f"error: {e}", markup=False)
-            raise typer.Exit(EXIT_USAGE) from None
-        except KeyboardInterrupt:
-            err.print("interrupted: no report")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            try:
+                audits, run = audit_run(
+                    spec, opened, lines, options, store, runner, jobs,
+                    on_planned=lambda n, _reused: progress.update(bar, total=n),
+                    on_task=done)
+            except InputError as e:  # ReopenError, SceneLoadError, a worker's, the cluster's
+                err.print(f"error: {e}", markup=False)
+                raise typer.Exit(EXIT_USAGE) from None
+            except KeyboardInterrupt:
+                kept = "" if no_cache else f"; the tasks finished are kept in {store.root}: " \
+                    "rerun to resume"
+                err.print(f"interrupted: no report{kept}", markup=False, highlight=False)
+                raise typer.Exit(EXIT_INTERRUPTED) from None
     repro = Reproducers(invocation, opened)
     report = build_report(str(suite), audits, seed, repro.commands,
                           str(folder) if folder is not None and any(
@@ -175,6 +196,7 @@ def audit_command(
                 out.write(path, data)
             out.write(output, text)
     _summary(report, time.perf_counter() - started, output)
+    run_summary(run, err)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
 

@@ -88,7 +88,11 @@ def test_a_hostile_id_is_a_located_error_and_nothing_is_written(
     assert ("line 1 at id" in output or f"{path}:1: error[schema] at id" in output), output
     assert "is not a task id" in output
     assert "Traceback" not in output
-    assert files_under(tmp_path) == {"in", "in/suite.jsonl"}
+    # validate keeps each task's result beside the suite, in files named by hashes
+    cache = {f for f in files_under(tmp_path) if f.startswith("in/suite.cache")}
+    assert all(re.fullmatch(r"[0-9a-f]+(\.json)?|validate|suite\.cache", Path(f).name)
+               for f in cache)
+    assert files_under(tmp_path) - cache == {"in", "in/suite.jsonl"}
 
 
 def test_a_hostile_task_id_in_predictions_is_located(tmp_path: Path, at_repo: None) -> None:

@@ -1,0 +1,435 @@
+"""The driver of `fdc validate` and `fdc audit`: a suite's tasks checked in batches on the
+compile's executors (`compiler.executors`: this process, local worker processes, or a
+dask cluster), each task's result kept in a cache under a key that hashes everything it
+depends on, and the results read back in the suite's order.
+
+A task's key hashes the check (`validate`, `audit`), its options and the limits in
+effect (`fdc --limit`), fdc's version and code (`code_digest`: `shards.code_files` but
+the built-in templates, so a result written by other code is never read), the format of
+this cache, the record (its canonical line), its template (`template_text`: its own
+definition's text, not its file's other templates, its variants and its domain file),
+its scene file by content (`shards.scene_digest`: the file's bytes and its meshes'),
+the manifest's entry for the record's scene and experience (the scene's sha256 and the
+experience's reference, not the task counts, which change with every template), the
+bytes of a given experience log (the manifest's, or `fdc audit --experience`) and the
+manifest's seed (a simulated experience's). A rerun after one template changed (and the
+suite was compiled again) checks that template's tasks alone, in the built-in library
+too: the other tasks' records, templates, scenes and experiences are the same bytes, so
+their results are read back.
+
+A `ResultCache` is a folder, `ROOT/CHECK/KEY[:2]/KEY.json`, one file per task written
+atomically as its batch finishes (`core.files.write_atomic`): a run interrupted (Ctrl-C,
+a lost worker, a cluster gone) keeps every task finished, and the next run checks the
+others. An entry that does not read back (edited, truncated) is checked again. Without a
+folder, it is a dictionary (a run that keeps nothing).
+
+The tasks to check go out in batches of one world each (a scene and the experience its
+tasks start after; at most `BATCH_MAX` tasks, fewer when that keeps every worker busy),
+a few batches in flight per worker (the local pool's bound, `WINDOW` batches on a dask
+cluster); a worker opens the suite once (`opened_suite`) and keeps what it built of each
+world. A task's result depends on the task alone, and the results are read back in the
+suite's order whatever order the batches finished in, so the report's bytes are the same
+for any executor, any number of workers and any mix of fresh and cached results.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from fdc.core.errors import FdcError, InputError
+from fdc.core.files import write_atomic
+from fdc.core.hashing import sha256_text
+from fdc.core.limits import Limits, current, set_current
+
+from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
+from .shards import _digest, _file_sha, code_files, domain_sha, scene_digest
+from .suite import TaskRecord, suite_lines
+from .templates import TemplateEntry
+from .validate import (
+    TaskReport,
+    ValidateOptions,
+    ValidationReport,
+    bad_lines,
+    open_for_validation,
+    validate_lines,
+    validation_report,
+)
+
+#: Bump when what a result file holds, or how a key is made, changes.
+RESULTS_FORMAT = 1
+#: At most this many tasks a batch (a batch is a world's tasks, cut in pieces so that
+#: every worker has work until the end).
+BATCH_MAX = 8
+#: Batches a dask cluster is given at once (the local pool keeps two per worker).
+WINDOW = 256
+#: How many workers the batches are cut for on a dask cluster (its size is not known).
+DASK_WORKERS = 8
+
+Line = tuple[int, TaskRecord]
+
+
+# --------------------------------------------------------------------------- workers
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """How a worker opens the suite the main process opened (the same files given)."""
+
+    path: str
+    scenes: tuple[str, ...] = ()
+    experiences: tuple[str, ...] = ()
+
+
+#: The suite this process opened last (a worker's, or the main process's own).
+_SUITES: dict[SuiteSpec, ReopenedSuite] = {}
+
+
+def remember(spec: SuiteSpec, opened: ReopenedSuite) -> None:
+    """The suite `spec` names is `opened` (the batches run in this process use it)."""
+    _SUITES.clear()
+    _SUITES[spec] = opened
+
+
+def opened_suite(spec: SuiteSpec) -> ReopenedSuite:
+    """The suite `spec` names, opened once a process."""
+    found = _SUITES.get(spec)
+    if found is None:
+        found = reopen_suite(Path(spec.path), scenes=spec.scenes,
+                             experiences=spec.experiences)
+        remember(spec, found)
+    return found
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An input error a worker met (its message): the run stops with it, as a run in
+    one process would."""
+
+    message: str
+
+
+class Worker(Protocol):
+    """A module-level function that checks a batch of a suite's records (with their
+    lines) and gives each one's result as text, in order, or the `Failure` that stopped
+    it."""
+
+    def __call__(self, spec: SuiteSpec, lines: list[Line], options: Any, /
+                 ) -> list[str] | Failure: ...
+
+
+class Executor(Protocol):
+    """What `run_checks` needs of an executor (`executors.LocalExecutor`, `DaskExecutor`)."""
+
+    def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]],
+            names: Sequence[str] | None = None, what: str = "task"
+            ) -> Iterator[tuple[int, Any]]: ...
+
+
+# --------------------------------------------------------------------------- keys
+
+#: The built-in template library's files, inside fdc's code (`shards.code_files`): a
+#: task's key holds its own template's text, so a change to another leaves it be.
+LIBRARY = "domain/templates/"
+
+
+@functools.cache
+def code_digest() -> str:
+    """The sha256 of fdc's own code and data, but the built-in templates (`LIBRARY`):
+    `shards.code_digest` for a task's key, computed once a process."""
+    parts = []
+    for name, path in code_files():
+        if not name.startswith(LIBRARY):
+            parts += [name, sha256_text(path.read_bytes())]
+    return str(sha256_text("\0".join(parts)))
+
+
+def template_text(entry: TemplateEntry) -> str:
+    """What a task's result depends on of its template: its name, file name, its own
+    definition's text (not the rest of its file), instruction variants and domain file."""
+    span = entry.template.span
+    own = entry.source.text[span.start:span.end] if span.start >= 0 else entry.sha256
+    return _digest([entry.name, Path(entry.path).name, own, list(entry.texts),
+                    domain_sha(entry)])
+
+
+class TaskKeys:
+    """The key of each task of an opened suite for one check and its options (module
+    doc); files are read and hashed once each."""
+
+    def __init__(self, opened: ReopenedSuite, check: str, options: object) -> None:
+        from fdc.core.version import __version__
+
+        self.opened = opened
+        manifest = opened.read_manifest()
+        self.base = _digest({
+            "fdc": __version__, "code": code_digest(), "format": RESULTS_FORMAT,
+            "check": check, "options": options, "limits": repr(current()),
+            "seed": manifest.seed if manifest is not None else None,
+            "experiences": [self._file(str(p), "experience") for p in opened.experiences],
+        })
+        self._files: dict[tuple[str, str], Any] = {}
+        self._templates: dict[tuple[str | None, str], str] = {}
+
+    def _file(self, path: str, kind: str) -> Any:
+        from fdc.core.inputs import InputKind
+
+        try:
+            if kind == "scene":
+                return scene_digest(path)
+            return _file_sha(path, InputKind.EXPERIENCE)
+        except InputError as e:
+            return f"unreadable: {e}"
+
+    def _memo(self, path: Path, kind: str) -> Any:
+        key = (str(path.resolve()), kind)
+        if key not in self._files:
+            self._files[key] = self._file(str(path), kind) if path.is_file() else None
+        return self._files[key]
+
+    def _template(self, record: TaskRecord) -> str:
+        key = (record.template_file, record.template)
+        if key not in self._templates:
+            entry, why = self.opened.template(record)
+            self._templates[key] = why if entry is None else template_text(entry)
+        return self._templates[key]
+
+    def key(self, record: TaskRecord) -> str:
+        opened = self.opened
+        try:
+            scene: Any = self._memo(opened.scene_path(record), "scene")
+        except ReopenError as e:
+            scene = f"{e.code}: {e}"
+        entry = opened.scene_entry(record)
+        ref = entry.experience if entry is not None else None
+        log = None
+        if ref is not None and ref.path is not None and not ref.simulated:
+            named = Path(ref.path)
+            beside = opened.path.parent / ref.path
+            log = self._memo(beside if not named.is_file() and beside.is_file() else named,
+                             "experience")
+        return _digest({
+            "base": self.base, "record": "".join(suite_lines([record])),
+            "template": None if imported(record) is not None else self._template(record),
+            "scene": scene, "log": log,
+            "entry": None if entry is None else
+            entry.model_dump(mode="json", exclude={"tasks"}),
+        })
+
+    def world(self, record: TaskRecord) -> Hashable:
+        """What the batches are cut by: the record's scene and experience, as the
+        manifest names them (cheap: nothing is loaded)."""
+        try:
+            scene = str(self.opened.scene_path(record))
+        except ReopenError:
+            scene = ""
+        entry = self.opened.scene_entry(record)
+        return scene, entry.experience.sha256 if entry is not None and \
+            entry.experience is not None else None
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+class ResultCache:
+    """Each task's result under its key: files in `root` (`ROOT/CHECK/KEY[:2]/KEY.json`,
+    written atomically), or a dictionary when `root` is None. An entry holds its key, so
+    one that does not read back as written is checked again (`damaged`)."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.files: dict[tuple[str, str], str] = {}
+        self.damaged: dict[str, str] = {}
+
+    def _path(self, check: str, key: str) -> Path:
+        assert self.root is not None
+        return self.root / check / key[:2] / f"{key}.json"
+
+    def get(self, check: str, key: str) -> str | None:
+        """The result kept under `key`, or None (missing or damaged)."""
+        if self.root is None:
+            return self.files.get((check, key))
+        path = self._path(check, key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("key") != key or \
+                    not isinstance(data.get("result"), str):
+                raise ValueError("not the entry written under this key")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as e:
+            self.damaged[str(path)] = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return None
+        result: str = data["result"]
+        return result
+
+    def put(self, check: str, key: str, result: str) -> None:
+        if self.root is None:
+            self.files[check, key] = result
+            return
+        write_atomic(self._path(check, key),
+                     json.dumps({"key": key, "result": result}, sort_keys=True) + "\n")
+
+
+# --------------------------------------------------------------------------- a run
+
+
+@dataclass
+class CheckRun:
+    """What a run checked and what it read back from the cache, and each task's key."""
+
+    check: str
+    cache: ResultCache
+    keys: list[str] = field(default_factory=list)
+    checked: int = 0
+    reused: int = 0
+
+    @property
+    def tasks(self) -> int:
+        return len(self.keys)
+
+    def summary(self) -> str:
+        """`118 tasks: 2 checked, 116 reused from the cache`."""
+        return f"{self.tasks} task(s): {self.checked} checked, {self.reused} reused " \
+            "from the cache"
+
+    def results(self) -> Iterator[str]:
+        """Each task's result, in the suite's order."""
+        for key in self.keys:
+            found = self.cache.get(self.check, key)
+            if found is None:
+                raise InputError(f"the result of a task (key {key[:12]}...) left the cache "
+                                 "during the run; run again, or with --no-cache")
+            yield found
+
+
+def run_batch(worker: Worker, spec: SuiteSpec, lines: list[Line], options: Any,
+              limits: Limits) -> list[str] | Failure:
+    """`worker` on a batch, under the limits of the main process (any process)."""
+    set_current(limits)
+    return worker(spec, lines, options)
+
+
+def batches(keys: Sequence[Hashable], jobs: int) -> list[list[int]]:
+    """The indices of `keys` (each task's world) in batches of one world each, at most
+    `BATCH_MAX` long and small enough that each of `jobs` workers gets about four; in
+    the order of each world's first task."""
+    groups: dict[Hashable, list[int]] = {}
+    for k, key in enumerate(keys):
+        groups.setdefault(key, []).append(k)
+    size = max(1, min(BATCH_MAX, math.ceil(len(keys) / (4 * jobs))))
+    return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
+
+
+def run_checks(check: str, opened: ReopenedSuite, spec: SuiteSpec, lines: Sequence[Line],
+               options: Any, key_options: object, worker: Worker, cache: ResultCache,
+               executor: Executor | None = None, jobs: int = 1, *,
+               prepare: Callable[[Sequence[Line]], None] | None = None,
+               on_planned: Callable[[int, int], None] | None = None,
+               on_task: Callable[[str], None] | None = None) -> CheckRun:
+    """Check each of `lines` the cache lacks with `worker` (on `executor`; None: in this
+    process), keeping each result as its batch finishes; `prepare` hears the lines to
+    check first (to raise an input error before any work), `on_planned` how many tasks
+    are checked and reused, `on_task` each task done. `key_options`: what of `options`
+    the results depend on. Read the results with `CheckRun.results`."""
+    keys = TaskKeys(opened, check, key_options)
+    run = CheckRun(check, cache, [keys.key(r) for _, r in lines])
+    missing = [k for k, key in enumerate(run.keys) if cache.get(check, key) is None]
+    run.reused = len(lines) - len(missing)
+    if on_planned is not None:
+        on_planned(len(missing), run.reused)
+    if not missing:
+        return run
+    todo = [lines[k] for k in missing]
+    if prepare is not None:
+        prepare(todo)
+    dask = executor is not None and type(executor).__name__ == "DaskExecutor"
+    groups = batches([keys.world(r) for _, r in todo], DASK_WORKERS if dask else jobs)
+    limits = current()
+    calls = [(worker, spec, [todo[k] for k in g], options, limits) for g in groups]
+    names = [f"the batch of tasks {todo[g[0]][1].id} to {todo[g[-1]][1].id}" for g in groups]
+    remember(spec, opened)  # a batch run in this process reads the suite opened here
+    window = WINDOW if dask else len(calls)
+    for start in range(0, len(calls), window):
+        part = calls[start:start + window]
+        outputs: Iterator[tuple[int, list[str] | Failure]] = \
+            executor.map(run_batch, part, names[start:start + window], "batch") \
+            if executor is not None else iter(enumerate(run_batch(*c) for c in part))
+        try:
+            for b, out in outputs:
+                if isinstance(out, Failure):
+                    raise InputError(out.message)
+                for k, text in zip(groups[start + b], out, strict=True):
+                    cache.put(check, run.keys[missing[k]], text)
+                    run.checked += 1
+                    if on_task is not None:
+                        on_task(todo[k][1].id)
+        except BrokenProcessPool as e:  # a local worker killed (out of memory, say)
+            kept = f"the {run.checked} task(s) finished are kept in {cache.root}: run " \
+                "again to resume" if cache.root is not None else "nothing was kept"
+            raise InputError(f"a worker process was lost ({e}); {kept}") from None
+        finally:
+            close = getattr(outputs, "close", None)
+            if close is not None:
+                close()
+    return run
+
+
+# --------------------------------------------------------------------------- validate
+
+
+def validate_batch(spec: SuiteSpec, lines: list[Line], options: ValidateOptions
+                   ) -> list[str] | Failure:
+    """A worker's reports of a batch of records (`validate.validate_lines`), each as
+    JSON without its line (the line is the suite's, set when read back)."""
+    try:
+        reports = validate_lines(opened_suite(spec), lines, options)
+    except FdcError as e:  # ReopenError, SceneLoadError: input errors, said by the client
+        return Failure(str(e))
+    return [r.model_dump_json(exclude={"line"}) for r in reports]
+
+
+def validate_options_key(options: ValidateOptions) -> dict[str, Any]:
+    """What a task's report depends on of the options (not `strict`: the report's
+    verdict, not a task's findings)."""
+    oracle = options.oracle
+    return {"scene": options.scene, "solve": options.solve, "timeout_s": options.timeout_s,
+            "planner": options.planner,
+            "oracle": None if oracle is None else f"{oracle.__module__}.{oracle.__qualname__}"}
+
+
+def validate_run(suite: str | Path, options: ValidateOptions, cache: ResultCache,
+                 executor: Executor | None = None, jobs: int = 1, *,
+                 on_planned: Callable[[int, int], None] | None = None,
+                 on_task: Callable[[str], None] | None = None
+                 ) -> tuple[ValidationReport, CheckRun]:
+    """`validate.validate_suite`, its tasks checked in batches (module doc) and cached:
+    the report (the same as `validate_suite`'s, but for the time it took) and the run."""
+    import time
+
+    started = time.perf_counter()
+    opened = open_for_validation(suite, options)
+    spec = SuiteSpec(str(suite), (options.scene,) if options.scene else ())
+
+    def prepare(todo: Sequence[Line]) -> None:  # what validate_lines raises, before work
+        opened.read_manifest()
+        for _, r in todo:
+            scene = options.scene or r.scene
+            if imported(r) is None and scene is not None and \
+                    not opened.scene_path(r).is_file():
+                raise ReopenError("scene-not-found", "no such scene file (give it with "
+                                  "--scene)", scene)
+
+    run = run_checks("validate", opened, spec, opened.lines, options,
+                     validate_options_key(options), validate_batch, cache, executor, jobs,
+                     prepare=prepare, on_planned=on_planned, on_task=on_task)
+    reports = [TaskReport.model_validate({**json.loads(text), "line": line})
+               for (line, _), text in zip(opened.lines, run.results(), strict=True)]
+    return validation_report(str(suite), options, reports, bad_lines(opened),
+                             time.perf_counter() - started), run

@@ -1,0 +1,295 @@
+"""`fdc validate` and `fdc audit` on the compile's executors, cached per task
+(`compiler.suite_runs`): the same report from one process, two worker processes and a
+dask cluster (even when a worker dies mid-run), a rerun after one template changed
+checks that template's tasks alone, and an interrupted run resumes.
+
+The suite: four templates of the golden test (two memory, two process), each in its own
+file, compiled on a tiny generated scene, one task per template. The dask tests start a
+real scheduler and two workers on 127.0.0.1, as `fdc compile`'s do."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.helpers import REPO
+from tests.cli.test_compile_executors import (  # noqa: F401 (a fixture)
+    PYTHON,
+    cluster,
+    fdc,
+    start,
+    stop,
+)
+
+GOLDEN = REPO / "tests" / "golden" / "templates" / "golden.pddl"
+TEMPLATES = ("golden-first-object", "golden-after", "golden-to-surface", "golden-pick-widen")
+
+
+def split_templates(folder: Path) -> Path:
+    """The golden templates of `TEMPLATES`, one file each, in `folder`."""
+    folder.mkdir(parents=True)
+    parts = re.split(r"\n(?=\(define \(template )", GOLDEN.read_text())
+    for part in parts[1:]:
+        name = re.match(r"\(define \(template ([\w-]+)\)", part)
+        assert name is not None
+        if name.group(1) in TEMPLATES:
+            (folder / f"{name.group(1)}.pddl").write_text(part.strip() + "\n")
+    return folder
+
+
+def compile_suite(scene: Path, templates: Path, out: Path) -> Path:
+    code, text = fdc("compile", scene, "-T", templates, "--max-per-template", "1",
+                     "--interactions", "3", "--no-cache", "-o", out / "suite.jsonl")
+    assert code == 0, text
+    return out / "suite.jsonl"
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("scene") / "scenes"
+    code, out = fdc("scene", "generate", "--count", "1", "--seed", "5", "--rooms", "2",
+                    "--objects", "20", "-o", folder)
+    assert code == 0, out
+    return folder / "scene-000.json"
+
+
+@pytest.fixture(scope="module")
+def suite(scene: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("suite")
+    return compile_suite(scene, split_templates(base / "templates"), base / "out")
+
+
+def validate_args(suite: Path, *more: str | Path) -> list[str]:
+    return [str(a) for a in ("validate", suite, "--solve", "--format", "json", *more)]
+
+
+def audit_args(suite: Path, report: Path, *more: str | Path) -> list[str]:
+    return [str(a) for a in ("audit", suite, "--no-pixels", "--format", "json", "-o", report,
+                             *more)]
+
+
+def untimed(report: str) -> dict[str, Any]:
+    """A validation report without the seconds it measured (the wall time, and each
+    certificate's planner time: the only fields that differ from run to run)."""
+    data: dict[str, Any] = json.loads(report)
+    data["seconds"] = 0
+    for t in data["task_reports"]:
+        if t["certificate"] is not None:
+            t["certificate"]["seconds"] = 0
+    return data
+
+
+def counts(output: str) -> tuple[int, int, int]:
+    found = re.search(r"(\d+) task\(s\): (\d+) checked, (\d+) reused from the cache", output)
+    assert found is not None, output
+    return int(found.group(1)), int(found.group(2)), int(found.group(3))
+
+
+@pytest.fixture(scope="module")
+def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
+                                                                           bytes]:
+    """One process, no cache: the validation report (untimed) and the audit report's
+    bytes every other run must give."""
+    out = tmp_path_factory.mktemp("serial")
+    code, text = fdc(*validate_args(suite, "--no-cache"))
+    assert code == 0, text
+    validation = validation_of(text)
+    code, text = fdc(*audit_args(suite, out / "audit.json", "--no-cache"))
+    assert code == 0, text
+    return validation, (out / "audit.json").read_bytes()
+
+
+def validation_of(output: str) -> dict[str, Any]:
+    """The JSON report out of the CLI's output (the summary lines follow it)."""
+    return untimed(output[output.index("{"):output.rindex("}") + 1])
+
+
+# --------------------------------------------------------------------------- local
+
+
+@pytest.mark.slow
+def test_two_processes_and_the_cache_give_the_reports_of_one(
+        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+    validation, audit = serial
+    cache = ("--cache", tmp_path / "cache")
+    code, out = fdc(*validate_args(suite, "--jobs", "2", *cache))
+    assert code == 0, out
+    assert validation_of(out) == validation and counts(out) == (4, 4, 0)
+    code, out = fdc(*audit_args(suite, tmp_path / "a.json", "--jobs", "2", *cache))
+    assert code == 0, out
+    assert (tmp_path / "a.json").read_bytes() == audit and counts(out) == (4, 4, 0)
+    # again: every result from the cache, the same reports
+    code, out = fdc(*validate_args(suite, *cache))
+    assert validation_of(out) == validation and counts(out) == (4, 0, 4)
+    code, out = fdc(*audit_args(suite, tmp_path / "b.json", *cache))
+    assert (tmp_path / "b.json").read_bytes() == audit and counts(out) == (4, 0, 4)
+
+
+@pytest.mark.slow
+def test_a_changed_template_rechecks_its_tasks_alone(scene: Path, tmp_path: Path) -> None:
+    templates = split_templates(tmp_path / "templates")
+    suite = compile_suite(scene, templates, tmp_path / "out")
+    code, out = fdc(*validate_args(suite))  # the default cache: beside the suite
+    assert code == 0 and counts(out) == (4, 4, 0), out
+    assert (tmp_path / "out" / "suite.cache" / "validate").is_dir()
+    code, out = fdc(*audit_args(suite, tmp_path / "a.json"))
+    assert code == 0 and counts(out) == (4, 4, 0), out
+    changed = templates / "golden-to-surface.pddl"
+    changed.write_text(changed.read_text().replace('"Move {{ o | ref }}',
+                                                   '"Carry {{ o | ref }}'))
+    suite = compile_suite(scene, templates, tmp_path / "out")
+    mine = [json.loads(line) for line in suite.read_text().splitlines()]
+    assert sum(r["template"] == "golden-to-surface" for r in mine) == 1
+    code, out = fdc(*validate_args(suite))
+    assert code == 0, out
+    assert counts(out) == (4, 1, 3)
+    code, out = fdc(*audit_args(suite, tmp_path / "b.json"))
+    assert code == 0, out
+    assert counts(out) == (4, 1, 3)
+    # the whole report is the one a run without the cache makes
+    code, fresh = fdc(*audit_args(suite, tmp_path / "c.json", "--no-cache"))
+    assert code == 0, fresh
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_a_damaged_entry_is_checked_again(suite: Path, tmp_path: Path) -> None:
+    cache = ("--cache", tmp_path / "cache")
+    code, out = fdc(*validate_args(suite, *cache))
+    assert code == 0, out
+    first = validation_of(out)
+    entry = sorted((tmp_path / "cache" / "validate").glob("*/*.json"))[0]
+    entry.write_text(entry.read_text()[:20])  # cut short
+    code, out = fdc(*validate_args(suite, *cache))
+    assert code == 0, out
+    assert counts(out) == (4, 1, 3) and "1 damaged cache entry checked again" in out
+    assert validation_of(out) == first
+
+
+def results(cache: Path, check: str) -> int:
+    return len(list((cache / check).glob("*/*.json")))
+
+
+def first_result(cache: Path, check: str, process: Any, timeout_s: float = 300) -> None:
+    """Wait until the run has kept a task's result (and not finished)."""
+    deadline = time.monotonic() + timeout_s
+    while not results(cache, check):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no task finished"
+        time.sleep(0.02)
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_resumes(suite: Path, serial: tuple[dict[str, Any], bytes],
+                                    tmp_path: Path) -> None:
+    _, audit = serial
+    cache = tmp_path / "cache"
+    client = start([PYTHON, "-m", "fdc", *audit_args(suite, tmp_path / "a.json", "--jobs",
+                                                     "2", "--cache", cache)])
+    first_result(cache, "audit", client)
+    client.send_signal(signal.SIGINT)  # Ctrl-C
+    _, err = client.communicate(timeout=60)
+    assert client.returncode == 130, err
+    assert "rerun to resume" in err and "Traceback" not in err
+    assert not (tmp_path / "a.json").exists()
+    kept = results(cache, "audit")
+    assert 0 < kept < 4
+    code, out = fdc(*audit_args(suite, tmp_path / "a.json", "--jobs", "2", "--cache", cache))
+    assert code == 0, out
+    assert counts(out) == (4, 4 - kept, kept)
+    assert (tmp_path / "a.json").read_bytes() == audit
+
+
+def spawned_workers(pid: int) -> list[int]:
+    """The worker processes a process spawned (`multiprocessing`'s `spawn_main`)."""
+    out = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in cmdline:
+            out.append(int(child))
+    return out
+
+
+@pytest.mark.slow
+def test_a_local_worker_lost_is_said_and_the_rerun_resumes(
+        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+    """A worker process killed (as the out-of-memory killer would): exit 2 with what
+    happened, no traceback, the tasks finished kept; the rerun gives the report."""
+    validation, _ = serial
+    cache = tmp_path / "cache"
+    args = validate_args(suite, "--jobs", "2", "--cache", cache)
+    client = start([PYTHON, "-m", "fdc", *args])
+    first_result(cache, "validate", client)
+    assert results(cache, "validate") < 4
+    os.kill(spawned_workers(client.pid)[0], signal.SIGKILL)
+    _, err = client.communicate(timeout=120)
+    assert client.returncode == 2, err
+    assert "a worker process was lost" in err and "run again to resume" in err
+    assert "Traceback" not in err
+    kept = results(cache, "validate")
+    code, out = fdc(*args)
+    assert code == 0, out
+    assert counts(out) == (4, 4 - kept, kept) and kept > 0
+    assert validation_of(out) == validation
+
+
+# --------------------------------------------------------------------------- dask
+
+
+@pytest.mark.slow
+def test_dask_gives_the_reports_of_one_process_even_when_a_worker_dies(
+        suite: Path, serial: tuple[dict[str, Any], bytes],
+        cluster: tuple[str, list[Any]],  # noqa: F811 (the fixture imported above)
+        tmp_path: Path) -> None:
+    validation, audit = serial
+    address, workers = cluster
+    dask = ("--executor", "dask", "--scheduler", address)
+    code, out = fdc(*validate_args(suite, *dask, "--no-cache"))
+    assert code == 0, out
+    assert validation_of(out) == validation
+    code, out = fdc(*audit_args(suite, tmp_path / "a.json", *dask, "--no-cache"))
+    assert code == 0, out
+    assert (tmp_path / "a.json").read_bytes() == audit
+    # one worker killed mid-run (the nanny and its worker): the other finishes
+    cache = tmp_path / "cache"
+    client = start([PYTHON, "-m", "fdc", *audit_args(suite, tmp_path / "b.json", *dask,
+                                                     "--cache", cache)])
+    first_result(cache, "audit", client)
+    assert results(cache, "audit") < 4
+    stop(workers[0], signal.SIGKILL)
+    _, err = client.communicate(timeout=600)
+    assert client.returncode == 0, err
+    assert (tmp_path / "b.json").read_bytes() == audit
+
+
+def test_executor_options_that_disagree_exit_2(suite: Path) -> None:
+    code, out = fdc("validate", suite, "--executor", "dask")
+    assert code == 2 and "--executor dask needs --scheduler" in out
+    code, out = fdc("audit", suite, "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 2 and "--scheduler is for --executor dask" in out
+
+
+@pytest.mark.parametrize("command", ["validate", "audit"])
+def test_an_input_error_in_a_worker_exits_2(suite: Path, tmp_path: Path, command: str) -> None:
+    """A scene that does not load, met in a worker process (validate; the audit loads
+    every input before any work): the error as one process says it (exit 2, the file
+    named), no traceback, nothing kept."""
+    bad = tmp_path / "scene.json"
+    bad.write_text('{"not": "a scene"}\n')
+    records = [json.loads(x) for x in suite.read_text().splitlines()]
+    process = [r for r in records if r["experience"] is None]
+    assert len(process) >= 2
+    (tmp_path / "suite.jsonl").write_text("".join(
+        json.dumps({**r, "scene": str(bad)}) + "\n" for r in process))
+    code, out = fdc(command, tmp_path / "suite.jsonl", "--jobs", "2", "--no-pixels"
+                    if command == "audit" else "--strict")
+    assert code == 2, out
+    assert f"error: {bad}" in out.replace("\n", "") and "Traceback" not in out
+    assert not list((tmp_path / "suite.cache").glob(f"{command}/*/*.json"))

@@ -1,0 +1,104 @@
+"""The keys of `compiler.suite_runs`: a task's result is reused exactly when nothing it
+depends on changed (the record, its scene, its template, the options, fdc's code), not
+when another task or the order of the suite changed; the cache's entries and the
+worker's failures.
+
+The golden suite (37 tasks on three scenes, with its manifest) is reopened from a copy
+in a temporary folder; nothing is validated here, so these tests are quick."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fdc.compiler import suite_runs
+from fdc.compiler.reopen import reopen_suite
+from fdc.compiler.suite_runs import Failure, ResultCache, TaskKeys, run_checks
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO / "tests" / "golden"
+
+
+@pytest.fixture
+def golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the golden suite, its scenes and templates, the working folder its
+    records name them from."""
+    shutil.copytree(GOLDEN, tmp_path / "tests" / "golden")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "tests" / "golden" / "suite.jsonl"
+
+
+def keys(suite: Path, options: object = None) -> dict[str, str]:
+    opened = reopen_suite(suite)
+    k = TaskKeys(opened, "validate", options)
+    return {r.id: k.key(r) for r in opened.records}
+
+
+def test_a_key_changes_with_what_the_task_depends_on_alone(golden: Path) -> None:
+    before = keys(golden)
+    assert len(set(before.values())) == len(before) == 37
+    # the order of the suite and the other tasks do not count
+    lines = golden.read_text().splitlines(keepends=True)
+    golden.write_text("".join(reversed(lines[5:])))
+    moved = keys(golden)
+    assert len(moved) == 32 and moved == {i: k for i, k in before.items() if i in moved}
+    golden.write_text("".join(lines))
+    # a scene's bytes: its tasks alone
+    scene = golden.parent / "scenes" / "gen-a.json"
+    scene.write_text(json.dumps(json.loads(scene.read_text()), indent=1))
+    after = keys(golden)
+    records = [json.loads(x) for x in lines]
+    on_a = {r["id"] for r in records if r["scene"].endswith("gen-a.json")}
+    assert on_a and {i for i in before if before[i] != after[i]} == on_a
+    # the options: every task
+    assert all(keys(golden, {"solve": True})[i] != after[i] for i in after)
+
+
+def test_a_key_changes_with_fdcs_code(golden: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = keys(golden)
+    monkeypatch.setattr(suite_runs, "code_digest", lambda: "other code")
+    after = keys(golden)
+    assert all(before[i] != after[i] for i in before)
+
+
+def test_a_key_changes_with_its_own_template_alone(golden: Path) -> None:
+    """One file holds every golden template: a comment changes no key, an edit of one
+    template its tasks' keys alone."""
+    before = keys(golden)
+    templates = golden.parent / "templates" / "golden.pddl"
+    text = templates.read_text()
+    templates.write_text(text + "\n; a comment\n")
+    assert keys(golden) == before
+    templates.write_text(text.replace('"Move {{ o | ref }}', '"Carry {{ o | ref }}'))
+    after = keys(golden)
+    records = [json.loads(x) for x in golden.read_text().splitlines()]
+    mine = {r["id"] for r in records if r["template"] == "golden-to-surface"}
+    assert mine and {i for i in before if before[i] != after[i]} == mine
+
+
+def failing(spec: object, lines: list[object], options: object) -> list[str] | Failure:
+    return Failure("tests/golden/scenes/gen-a.json: not a scene (the test's failure)")
+
+
+def test_a_workers_failure_is_an_input_error_and_nothing_is_kept(golden: Path,
+                                                                 tmp_path: Path) -> None:
+    from fdc.core.errors import InputError
+
+    opened = reopen_suite(golden)
+    cache = ResultCache(tmp_path / "cache")
+    spec = suite_runs.SuiteSpec(str(golden))
+    with pytest.raises(InputError, match="not a scene"):
+        run_checks("validate", opened, spec, opened.lines, None, None, failing, cache)
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_result_that_does_not_read_back_is_missing(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    cache.put("audit", "ab" * 32, '{"x": 1}')
+    assert cache.get("audit", "ab" * 32) == '{"x": 1}'
+    path = tmp_path / "audit" / "ab" / f"{'ab' * 32}.json"
+    path.write_text(path.read_text().replace("abab", "cdcd", 1))  # another key's entry
+    assert cache.get("audit", "ab" * 32) is None and str(path) in cache.damaged
