@@ -4,7 +4,7 @@ the whole template library, in shards on `--executor local`.
     python benchmarks/scale.py [--size findingdory|ci] [--scenes N] [--experiences K]
                                [--jobs J] [--rooms R] [--objects M] [--interactions I]
                                [--max-per-template K] [--seed S] [--no-witness]
-                               [--keep DIR] [--json PATH]
+                               [--keep DIR] [--json PATH] [--certify]
 
 `--size findingdory` is FindingDory's size: 100 scenes x 15 experiences (1,500 shards);
 `--size ci` (the default) 4 scenes x 2 experiences, a minute or two. The other options
@@ -20,6 +20,11 @@ It reports: tasks (and how many are memory tasks) and shards; wall time; CPU sec
 wall / jobs); peak resident memory of this process (which merges and writes the suite)
 and of the largest worker; seconds per pass summed over the workers (the pipeline's
 `Timings`); and the rerun's wall time. `--json PATH` writes the same as JSON.
+
+`--certify` then certifies the suite as CI would, with the CLI in child processes and no
+cache: `fdc validate --solve` and `fdc audit --no-pixels`, each with `--jobs J`; it adds
+their wall and CPU seconds (children's), CPU seconds a task and exit codes, and scales
+every pass to FindingDory's 1,500 shards (CPU-hours; hours on 32 one-core workers).
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-witness", action="store_true",
                     help="Keep goals that put items by anchors without the oracle's trace.")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--certify", action="store_true",
+                    help="Also run `fdc validate --solve` and `fdc audit` on the suite.")
     args = ap.parse_args(argv)
     scenes, days = SIZES[args.size]
     scenes = args.scenes or scenes
@@ -59,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="fdc-scale-") as tmp:
         root = args.keep or Path(tmp)
         report = run(root, scenes, days, args)
+        if args.certify:
+            report["certify"] = certify(root / "suite.jsonl", args.jobs, report)
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
@@ -129,6 +138,33 @@ def run(root: Path, scenes: int, days: int, args: argparse.Namespace) -> dict[st
     }
 
 
+def certify(suite: Path, jobs: int, compiled: dict[str, Any]) -> dict[str, Any]:
+    """`fdc validate --solve` and `fdc audit` of the suite (child processes, no cache),
+    timed, and each pass scaled to FindingDory's 1,500 shards."""
+    import subprocess
+
+    scale = SIZES["findingdory"][0] * SIZES["findingdory"][1] / compiled["shards"]
+    out: dict[str, Any] = {"findingdory_scale": round(scale, 1)}
+    runs = {"validate": ["validate", str(suite), "--solve", "--timeout", "60"],
+            "audit": ["audit", str(suite), "--no-pixels"]}
+    for name, argv in runs.items():
+        before, start = os.times(), time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "fdc", *argv, "--jobs", str(jobs),
+                               "--no-cache"], capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - start
+        after = os.times()
+        cpu = (after.children_user - before.children_user) + \
+            (after.children_system - before.children_system)
+        out[name] = {"exit": done.returncode, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
+                     "cpu_s_per_task": round(cpu / max(1, compiled["tasks"]), 3)}
+    for name, cpu in (("compile", compiled["cpu_s"]), ("validate", out["validate"]["cpu_s"]),
+                      ("audit", out["audit"]["cpu_s"])):
+        out.setdefault("findingdory_cpu_h", {})[name] = round(cpu * scale / 3600, 1)
+    out["findingdory_h_on_32_workers"] = round(
+        sum(out["findingdory_cpu_h"].values()) / 32, 1)
+    return out
+
+
 _done = [0]
 
 
@@ -149,6 +185,15 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"rerun from the cache: {r['rerun_wall_s']} s ({r['rerun_reused_tasks']} reused)")
     for name, seconds in r["passes_s"].items():
         print(f"  {name:14} {seconds:10.2f} s")
+    c = r.get("certify")
+    if c:
+        for name in ("validate", "audit"):
+            v = c[name]
+            print(f"{name}: exit {v['exit']}, wall {v['wall_s']} s, CPU {v['cpu_s']} s "
+                  f"({v['cpu_s_per_task']} CPU-s a task)")
+        hours = ", ".join(f"{k} {h}" for k, h in c["findingdory_cpu_h"].items())
+        print(f"at FindingDory's size (x{c['findingdory_scale']}): CPU-hours {hours}; "
+              f"{c['findingdory_h_on_32_workers']} h on 32 workers")
 
 
 if __name__ == "__main__":
