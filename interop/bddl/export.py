@@ -340,7 +340,7 @@ def export_opened(opened: ReopenedSuite, names: BddlNames) -> BddlExport:
 # ----------------------------------------------------------------------------- reading back
 def goal_from_bddl(goal: Sequence[Any], instances: dict[str, str], floors_are: str = "on-floor"
                    ) -> Goal:
-    """A goal BDDL's parser read (`parse_problem`'s conjuncts) as an fdc goal over the
+    """A goal BDDL's parser read (`parse_problem`'s conjuncts) as an fdc conjunction over the
     entities `instances` names: the round trip of `export_record` (`ontop` of a floor is
     `on-floor`; `ontop`/`inside` of an object with one surface of the kind reads as the
     whole-object relation)."""
@@ -362,5 +362,4 @@ def goal_from_bddl(goal: Sequence[Any], instances: dict[str, str], floors_are: s
             return atom(head, *args)
         return atom(BACK[head], *args)
 
-    parts = tuple(one(c) for c in goal)
-    return parts[0] if len(parts) == 1 else GAnd(parts=parts)
+    return GAnd(parts=tuple(one(c) for c in goal))
