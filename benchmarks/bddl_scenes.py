@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -47,11 +48,42 @@ def outcome(report) -> tuple[int, str]:  # type: ignore[no-untyped-def]
     return 0, "no binding"
 
 
+def round_trip(record, compiler) -> str:  # type: ignore[no-untyped-def]
+    """`same goal`, or why the task did not come back from BDDL as it went."""
+    import contextlib
+    import io
+
+    from bddl.parsing import parse_problem
+
+    from fdc.interop.bddl.export import COUNT_LIMIT, export_record, goal_from_bddl
+    from fdc.interop.bddl.names import corpus_names
+    from fdc.predicates.algebra import NotExpressible, expand_counts
+    from fdc.predicates.goal import GAnd
+
+    try:
+        p = export_record(record, compiler.graph, compiler.states["initial"],
+                          compiler.registry, corpus_names())
+    except NotExpressible as e:
+        why = str(e)
+        return "not expressible: " + (why if "no counterpart" in why
+                                      else re.sub(r"`[^`]*`", "X", why))
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, _, _, goal = parse_problem("export", 0, "omnigibson", predefined_problem=p.text)
+    goal_sent = expand_counts(record.goal, COUNT_LIMIT)  # BDDL has no counts: connectives
+    want = goal_sent if isinstance(goal_sent, GAnd) else GAnd(parts=(goal_sent,))
+    if goal_from_bddl(goal, p.instances) == want:
+        return "same goal"
+    return f"goal differs: {record.id}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sample", type=int, default=None, help="this many activities at most")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, default=None, help="write per-activity outcomes")
+    ap.add_argument("--export", action="store_true", help="also export each task to BDDL "
+                    "(`fdc export bddl`), read it back with the `bddl` package's parser and "
+                    "compare its goal with the task's")
     args = ap.parse_args()
     t0 = time.perf_counter()
     files = activity_files([], corpus=True)
@@ -74,6 +106,7 @@ def main() -> int:
     templates = {t.activity: t.name for t in result.templates}
     outcomes: dict[str, dict[str, object]] = {}
     reasons: Counter[str] = Counter()
+    exports: Counter[str] = Counter()
     options = CompileOptions(seed=args.seed, max_per_template=1)
     for i, name in enumerate(names):
         gen = generate_from_activity(activities[name], vocab, seed=args.seed)
@@ -81,7 +114,11 @@ def main() -> int:
         graph = build_scene_graph(gen.scene)
         compiler = SceneCompiler(graph, f"{name}.json",
                                  hashlib.sha256(text.encode()).hexdigest(), options=options)
-        tasks, why = outcome(compile_template(compiler, by_name[templates[name]]))
+        report = compile_template(compiler, by_name[templates[name]])
+        tasks, why = outcome(report)
+        if args.export:
+            for r in report.records:
+                exports[round_trip(r, compiler)] += 1
         reasons[why] += 1
         outcomes[name] = {"tasks": tasks, "reason": why, "left_out": gen.left_out}
         if (i + 1) % 50 == 0:
@@ -92,6 +129,12 @@ def main() -> int:
           f"least one task on their generated house ({time.perf_counter() - t0:.0f} s)")
     for why, n in reasons.most_common():
         print(f"  {n:4d}  {why}")
+    if args.export:
+        same = exports.pop("same goal", 0)
+        print(f"exported to BDDL: {same} of {same + sum(exports.values())} tasks parse in "
+              "BDDL and read back as their goal")
+        for why, n in exports.most_common():
+            print(f"  {n:4d}  {why}")
     if args.json is not None:
         args.json.write_text(json.dumps(outcomes, indent=1, sort_keys=True) + "\n")
     return 0

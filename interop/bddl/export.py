@@ -171,6 +171,9 @@ class _Problem:
             if room is None:
                 raise NotExpressible(f"`{args[0]}` is in no room: no floor to name")
             return f"(ontop {self.obj(args[0])} {self.floor(room)})"
+        if p == "in-room":
+            raise NotExpressible("`in-room`: BDDL's `inroom` places scene objects in `:init`; "
+                                 "no backend of BDDL evaluates it in a goal")
         if p in STATES:
             return f"({STATES[p]} {self.obj(args[0])})"
         if p in NEGATED_STATES:
