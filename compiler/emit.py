@@ -32,7 +32,7 @@ from .manifest import (
 )
 from .options import CompileOptions
 from .reports import Outcome, TemplateReport
-from .templates import TemplateEntry
+from .templates import TemplateEntry, domain_files
 
 
 @dataclass(frozen=True)
@@ -161,11 +161,13 @@ class ManifestBuilder:
     def build(self, entries: Sequence[TemplateEntry], options: CompileOptions,
               suite_name: str, suite_sha256: str) -> Manifest:
         files = {e.path: e.sha256 for e in entries}
+        domains = domain_files(entries)
         return Manifest(
             fdc_version=__version__, suite=suite_name, suite_sha256=suite_sha256,
             seed=options.seed, max_per_template=options.max_per_template,
             max_atoms=options.max_atoms, scenes=self.scenes,
             templates=[TemplateFile(path=p, sha256=files[p]) for p in sorted(files)],
+            domains=[TemplateFile(path=p, sha256=domains[p]) for p in sorted(domains)],
             tasks=self.tasks,
             per_category=dict(sorted(self.categories.items())),
             per_level=dict(sorted(self.levels.items())),

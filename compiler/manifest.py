@@ -94,6 +94,10 @@ class Manifest(_Model):
     max_atoms: int
     scenes: list[SceneEntry]
     templates: list[TemplateFile] = Field(description="Every template file compiled.")
+    domains: list[TemplateFile] = Field(
+        default_factory=list, description="The domain files of the templates that are not "
+        "fdc's built-in ones (`fdc import bddl`'s `bddl-home.pddl`): reopening the suite "
+        "checks the templates with them. Left out of the file when there is none.")
     tasks: int
     per_category: dict[str, int]
     per_level: dict[str, int]
@@ -101,4 +105,7 @@ class Manifest(_Model):
     drops: dict[str, int] = Field(description="Dropped bindings by reason, all templates.")
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+        data = self.model_dump(mode="json")
+        if not data["domains"]:  # suites over fdc's own domains read as they always did
+            del data["domains"]
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"

@@ -220,7 +220,7 @@ class ReopenedSuite:
                 raise ReopenError("template-file", f"the template file of task `{record.id}` "
                                   "does not exist (run from the folder the suite was "
                                   "compiled in)", key)
-            entries, result = load_entries(None if builtin else [key])
+            entries, result = load_entries(None if builtin else [key, *self._domain_files()])
             if result.errors or result.usage_error:
                 raise ReopenError("templates", f"the templates do not check (`fdc check {key}`)",
                                   key)
@@ -230,6 +230,23 @@ class ReopenedSuite:
             where = "the built-in library" if builtin else key
             return None, f"no template `{record.template}` in {where}"
         return entry, ""
+
+    def _domain_files(self) -> list[str]:
+        """The domain files the manifest lists (templates of `fdc import bddl` have theirs
+        in a file of its own), each checked to be the one compiled with."""
+        manifest = self.read_manifest()
+        out = []
+        for d in manifest.domains if manifest is not None else []:
+            if not Path(d.path).is_file():
+                raise ReopenError("domain-file", "a domain file the manifest lists does not "
+                                  "exist (run from the folder the suite was compiled in)",
+                                  d.path)
+            if sha256_text(read_input_bytes(d.path, InputKind.TEMPLATE)) != d.sha256:
+                raise ReopenError("domain-file", "the domain file has changed since the "
+                                  "suite was compiled (its sha256 differs from the "
+                                  "manifest's)", d.path)
+            out.append(d.path)
+        return out
 
     # ----- scenes -------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    atoms,
 )
 
 
@@ -24,13 +25,15 @@ def goal_targets(goal: Goal) -> list[str]:
     """The answer set: a multi-goal form's target entities, else the first argument of
     every positive fluent atom, a count's items and a cluster's members (a checklist
     imported from PARTNR: every object its propositions ask about), in order, without
-    repeats."""
+    repeats. A goal with no positive atom ("no egg is covered with dust", BEHAVIOR's
+    cleaning) is about the first argument of each negated atom."""
     match goal:
         case GTargets():
             return list(dict.fromkeys(t.entity for t in goal.targets))
         case _:
             pass
     out: dict[str, None] = {}
+    negated: dict[str, None] = {}
     stack: list[Goal] = [goal]
     while stack:
         g = stack.pop()
@@ -44,8 +47,8 @@ def goal_targets(goal: Goal) -> list[str]:
                 out.update(dict.fromkeys(g.items))
             case GCluster():
                 out.update(dict.fromkeys(g.entities))
-            case GNot():  # positive atoms only
-                pass
+            case GNot():  # positive atoms first
+                negated.update((a.args[0], None) for a in atoms(g.body) if a.args)
             case _:
                 assert_never(g)
-    return list(out)
+    return list(out or negated)

@@ -103,6 +103,21 @@ def load_entries(paths: Sequence[str] | None) -> tuple[list[TemplateEntry], Any]
     return entries, result
 
 
+def domain_files(entries: Sequence[TemplateEntry]) -> dict[str, str]:
+    """The domain files of `entries` that are not fdc's built-in ones, as records show
+    paths, each with the sha256 of its bytes (the manifest's `domains`)."""
+    from fdc.domain import builtin_domain_files
+
+    builtin = {Path(p).resolve() for p in builtin_domain_files()}
+    out: dict[str, str] = {}
+    for e in entries:
+        path = e.domain.path
+        if not path or Path(path).resolve() in builtin or not Path(path).is_file():
+            continue
+        out[_display(path)] = sha256_text(read_input_bytes(path, InputKind.TEMPLATE))
+    return out
+
+
 def _display(path: str) -> str:
     """A template's path as records show it: relative to the working folder when inside
     it, to the built-in library for built-in templates."""

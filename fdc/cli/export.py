@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from fdc.interop.habitat.export import HabitatExport
 
 export_app = typer.Typer(
-    help="Export task suites to other formats (PDDL, Habitat, PARTNR, VLM chat requests).",
+    help="Export task suites to other formats (PDDL, Habitat, PARTNR, BDDL, VLM chat requests).",
     no_args_is_help=True
 )
 
@@ -165,6 +165,35 @@ def pddl(
               (f"; {len(result.refused)} task(s) not expressible" if result.refused else ""))
     raise typer.Exit(EXIT_FINDINGS if result.refused else EXIT_OK)
 
+
+
+@export_app.command()
+def bddl(
+    suite: Annotated[Path, typer.Argument(help="The task suite (suite.jsonl).")],
+    output: Annotated[Path, folder_option("--output", "-o", help="The folder to write.")],
+) -> None:
+    """Write each task BDDL can express as a BEHAVIOR-1K problem (`TASK_ID.bddl`: objects
+    with their synsets, `:init` from the task's start, `:goal` from its ground goal) and
+    index.json; name each task it cannot express, and why, on stdout (docs/bddl.md)."""
+    from fdc.core.errors import InputError
+    from fdc.interop.bddl.export import BddlExportError, export_suite
+
+    err = stderr()
+    input_or_exit(suite, "the suite", err)
+    try:
+        result = export_suite(suite, output)
+    except (BddlExportError, InputError) as e:
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        err.print("interrupted; nothing written")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    for task_id, why in result.refused:
+        sys.stdout.write(f"{task_id}: not expressible: {why}\n")
+    err.print(f"wrote {len(result.problems)} BDDL problem(s) and index.json to {output}"
+              + (f"; {len(result.refused)} task(s) not expressible" if result.refused else ""),
+              markup=False)
+    raise typer.Exit(EXIT_FINDINGS if result.refused else EXIT_OK)
 
 
 @export_app.command()

@@ -166,13 +166,19 @@ def generate(
     count: Annotated[int | None, typer.Option(
         "--count", min=1, max=10000, help="Generate a family of N scenes of varied room "
         "counts and layouts into the folder -o (deterministic for the seed).")] = None,
+    from_bddl: Annotated[str | None, typer.Option(
+        "--from-bddl", metavar="ACTIVITY", help="A house for a BEHAVIOR-1K activity (its "
+        "name in the `bddl` package's corpus, or a .bddl file): its objects placed as its "
+        ":init says (docs/bddl.md); --rooms and --objects do not apply.")] = None,
 ) -> None:
-    """Generate a scene of R rooms and about N objects, or a family of scenes (--count);
-    deterministic for a seed."""
+    """Generate a scene of R rooms and about N objects, or a family of scenes (--count),
+    or a house for a BDDL activity (--from-bddl); deterministic for a seed."""
     from fdc.core.files import Outputs, not_writable, write_atomic
     from fdc.sim_bridge.scene.generate import family_file, family_scene, generate_scene
 
     err = stderr()
+    if from_bddl is not None:
+        _from_bddl(from_bddl, output, seed, count)
     if count is None:
         if why := not_writable(output):
             raise typer.BadParameter(f"{output} {why}", param_hint="'-o' / '--output'")
@@ -191,3 +197,31 @@ def generate(
             sizes.append(len(scene.rooms))
     err.print(f"wrote {count} scene(s) to {output}/: {min(sizes)} to {max(sizes)} rooms")
     raise typer.Exit(EXIT_OK)
+
+
+def _from_bddl(activity: str, output: Path, seed: int, count: int | None) -> None:
+    """`fdc scene generate --from-bddl`: exit 0, 1 when some `:init` fact could not be
+    made true (each named), 2 for an activity that cannot be read."""
+    from fdc.core.errors import InputError
+    from fdc.core.files import not_writable, write_atomic
+    from fdc.interop.bddl.scene import activity_scene
+
+    err = stderr()
+    if count is not None:
+        err.print("error: --from-bddl makes one scene; leave out --count", markup=False)
+        raise typer.Exit(EXIT_USAGE)
+    if why := not_writable(output):
+        raise typer.BadParameter(f"{output} {why}", param_hint="'-o' / '--output'")
+    try:
+        generated = activity_scene(activity, seed)
+    except InputError as e:
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    write_atomic(output, generated.scene.to_json())
+    for fact in generated.left_out:
+        err.print(f"{activity}: warning: not made true: {fact}", markup=False)
+    err.print(f"wrote {output}: {len(generated.scene.rooms)} rooms, "
+              f"{len(generated.scene.objects)} objects for {activity}"
+              + (f"; {len(generated.left_out)} :init fact(s) not made true"
+                 if generated.left_out else ""), markup=False)
+    raise typer.Exit(EXIT_FINDINGS if generated.left_out else EXIT_OK)

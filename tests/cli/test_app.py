@@ -21,4 +21,4 @@ def test_commands_and_groups_in_order() -> None:
                            "experience": ["generate", "render"],
                            "render": ["view", "experience", "suite"],
                            "run-agent": ["vlm"],
-                           "export": ["habitat", "partnr", "pddl", "vlm"]}
+                           "export": ["habitat", "partnr", "pddl", "bddl", "vlm"]}

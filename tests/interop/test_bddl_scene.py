@@ -1,0 +1,158 @@
+"""`fdc scene generate --from-bddl`: a house with a BDDL activity's objects placed as its
+`:init` says, judged by fdc's own checkers; the imported template compiles to tasks on
+it; what cannot be made true is named; deterministic; errors are one line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fdc.cli import app
+
+pytest.importorskip("bddl")
+
+from fdc.compiler.options import CompileOptions
+from fdc.compiler.pipeline import compile_template
+from fdc.compiler.scene_compiler import SceneCompiler
+from fdc.compiler.templates import load_entries
+from fdc.interop.bddl.corpus import Activity, activity_files, read_activities
+from fdc.interop.bddl.domain import read_home
+from fdc.interop.bddl.importer import import_files
+from fdc.interop.bddl.scene import activity_scene, generate_from_activity
+from fdc.interop.bddl.vocabulary import build_vocabulary
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.registry import Context
+from fdc.sim_bridge.graph.scene_graph import SceneGraph, build_scene_graph, load_scene_graph
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.snapshot import SnapshotState
+
+runner = CliRunner()
+
+
+def _cli(*args: object) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def _holds(g: SceneGraph, predicate: str, *args: str) -> bool:
+    state = SnapshotState(g, EmbeddedWorld(g).snapshot())
+    ctx = Context(graph=g, state=state)
+    return bool(default_registry().evaluate_many(predicate, [args], ctx)[0])
+
+
+PROBLEM = """(define (problem set_up-0) (:domain omnigibson)
+ (:objects apple.n.01_1 apple.n.01_2 - apple.n.01 plate.n.04_1 - plate.n.04
+   bowl.n.01_1 - bowl.n.01 cabinet.n.01_1 - cabinet.n.01 table.n.02_1 - table.n.02
+   rag.n.01_1 - rag.n.01 dust.n.01_1 - dust.n.01 sink.n.01_1 - sink.n.01
+   water.n.06_1 - water.n.06 floor.n.01_1 floor.n.01_2 - floor.n.01 agent.n.01_1 - agent.n.01)
+ (:init (ontop plate.n.04_1 table.n.02_1) (ontop apple.n.01_1 plate.n.04_1)
+   (inside bowl.n.01_1 cabinet.n.01_1) (nextto apple.n.01_2 bowl.n.01_1)
+   (ontop rag.n.01_1 floor.n.01_2) (covered table.n.02_1 dust.n.01_1) (cooked apple.n.01_2)
+   (insource sink.n.01_1 water.n.06_1) (inroom sink.n.01_1 kitchen)
+   (inroom table.n.02_1 dining_room) (inroom cabinet.n.01_1 kitchen)
+   (inroom floor.n.01_1 dining_room) (inroom floor.n.01_2 kitchen)
+   (ontop agent.n.01_1 floor.n.01_1))
+ (:goal (and (inside ?apple.n.01_1 ?bowl.n.01_1) (not (covered ?table.n.02_1 ?dust.n.01_1)))))
+"""
+
+
+def test_init_is_what_fdc_checkers_find_in_the_scene(tmp_path: Path) -> None:
+    (tmp_path / "set_up.bddl").write_text(PROBLEM)
+    code, out = _cli("scene", "generate", "--from-bddl", tmp_path / "set_up.bddl",
+                     "-o", tmp_path / "scene.json")
+    assert code == 1, out  # the sink as a water source is no fact of an fdc scene
+    assert "not made true: (insource sink.n.01_1 water.n.06_1)" in out
+    g = load_scene_graph(tmp_path / "scene.json")
+    assert not [f for f in g.findings if f.is_error]
+    assert {r.category for r in g.rooms()} == {"dining_room", "kitchen"} or \
+        {r.category for r in g.rooms()} == {"dining-room", "kitchen"}
+    rooms = {r.id: r.category.replace("_", "-") for r in g.rooms()}
+    assert rooms[g.object("table_1").room or ""] == "dining-room"
+    assert rooms[g.object("cabinet_1").room or ""] == "kitchen"
+    assert _holds(g, "on-top-of", "plate_1", "table_1")
+    assert _holds(g, "on-top-of", "apple_1", "plate_1")  # on an item
+    assert _holds(g, "on-top-of", "apple_1", "table_1")  # and so on the table
+    assert _holds(g, "inside-of", "bowl_1", "cabinet_1")
+    assert _holds(g, "next-to", "apple_2", "bowl_1")
+    assert _holds(g, "on-floor", "rag_1")
+    assert _holds(g, "in-room", "rag_1", next(i for i, c in rooms.items() if c == "kitchen"))
+    assert _holds(g, "covered", "table_1", "dust")
+    assert _holds(g, "cooked", "apple_2") and not _holds(g, "cooked", "apple_1")
+    assert not _holds(g, "is-open", "cabinet_1")  # BDDL: closed unless `open`
+    # the goal puts an apple in the bowl: it is a box with a floor
+    assert g.containers_of("bowl_1")
+    # the robot starts on the floor `:init` puts it on
+    start = g.room_of((g.scene.agent.position[0], g.scene.agent.position[1]))
+    assert start is not None and rooms[start.id] == "dining-room"
+
+
+def test_the_imported_template_compiles_on_the_house(tmp_path: Path) -> None:
+    (tmp_path / "set_up.bddl").write_text(PROBLEM)
+    code, out = _cli("import", "bddl", tmp_path / "set_up.bddl", "-o", tmp_path / "imp")
+    assert code == 0, out
+    _cli("scene", "generate", "--from-bddl", tmp_path / "set_up.bddl", "-o",
+         tmp_path / "scene.json")
+    code, out = _cli("compile", tmp_path / "scene.json", "-T", tmp_path / "imp", "--seed", "0",
+                     "-o", tmp_path / "suite.jsonl")
+    assert code == 0, out
+    records = [json.loads(x) for x in (tmp_path / "suite.jsonl").read_text().splitlines()]
+    assert len(records) == 1
+    assert records[0]["goal_pddl"] == \
+        "(and (inside-of apple_1 bowl_1) (not (covered table_1 dust)))"
+
+
+def test_a_corpus_activity_by_name_and_determinism(tmp_path: Path) -> None:
+    code, out = _cli("scene", "generate", "--from-bddl", "cook_tofu", "-o", tmp_path / "a.json")
+    assert code == 1 and "insource" in out
+    _cli("scene", "generate", "--from-bddl", "cook_tofu", "-o", tmp_path / "b.json")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    g = load_scene_graph(tmp_path / "a.json")
+    fridge = g.by_category("electric-refrigerator") or g.by_category("electric_refrigerator")
+    (ware,) = g.by_category("tupperware")
+    assert _holds(g, "inside-of", ware.id, fridge[0].id)
+    tofu = g.by_category("tofu")
+    assert len(tofu) == 4 and all(_holds(g, "inside-of", t.id, ware.id) for t in tofu)
+
+
+def test_unknown_activities_and_bad_files_are_one_error(tmp_path: Path) -> None:
+    code, out = _cli("scene", "generate", "--from-bddl", "cook_tof", "-o", tmp_path / "a.json")
+    assert code == 2 and "did you mean `cook_tofu`" in out and "Traceback" not in out
+    (tmp_path / "bad.bddl").write_text("(define (problem x) (:goal (and (ontop ?a")
+    code, out = _cli("scene", "generate", "--from-bddl", tmp_path / "bad.bddl",
+                     "-o", tmp_path / "a.json")
+    assert code == 2 and "BDDL's parser refuses it" in out
+    assert not (tmp_path / "a.json").exists()
+
+
+def test_a_sample_of_the_corpus_compiles_on_its_houses(tmp_path: Path) -> None:
+    """benchmarks/bddl_scenes.py measures the whole corpus (docs/bddl.md); here a sample
+    of 40 holds the share above the issue's 80%."""
+    files = activity_files([], corpus=True)
+    activities = {a.name: a for a in read_activities(files) if isinstance(a, Activity)}
+    result = import_files(files)
+    for rel, text in result.files().items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    entries = {e.name: e for e in load_entries([str(tmp_path)])[0]}
+    vocab = build_vocabulary(list(activities.values()), read_home())
+    sample = random.Random(39).sample(sorted(result.templates, key=lambda t: t.name), 40)
+    compiled = 0
+    for t in sample:
+        gen = generate_from_activity(activities[t.activity], vocab)
+        text = gen.scene.to_json()
+        compiler = SceneCompiler(build_scene_graph(gen.scene), f"{t.activity}.json",
+                                 hashlib.sha256(text.encode()).hexdigest(),
+                                 options=CompileOptions(max_per_template=1))
+        compiled += compile_template(compiler, entries[t.name]).tasks > 0
+    assert compiled >= 0.8 * len(sample)
+
+
+def test_activity_scene_names_match_the_corpus_import() -> None:
+    gen = activity_scene("folding_sheets")
+    cats = {o.category for o in gen.scene.objects}
+    assert "sheet-n03" in cats  # the import's name for sheet.n.03 (a second sense)

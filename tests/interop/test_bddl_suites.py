@@ -1,0 +1,82 @@
+"""Suites compiled from templates whose domain is in a file of its own (`fdc import
+bddl`'s `bddl-home.pddl`): the manifest records the domain file, so reopening the suite,
+`fdc validate` and `fdc audit` check the templates with it; a changed or missing domain
+file is one error (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fdc.cli import app
+
+pytest.importorskip("bddl")
+
+from fdc.compiler.reopen import reopen_suite
+
+runner = CliRunner()
+APARTMENT = Path(__file__).parents[2] / "examples" / "scenes" / "apartment.json"
+PROBLEM = ("(define (problem p-0) (:domain omnigibson) (:objects apple.n.01_1 - apple.n.01 "
+           "bowl.n.01_1 - bowl.n.01 table.n.02_1 - table.n.02 floor.n.01_1 - floor.n.01 "
+           "agent.n.01_1 - agent.n.01) (:init (not (cooked apple.n.01_1)) "
+           "(inroom table.n.02_1 kitchen) (inroom floor.n.01_1 kitchen) "
+           "(ontop agent.n.01_1 floor.n.01_1)) "
+           "(:goal (and (cooked ?apple.n.01_1) (inside ?apple.n.01_1 ?bowl.n.01_1))))")
+
+
+def _cli(*args: object) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    Path("cook_apple").mkdir()
+    Path("cook_apple/problem0.bddl").write_text(PROBLEM)
+    assert _cli("import", "bddl", "cook_apple", "-o", "out")[0] == 0
+    code, out = _cli("compile", APARTMENT, "-T", "out", "--max-per-template", "2", "--seed",
+                     "0", "-o", "suite.jsonl")
+    assert code == 0, out
+    return tmp_path / "suite.jsonl"
+
+
+def test_the_manifest_records_the_domain_file(suite: Path) -> None:
+    manifest = json.loads((suite.parent / "manifest.json").read_text())
+    import hashlib
+
+    sha = hashlib.sha256((suite.parent / "out" / "bddl-home.pddl").read_bytes()).hexdigest()
+    assert manifest["domains"] == [{"path": "out/bddl-home.pddl", "sha256": sha}]
+    opened = reopen_suite(suite)
+    for r in opened.records:
+        entry, why = opened.template(r)
+        assert entry is not None and entry.domain.domain.name == "bddl-home", why
+
+
+def test_validate_and_audit_work_on_such_suites(suite: Path) -> None:
+    code, out = _cli("validate", suite)
+    assert code == 0, out  # before: exit 2, "the templates do not check"
+    assert "validated 2 task(s)" in out
+    code, out = _cli("audit", suite)
+    assert "internal error" not in out and "audited 2 task(s)" in out, out
+
+
+def test_a_changed_or_missing_domain_file_is_one_error(suite: Path) -> None:
+    domain = suite.parent / "out" / "bddl-home.pddl"
+    domain.write_text(domain.read_text() + "\n; edited\n")
+    code, out = _cli("validate", suite)
+    assert code == 2 and "has changed since the suite was compiled" in out, out
+    domain.unlink()
+    code, out = _cli("validate", suite)
+    assert code == 2 and "does not exist" in out and "Traceback" not in out, out
+
+
+def test_a_suite_of_builtin_templates_has_no_domains_key(tmp_path: Path) -> None:
+    level1 = APARTMENT.parents[2] / "domain" / "templates" / "manipulation" / "level-1.pddl"
+    code, out = _cli("compile", APARTMENT, "-T", level1, "--max-per-template", "1",
+                     "-o", tmp_path / "suite.jsonl")
+    assert code == 0, out
+    assert "domains" not in json.loads((tmp_path / "manifest.json").read_text())
