@@ -10,16 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler import planning
 from fdc.compiler.options import CompileOptions
-from fdc.compiler.planning import (
-    AS_REFUSED,
-    PlanningProblem,
-    PlanningWorld,
-    PlanResult,
-    _forbid,
-    gathered,
-)
+from fdc.compiler.planning import PlanningProblem, PlanningWorld, PlanResult, certify, gathered
+from fdc.compiler.planning.certify import _forbid
+from fdc.compiler.planning.problem import AS_REFUSED
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.templates import load_entries
@@ -108,7 +102,7 @@ def _planner_says(monkeypatch: pytest.MonkeyPatch, plan: list[str]) -> None:
               ) -> PlanResult:
         return PlanResult("solved", "test", 0.0, len(plan), parse_plan(plan))
 
-    monkeypatch.setattr(planning, "solve", solve)
+    monkeypatch.setattr(certify, "solve", solve)
 
 
 def test_an_action_the_world_refuses_for_another_reason_is_refused(
@@ -144,7 +138,7 @@ def test_time_running_out_after_a_refusal_is_refused_not_a_timeout(
     """The first plan is refused for lack of room and the planner finds no other in the
     time left: the world refused every plan found, which proves neither a timeout of the
     task nor that it is unsolvable (it was `timeout`, an error of `fdc validate`)."""
-    real = planning.solve
+    real = certify.solve
     calls: list[float] = []
 
     def solve_once(pp: PlanningProblem, timeout_s: float, planner: str | None = None
@@ -154,7 +148,7 @@ def test_time_running_out_after_a_refusal_is_refused_not_a_timeout(
             return real(pp, timeout_s, planner)
         return PlanResult("timeout", "fast-downward", timeout_s, message="no plan")
 
-    monkeypatch.setattr(planning, "solve", solve_once)
+    monkeypatch.setattr(certify, "solve", solve_once)
     res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
     # each plan gets the whole time (the rounds shared it: on a loaded machine the
     # default suite's audit refused tasks that an idle one certified)

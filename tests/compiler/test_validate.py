@@ -204,8 +204,7 @@ def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
     `goal`, with a hint about the abstraction and the checkers (issue 36: a user's goal
     over `in-room` "solved" by a pick warned about free space)."""
     from fdc.agents import oracle
-    from fdc.compiler import planning
-    from fdc.compiler.planning import PlanResult
+    from fdc.compiler.planning import PlanResult, certify
 
     first = records(suite)[0]
     goal = atom("around", "plate_2", "bowl_2")
@@ -235,7 +234,7 @@ def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
     def nothing(*_: object, **__: object) -> PlanResult:
         return PlanResult("solved", "test", 0.0, 0, [])
 
-    monkeypatch.setattr(planning, "solve", nothing)
+    monkeypatch.setattr(certify, "solve", nothing)
     code, out, err = run(*args)
     assert code == 1, out + err
     finding = ValidationReport.model_validate_json(out).task_reports[0].findings[0]
