@@ -733,7 +733,7 @@ def holds_initially(pp: PlanningProblem) -> bool:
         for name in pp.checkpoints:
             action = pp.problem.action(name)
             if sim.is_applicable(state, action, ()):
-                state = sim.apply(state, action, ())
+                state = sim.apply_unsafe(state, action, ())
         return bool(sim.is_goal(state))
 
 
