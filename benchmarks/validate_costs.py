@@ -50,9 +50,9 @@ STEPS = [
     ("goal types", "compiler/validate.py", "check_goal_types"),
     ("certify (all of it)", "compiler/validate.py", "certify"),
     ("  planning abstraction per domain (once)", "compiler/validate.py", "planning"),
-    ("  problem building (PlanningWorld.build)", "compiler/planning.py", "build"),
-    ("  planner calls (solve)", "compiler/planning.py", "solve"),
-    ("    closed-world copy of the problem", "compiler/planning.py", "_closed_world"),
+    ("  problem building (PlanningWorld.build)", "compiler/planning/problem.py", "build"),
+    ("  planner calls (solve)", "compiler/planning/solvers.py", "solve"),
+    ("    closed-world copy of the problem", "compiler/planning/solvers.py", "_closed_world"),
     ("    PDDL written for the planner", "unified_planning/io/pddl_writer.py", "write_domain"),
     ("    PDDL problem written", "unified_planning/io/pddl_writer.py", "write_problem"),
     ("    waiting for the planner process", "unified_planning/engines/pddl_planner.py",
@@ -61,7 +61,7 @@ STEPS = [
     ("  replay in the embedded world", "sim_bridge/world/plans.py", "replay_plan"),
     ("  goal judged at the replay's end", "predicates/verify.py", "reached"),
     ("  oracle's plan (fallback)", "agents/", "oracle_plan"),
-    ("  oracle's plan checked (accept)", "compiler/planning.py", "accept"),
+    ("  oracle's plan checked (accept)", "compiler/planning/certify.py", "accept"),
 ]
 
 _PHASES = {  # Fast Downward's translator phases, as its log names them

@@ -173,7 +173,8 @@ class ValidateOptions:
     # where no planner's plan is carried out by the world: a second source of plans
     # (task, scene graph, start snapshot -> fdc-home's actions; the CLI gives the
     # manipulation oracle's, `fdc.agents.oracle.oracle_plan`), each checked by
-    # `PlanningWorld.accept`
+    # `PlanningWorld.accept`, tried before the planner (which is called only where the
+    # trace is no certificate)
     oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[PlanStep]] | None \
         = None
 
@@ -484,7 +485,9 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
             | None = None) -> None:
     """Solve a task that is acted out, from where it starts (a memory-manipulation task:
     the world after the experience); findings for no plan. `oracle`: a second source
-    of plans (`ValidateOptions.oracle`)."""
+    of plans (`ValidateOptions.oracle`), tried first: its trace is the certificate
+    where the abstraction and the world accept it, and the planner is called only
+    where it is not (`PlanningWorld.certify`'s `trace_first`; the same verdicts)."""
     after = task.record.experience is not None
     world = worlds.planning(entry, "after" if after else "initial")
     try:
@@ -495,7 +498,7 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
     fallback = None if oracle is None else (
         lambda: oracle(task.record, world.graph, world.start))
     res = world.certify(pp, timeout_s, planner, judge_at_end(
-        task.record.goal, world.graph, task.record.thresholds), fallback)
+        task.record.goal, world.graph, task.record.thresholds), fallback, trace_first=True)
     task.certificate = Certificate(status=res.status, planner=res.planner,
                                    seconds=round(res.seconds, 3), length=res.length,
                                    plan=format_plan(res.plan), objects=len(pp.items),

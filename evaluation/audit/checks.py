@@ -1,6 +1,6 @@
 """The audit's checks: each task of a suite judged, independently, by every model fdc has.
 
-fdc has three models of the world: the planning abstraction (`compiler/planning.py`,
+fdc has three models of the world: the planning abstraction (`compiler/planning/`,
 behind `fdc validate --solve`), the embedded world that agents act in
 (`sim_bridge/world/embedded.py`, through `agents/`) and the checkers that judge
 (`predicates/`). A task is sound when they agree on it. `audit_task` asks, for a task

@@ -712,6 +712,21 @@ def place(view: SceneView, relation: Relation | str, args: Sequence[str],
         count = str(low) if low == high else f"{low} or {high}"
         raise ValueError(f"`{rel.value}` takes {count} arguments (the item first), "
                          f"not {len(args)}")
+    # A view built once per state and read-only keeps its answers (`placement_memo`):
+    # the oracle previews a placement and the world then makes it, one query twice.
+    memo: dict[Any, Placement] | None = getattr(view, "placement_memo", None)
+    if memo is None:
+        return _place(view, rel, args, config)
+    key = (rel, tuple(args), config)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _place(view, rel, args, config)
+    return found
+
+
+def _place(view: SceneView, rel: Relation, args: Sequence[str],
+           config: PlacementConfig | None) -> Placement:
+    """`place`'s dispatch, its arguments checked."""
     item, target, *rest = args
     if rel is Relation.ON:
         return place_on(view, item, target, config)

@@ -5,7 +5,7 @@ placement put its item at, if known) everywhere inside fdc; its text, one action
 (`pick mug_0 kitchen_counter|top`), is only for reports and people: `format_step`,
 `format_plan` write it, `parse_step`, `parse_plan` read it, nothing else splits it.
 `fdc validate --solve` certifies a task with a plan in the planning abstraction
-(`compiler/planning.py`: fdc-home's actions). `replay_plan` performs each action in an
+(`compiler/planning/`: fdc-home's actions). `replay_plan` performs each action in an
 `EmbeddedWorld` started in the scene's initial state (or where the plan starts: for a
 memory-manipulation task, the world the experience left behind), as its meaning in
 fdc-home says:
@@ -46,7 +46,7 @@ world's reason), then the robot stops (`stop`, where the goal is judged) and the
 trajectory is the world's snapshots: the caller judges the goal on them with the
 checkers (`fdc.predicates.verify`). Nothing here reads the checkers: the plan, the
 world and the judgement are three models, and an audit compares them. The planner's
-certificate (`compiler/planning.py`) acts its plans out here too, and `placed_on` tells
+certificate (`compiler/planning/certify.py`) acts its plans out here too, and `placed_on` tells
 it which item and surface a refused placement was about, `lack_of_room` whether the
 world refused it for lack of room (else the abstraction allowed what the world does
 not), `moved` which item a step moves. A walk goes to the nearest standing point in the

@@ -53,6 +53,9 @@ class PosedGraph:
         self.config = graph.config
         self.nav = graph.nav
         self.held = held
+        # `place`'s answers on this state, by relation, arguments and configuration: a
+        # pure function of a view that does not change (`fdc.sim_bridge.graph.placement`)
+        self.placement_memo: dict[Any, Any] = {}
         self.agent = agent
         t = len(st.tracked)
         pos = st.positions0.copy()

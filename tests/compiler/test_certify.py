@@ -10,16 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fdc.compiler import planning
 from fdc.compiler.options import CompileOptions
-from fdc.compiler.planning import (
-    AS_REFUSED,
-    PlanningProblem,
-    PlanningWorld,
-    PlanResult,
-    _forbid,
-    gathered,
-)
+from fdc.compiler.planning import PlanningProblem, PlanningWorld, PlanResult, certify, gathered
+from fdc.compiler.planning.certify import _forbid
+from fdc.compiler.planning.problem import AS_REFUSED
 from fdc.compiler.prepare import SceneJob, prepare_scene
 from fdc.compiler.scene_compiler import SceneCompiler
 from fdc.compiler.templates import load_entries
@@ -108,7 +102,7 @@ def _planner_says(monkeypatch: pytest.MonkeyPatch, plan: list[str]) -> None:
               ) -> PlanResult:
         return PlanResult("solved", "test", 0.0, len(plan), parse_plan(plan))
 
-    monkeypatch.setattr(planning, "solve", solve)
+    monkeypatch.setattr(certify, "solve", solve)
 
 
 def test_an_action_the_world_refuses_for_another_reason_is_refused(
@@ -144,7 +138,7 @@ def test_time_running_out_after_a_refusal_is_refused_not_a_timeout(
     """The first plan is refused for lack of room and the planner finds no other in the
     time left: the world refused every plan found, which proves neither a timeout of the
     task nor that it is unsolvable (it was `timeout`, an error of `fdc validate`)."""
-    real = planning.solve
+    real = certify.solve
     calls: list[float] = []
 
     def solve_once(pp: PlanningProblem, timeout_s: float, planner: str | None = None
@@ -154,7 +148,7 @@ def test_time_running_out_after_a_refusal_is_refused_not_a_timeout(
             return real(pp, timeout_s, planner)
         return PlanResult("timeout", "fast-downward", timeout_s, message="no plan")
 
-    monkeypatch.setattr(planning, "solve", solve_once)
+    monkeypatch.setattr(certify, "solve", solve_once)
     res = world.certify(world.build("around", atom("around", "plate_2", "bowl_2")), 60)
     # each plan gets the whole time (the rounds shared it: on a loaded machine the
     # default suite's audit refused tasks that an idle one certified)
@@ -476,3 +470,62 @@ def test_a_plan_the_world_carries_out_short_of_the_goal_is_no_certificate(
     replay = replay_plan(res.plan, world.graph, None, reached)
     assert replay.refused is None
     assert verify_snapshots({"t": goal}, world.graph, replay.snapshots)["t"].success
+
+
+@pytest.mark.slow
+def test_a_trace_the_abstraction_refuses_falls_back_to_the_planner(
+        world: PlanningWorld, apartment_compiler: SceneCompiler) -> None:
+    """`trace_first`: the trace is checked before any planner call; one the abstraction
+    refuses (a placement of an item the robot does not hold) leaves the task to the
+    planner, and the trace is made once, not again when the planner's plans fail."""
+    from fdc.predicates.verify import judge_at_end
+    from fdc.sim_bridge.world.plans import PlanStep
+
+    state = apartment_compiler.states["initial"]
+    s = state.support_of("mug_0")
+    target = next(a for a in world.facts.true_atoms("fits")
+                  if a[0] == "mug_0" and a[1] != s)[1]
+    goal = atom("on", "mug_0", target)
+    reached = judge_at_end(goal, world.graph)
+    by_planner = world.certify(world.build("fallback", goal), 60, reached=reached)
+    assert by_planner.status == "solved" and by_planner.plan[-1].action.startswith("place")
+    made: list[int] = []
+
+    def refused_trace() -> list[PlanStep]:
+        made.append(1)
+        return [by_planner.plan[-1]]  # a placement, and the hand holds nothing
+
+    assert isinstance(world.accept(world.build("fallback", goal), refused_trace(),
+                                   reached), str)
+    made.clear()
+    res = world.certify(world.build("fallback", goal), 60, reached=reached,
+                        fallback=refused_trace, trace_first=True)
+    assert res.status == "solved" and res.planner != "oracle", res
+    assert made == [1]
+    assert (by_planner.status, by_planner.planner) == (res.status, res.planner)
+
+
+@pytest.mark.slow
+def test_a_trace_the_abstraction_accepts_is_the_certificate_without_a_planner(
+        world: PlanningWorld, apartment_compiler: SceneCompiler,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`trace_first`: a trace the abstraction and the world accept is the certificate,
+    the planner never called; its verdict is the planner's."""
+    from fdc.predicates.verify import judge_at_end
+
+    s = apartment_compiler.states["initial"].support_of("mug_0")
+    target = next(a for a in world.facts.true_atoms("fits")
+                  if a[0] == "mug_0" and a[1] != s)[1]
+    goal = atom("on", "mug_0", target)
+    reached = judge_at_end(goal, world.graph)
+    by_planner = world.certify(world.build("traced", goal), 60, reached=reached)
+    assert by_planner.status == "solved"
+
+    def no_planner(*_: object, **__: object) -> PlanResult:
+        raise AssertionError("the planner was called")
+
+    monkeypatch.setattr(certify, "solve", no_planner)
+    res = world.certify(world.build("traced", goal), 60, reached=reached,
+                        fallback=lambda: by_planner.plan, trace_first=True)
+    assert res.status == by_planner.status and res.planner == "oracle"
+    assert res.plan == by_planner.plan

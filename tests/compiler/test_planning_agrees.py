@@ -1,7 +1,7 @@
 """The planning abstraction and the checkers agree (issue 36, finding 3).
 
 fdc has three models of a task: the planning abstraction (`domain/fdc-home.pddl`'s
-actions over the initial facts `compiler/planning.py` builds), the embedded world
+actions over the initial facts `compiler/planning/problem.py` builds), the embedded world
 (`sim_bridge/world`) that acts plans out, and the checkers (`predicates/`) that judge
 goals. A plan certifies a task only when they agree, so this module tests the square
 they must close: from a random world state (a random walk of the world's actions from

@@ -204,8 +204,7 @@ def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
     `goal`, with a hint about the abstraction and the checkers (issue 36: a user's goal
     over `in-room` "solved" by a pick warned about free space)."""
     from fdc.agents import oracle
-    from fdc.compiler import planning
-    from fdc.compiler.planning import PlanResult
+    from fdc.compiler.planning import PlanResult, certify
 
     first = records(suite)[0]
     goal = atom("around", "plate_2", "bowl_2")
@@ -238,7 +237,7 @@ def test_no_plan_the_world_carries_out_is_an_error_naming_its_cause(
     def nothing(*_: object, **__: object) -> PlanResult:
         return PlanResult("solved", "test", 0.0, 0, [])
 
-    monkeypatch.setattr(planning, "solve", nothing)
+    monkeypatch.setattr(certify, "solve", nothing)
     code, out, err = run(*args)
     assert code == 1, out + err
     finding = ValidationReport.model_validate_json(out).task_reports[0].findings[0]
@@ -324,3 +323,38 @@ def test_each_domain_is_planned_with_its_own_world(tmp_path: Path) -> None:
     worlds = [scene.planning(e) for e in (ours[0], theirs[0], ours[1])]
     assert [w.info.domain.name for w in worlds] == ["fdc-home", "fdc-copy", "fdc-home"]
     assert worlds[0] is worlds[2]
+
+
+@pytest.mark.slow
+def test_a_task_certified_by_its_trace_gets_the_planners_verdict(
+        suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the oracle, validation checks its trace first and calls the planner only
+    where the trace is no certificate: every task gets the verdict (findings, status)
+    it gets from the planner alone, and the planner is not called for those its trace
+    certifies."""
+    from fdc.agents.oracle import oracle_plan
+    from fdc.compiler.planning import certify
+    from fdc.compiler.validate import ValidateOptions, validate_suite
+
+    by_planner = validate_suite(suite, ValidateOptions(solve=True))
+    real = certify.solve
+    calls: list[str] = []
+
+    def counted(pp: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(pp.task)
+        return real(pp, *args, **kwargs)
+
+    monkeypatch.setattr(certify, "solve", counted)
+    by_trace = validate_suite(suite, ValidateOptions(solve=True, oracle=oracle_plan))
+
+    def verdicts(report: ValidationReport) -> dict[str, Any]:
+        return {t.id: ([(f.code, f.severity, f.message) for f in t.findings],
+                       t.certificate.status if t.certificate else None)
+                for t in report.task_reports}
+
+    assert verdicts(by_trace) == verdicts(by_planner)
+    traced = [t.id for t in by_trace.task_reports
+              if t.certificate is not None and t.certificate.planner == "oracle"]
+    assert traced and not set(traced) & set(calls)
+    assert all(t.certificate is not None and t.certificate.planner != "oracle"
+               for t in by_planner.task_reports)

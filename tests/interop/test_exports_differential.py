@@ -33,7 +33,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fdc.cli import app
-from fdc.compiler.planning import _polar, _quiet, pddl_name
+from fdc.compiler.planning import pddl_name
+from fdc.compiler.planning.problem import _polar, _quiet
 from fdc.compiler.suite import TaskRecord, read_suite, suite_lines
 from tests.sim_bridge.helpers import TEST_ASSETS
 

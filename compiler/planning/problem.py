@@ -1,4 +1,4 @@
-"""Planning certificates: a task's ground goal as a classical planning problem, solved.
+"""Planning problems: a task's ground goal as a classical planning problem.
 
 The domain is fdc-home's actions (`domain/fdc-home.pddl`): a symbolic abstraction of the
 embedded world in which the robot navigates to any furniture surface or item top, picks
@@ -41,24 +41,18 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
   the product of its parts; so is one holding a positive `same-surface` (each
   existential becomes a parameter of the goal's condition: their product, otherwise).
 
-`solve` runs Fast Downward (up-fast-downward), or pyperplan (up-pyperplan) on the problem
-compiled to STRIPS by unified-planning's compilers when Fast Downward is not available.
 `holds_initially` says whether the abstraction finds a task's goal reached before any
-action (`fdc audit` compares it with the checkers' judgement).
+action (`fdc audit` compares it with the checkers' judgement). The certify loop is
+`certify.py`, the planners `solvers.py`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
-import functools
 import itertools
-import os
-import tempfile
-import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, assert_never
 
@@ -79,22 +73,22 @@ from fdc.predicates.goal import (
     GThen,
     atom,
     atoms,
-    is_multi_goal,
     joined,
 )
 from fdc.predicates.registry import Context, Kind, Registry
 from fdc.sim_bridge.world.plans import PlanStep
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
-from . import ast as A
-from .printer import print_unit
+from .. import ast as A
+from ..printer import print_unit
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.state import Snapshot, WorldState
 
-    from .check import DomainInfo
-    from .scene_facts import SceneFacts
+    from ..check import DomainInfo
+    from ..scene_facts import SceneFacts
+
 
 #: The checkpoint actions and fluents a sequence or multi-goal adds (not fdc-home names).
 CHECKPOINT = "fdc-reach"
@@ -192,22 +186,6 @@ class PlanningProblem:
     reduce: bool = True
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """A placement the embedded world refused for lack of room: `item` on `surface`
-    while each occupant stood there as it did (`placed`: the plan step that put it
-    there, None: where it stood at the start)."""
-
-    item: str
-    surface: str
-    occupants: tuple[tuple[str, PlanStep | None], ...]
-
-    def __str__(self) -> str:
-        if not self.occupants:
-            return f"{self.item} on {self.surface}"
-        said = ", ".join(x if step is None else f"{x} (put there by `{step}`)"
-                         for x, step in self.occupants)
-        return f"{self.item} on {self.surface} while {said} stand there"
 
 
 @dataclass
@@ -224,8 +202,10 @@ class PlanResult:
     cause: Cause | None = None  # why a `refused` plan was refused
 
 
-class PlanningWorld:
-    """The planning view of one scene: domain, facts and initial state, shared by tasks."""
+class PlanningScene:
+    """The planning view of one scene: domain, facts and initial state, shared by tasks,
+    and each task's problem built from them (`build`). `certify.PlanningWorld` adds the
+    certificates."""
 
     def __init__(self, facts: SceneFacts, state: WorldState,
                  registry: Registry | None = None) -> None:
@@ -266,238 +246,6 @@ class PlanningWorld:
                             self.registry.checker(n.predicate).kind is not Kind.FLUENT:
                         names.add(n.predicate)
         return tuple(sorted(names))
-
-    def certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
-                reached: Callable[[Snapshot], bool] | None = None,
-                fallback: Callable[[], Sequence[PlanStep]] | None = None) -> PlanResult:
-        """`_certified`, and when every plan the planner found was refused by the world
-        for lack of room, or none was found in time, a plan from `fallback` (the
-        manipulation oracle's trace written as fdc-home's actions:
-        `fdc.agents.oracle.oracle_plan`, which places with the world's geometry in view) accepted as
-        the certificate when the abstraction validates it and the world carries it
-        out (`accept`). An `unsolvable` answer (the abstraction's proof) is kept."""
-        res = self._certified(pp, timeout_s, planner, reached)
-        if fallback is None or res.status not in ("refused", "timeout"):
-            return res
-        started = time.perf_counter()
-        try:
-            plan = list(fallback())
-        except FdcError as e:  # the oracle finds no trace either
-            return replace(res, message=f"{res.message}; the oracle finds no trace either "
-                           f"({e})")
-        found = self.accept(pp, plan, reached)
-        seconds = res.seconds + time.perf_counter() - started
-        if isinstance(found, str):
-            return replace(res, seconds=seconds, message=f"{res.message}; the oracle's "
-                           f"plan is not a certificate: {found}")
-        return replace(found, seconds=seconds, forbidden=res.forbidden,
-                       message=f"{res.planner}: {res.message}")
-
-    def accept(self, pp: PlanningProblem, plan: Sequence[PlanStep],
-               reached: Callable[[Snapshot], bool] | None = None) -> PlanResult | str:
-        """A plan found elsewhere (fdc-home's actions, a placement with its pose:
-        `sim_bridge/world/plans.py`) as a certificate: each action applicable
-        in the abstraction in turn (its problem built again with every item the plan
-        moves; a sequence's checkpoints taken as soon as they hold), the goal reached
-        there, and the plan carried out by the embedded world with the goal judged
-        reached at its end (`reached`). The whole plan when the abstraction allows every
-        action and holds the goal at its end (the world reached the goal at the end of
-        the oracle's trace: cut short, the world may stand elsewhere), else its part up
-        to where the goal first holds there. Else why not."""
-        from unified_planning.exceptions import UPException
-        from unified_planning.shortcuts import SequentialSimulator
-
-        from fdc.sim_bridge.world.plans import moved, replay_plan
-
-        if pp.goal is None:
-            return "the task's goal is unknown"
-        movers = {x for step in plan if (x := moved(step)) is not None}
-        used = {x for step in plan for x in step.args}
-        built = self.build(pp.task, pp.goal, reduce=False, movable=movers, extra=used)
-        problem = built.problem
-        checks: dict[str, list[Any]] = {}  # each step's checks, in order
-        for n in built.checkpoints:
-            checks.setdefault(n.rsplit("-", 1)[0], []).append(problem.action(n))
-        frozen = problem.fluent(f"{STAGE}-frozen")() if checks else None
-        _quiet()
-        steps: list[PlanStep] = []
-        with SequentialSimulator(problem) as sim:
-            state = sim.get_initial_state()
-
-            def check() -> Any:
-                """Each step's checks that hold now; a step split in conjuncts only
-                when all of them hold (its first check freezes the world until its
-                last: half checked, no action could follow)."""
-                nonlocal state
-                for step in checks.values():
-                    after = state
-                    for c in step:
-                        if sim.is_applicable(after, c, ()):
-                            after = sim.apply(after, c, ())
-                    if frozen is None or sim.is_goal(after) or \
-                            not after.get_value(frozen).bool_constant_value():
-                        state = after
-                return state
-
-            state = check()
-            first: int | None = None  # how many actions first reach the goal
-            for k, step in enumerate(plan, 1):
-                if first is None and sim.is_goal(state):
-                    first = len(steps)
-                try:
-                    action = problem.action(step.action)
-                    params = [problem.object(x) for x in step.args]
-                except UPException:
-                    return f"action {k} of the plan, `{step}`, names what the abstraction lacks"
-                if not sim.is_applicable(state, action, params):
-                    if first is not None:
-                        break
-                    return f"the abstraction does not allow action {k} of the plan, `{step}`"
-                state = sim.apply(state, action, params)
-                state = check()
-                steps.append(step)
-            if len(steps) < len(plan) or not sim.is_goal(state):
-                if first is None:
-                    return "the goal does not hold in the abstraction at the plan's end"
-                steps = steps[:first]
-        replay = replay_plan(steps, self.graph, self.start, reached)
-        if replay.refused is not None:
-            return f"the embedded world refuses action {replay.refused}: {replay.reason}"
-        if reached is not None and not reached(replay.snapshots[-1]):
-            return "the goal is not judged reached at the end of the world's replay"
-        return PlanResult("solved", "oracle", 0.0, len(steps), steps)
-
-    def _certified(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
-                   reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
-        """A plan the embedded world carries out (`_certify`; `reached`: the task's goal
-        judged at the end of its replay, for the replay to choose spots that reach it:
-        `fdc.predicates.verify.judge_at_end`). A goal that gathers items
-        on one surface, any surface (positive `same-surface` conjuncts), is first
-        certified gathering each group on the surface most of it stands on now
-        (`gathered`): the abstraction does not know how many items a surface holds and
-        the planner picks any, the world then refusing the ninth cup on a small table
-        plan after plan. A plan of that stronger goal achieves the task's; when none is
-        found, the task's own goal is certified in the time left, so that an
-        `unsolvable` answer is always the task's own."""
-        started = time.perf_counter()
-        goal = gathered(pp.goal, self.context.require_state(), self.facts) \
-            if pp.goal is not None else None
-        if goal is not None:
-            res = self._certify(self.build(pp.task, goal, reduce=pp.reduce), timeout_s,
-                                planner, reached)
-            left = timeout_s - (time.perf_counter() - started)
-            if res.status == "solved" or left <= 0:
-                return replace(res, seconds=time.perf_counter() - started)
-            res = self._certify(pp, left, planner, reached)
-            return replace(res, seconds=time.perf_counter() - started)
-        return self._certify(pp, timeout_s, planner, reached)
-
-    def _certify(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
-                 reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
-        """A plan the embedded world carries out: solve, act the plan out in the world
-        from where the task starts (`self.start`; `sim_bridge/world/plans.py`) and, while the world
-        refuses a placement for lack of room (free space depends on what stands there,
-        which the abstraction does not model), forbid it and solve again, at most
-        `plan_rounds` plans, each found within `timeout_s`. What is forbidden is any placement
-        of that item on that surface while every item then on it stands as it stood then
-        (`_forbid`): with one of them elsewhere, or put down another way (anchors
-        included), there may be room. Those of them that are not items of the problem
-        become items of it (built again), so that a plan can take them away. `refused`: the
-        world still refuses a placement of the last plan when the rounds are spent, or
-        no plan is left (or none is found in the time left) once the refused placements
-        are forbidden, or the world carries out every action of a plan and the goal is not
-        judged reached at its end (`reached`: a spot it chose undid what the
-        abstraction holds); none proves the task unsolvable. A plan the world refuses for
-        another reason (an action the abstraction allows and the world does not: a
-        closed door, out of reach) is `refused` at once: the two models disagree, a
-        fault to fix in the domain or the world (`fdc audit` reports it). Each `refused`
-        result says why (`cause`: `Cause`)."""
-        from fdc.sim_bridge.world.plans import lack_of_room, placed_on, replay_plan
-
-        task = replace(pp, problem=pp.problem.clone())
-        refusals: list[Refusal] = []
-        forbidden: list[str] = []
-        started = time.perf_counter()
-        while True:
-            # each plan gets the whole time: a budget shared by the rounds was spent
-            # sooner on a busy machine, and the same task came out certified or refused
-            res = solve(task, timeout_s, planner)
-            seconds = time.perf_counter() - started
-            said = f"; {len(forbidden)} placement(s) the embedded world refused for lack " \
-                f"of room forbidden ({'; '.join(forbidden)})" if forbidden else ""
-            if res.status in ("unsolvable", "timeout") and forbidden:
-                # the world refused every plan found before: not proof of either
-                left_ = "no plan left" if res.status == "unsolvable" else \
-                    f"no other plan within {timeout_s:g} s"
-                return replace(res, status="refused", seconds=seconds, forbidden=forbidden,
-                               message=f"{left_}{said}", cause="room")
-            if res.status != "solved":
-                return replace(res, seconds=seconds, forbidden=forbidden,
-                               message=res.message + said)
-            replay = replay_plan(res.plan, self.graph, self.start, reached)
-            if replay.refused is None:
-                if reached is not None and not reached(replay.snapshots[-1]):
-                    # every action carried out, and the goal not reached: a spot the
-                    # world chose undid what the abstraction still holds (an item put
-                    # between two others no longer around each other): no certificate
-                    return replace(res, status="refused", seconds=time.perf_counter()
-                                   - started, forbidden=forbidden, message="the world "
-                                   "carries out every action of the plan, and the goal "
-                                   f"is not judged reached at its end{said}", cause="goal")
-                return replace(res, seconds=time.perf_counter() - started,
-                               forbidden=forbidden)
-            spot = placed_on(replay.step) if replay.step is not None else None
-            if spot is None or not lack_of_room(replay.reason):
-                # not for lack of room: the abstraction allows what the world refuses
-                return replace(res, status="refused", seconds=time.perf_counter() - started,
-                               forbidden=forbidden, cause="action", message=f"the embedded "
-                               f"world refuses action {replay.refused} of the plan, "
-                               f"{replay.reason}, which the abstraction allows{said}")
-            if len(forbidden) + 1 >= current().plan_rounds:
-                return replace(res, status="refused", seconds=time.perf_counter() - started,
-                               forbidden=forbidden, cause="room", message=f"the embedded "
-                               f"world refuses action {replay.refused} of the plan, "
-                               f"{replay.reason}{said}")
-            refusal = self._refusal(spot, res.plan[:replay.refused - 1],
-                                    SnapshotState(self.graph, replay.snapshots[-1]))
-            mine = tuple(o for o in refusal.occupants if o[0] in task.items)
-            steps = task.goal is not None and is_multi_goal(task.goal)
-            if task.goal is not None and len(mine) < len(refusal.occupants) and (
-                    not mine or not steps):
-                # what fills the surface that no plan could move becomes movable (a
-                # laptop among the bowls a plan put on a shelf), and, unless the goal
-                # names it, off that surface: a plan makes room (in a sequence, only
-                # when nothing of the plan's own is there, the goal left as it is)
-                named = {x for a in atoms(task.goal) for x in a.args}
-                away = () if steps else tuple(
-                    part for x, _ in refusal.occupants if x not in task.items and x not in named
-                    for part in (GNot(body=atom("on", x, refusal.surface)),
-                                 atom("on-furniture", x)))  # set down elsewhere, not held
-                goal = GAnd(parts=(task.goal, *away)) if away else task.goal
-                task = self.build(task.task, goal, reduce=task.reduce, movable={
-                    *task.items, *(x for x, _ in refusal.occupants)})
-                refusals.append(refusal)
-                for k, r in enumerate(refusals):
-                    _forbid(task.problem, r, k)
-            else:  # the others stand as they stood (a sequence, or no goal to build with)
-                refusals.append(replace(refusal, occupants=mine))
-                _forbid(task.problem, refusals[-1], len(refusals) - 1)
-            forbidden.append(str(refusals[-1]))
-
-    def _refusal(self, spot: tuple[str, str], before: Sequence[PlanStep], state: WorldState
-                 ) -> Refusal:
-        """The refused placement of `spot` (item, surface) after the plan steps `before`,
-        in the world `state` then: what stood on the surface, and how each got there."""
-        from fdc.sim_bridge.world.plans import moved
-
-        item, surface = spot
-        occupants = []
-        for x in sorted(self.facts.entities(("movable",))):
-            if x == item or state.support_of(x) != surface:
-                continue
-            steps = [step for step in before if moved(step) == x]
-            occupants.append((x, steps[-1] if steps else None))
-        return Refusal(item, surface, tuple(occupants))
 
     def initially(self, wanted: Iterable[GAtom]) -> dict[GAtom, bool]:
         """Whether each atom holds in the initial state (one checker call per predicate;
@@ -899,43 +647,6 @@ def _may_be_in_cell(problem: Any) -> None:
                                   forall=(c,))
 
 
-def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
-    """Forbid every placement of the refused item on the surface while every occupant
-    stands as it stood then (always, with none): per occupant J a fluent
-    `AS_REFUSED-k-J`, true at the start if it had not moved then, false once it is
-    picked, true again when the very plan line that put it there runs again; and a
-    precondition `(imply (and (= ?o item) (= ?s surface)) (not (and AS_REFUSED-k-J ...)))`
-    of each placement on a surface."""
-    from unified_planning.model import Fluent
-
-    from fdc.sim_bridge.world.plans import SURFACE_ARG
-
-    env = problem.environment
-    em = env.expression_manager
-    with _actions_changed(problem):  # the metric names actions by value
-        flags = []
-        for j, (x, step) in enumerate(refusal.occupants):
-            flag = Fluent(f"{AS_REFUSED}-{k}-{j}", env.type_manager.BoolType(),
-                          environment=env)
-            problem.add_fluent(flag, default_initial_value=step is None)
-            flags.append(flag())
-            pick = problem.action("pick")
-            pick.add_effect(flag(), em.FALSE(),
-                            condition=em.Equals(pick.parameters[0], problem.object(x)))
-            if step is not None:
-                action = problem.action(step.action)
-                action.add_effect(flag(), em.TRUE(), condition=em.And(*(
-                    em.Equals(p, problem.object(a))
-                    for p, a in zip(action.parameters, step.args, strict=True))))
-        o, s = problem.object(refusal.item), problem.object(refusal.surface)
-        for name, j in SURFACE_ARG.items():
-            if problem.has_action(name):
-                action = problem.action(name)
-                same = em.And(em.Equals(action.parameters[0], o),
-                              em.Equals(action.parameters[j], s))
-                action.add_precondition(em.Implies(same, em.Not(em.And(*flags))))
-
-
 def _added(action: A.Action) -> set[str]:
     """The predicates an action makes true unconditionally (not under `when`/`forall`)."""
     out: set[str] = set()
@@ -1020,7 +731,7 @@ def holds_initially(pp: PlanningProblem) -> bool:
         for name in pp.checkpoints:
             action = pp.problem.action(name)
             if sim.is_applicable(state, action, ()):
-                state = sim.apply(state, action, ())
+                state = sim.apply_unsafe(state, action, ())
         return bool(sim.is_goal(state))
 
 
@@ -1030,212 +741,3 @@ def pddl_name(text: str) -> str:
     name = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_"
                    for ch in text)
     return name if name[:1].isalpha() else f"t-{name}"
-
-
-# --------------------------------------------------------------------------- solving
-
-
-def available_planners() -> list[str]:
-    """The installed planners fdc can use, preferred first."""
-    _quiet()
-    from unified_planning.shortcuts import get_environment
-
-    known = get_environment().factory.engines
-    return [p for p in ("fast-downward", "pyperplan") if p in known]
-
-
-def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> PlanResult:
-    """Solve with Fast Downward (or pyperplan, after compiling to STRIPS)."""
-    from unified_planning.engines import PlanGenerationResultStatus as S
-    from unified_planning.exceptions import UPException
-    from unified_planning.shortcuts import OneshotPlanner
-
-    _quiet()
-    names = [planner] if planner else available_planners()
-    if not names:
-        return PlanResult("error", "none", 0.0, message="no planner installed "
-                          "(install up-fast-downward or up-pyperplan)")
-    name = names[0]
-    problem, back = ((_closed_world(pp.problem), None) if name == "fast-downward"
-                     else _strips(pp.problem))
-
-    started = time.perf_counter()
-    # LAMA's first iteration; when it finds no plan (its landmark heuristic is not exact
-    # with conditional effects), greedy search with the FF heuristic alone, whose dead
-    # ends are real: a complete search, so its "unsolvable" is a proof
-    configs: list[dict[str, str]] = [{}]
-    if name == "fast-downward":
-        configs.append({"fast_downward_search_config": "lazy_greedy([ff()])"})
-    try:
-        # Fast Downward writes its translation (`output.sas`) in the working folder:
-        # each run gets its own, or runs side by side read each other's tasks.
-        with tempfile.TemporaryDirectory(prefix="fdc-plan.") as folder, _cwd(folder):
-            for params in configs:
-                left = max(timeout_s - (time.perf_counter() - started), 0.1)
-                with OneshotPlanner(name=name, params=params) as engine:
-                    result = engine.solve(problem, timeout=left)
-                if result.status not in (S.UNSOLVABLE_INCOMPLETELY, S.UNSOLVABLE_PROVEN):
-                    break
-    except UPException as e:  # the planner answered something unified-planning cannot read
-        return PlanResult("error", name, time.perf_counter() - started,
-                          message=f"unified-planning could not use the planner's answer: {e}")
-    seconds = time.perf_counter() - started
-    status = result.status
-    if status in (S.SOLVED_SATISFICING, S.SOLVED_OPTIMALLY):
-        plan = result.plan
-        if back is not None:
-            plan = plan.replace_action_instances(back)
-        found = [_plan_step(a) for a in plan.actions]
-        if pp.checkpoints:  # nothing after the last checkpoint is needed
-            found = found[:max(k for k, s in enumerate(found)
-                               if s.action.startswith(CHECKPOINT)) + 1]
-        steps = [s for s in found if not s.action.startswith(CHECKPOINT)]
-        return PlanResult("solved", name, seconds, len(steps), steps)
-    if status is S.UNSOLVABLE_PROVEN:
-        return PlanResult("unsolvable", name, seconds,
-                          message="the goal is unreachable in the planning abstraction")
-    if status is S.UNSOLVABLE_INCOMPLETELY:
-        return PlanResult("unsolvable", name, seconds, message="the search ended without "
-                          "a plan (an incomplete search: not a proof)")
-    if status is S.TIMEOUT or seconds >= timeout_s:
-        return PlanResult("timeout", name, seconds, message=f"no plan within {timeout_s:g} s")
-    log = " ".join(m.message for m in result.log_messages or [])[-300:]
-    return PlanResult("error", name, seconds, message=f"the planner failed ({status.name}) {log}")
-
-
-@contextlib.contextmanager
-def _cwd(folder: str) -> Iterator[None]:
-    """Run the block in `folder` (the planner's scratch files go there)."""
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
-def _strips(problem: Any) -> tuple[Any, Any]:
-    """The problem compiled to what pyperplan reads (STRIPS with typing), and the map
-    from its plan's actions back to the problem's."""
-    from unified_planning.engines import CompilationKind
-    from unified_planning.shortcuts import Compiler
-
-    kinds = [CompilationKind.QUANTIFIERS_REMOVING,
-             CompilationKind.GROUNDING,  # equalities become constants
-             CompilationKind.CONDITIONAL_EFFECTS_REMOVING,
-             CompilationKind.DISJUNCTIVE_CONDITIONS_REMOVING,
-             CompilationKind.NEGATIVE_CONDITIONS_REMOVING]
-    p = problem.clone()
-    p.clear_quality_metrics()
-    maps = []
-    for kind in kinds:
-        with Compiler(problem_kind=p.kind, compilation_kind=kind) as compiler:
-            res = compiler.compile(p, kind)
-        p = res.problem
-        maps.append(res.map_back_action_instance)
-
-    def back(ai: Any) -> Any:
-        for m in reversed(maps):
-            ai = m(ai)
-            if ai is None:
-                return None
-        return ai
-
-    return p, back
-
-
-def _plan_step(ai: Any) -> PlanStep:
-    """A unified-planning action instance as a plan step."""
-    return PlanStep(ai.action.name, tuple(str(p) for p in ai.actual_parameters))
-
-
-# --------------------------------------------------------------------------- PDDL files
-
-
-def write_pddl(pp: PlanningProblem, domain_name: str | None = None,
-               problem_name: str | None = None) -> tuple[str, str]:
-    """The problem's domain and problem as PDDL text (unified-planning's writer: names
-    that are not PDDL names, such as `fridge|lower`, become `fridge_lower`), objects
-    keeping their names where they are PDDL names (`_ObjectNamesKept`).
-    `domain_name`, `problem_name`: the names the text defines (default the writer's,
-    `<problem's name>-domain` and `-problem`); the problem names its domain by the
-    domain's."""
-    from unified_planning.io.pddl_writer import _get_pddl_name
-
-    writer = _writer_class()(_closed_world(pp.problem))
-    domain, problem = writer.get_domain(), writer.get_problem()
-    written = _get_pddl_name(pp.problem, writer.pddl_keywords) if pp.problem.name \
-        else "pddl"
-    head_d = f"(define (domain {written}-domain)\n"
-    head_p = f"(define (problem {written}-problem)\n (:domain {written}-domain)\n"
-    assert domain.startswith(head_d) and problem.startswith(head_p), "writer changed"
-    d = domain_name or f"{written}-domain"
-    p = problem_name or f"{written}-problem"
-    return (f"(define (domain {d})\n{domain[len(head_d):]}",
-            f"(define (problem {p})\n (:domain {d})\n{problem[len(head_p):]}")
-
-
-@functools.cache
-def _writer_class() -> type:
-    from unified_planning.io import PDDLWriter
-    from unified_planning.io.pddl_writer import _get_pddl_name
-    from unified_planning.model import Object
-
-    class _ObjectNamesKept(PDDLWriter):
-        """unified-planning's PDDL writer, but an object whose name is a PDDL name keeps
-        it when a type, predicate or action has the same name: PDDL keeps objects apart
-        from those (the room `kitchen` of type `kitchen`; the writer, with one namespace
-        for every name, wrote `kitchen_0`). Objects still get names unique among
-        objects; unified-planning's reader reads them back with the environment's
-        `error_used_name` off, as fdc's is (`_quiet`)."""
-
-        def _get_mangled_name(self, item: Any) -> str:
-            if not isinstance(item, Object):
-                return str(super()._get_mangled_name(item))
-            kept: dict[Any, str] = self.__dict__.setdefault("_kept_objects", {})
-            taken: set[str] = self.__dict__.setdefault("_kept_names", set())
-            if item in kept:
-                return kept[item]
-            name: str = _get_pddl_name(item, self.pddl_keywords)
-            if name != item.name or name in taken:
-                return str(super()._get_mangled_name(item))  # renamed, as the writer does
-            kept[item] = name
-            taken.add(name)
-            return name
-
-    return _ObjectNamesKept
-
-
-def _closed_world(problem: Any) -> Any:
-    """`problem` (shallow-copied) as the PDDL writer reads it: its `initial_values` are
-    what the writer writes, the values set and the defaults that are not false.
-    unified-planning's own lists every grounding of every fluent, mostly false (about
-    0.13 s of Python a task on the apartment), and writes none of those down; the text
-    is the same."""
-    view = copy.copy(problem)
-    view.__class__ = _closed_world_class()
-    return view
-
-
-@functools.cache
-def _closed_world_class() -> type:
-    from unified_planning.model import Problem
-    from unified_planning.model.fluent import get_all_fluent_exp
-
-    class ClosedWorldProblem(Problem):
-        @property
-        def initial_values(self) -> dict[Any, Any]:
-            out = dict(self.explicit_initial_values)
-            defaults = self.fluents_defaults
-            for f in self.fluents:
-                default = defaults.get(f)
-                if default is not None and default.is_false():
-                    continue  # what was set is in `out`; the rest is false, not written
-                for exp in get_all_fluent_exp(self, f):
-                    if exp not in out:
-                        value = self.initial_value(exp)
-                        if value is not None:
-                            out[exp] = value
-            return out
-
-    return ClosedWorldProblem
