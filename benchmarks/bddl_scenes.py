@@ -57,7 +57,7 @@ def round_trip(record, compiler) -> str:  # type: ignore[no-untyped-def]
 
     from fdc.interop.bddl.export import COUNT_LIMIT, export_record, goal_from_bddl
     from fdc.interop.bddl.names import corpus_names
-    from fdc.predicates.algebra import NotExpressible, expand_counts
+    from fdc.predicates.algebra import NotExpressible, expand_counts, junction_parts
     from fdc.predicates.goal import GAnd
 
     try:
@@ -70,7 +70,7 @@ def round_trip(record, compiler) -> str:  # type: ignore[no-untyped-def]
     with contextlib.redirect_stdout(io.StringIO()):
         _, _, _, goal = parse_problem("export", 0, "omnigibson", predefined_problem=p.text)
     goal_sent = expand_counts(record.goal, COUNT_LIMIT)  # BDDL has no counts: connectives
-    want = goal_sent if isinstance(goal_sent, GAnd) else GAnd(parts=(goal_sent,))
+    want = GAnd(parts=tuple(junction_parts(goal_sent, "and")))
     if goal_from_bddl(goal, p.instances) == want:
         return "same goal"
     return f"goal differs: {record.id}"
