@@ -145,6 +145,8 @@ def validate_command(
     are checked in --jobs processes or on a dask cluster, each result cached: a rerun
     checks only what changed."""
 
+    import time
+
     from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite_runs import validate_run
     from fdc.compiler.validate import ValidateOptions
@@ -158,6 +160,7 @@ def validate_command(
     options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
                               timeout_s=timeout, strict=strict,
                               planner=planner.value if planner else None, oracle=oracle_plan)
+    started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         store = result_cache(stack, suite, cache, no_cache, err)
         with progress_bar(err) as progress:
@@ -184,7 +187,7 @@ def validate_command(
         sys.stdout.write(junit_xml(report))
     else:
         _print_text(report)
-    _summary(report)
+    _summary(report, time.perf_counter() - started)
     run_summary(run, stderr())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
@@ -205,8 +208,9 @@ def _print_text(report: ValidationReport) -> None:
                 out.print(f"  hint: {f.hint}", markup=False)
 
 
-def _summary(report: ValidationReport) -> None:
-    text = (f"validated {report.tasks} task(s) in {report.seconds:.1f} s: "
+def _summary(report: ValidationReport, seconds: float) -> None:
+    """The counts and the wall time (on stderr: the report holds no time)."""
+    text = (f"validated {report.tasks} task(s) in {seconds:.1f} s: "
             f"{report.errors} error(s), {report.warnings} warning(s)")
     if report.solve:
         text += f"; {report.certified} of {report.planned} certified by a plan"

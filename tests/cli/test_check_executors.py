@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from fdc.compiler.validate import ValidationReport, junit_xml
 from tests.cli.helpers import REPO
 from tests.cli.test_compile_executors import (  # noqa: F401 (a fixture)
     PYTHON,
@@ -75,17 +76,6 @@ def audit_args(suite: Path, report: Path, *more: str | Path) -> list[str]:
                              *more)]
 
 
-def untimed(report: str) -> dict[str, Any]:
-    """A validation report without the seconds it measured (the wall time, and each
-    certificate's planner time: the only fields that differ from run to run)."""
-    data: dict[str, Any] = json.loads(report)
-    data["seconds"] = 0
-    for t in data["task_reports"]:
-        if t["certificate"] is not None:
-            t["certificate"]["seconds"] = 0
-    return data
-
-
 def counts(output: str) -> tuple[int, int, int]:
     found = re.search(r"(\d+) task\(s\): (\d+) checked, (\d+) reused from the cache", output)
     assert found is not None, output
@@ -93,10 +83,9 @@ def counts(output: str) -> tuple[int, int, int]:
 
 
 @pytest.fixture(scope="module")
-def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
-                                                                           bytes]:
-    """One process, no cache: the validation report (untimed) and the audit report's
-    bytes every other run must give."""
+def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, bytes]:
+    """One process, no cache: the validation report's and the audit report's bytes every
+    other run must give (the reports hold nothing measured)."""
     out = tmp_path_factory.mktemp("serial")
     code, text = fdc(*validate_args(suite, "--no-cache"))
     assert code == 0, text
@@ -106,9 +95,9 @@ def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[
     return validation, (out / "audit.json").read_bytes()
 
 
-def validation_of(output: str) -> dict[str, Any]:
-    """The JSON report out of the CLI's output (the summary lines follow it)."""
-    return untimed(output[output.index("{"):output.rindex("}") + 1])
+def validation_of(output: str) -> str:
+    """The JSON report's text out of the CLI's output (the summary lines follow it)."""
+    return output[output.index("{"):output.rindex("}") + 1]
 
 
 # --------------------------------------------------------------------------- local
@@ -116,7 +105,7 @@ def validation_of(output: str) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_two_processes_and_the_cache_give_the_reports_of_one(
-        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+        suite: Path, serial: tuple[str, bytes], tmp_path: Path) -> None:
     validation, audit = serial
     cache = ("--cache", tmp_path / "cache")
     code, out = fdc(*validate_args(suite, "--jobs", "2", *cache))
@@ -128,6 +117,9 @@ def test_two_processes_and_the_cache_give_the_reports_of_one(
     # again: every result from the cache, the same reports
     code, out = fdc(*validate_args(suite, *cache))
     assert validation_of(out) == validation and counts(out) == (4, 0, 4)
+    code, out = fdc(*validate_args(suite, *cache, "--jobs", "2", "--format", "junit"))
+    assert out[out.index("<?xml"):out.index("</testsuites>") + 14] == \
+        junit_xml(ValidationReport.model_validate_json(validation))
     code, out = fdc(*audit_args(suite, tmp_path / "b.json", *cache))
     assert (tmp_path / "b.json").read_bytes() == audit and counts(out) == (4, 0, 4)
 
@@ -187,7 +179,7 @@ def first_result(cache: Path, check: str, process: Any, timeout_s: float = 300) 
 
 
 @pytest.mark.slow
-def test_an_interrupted_run_resumes(suite: Path, serial: tuple[dict[str, Any], bytes],
+def test_an_interrupted_run_resumes(suite: Path, serial: tuple[str, bytes],
                                     tmp_path: Path) -> None:
     _, audit = serial
     cache = tmp_path / "cache"
@@ -219,7 +211,7 @@ def spawned_workers(pid: int) -> list[int]:
 
 @pytest.mark.slow
 def test_a_local_worker_lost_is_said_and_the_rerun_resumes(
-        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+        suite: Path, serial: tuple[str, bytes], tmp_path: Path) -> None:
     """A worker process killed (as the out-of-memory killer would): exit 2 with what
     happened, no traceback, the tasks finished kept; the rerun gives the report."""
     validation, _ = serial
@@ -245,7 +237,7 @@ def test_a_local_worker_lost_is_said_and_the_rerun_resumes(
 
 @pytest.mark.slow
 def test_dask_gives_the_reports_of_one_process_even_when_a_worker_dies(
-        suite: Path, serial: tuple[dict[str, Any], bytes],
+        suite: Path, serial: tuple[str, bytes],
         cluster: tuple[str, list[Any]],  # noqa: F811 (the fixture imported above)
         tmp_path: Path) -> None:
     validation, audit = serial
