@@ -25,11 +25,12 @@ folder, it is a dictionary (a run that keeps nothing).
 
 The tasks to check go out in batches of one world each (a scene and the experience its
 tasks start after; at most `BATCH_MAX` tasks, fewer when that keeps every worker busy),
-a few batches in flight per worker (the local pool's bound, `WINDOW` batches on a dask
-cluster); a worker opens the suite once (`opened_suite`) and keeps what it built of each
-world. A task's result depends on the task alone, and the results are read back in the
-suite's order whatever order the batches finished in, so the report's bytes are the same
-for any executor, any number of workers and any mix of fresh and cached results.
+a few batches in flight per worker (the local pool's bound; on a dask cluster `WINDOW`
+batches, the next sent as one finishes); a worker opens the suite once (`opened_suite`)
+and keeps what it built of each world. A task's result depends on the task alone, and the
+results are read back in the suite's order whatever order the batches finished in, so the
+report's bytes are the same for any executor, any number of workers and any mix of fresh
+and cached results.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ RESULTS_FORMAT = 2
 #: At most this many tasks a batch (a batch is a world's tasks, cut in pieces so that
 #: every worker has work until the end).
 BATCH_MAX = 8
-#: Batches a dask cluster is given at once (the local pool keeps two per worker).
+#: Batches on a dask cluster at once, the next sent as one finishes (a sliding window;
+#: the local pool keeps two per worker).
 WINDOW = 256
 #: How many workers the batches are cut for on a dask cluster (its size is not known).
 DASK_WORKERS = 8
@@ -128,8 +130,8 @@ class Executor(Protocol):
     """What `run_checks` needs of an executor (`executors.LocalExecutor`, `DaskExecutor`)."""
 
     def map(self, fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]],
-            names: Sequence[str] | None = None, what: str = "task"
-            ) -> Iterator[tuple[int, Any]]: ...
+            names: Sequence[str] | None = None, what: str = "task",
+            window: int | None = None) -> Iterator[tuple[int, Any]]: ...
 
 
 # --------------------------------------------------------------------------- keys
@@ -355,29 +357,26 @@ def run_checks(check: str, opened: ReopenedSuite, spec: SuiteSpec, lines: Sequen
     calls = [(worker, spec, [todo[k] for k in g], options, limits) for g in groups]
     names = [f"the batch of tasks {todo[g[0]][1].id} to {todo[g[-1]][1].id}" for g in groups]
     remember(spec, opened)  # a batch run in this process reads the suite opened here
-    window = WINDOW if dask else len(calls)
-    for start in range(0, len(calls), window):
-        part = calls[start:start + window]
-        outputs: Iterator[tuple[int, list[str] | Failure]] = \
-            executor.map(run_batch, part, names[start:start + window], "batch") \
-            if executor is not None else iter(enumerate(run_batch(*c) for c in part))
-        try:
-            for b, out in outputs:
-                if isinstance(out, Failure):
-                    raise InputError(out.message)
-                for k, text in zip(groups[start + b], out, strict=True):
-                    cache.put(check, run.keys[missing[k]], text)
-                    run.checked += 1
-                    if on_task is not None:
-                        on_task(todo[k][1].id)
-        except BrokenProcessPool as e:  # a local worker killed (out of memory, say)
-            kept = f"the {run.checked} task(s) finished are kept in {cache.root}: run " \
-                "again to resume" if cache.root is not None else "nothing was kept"
-            raise InputError(f"a worker process was lost ({e}); {kept}") from None
-        finally:
-            close = getattr(outputs, "close", None)
-            if close is not None:
-                close()
+    outputs: Iterator[tuple[int, list[str] | Failure]] = \
+        executor.map(run_batch, calls, names, "batch", window=WINDOW) \
+        if executor is not None else iter(enumerate(run_batch(*c) for c in calls))
+    try:
+        for b, out in outputs:
+            if isinstance(out, Failure):
+                raise InputError(out.message)
+            for k, text in zip(groups[b], out, strict=True):
+                cache.put(check, run.keys[missing[k]], text)
+                run.checked += 1
+                if on_task is not None:
+                    on_task(todo[k][1].id)
+    except BrokenProcessPool as e:  # a local worker killed (out of memory, say)
+        kept = f"the {run.checked} task(s) finished are kept in {cache.root}: run " \
+            "again to resume" if cache.root is not None else "nothing was kept"
+        raise InputError(f"a worker process was lost ({e}); {kept}") from None
+    finally:
+        close = getattr(outputs, "close", None)
+        if close is not None:
+            close()
     return run
 
 

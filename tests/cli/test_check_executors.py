@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -259,6 +260,28 @@ def test_dask_gives_the_reports_of_one_process_even_when_a_worker_dies(
     _, err = client.communicate(timeout=600)
     assert client.returncode == 0, err
     assert (tmp_path / "b.json").read_bytes() == audit
+
+
+def test_dask_keeps_a_sliding_window_of_calls(
+        cluster: tuple[str, list[Any]],  # noqa: F811 (the fixture imported above)
+        ) -> None:
+    """`DaskExecutor.map(window=2)`: at most two calls on the cluster, the next one read
+    and sent as one finishes (not the whole list at once, nor a group at a time)."""
+    from fdc.compiler.executors import DaskExecutor
+
+    address, _ = cluster
+    read: list[int] = []
+
+    def calls() -> Iterator[tuple[int, int]]:
+        for k in range(12):
+            read.append(k)
+            yield k, 2
+
+    outputs = DaskExecutor(address).map(pow, calls(), window=2)
+    first = next(outputs)
+    assert len(read) <= 3  # the two sent, and the one sent as the first finished
+    got = dict([first, *outputs])
+    assert got == {k: k ** 2 for k in range(12)} and len(read) == 12
 
 
 def test_executor_options_that_disagree_exit_2(suite: Path) -> None:
