@@ -26,8 +26,9 @@ folder, it is a dictionary (a run that keeps nothing).
 The tasks to check go out in batches of one world each (a scene and the experience its
 tasks start after; at most `BATCH_MAX` tasks, fewer when that keeps every worker busy),
 a few batches in flight per worker (the local pool's bound; on a dask cluster `WINDOW`
-batches, the next sent as one finishes); a worker opens the suite once (`opened_suite`)
-and keeps what it built of each world. A task's result depends on the task alone, and the
+batches, the next sent as one finishes); a worker opens the suite's inputs once
+(`opened_suite`: the manifest, scenes and experiences, not the records, which come in its
+batches) and keeps what it built of each world. A task's result depends on the task alone, and the
 results are read back in the suite's order whatever order the batches finished in, so the
 report's bytes are the same for any executor, any number of workers and any mix of fresh
 and cached results.
@@ -40,7 +41,7 @@ import json
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -49,7 +50,7 @@ from fdc.core.files import write_atomic
 from fdc.core.hashing import sha256_text
 from fdc.core.limits import Limits, current, set_current
 
-from .reopen import ReopenedSuite, ReopenError, imported, reopen_suite
+from .reopen import ReopenedSuite, ReopenError, imported, reopen_inputs, reopen_suite
 from .shards import _digest, _file_sha, code_files, domain_sha, scene_digest
 from .suite import TaskRecord, suite_lines
 from .templates import TemplateEntry
@@ -82,11 +83,15 @@ Line = tuple[int, TaskRecord]
 
 @dataclass(frozen=True)
 class SuiteSpec:
-    """How a worker opens the suite the main process opened (the same files given)."""
+    """How a worker opens the suite the main process opened (the same files given).
+    `memory_scenes` (set by `run_checks`: `ReopenedSuite.memory_scenes`): the worker
+    opens the suite's inputs alone (`reopen.reopen_inputs`), its records come in its
+    batches; None: it reads the whole suite."""
 
     path: str
     scenes: tuple[str, ...] = ()
     experiences: tuple[str, ...] = ()
+    memory_scenes: tuple[str, ...] | None = None
 
 
 #: The suite this process opened last (a worker's, or the main process's own).
@@ -104,7 +109,9 @@ def opened_suite(spec: SuiteSpec) -> ReopenedSuite:
     found = _SUITES.get(spec)
     if found is None:
         found = reopen_suite(Path(spec.path), scenes=spec.scenes,
-                             experiences=spec.experiences)
+                             experiences=spec.experiences) if spec.memory_scenes is None \
+            else reopen_inputs(spec.path, spec.memory_scenes, scenes=spec.scenes,
+                               experiences=spec.experiences)
         remember(spec, found)
     return found
 
@@ -311,6 +318,11 @@ class CheckRun:
             yield found
 
 
+def batch_spec(spec: SuiteSpec, opened: ReopenedSuite) -> SuiteSpec:
+    """`spec` for workers given their batches' records alone (`SuiteSpec.memory_scenes`)."""
+    return replace(spec, memory_scenes=tuple(sorted(str(p) for p in opened.memory_scenes())))
+
+
 def run_batch(worker: Worker, spec: SuiteSpec, lines: list[Line], options: Any,
               limits: Limits) -> list[str] | Failure:
     """`worker` on a batch, under the limits of the main process (any process)."""
@@ -354,6 +366,7 @@ def run_checks(check: str, opened: ReopenedSuite, spec: SuiteSpec, lines: Sequen
     dask = executor is not None and type(executor).__name__ == "DaskExecutor"
     groups = batches([keys.world(r) for _, r in todo], DASK_WORKERS if dask else jobs)
     limits = current()
+    spec = batch_spec(spec, opened)
     calls = [(worker, spec, [todo[k] for k in g], options, limits) for g in groups]
     names = [f"the batch of tasks {todo[g[0]][1].id} to {todo[g[-1]][1].id}" for g in groups]
     remember(spec, opened)  # a batch run in this process reads the suite opened here

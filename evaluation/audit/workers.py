@@ -3,7 +3,8 @@
 Each task's audit depends on the task alone (the agents are seeded by the task, the
 planner runs in its own folder), so the report is the same for any executor, any number
 of workers and any mix of fresh and cached audits. A batch of one world's tasks goes to a
-worker (`audit_batch`), which opens the suite once and keeps the models of each world it
+worker (`audit_batch`), which opens the suite's inputs once (not its records: a batch
+carries its own) and keeps the models of each world it
 has met (the scene graph, the start states, the abstraction), so a world is built at most
 once a worker. A task's audit is kept as JSON (`encode`): its outcomes and, when the
 replay disagrees, the plan acted out (the trajectory a reproducer writes).

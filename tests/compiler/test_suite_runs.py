@@ -102,3 +102,26 @@ def test_a_result_that_does_not_read_back_is_missing(tmp_path: Path) -> None:
     path = tmp_path / "audit" / "ab" / f"{'ab' * 32}.json"
     path.write_text(path.read_text().replace("abab", "cdcd", 1))  # another key's entry
     assert cache.get("audit", "ab" * 32) is None and str(path) in cache.damaged
+
+
+def test_a_worker_gets_its_batch_alone_and_checks_as_the_whole_suite(golden: Path) -> None:
+    """A worker opens the suite's inputs, not its records (memory that does not grow with
+    the suite): a batch's reports are those of the whole suite opened, a process task on
+    a scene with memory tasks included (its compiler gets the manifest's experience)."""
+    from fdc.compiler.validate import ValidateOptions, validate_lines
+
+    opened = reopen_suite(golden)
+    kitchen = [(n, r) for n, r in opened.lines if r.scene and r.scene.endswith("kitchen.json")]
+    batch = [next(x for x in kitchen if x[1].experience is None),
+             next(x for x in kitchen if x[1].experience is not None)]
+    spec = suite_runs.batch_spec(suite_runs.SuiteSpec(str(golden)), opened)
+    assert spec.memory_scenes and any(s.endswith("kitchen.json") for s in spec.memory_scenes)
+    suite_runs._SUITES.clear()  # as in a fresh worker process
+    worker = suite_runs.opened_suite(spec)
+    assert worker is not opened and worker.lines == []
+    assert worker.world_key(batch[0][1]) == opened.world_key(batch[0][1])
+    assert worker.world_key(batch[0][1])[1] is not None
+    options = ValidateOptions()
+    got = suite_runs.validate_batch(spec, batch, options)
+    assert got == [r.model_dump_json(exclude={"line"})
+                   for r in validate_lines(reopen_suite(golden), batch, options)]
