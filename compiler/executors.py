@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import signal
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import repeat
 from typing import Any, TypeVar
@@ -43,27 +43,29 @@ class LocalExecutor:
         for _, out in self.map(run_shard, [(t,) for t in tasks]):
             yield out
 
-    def map(self, fn: Callable[..., R], calls: Sequence[tuple[Any, ...]],
-            names: Sequence[str] | None = None, what: str = "task",
+    def map(self, fn: Callable[..., R], calls: Iterable[tuple[Any, ...]],
+            names: Iterable[str] | None = None, what: str = "task",
             window: int | None = None) -> Iterator[tuple[int, R]]:
-        """`fn(*call)` for each of `calls`: (its index, its result) as each finishes, in
-        any order (`names` and `what` name a call in the cluster's errors, `window` bounds
-        the calls in flight on a cluster; unused here: the pool keeps two a worker)."""
-        if self.jobs <= 1 or len(calls) <= 1:
+        """`fn(*call)` for each of `calls` (read as they go out; sized: how many, else
+        assumed many): (its index, its result) as each finishes, in any order (`names` and
+        `what` name a call in the cluster's errors, `window` bounds the calls in flight on
+        a cluster; unused here: the pool keeps two a worker)."""
+        if self.jobs <= 1 or (isinstance(calls, Sized) and len(calls) <= 1):
             for k, call in enumerate(calls):
                 yield k, fn(*call)
             return
         yield from in_processes(fn, calls, self.jobs)
 
 
-def in_processes(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], jobs: int
+def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: int
                  ) -> Iterator[tuple[int, R]]:
     """`fn(*call)` for each of `calls` in at most `jobs` spawned worker processes (the
     same on every platform): (its index, its result) as each finishes, in any order.
     A few calls are in flight per worker and a finished result is let go once yielded,
     so what is held never grows with the calls. Interrupted, closed or failed: the
     workers are ended at once (`fn` must be a module-level function)."""
-    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(calls))),
+    many = len(calls) if isinstance(calls, Sized) else jobs
+    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, many)),
                                mp_context=multiprocessing.get_context("spawn"),
                                initializer=ignore_interrupts)
     todo = iter(enumerate(calls))

@@ -45,10 +45,10 @@ to judge them by (`fdc verify` judges the goal on a run).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -686,29 +686,45 @@ def junit_xml(report: ValidationReport) -> str:
     same report gives the same bytes)."""
     import xml.etree.ElementTree as ET
 
-    failing = {"error", "warning"} if report.strict else {"error"}
     root = ET.Element("testsuites", name="fdc validate")
     suite = ET.SubElement(root, "testsuite", name=report.suite,
                           tests=str(report.tasks + len(report.bad_lines)))
     failures = 0
-    cases: list[tuple[str, str, list[Finding]]] = [
-        ("suite", f"line {b.line}", b.findings) for b in report.bad_lines]
-    cases += [(t.template, t.id, t.findings) for t in report.task_reports]
-    for classname, name, findings in cases:
-        case = ET.SubElement(suite, "testcase", classname=classname, name=name)
-        notes = []
-        for f in findings:
-            where = f" (at {f.where})" if f.where else ""
-            if f.severity in failing:
-                failures += 1
-                node = ET.SubElement(case, "failure", type=f.code,
-                                     message=f"{f.message}{where}")
-                node.text = f.hint or None
-            else:
-                notes.append(f"{f.severity}[{f.code}]: {f.message}{where}")
-        if notes:
-            ET.SubElement(case, "system-out").text = "\n".join(notes)
+    for classname, name, findings in junit_cases(report.bad_lines, report.task_reports):
+        failures += junit_case(suite, classname, name, findings, report.strict)
     suite.set("failures", str(failures))
     suite.set("errors", "0")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def junit_cases(bad: Iterable[LineReport], tasks: Iterable[TaskReport]
+                ) -> Iterator[tuple[str, str, list[Finding]]]:
+    """The JUnit test cases (class name, name, findings): the bad lines', then the tasks'."""
+    for b in bad:
+        yield "suite", f"line {b.line}", b.findings
+    for t in tasks:
+        yield t.template, t.id, t.findings
+
+
+def junit_case(parent: Any, classname: str, name: str, findings: list[Finding],
+               strict: bool) -> int:
+    """A test case under `parent` (an `xml.etree` element): its failures (the error
+    findings, and the warnings when `strict`), said back."""
+    import xml.etree.ElementTree as ET
+
+    failing = {"error", "warning"} if strict else {"error"}
+    case = ET.SubElement(parent, "testcase", classname=classname, name=name)
+    failures = 0
+    notes = []
+    for f in findings:
+        where = f" (at {f.where})" if f.where else ""
+        if f.severity in failing:
+            failures += 1
+            node = ET.SubElement(case, "failure", type=f.code, message=f"{f.message}{where}")
+            node.text = f.hint or None
+        else:
+            notes.append(f"{f.severity}[{f.code}]: {f.message}{where}")
+    if notes:
+        ET.SubElement(case, "system-out").text = "\n".join(notes)
+    return failures

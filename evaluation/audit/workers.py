@@ -92,10 +92,10 @@ def audit_run(spec: SuiteSpec, suite: ReopenedSuite, lines: Sequence[Line],
     the order of `lines`."""
     from fdc.evaluation.audit.checks import check_inputs
 
-    run = run_checks("audit", suite, spec, lines, options, asdict(options), audit_batch,
+    run = run_checks("audit", suite, spec, lambda: lines, options, asdict(options), audit_batch,
                      cache, executor, jobs, prepare=lambda todo: check_inputs(suite, todo),
                      on_planned=on_planned, on_task=on_task)
-    audits = [decode(text, r, n) for (n, r), text in zip(lines, run.results(), strict=True)]
+    audits = [decode(text, r, n) for (n, r), text in run.results()]
     return audits, run
 
 

@@ -91,7 +91,8 @@ def test_a_workers_failure_is_an_input_error_and_nothing_is_kept(golden: Path,
     cache = ResultCache(tmp_path / "cache")
     spec = suite_runs.SuiteSpec(str(golden))
     with pytest.raises(InputError, match="not a scene"):
-        run_checks("validate", opened, spec, opened.lines, None, None, failing, cache)
+        run_checks("validate", opened, spec, lambda: opened.lines, None, None, failing,
+                   cache)
     assert not (tmp_path / "cache").exists()
 
 
@@ -125,3 +126,45 @@ def test_a_worker_gets_its_batch_alone_and_checks_as_the_whole_suite(golden: Pat
     got = suite_runs.validate_batch(spec, batch, options)
     assert got == [r.model_dump_json(exclude={"line"})
                    for r in validate_lines(reopen_suite(golden), batch, options)]
+
+
+def test_the_streamed_report_is_the_whole_one(golden: Path) -> None:
+    """`validate_run` reads the suite a line at a time and writes the report a task at a
+    time: the bytes of `validate_suite`'s whole report, JSON and JUnit, a bad line and a
+    repeated id included, and with no task at all."""
+    from fdc.compiler.suite_runs import validate_run
+    from fdc.compiler.validate import ValidateOptions, junit_xml, validate_suite
+
+    lines = golden.read_text().splitlines(keepends=True)
+    golden.write_text("".join([*lines[:3], "not json\n", *lines[3:7], *lines[:1]]))
+    for text in (None, "{}\n"):
+        if text is not None:
+            golden.write_text(text)
+        for strict in (False, True):
+            options = ValidateOptions(strict=strict)
+            whole = validate_suite(golden, options)
+            streamed, run = validate_run(golden, options, ResultCache(None))
+            assert "".join(streamed.json_chunks()) == whole.model_dump_json(indent=2)
+            assert "".join(streamed.junit_chunks()) == junit_xml(whole)
+            assert streamed.header.ok == whole.ok and run.tasks == whole.tasks
+    assert whole.tasks == 0 and whole.bad_lines
+
+
+@pytest.mark.slow
+def test_memory_does_not_grow_with_the_suite(tmp_path: Path) -> None:
+    """`fdc validate` streams the suite and its report: 6,000 lightweight tasks take
+    about the memory of 600 (benchmarks/validate_memory.py: 2,000 and 20,000 tasks
+    peaked at 83.3 and 86.4 MB)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "validate_memory", REPO / "benchmarks" / "validate_memory.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    peaks = {}
+    for n in (600, 6_000):
+        got = bench.measure(bench.lightweight_suite(tmp_path / f"suite-{n}.jsonl", n))
+        assert got["exit_code"] == 0, got  # warnings alone: no scene
+        peaks[n] = got["peak_rss_mb"]
+    assert peaks[6_000] - peaks[600] < 8, peaks
