@@ -4,7 +4,7 @@ dask cluster), each task's result kept in a cache under a key that hashes everyt
 depends on, and the results read back in the suite's order.
 
 A task's key hashes the check (`validate`, `audit`), its options and the limits in
-effect (`fdc --limit`), fdc's version and code (`code_digest`: `shards.code_files` but
+effect (`fdc --limit`), fdc's version and code (`shards.code_digest`: fdc's files but
 the built-in templates, so a result written by other code is never read), the format of
 this cache, the record (its canonical line), its template (`template_text`: its own
 definition's text, not its file's other templates, its variants and its domain file),
@@ -36,7 +36,6 @@ and cached results.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import math
@@ -48,13 +47,12 @@ from typing import Any, Protocol
 
 from fdc.core.errors import FdcError, InputError
 from fdc.core.files import write_atomic
-from fdc.core.hashing import sha256_text
 from fdc.core.inputs import InputFileError
 from fdc.core.limits import Limits, current, set_current
 from fdc.core.problems import Diagnostic
 
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_inputs, reopen_suite
-from .shards import _digest, _file_sha, code_files, domain_sha, scene_digest
+from .shards import _digest, _file_sha, code_digest, domain_sha, scene_digest
 from .suite import TaskRecord, stream_suite, suite_lines
 from .templates import TemplateEntry
 from .validate import (
@@ -149,22 +147,6 @@ class Executor(Protocol):
 
 
 # --------------------------------------------------------------------------- keys
-
-#: The built-in template library's files, inside fdc's code (`shards.code_files`): a
-#: task's key holds its own template's text, so a change to another leaves it be.
-LIBRARY = "domain/templates/"
-
-
-@functools.cache
-def code_digest() -> str:
-    """The sha256 of fdc's own code and data, but the built-in templates (`LIBRARY`):
-    `shards.code_digest` for a task's key, computed once a process."""
-    parts = []
-    for name, path in code_files():
-        if not name.startswith(LIBRARY):
-            parts += [name, sha256_text(path.read_bytes())]
-    return str(sha256_text("\0".join(parts)))
-
 
 def template_text(entry: TemplateEntry) -> str:
     """What a task's result depends on of its template: its name, file name, its own
