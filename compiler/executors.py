@@ -21,8 +21,9 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from itertools import repeat
 from typing import Any, TypeVar
 
 from fdc.core.errors import FdcError, InputError
@@ -42,26 +43,29 @@ class LocalExecutor:
         for _, out in self.map(run_shard, [(t,) for t in tasks]):
             yield out
 
-    def map(self, fn: Callable[..., R], calls: Sequence[tuple[Any, ...]],
-            names: Sequence[str] | None = None, what: str = "task"
-            ) -> Iterator[tuple[int, R]]:
-        """`fn(*call)` for each of `calls`: (its index, its result) as each finishes, in
-        any order (`names` and `what` name a call in the cluster's errors; unused here)."""
-        if self.jobs <= 1 or len(calls) <= 1:
+    def map(self, fn: Callable[..., R], calls: Iterable[tuple[Any, ...]],
+            names: Iterable[str] | None = None, what: str = "task",
+            window: int | None = None) -> Iterator[tuple[int, R]]:
+        """`fn(*call)` for each of `calls` (read as they go out; sized: how many, else
+        assumed many): (its index, its result) as each finishes, in any order (`names` and
+        `what` name a call in the cluster's errors, `window` bounds the calls in flight on
+        a cluster; unused here: the pool keeps two a worker)."""
+        if self.jobs <= 1 or (isinstance(calls, Sized) and len(calls) <= 1):
             for k, call in enumerate(calls):
                 yield k, fn(*call)
             return
         yield from in_processes(fn, calls, self.jobs)
 
 
-def in_processes(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], jobs: int
+def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: int
                  ) -> Iterator[tuple[int, R]]:
     """`fn(*call)` for each of `calls` in at most `jobs` spawned worker processes (the
     same on every platform): (its index, its result) as each finishes, in any order.
     A few calls are in flight per worker and a finished result is let go once yielded,
     so what is held never grows with the calls. Interrupted, closed or failed: the
     workers are ended at once (`fn` must be a module-level function)."""
-    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(calls))),
+    many = len(calls) if isinstance(calls, Sized) else jobs
+    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, many)),
                                mp_context=multiprocessing.get_context("spawn"),
                                initializer=ignore_interrupts)
     todo = iter(enumerate(calls))
@@ -111,12 +115,15 @@ class DaskExecutor:
         for _, out in self.map(run_shard, [(t,) for t in tasks], names, keys=keys):
             yield out
 
-    def map(self, fn: Callable[..., R], calls: Sequence[tuple[Any, ...]],
-            names: Sequence[str] | None = None, what: str = "task",
-            keys: Sequence[str] | None = None) -> Iterator[tuple[int, R]]:
+    def map(self, fn: Callable[..., R], calls: Iterable[tuple[Any, ...]],
+            names: Iterable[str] | None = None, what: str = "task",
+            keys: Iterable[str] | None = None, window: int | None = None
+            ) -> Iterator[tuple[int, R]]:
         """`fn(*call)` for each of `calls`, one dask task each: (its index, its result)
-        as each finishes, in any order. `names[k]` says what call k is in an error (else
-        "`what` k"); `keys[k]` is its dask key (else a fresh one)."""
+        as each finishes, in any order. `names` say what each call is in an error (else
+        "`what` k"), `keys` are their dask keys (else fresh ones). `window`: at most this
+        many calls on the cluster at once, the next submitted as one finishes (a sliding
+        window; `calls` is read as they go out); None: every call at once."""
         try:  # untyped: Any here
             distributed: Any = importlib.import_module("distributed")
         except ImportError:
@@ -128,21 +135,39 @@ class DaskExecutor:
         except OSError as e:
             raise InputError(f"cannot reach the dask scheduler at {self.scheduler}: {e}"
                              ) from None
-        futures = {client.submit(fn, *call, pure=False, retries=self.retries,
-                                 **({"key": keys[k]} if keys else {})): k
-                   for k, call in enumerate(calls)}
+        todo = enumerate(zip(calls, names if names is not None else repeat(None),
+                             keys if keys is not None else repeat(None), strict=False))
+        futures: dict[Any, tuple[int, str | None]] = {}
+
+        def submit() -> Any:
+            nxt = next(todo, None)
+            if nxt is None:
+                return None
+            k, (call, name, key) = nxt
+            fut = client.submit(fn, *call, pure=False, retries=self.retries,
+                                **({"key": key} if key is not None else {}))
+            futures[fut] = k, name
+            return fut
+
         try:
-            for fut in distributed.as_completed(list(futures), loop=client.loop):
-                k = futures.pop(fut)
+            while (window is None or len(futures) < window) and submit() is not None:
+                pass
+            finished = distributed.as_completed(list(futures), loop=client.loop)
+            for fut in finished:
+                k, name = futures.pop(fut)
                 try:
                     out = fut.result()
                 except (FdcError, KeyboardInterrupt, GeneratorExit):
                     raise
                 except Exception as e:  # the cluster lost it (KilledWorker), say
-                    name = names[k] if names else f"{what} {k}"
                     raise InputError(f"the dask cluster at {self.scheduler} could not run "
-                                     f"{name}: {type(e).__name__}: {e}") from None
+                                     f"{name or f'{what} {k}'}: {type(e).__name__}: {e}"
+                                     ) from None
                 fut.release()  # the workers let the output go
+                if window is not None:
+                    nxt = submit()
+                    if nxt is not None:
+                        finished.add(nxt)
                 yield k, out
         finally:
             client.cancel(list(futures))

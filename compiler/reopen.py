@@ -101,6 +101,20 @@ def reopen_suite(suite: str | Path, *, scenes: Sequence[str | Path] = (),
     return opened
 
 
+def reopen_inputs(suite: str | Path, memory_scenes: Sequence[str | Path], *,
+                  scenes: Sequence[str | Path] = (), experiences: Sequence[str | Path] = ()
+                  ) -> ReopenedSuite:
+    """A suite's inputs without its records, the suite file not read: a worker given a
+    batch of records the main process read (`compiler.suite_runs`), whose memory does not
+    grow with the suite. `memory_scenes`: the whole suite's
+    (`ReopenedSuite.memory_scenes`), what a record's compiler depends on beyond the
+    record."""
+    opened = ReopenedSuite(Path(suite), [], [], [Path(s) for s in scenes],
+                           [Path(e) for e in experiences])
+    opened._memory = {Path(p) for p in memory_scenes}
+    return opened
+
+
 def _manifest_beside(suite: Path) -> Manifest | None:
     """The manifest beside the suite, if there is one."""
     path = suite.parent / "manifest.json"
@@ -484,10 +498,11 @@ class ReopenedSuite:
         """The manifest's experience for the record's entry, when the suite has memory
         tasks on its scene."""
         path = self.scene_path(record)
-        return self._manifest_log(record) if path in self._memory_scenes() else None
+        return self._manifest_log(record) if path in self.memory_scenes() else None
 
-    def _memory_scenes(self) -> set[Path]:
-        """The scene files the suite has memory tasks on (found once)."""
+    def memory_scenes(self) -> set[Path]:
+        """The scene files the suite has memory tasks on (found once): a compiler on one
+        gets the manifest's experience (`world_key`)."""
         if self._memory is None:
             self._memory = {self.scene_path(r) for r in self.records
                             if r.experience is not None and (r.scene or len(self.scenes) == 1)}

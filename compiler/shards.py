@@ -13,8 +13,9 @@ scene's), the day's experience (a given log's bytes, or the simulation's seed,
 interactions and day), whether the experience is
 simulated at all, the id scope, the options and the limits in effect. Each template of
 the shard is cached on its own, under a key hashing the shard's key and the template (its
-name, file name and sha256, instruction variants and domain): a changed template
-recompiles its own tasks alone, and an interrupted compile resumes at the shards that did
+name, file name, its own definition's text and place, instruction variants and domain;
+the built-in templates are left out of `code_digest`): a changed template, the library's
+too, recompiles its own tasks alone, and an interrupted compile resumes at the shards that did
 not finish.
 
 No key holds a path as typed: the same scene, log or template given by another spelling
@@ -81,7 +82,7 @@ from .templates import TemplateEntry, is_memory_template
 from .timings import Pass, Timings
 
 #: Bump when what a cache entry holds, or how a key is made, changes.
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 #: fdc's packages whose files `code_digest` hashes (each one's folder, as installed).
 CODE_PACKAGES = ("fdc", "core", "domain", "sim_bridge", "predicates", "instructions",
@@ -161,15 +162,23 @@ def code_files() -> list[tuple[str, Path]]:
     return sorted(out)
 
 
+#: The built-in template library's files, inside fdc's code (`code_files`): not in
+#: `code_digest`, a template's results are keyed by its own text (`template_digest`).
+LIBRARY = "domain/templates/"
+
+
 @functools.cache
 def code_digest() -> str:
-    """The sha256 of fdc's own code and data (`code_files`: names and bytes), computed
-    once a process: a shard's key holds it, so a cache written by other code (a checker
-    changed, a pass fixed) is compiled again rather than read. About 20 ms."""
+    """The sha256 of fdc's own code and data (`code_files`: names and bytes) but the
+    built-in templates (`LIBRARY`), computed once a process: a shard's key holds it, so a
+    cache written by other code (a checker changed, a pass fixed) is compiled again
+    rather than read, and a library template edited recompiles its own tasks alone
+    (`template_digest`). About 20 ms."""
     parts = []
     for name, path in code_files():
-        parts.append(name)
-        parts.append(sha256_text(path.read_bytes()))
+        if not name.startswith(LIBRARY):
+            parts.append(name)
+            parts.append(sha256_text(path.read_bytes()))
     return str(sha256_text("\0".join(parts)))
 
 
@@ -199,10 +208,22 @@ def shard_key(job: SceneJob, options: CompileOptions, needs_experience: bool,
 
 
 def template_digest(entry: TemplateEntry, domain_sha: str) -> str:
-    """What a template's results depend on of the template: its name, file (name and
-    sha256), instruction variants and domain file."""
-    return _digest([entry.name, Path(entry.path).name, entry.sha256, list(entry.texts),
+    """What a template's results depend on of the template: its name, file name, its own
+    definition's text and where it starts in its file (line and column: its errors name
+    them), not the file's other templates; its instruction variants and domain file."""
+    return _digest([entry.name, Path(entry.path).name, own_text(entry), list(entry.texts),
                     domain_sha])
+
+
+def own_text(entry: TemplateEntry) -> list[Any]:
+    """A template's own definition: its text and the line and column it starts at in
+    its file (the file's sha256 when the template has no place in it)."""
+    start, end = entry.template.span
+    if start < 0:
+        return [entry.sha256]
+    text = entry.source.text
+    line = text.count("\n", 0, start)
+    return [text[start:end], line, start - text.rfind("\n", 0, start)]
 
 
 def template_key(shard: str, template: str) -> str:

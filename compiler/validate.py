@@ -45,10 +45,10 @@ to judge them by (`fdc verify` judges the goal on a run).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -113,7 +113,6 @@ class Certificate(_Model):
 
     status: Literal["solved", "unsolvable", "timeout", "error", "refused"]
     planner: str
-    seconds: float
     length: int | None = Field(default=None, description="Actions in the plan found.")
     plan: list[str] = Field(default_factory=list, description="The plan, one action a line.")
     objects: int = Field(description="Items kept as planning objects.")
@@ -142,9 +141,10 @@ class LineReport(_Model):
 
 
 class ValidationReport(_Model):
-    """The result of `fdc validate` (format 1.0)."""
+    """The result of `fdc validate` (format 2.0: no measured time, so the same inputs give
+    the same bytes; `fdc validate` says the time on stderr)."""
 
-    format_version: Literal["1.0"] = "1.0"
+    format_version: Literal["2.0"] = "2.0"
     kind: Literal["fdc-validation-report"] = "fdc-validation-report"
     suite: str
     solve: bool = Field(description="Whether reachability was checked with a planner.")
@@ -154,7 +154,6 @@ class ValidationReport(_Model):
     warnings: int
     certified: int = Field(description="Tasks with a plan (with `solve`).")
     planned: int = Field(description="Tasks given to the planner (with `solve`).")
-    seconds: float = Field(description="Wall-clock time of the whole validation.")
     bad_lines: list[LineReport] = Field(default_factory=list)
     task_reports: list[TaskReport] = Field(default_factory=list)
 
@@ -500,7 +499,7 @@ def certify(task: _Task, entry: TemplateEntry, worlds: SceneWorlds, timeout_s: f
     res = world.certify(pp, timeout_s, planner, judge_at_end(
         task.record.goal, world.graph, task.record.thresholds), fallback, trace_first=True)
     task.certificate = Certificate(status=res.status, planner=res.planner,
-                                   seconds=round(res.seconds, 3), length=res.length,
+                                   length=res.length,
                                    plan=format_plan(res.plan), objects=len(pp.items),
                                    left_out=pp.left_out, forbidden=res.forbidden)
     if res.status == "unsolvable":
@@ -560,15 +559,11 @@ def validate_suite(suite: str | Path, options: ValidateOptions,
     """Validate every line of a suite file (`ReopenError`, or `SceneLoadError` for a scene,
     when an input cannot be read). In shards, cached, on an executor:
     `compiler.suite_runs.validate_run`."""
-    import time
-
-    started = time.perf_counter()
     opened = open_for_validation(suite, options)
     if on_start is not None:
         on_start(len(opened.lines))
     reports = validate_lines(opened, opened.lines, options, on_task)
-    return validation_report(str(suite), options, reports, bad_lines(opened),
-                             time.perf_counter() - started)
+    return validation_report(str(suite), options, reports, bad_lines(opened))
 
 
 def open_for_validation(suite: str | Path, options: ValidateOptions) -> ReopenedSuite:
@@ -593,7 +588,7 @@ def bad_lines(opened: ReopenedSuite) -> list[LineReport]:
 
 
 def validation_report(suite: str, options: ValidateOptions, reports: Sequence[TaskReport],
-                      bad: Sequence[LineReport], seconds: float) -> ValidationReport:
+                      bad: Sequence[LineReport]) -> ValidationReport:
     """The report of the task reports and bad lines of a suite, in line order."""
     every = [f for r in reports for f in r.findings] + [f for b in bad for f in b.findings]
     planned = [r for r in reports if r.certificate is not None]
@@ -603,7 +598,7 @@ def validation_report(suite: str, options: ValidateOptions, reports: Sequence[Ta
         warnings=sum(f.severity == "warning" for f in every),
         certified=sum(r.certificate is not None and r.certificate.status == "solved"
                       for r in planned),
-        planned=len(planned), seconds=round(seconds, 3),
+        planned=len(planned),
         bad_lines=list(bad), task_reports=list(reports))
 
 
@@ -690,35 +685,49 @@ def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, Te
 
 def junit_xml(report: ValidationReport) -> str:
     """The report as JUnit XML: one test case per task (and per bad line), a failure per
-    error finding (and per warning under --strict)."""
+    error finding (and per warning under --strict); no `time` (JUnit's is optional: the
+    same report gives the same bytes)."""
     import xml.etree.ElementTree as ET
 
-    failing = {"error", "warning"} if report.strict else {"error"}
     root = ET.Element("testsuites", name="fdc validate")
     suite = ET.SubElement(root, "testsuite", name=report.suite,
-                          tests=str(report.tasks + len(report.bad_lines)),
-                          time=f"{report.seconds:.3f}")
+                          tests=str(report.tasks + len(report.bad_lines)))
     failures = 0
-    cases: list[tuple[str, str, list[Finding], float]] = [
-        ("suite", f"line {b.line}", b.findings, 0.0) for b in report.bad_lines]
-    cases += [(t.template, t.id, t.findings, t.certificate.seconds if t.certificate else 0.0)
-              for t in report.task_reports]
-    for classname, name, findings, seconds in cases:
-        case = ET.SubElement(suite, "testcase", classname=classname, name=name,
-                             time=f"{seconds:.3f}")
-        notes = []
-        for f in findings:
-            where = f" (at {f.where})" if f.where else ""
-            if f.severity in failing:
-                failures += 1
-                node = ET.SubElement(case, "failure", type=f.code,
-                                     message=f"{f.message}{where}")
-                node.text = f.hint or None
-            else:
-                notes.append(f"{f.severity}[{f.code}]: {f.message}{where}")
-        if notes:
-            ET.SubElement(case, "system-out").text = "\n".join(notes)
+    for classname, name, findings in junit_cases(report.bad_lines, report.task_reports):
+        failures += junit_case(suite, classname, name, findings, report.strict)
     suite.set("failures", str(failures))
     suite.set("errors", "0")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def junit_cases(bad: Iterable[LineReport], tasks: Iterable[TaskReport]
+                ) -> Iterator[tuple[str, str, list[Finding]]]:
+    """The JUnit test cases (class name, name, findings): the bad lines', then the tasks'."""
+    for b in bad:
+        yield "suite", f"line {b.line}", b.findings
+    for t in tasks:
+        yield t.template, t.id, t.findings
+
+
+def junit_case(parent: Any, classname: str, name: str, findings: list[Finding],
+               strict: bool) -> int:
+    """A test case under `parent` (an `xml.etree` element): its failures (the error
+    findings, and the warnings when `strict`), said back."""
+    import xml.etree.ElementTree as ET
+
+    failing = {"error", "warning"} if strict else {"error"}
+    case = ET.SubElement(parent, "testcase", classname=classname, name=name)
+    failures = 0
+    notes = []
+    for f in findings:
+        where = f" (at {f.where})" if f.where else ""
+        if f.severity in failing:
+            failures += 1
+            node = ET.SubElement(case, "failure", type=f.code, message=f"{f.message}{where}")
+            node.text = f.hint or None
+        else:
+            notes.append(f"{f.severity}[{f.code}]: {f.message}{where}")
+    if notes:
+        ET.SubElement(case, "system-out").text = "\n".join(notes)
+    return failures

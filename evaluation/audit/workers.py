@@ -3,7 +3,8 @@
 Each task's audit depends on the task alone (the agents are seeded by the task, the
 planner runs in its own folder), so the report is the same for any executor, any number
 of workers and any mix of fresh and cached audits. A batch of one world's tasks goes to a
-worker (`audit_batch`), which opens the suite once and keeps the models of each world it
+worker (`audit_batch`), which opens the suite's inputs once (not its records: a batch
+carries its own) and keeps the models of each world it
 has met (the scene graph, the start states, the abstraction), so a world is built at most
 once a worker. A task's audit is kept as JSON (`encode`): its outcomes and, when the
 replay disagrees, the plan acted out (the trajectory a reproducer writes).
@@ -91,10 +92,10 @@ def audit_run(spec: SuiteSpec, suite: ReopenedSuite, lines: Sequence[Line],
     the order of `lines`."""
     from fdc.evaluation.audit.checks import check_inputs
 
-    run = run_checks("audit", suite, spec, lines, options, asdict(options), audit_batch,
+    run = run_checks("audit", suite, spec, lambda: lines, options, asdict(options), audit_batch,
                      cache, executor, jobs, prepare=lambda todo: check_inputs(suite, todo),
                      on_planned=on_planned, on_task=on_task)
-    audits = [decode(text, r, n) for (n, r), text in zip(lines, run.results(), strict=True)]
+    audits = [decode(text, r, n) for (n, r), text in run.results()]
     return audits, run
 
 

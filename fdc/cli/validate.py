@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -35,9 +36,9 @@ from fdc.cli.compile import Executor
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from fdc.compiler.suite_runs import CheckRun, ResultCache
+    from fdc.compiler.suite_runs import CheckRun, ResultCache, ValidationStream
     from fdc.compiler.suite_runs import Executor as RunExecutor
-    from fdc.compiler.validate import ValidationReport
+    from fdc.compiler.validate import TaskReport, ValidationReport
 
 
 class ReportFormat(StrEnum):
@@ -145,6 +146,8 @@ def validate_command(
     are checked in --jobs processes or on a dask cluster, each result cached: a rerun
     checks only what changed."""
 
+    import time
+
     from fdc.agents.oracle import oracle_plan
     from fdc.compiler.suite_runs import validate_run
     from fdc.compiler.validate import ValidateOptions
@@ -158,6 +161,7 @@ def validate_command(
     options = ValidateOptions(scene=str(scene) if scene else None, solve=solve,
                               timeout_s=timeout, strict=strict,
                               planner=planner.value if planner else None, oracle=oracle_plan)
+    started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         store = result_cache(stack, suite, cache, no_cache, err)
         with progress_bar(err) as progress:
@@ -176,27 +180,37 @@ def validate_command(
                     "rerun to resume"
                 err.print(f"interrupted: no report{kept}", markup=False, highlight=False)
                 raise typer.Exit(EXIT_INTERRUPTED) from None
-    if output_format is ReportFormat.json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
-    elif output_format is ReportFormat.junit:
-        from fdc.compiler.validate import junit_xml
-
-        sys.stdout.write(junit_xml(report))
-    else:
-        _print_text(report)
-    _summary(report)
+        try:  # the report read back from the cache (a temporary one too: still here)
+            _write(report, output_format)
+        except InputError as e:  # an entry that left the cache meanwhile
+            err.print(f"error: {e}", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+    _summary(report.header, time.perf_counter() - started)
     run_summary(run, stderr())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
 
-def _print_text(report: ValidationReport) -> None:
+def _write(report: ValidationStream, output_format: ReportFormat) -> None:
+    """The report on stdout, a task's report at a time (never held whole)."""
+    if output_format is ReportFormat.json:
+        for chunk in report.json_chunks():
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+    elif output_format is ReportFormat.junit:
+        for chunk in report.junit_chunks():
+            sys.stdout.write(chunk)
+    else:
+        _print_text(report.header, report.reports())
+
+
+def _print_text(report: ValidationReport, tasks: Iterable[TaskReport]) -> None:
     out = console(soft_wrap=True)
     for b in report.bad_lines:
         for f in b.findings:
             where = f" at {f.where}" if f.where else ""
             out.print(f"{report.suite}:{b.line}: {f.severity}[{f.code}]{where}: {f.message}",
                       markup=False)
-    for t in report.task_reports:
+    for t in tasks:
         for f in t.findings:
             where = f" at {f.where}" if f.where else ""
             out.print(f"{report.suite}:{t.line}: {f.severity}[{f.code}] task {t.id}{where}: "
@@ -205,8 +219,9 @@ def _print_text(report: ValidationReport) -> None:
                 out.print(f"  hint: {f.hint}", markup=False)
 
 
-def _summary(report: ValidationReport) -> None:
-    text = (f"validated {report.tasks} task(s) in {report.seconds:.1f} s: "
+def _summary(report: ValidationReport, seconds: float) -> None:
+    """The counts and the wall time (on stderr: the report holds no time)."""
+    text = (f"validated {report.tasks} task(s) in {seconds:.1f} s: "
             f"{report.errors} error(s), {report.warnings} warning(s)")
     if report.solve:
         text += f"; {report.certified} of {report.planned} certified by a plan"

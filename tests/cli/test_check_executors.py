@@ -14,11 +14,13 @@ import os
 import re
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fdc.compiler.validate import ValidationReport, junit_xml
 from tests.cli.helpers import REPO
 from tests.cli.test_compile_executors import (  # noqa: F401 (a fixture)
     PYTHON,
@@ -75,17 +77,6 @@ def audit_args(suite: Path, report: Path, *more: str | Path) -> list[str]:
                              *more)]
 
 
-def untimed(report: str) -> dict[str, Any]:
-    """A validation report without the seconds it measured (the wall time, and each
-    certificate's planner time: the only fields that differ from run to run)."""
-    data: dict[str, Any] = json.loads(report)
-    data["seconds"] = 0
-    for t in data["task_reports"]:
-        if t["certificate"] is not None:
-            t["certificate"]["seconds"] = 0
-    return data
-
-
 def counts(output: str) -> tuple[int, int, int]:
     found = re.search(r"(\d+) task\(s\): (\d+) checked, (\d+) reused from the cache", output)
     assert found is not None, output
@@ -93,10 +84,9 @@ def counts(output: str) -> tuple[int, int, int]:
 
 
 @pytest.fixture(scope="module")
-def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
-                                                                           bytes]:
-    """One process, no cache: the validation report (untimed) and the audit report's
-    bytes every other run must give."""
+def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, bytes]:
+    """One process, no cache: the validation report's and the audit report's bytes every
+    other run must give (the reports hold nothing measured)."""
     out = tmp_path_factory.mktemp("serial")
     code, text = fdc(*validate_args(suite, "--no-cache"))
     assert code == 0, text
@@ -106,9 +96,9 @@ def serial(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[
     return validation, (out / "audit.json").read_bytes()
 
 
-def validation_of(output: str) -> dict[str, Any]:
-    """The JSON report out of the CLI's output (the summary lines follow it)."""
-    return untimed(output[output.index("{"):output.rindex("}") + 1])
+def validation_of(output: str) -> str:
+    """The JSON report's text out of the CLI's output (the summary lines follow it)."""
+    return output[output.index("{"):output.rindex("}") + 1]
 
 
 # --------------------------------------------------------------------------- local
@@ -116,7 +106,7 @@ def validation_of(output: str) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_two_processes_and_the_cache_give_the_reports_of_one(
-        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+        suite: Path, serial: tuple[str, bytes], tmp_path: Path) -> None:
     validation, audit = serial
     cache = ("--cache", tmp_path / "cache")
     code, out = fdc(*validate_args(suite, "--jobs", "2", *cache))
@@ -128,6 +118,9 @@ def test_two_processes_and_the_cache_give_the_reports_of_one(
     # again: every result from the cache, the same reports
     code, out = fdc(*validate_args(suite, *cache))
     assert validation_of(out) == validation and counts(out) == (4, 0, 4)
+    code, out = fdc(*validate_args(suite, *cache, "--jobs", "2", "--format", "junit"))
+    assert out[out.index("<?xml"):out.index("</testsuites>") + 14] == \
+        junit_xml(ValidationReport.model_validate_json(validation))
     code, out = fdc(*audit_args(suite, tmp_path / "b.json", *cache))
     assert (tmp_path / "b.json").read_bytes() == audit and counts(out) == (4, 0, 4)
 
@@ -187,7 +180,7 @@ def first_result(cache: Path, check: str, process: Any, timeout_s: float = 300) 
 
 
 @pytest.mark.slow
-def test_an_interrupted_run_resumes(suite: Path, serial: tuple[dict[str, Any], bytes],
+def test_an_interrupted_run_resumes(suite: Path, serial: tuple[str, bytes],
                                     tmp_path: Path) -> None:
     _, audit = serial
     cache = tmp_path / "cache"
@@ -219,7 +212,7 @@ def spawned_workers(pid: int) -> list[int]:
 
 @pytest.mark.slow
 def test_a_local_worker_lost_is_said_and_the_rerun_resumes(
-        suite: Path, serial: tuple[dict[str, Any], bytes], tmp_path: Path) -> None:
+        suite: Path, serial: tuple[str, bytes], tmp_path: Path) -> None:
     """A worker process killed (as the out-of-memory killer would): exit 2 with what
     happened, no traceback, the tasks finished kept; the rerun gives the report."""
     validation, _ = serial
@@ -245,7 +238,7 @@ def test_a_local_worker_lost_is_said_and_the_rerun_resumes(
 
 @pytest.mark.slow
 def test_dask_gives_the_reports_of_one_process_even_when_a_worker_dies(
-        suite: Path, serial: tuple[dict[str, Any], bytes],
+        suite: Path, serial: tuple[str, bytes],
         cluster: tuple[str, list[Any]],  # noqa: F811 (the fixture imported above)
         tmp_path: Path) -> None:
     validation, audit = serial
@@ -267,6 +260,28 @@ def test_dask_gives_the_reports_of_one_process_even_when_a_worker_dies(
     _, err = client.communicate(timeout=600)
     assert client.returncode == 0, err
     assert (tmp_path / "b.json").read_bytes() == audit
+
+
+def test_dask_keeps_a_sliding_window_of_calls(
+        cluster: tuple[str, list[Any]],  # noqa: F811 (the fixture imported above)
+        ) -> None:
+    """`DaskExecutor.map(window=2)`: at most two calls on the cluster, the next one read
+    and sent as one finishes (not the whole list at once, nor a group at a time)."""
+    from fdc.compiler.executors import DaskExecutor
+
+    address, _ = cluster
+    read: list[int] = []
+
+    def calls() -> Iterator[tuple[int, int]]:
+        for k in range(12):
+            read.append(k)
+            yield k, 2
+
+    outputs = DaskExecutor(address).map(pow, calls(), window=2)
+    first = next(outputs)
+    assert len(read) <= 3  # the two sent, and the one sent as the first finished
+    got = dict([first, *outputs])
+    assert got == {k: k ** 2 for k in range(12)} and len(read) == 12
 
 
 def test_executor_options_that_disagree_exit_2(suite: Path) -> None:

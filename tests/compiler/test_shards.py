@@ -325,3 +325,44 @@ def test_a_cache_written_by_other_code_is_compiled_again(
     finally:
         monkeypatch.undo()
         shards.code_digest.cache_clear()
+
+
+def test_a_library_template_edited_recompiles_its_own_tasks_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: the shard key hashed fdc's code with the built-in templates in it, so
+    editing one library template recompiled every shard and every template. The code
+    digest leaves the library out, and a template's key holds its own definition (not
+    its file's other templates): an edit of one template in a file of several changes
+    its key alone, a comment at the end of the file none."""
+    files = shards.code_files()
+    name, path = next((n, p) for n, p in files if n.startswith("domain/templates/"))
+    edited = tmp_path / "edited.pddl"
+    edited.write_bytes(path.read_bytes() + b"\n; a template changed\n")
+    before = shards.code_digest()
+    monkeypatch.setattr(shards, "code_files",
+                        lambda: [(n, edited if n == name else p) for n, p in files])
+    shards.code_digest.cache_clear()
+    try:
+        assert shards.code_digest() == before
+    finally:
+        monkeypatch.undo()
+        shards.code_digest.cache_clear()
+    golden = tmp_path / "golden.pddl"
+    shutil.copy(REPO / "tests" / "golden" / "templates" / "golden.pddl", golden)
+    jobs = [SceneJob(KITCHEN, simulate=False)]
+    options = CompileOptions(seed=3, max_per_template=1)
+
+    def planned() -> tuple[str, dict[str, str]]:
+        entries, _ = load_entries([str(golden)])
+        shard = shards.plan_shards(jobs, entries, options)[0]
+        return shard.key, dict(shard.templates)
+
+    key, first = planned()
+    text = golden.read_text()
+    assert len(first) > 3
+    golden.write_text(text + "\n; a comment\n")
+    assert planned() == (key, first)
+    golden.write_text(text.replace('"Move {{ o | ref }}', '"Carry {{ o | ref }}'))
+    again, second = planned()
+    assert again == key
+    assert {t for t in first if first[t] != second[t]} == {"golden-to-surface"}

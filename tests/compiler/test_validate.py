@@ -5,6 +5,7 @@ stale template version each give their finding and exit code; JSON and JUnit rep
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -298,6 +299,22 @@ def test_junit_has_one_case_per_task_and_a_failure_per_error(suite: Path,
     assert failed == {"line 4": ["schema"], good[0].id: [], good[1].id: ["stale-template"],
                       good[2].id: []}
     assert root.find("testsuite").get("failures") == "2"  # type: ignore[union-attr]
+
+
+def test_two_runs_give_the_same_report_bytes(suite: Path, tmp_path: Path) -> None:
+    """The reports hold nothing measured (format 2.0): two fresh runs with a planner give
+    the same JSON and JUnit bytes, and the wall time is on stderr."""
+    path = write(tmp_path, [line(records(suite)[0])])
+    for form in ("json", "junit"):
+        first = run("validate", str(path), "--solve", "--no-cache", "--format", form)
+        again = run("validate", str(path), "--solve", "--no-cache", "--format", form)
+        assert first[0] == again[0] == 0, first[1] + first[2]
+        assert first[1] == again[1]
+        assert "seconds" not in first[1] and "time=" not in first[1]
+        assert re.search(r"validated 1 task\(s\) in \d+\.\d s", first[2]), first[2]
+    report = ValidationReport.model_validate_json(run(
+        "validate", str(path), "--solve", "--no-cache", "--format", "json")[1])
+    assert report.format_version == "2.0" and report.certified == 1
 
 
 def test_bad_input_exits_2(tmp_path: Path) -> None:
