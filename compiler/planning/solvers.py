@@ -17,6 +17,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from unified_planning.exceptions import UPException
+
 from fdc.sim_bridge.world.plans import PlanStep
 
 from .problem import CHECKPOINT, PlanningProblem, PlanResult, _quiet
@@ -34,7 +36,6 @@ def available_planners() -> list[str]:
 def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> PlanResult:
     """Solve with Fast Downward (or pyperplan, after compiling to STRIPS)."""
     from unified_planning.engines import PlanGenerationResultStatus as S
-    from unified_planning.exceptions import UPException
     from unified_planning.shortcuts import OneshotPlanner
 
     _quiet()

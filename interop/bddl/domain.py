@@ -9,6 +9,7 @@ substances to `:constants` (of the value type `substance`) and the object states
 
 from __future__ import annotations
 
+from fdc.domain import builtin_domain_files
 from fdc.interop.bddl.vocabulary import FdcHome, Vocabulary
 
 DOMAIN_NAME = "bddl-home"
@@ -30,8 +31,6 @@ STATE_PREDICATES = """\
 
 
 def home_text() -> str:
-    from fdc.domain import builtin_domain_files
-
     path = next(p for p in builtin_domain_files() if p.name == "fdc-home.pddl")
     return str(path.read_text(encoding="utf-8"))
 

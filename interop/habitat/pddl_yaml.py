@@ -37,6 +37,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    atoms,
     to_pddl,
 )
 from fdc.predicates.hierarchy import TypeHierarchy
@@ -153,8 +154,6 @@ Expr = str | dict[str, Any]
 
 
 def _atoms(goal: Goal) -> list[GAtom]:
-    from fdc.predicates.goal import atoms
-
     return list(atoms(goal))
 
 
