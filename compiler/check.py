@@ -5,6 +5,8 @@ domain among the definitions given (and fdc's built-in domains). Every finding i
 `Diagnostic`; nothing here raises on bad input. `TypeChecker` checks each definition:
 domains are resolved in `fdc.compiler.domains`, formulas typed in
 `fdc.compiler.formulas`; here, the domain, problem and template checks that use both.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ the embedded world (`sim_bridge/world/plans.py`) and, while the world refuses a 
 for lack of room, forbids it in the abstraction (`_forbid`) and solves again; a plan
 found elsewhere (the manipulation oracle's) is checked by `accept`. The problems are
 `problem.py`'s.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -44,6 +44,8 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
 `holds_initially` says whether the abstraction finds a task's goal reached before any
 action (`fdc audit` compares it with the checkers' judgement). The certify loop is
 `certify.py`, the planners `solvers.py`.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations

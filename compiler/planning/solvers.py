@@ -4,6 +4,8 @@
 compiled to STRIPS by unified-planning's compilers when Fast Downward is not available;
 `write_pddl` writes a problem's domain and problem text (`fdc export pddl`). The
 problems are `problem.py`'s.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations

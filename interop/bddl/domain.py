@@ -5,6 +5,8 @@ It is fdc-home's own text (its types, predicates and actions, so the planning ab
 and every checker stay as they are) with the vocabulary's types appended to `:types`, the
 substances to `:constants` (of the value type `substance`) and the object states of
 `fdc.predicates.checkers.object_states` to `:predicates`.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Every activity either becomes a template that `fdc check` accepts or is reported
 the reason it could not (`translate.REASONS`): BDDL's parser refused it, its goal needs
 what fdc cannot say, or the generated template failed fdc's own check (each template is
 checked with the generated domain before it is written, so the output is check-clean).
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ tasks on it with no OmniGibson.
 What cannot be made so (furniture on furniture, `touching`, `under`, `insource`) is
 listed in `left_out` with why. Categories are the names the import gives
 (`vocabulary`), so the imported template binds on the scene. Deterministic.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations
