@@ -5,6 +5,8 @@ domain among the definitions given (and fdc's built-in domains). Every finding i
 `Diagnostic`; nothing here raises on bad input. `TypeChecker` checks each definition:
 domains are resolved in `fdc.compiler.domains`, formulas typed in
 `fdc.compiler.formulas`; here, the domain, problem and template checks that use both.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from typing import Any
 
 from fdc.core.inputs import InputFileError
 from fdc.core.problems import Diagnostic, SourceFile, did_you_mean, sort_key
+from fdc.domain import builtin_domain_files
+from fdc.instructions.lint import lint_instructions
+from fdc.instructions.variants import FileRef, Inline, read_variants
 
 from . import ast as A
 from .domains import BUILTIN_FUNCTIONS, ERROR, WARNING, DomainInfo
@@ -161,9 +166,6 @@ class TypeChecker(FormulaChecker):
     def _instructions(self, info: DomainInfo, template: A.Template, path: str,
                       scope: dict[str, Any]) -> set[str]:
         """Lint the template's instruction variants; the parameters they mention."""
-        from fdc.instructions.lint import lint_instructions
-        from fdc.instructions.variants import FileRef, Inline, read_variants
-
         inline = [Inline(i.text, i.span) for i in template.instructions]
         ref = template.instruction_file
         file_ref = FileRef(ref.path, ref.span) if ref is not None else None
@@ -416,8 +418,6 @@ def check_paths(paths: Sequence[str], builtin: bool = True) -> CheckResult:
             )
     library: list[SourceFile] = []
     if builtin:
-        from fdc.domain import builtin_domain_files
-
         own = {os.path.realpath(s.path) for s in sources}
         library = [
             SourceFile.read(str(p))

@@ -40,6 +40,8 @@ or false, and simplifies what is left into one canonical `fdc.predicates.goal` v
   instead of exhausting memory. A quantifier whose bindings would number more than
   `max_instances` (the product of its domain sizes, counted before enumerating) raises
   the same error, since enumerating it would not finish.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ snapshots). Everything else comes from the function itself, so no name is writte
 The evaluation context is frozen: thresholds are an immutable mapping; a suite or domain
 override builds a new context; relaxed evaluation (FindingDory's DTG-SR: no visibility
 check; SC-SR: no distance check) is a `Mode` passed per call, never shared state.
+
+See docs/predicates.md.
 """
 
 from __future__ import annotations

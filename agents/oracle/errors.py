@@ -1,4 +1,6 @@
-"""Why the oracle gives up on a task."""
+"""Why the oracle gives up on a task.
+
+See docs/agents.md."""
 
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fdc.agents.oracle.errors import Unsolvable
-from fdc.sim_bridge.world.embedded import LONG_DAY
+from fdc.sim_bridge.graph.routes import Walker
+from fdc.sim_bridge.world.embedded import LONG_DAY, EmbeddedWorld
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
-    from fdc.sim_bridge.graph.routes import Walker
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.world.experience import Experience
     from fdc.sim_bridge.world.state import Snapshot
@@ -40,8 +40,6 @@ def oracle_frames(task: TaskRecord, graph: SceneGraph, experience: Experience,
     without a valid frame (or unreachable) gets the history's last frame, where the task
     starts: the task cannot be solved through frames; unordered targets then keep the
     order given."""
-    from fdc.sim_bridge.graph.routes import Walker
-
     walker = walker or Walker(graph.nav)
     lists = task.valid_frames or [[-1]]
     last = len(experience.frames) - 1
@@ -68,7 +66,6 @@ def oracle_run(task: TaskRecord, graph: SceneGraph, experience: Experience,
     objects are those after the experience, and steps, clock and path length count
     from there."""
     from fdc.compiler.start import start_snapshots
-    from fdc.sim_bridge.world.embedded import EmbeddedWorld
 
     _, after = start_snapshots(graph, experience)
     world = EmbeddedWorld(graph, clock=LONG_DAY)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple, assert_never
+from typing import NamedTuple, assert_never
 
 from fdc.agents.env import ManipulationEnv, listed_regions, preview_place
 from fdc.predicates.algebra import children
@@ -24,11 +24,12 @@ from fdc.predicates.goal import (
     GTargets,
     GThen,
 )
+from fdc.predicates.registry import Context
+from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.scene.schema import Kind
-
-if TYPE_CHECKING:
-    from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.state import ObjectPose
 
 #: Surfaces tried when moving an item away (the nearest first).
 CLEAR_CANDIDATES = 16
@@ -48,8 +49,6 @@ def state_after(env: ManipulationEnv, item: str, placement: Placement,
                   state: SnapshotState | None = None) -> SnapshotState:
     """The state just after `place` puts `item` where `placement` says, from `state`
     (default: the world now)."""
-    from fdc.sim_bridge.world.snapshot import SnapshotState
-    from fdc.sim_bridge.world.state import ObjectPose
 
     assert placement.pose is not None
     snap = state.snapshot if state is not None else env.world.snapshot()
@@ -63,8 +62,6 @@ def state_after(env: ManipulationEnv, item: str, placement: Placement,
 def truth_in(env: ManipulationEnv, state: SnapshotState | None = None,
            thresholds: dict[str, float] | None = None) -> Callable[[Goal], bool]:
     """A goal's truth in `state` (default: the world now)."""
-    from fdc.predicates.registry import Context
-    from fdc.predicates.verify import evaluate
 
     registry = default_registry()
     ctx = Context(graph=env.graph, state=state if state is not None else env.world.state)
@@ -86,7 +83,6 @@ def without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] = 
              ) -> SnapshotState:
     """The world now with `items` taken out of the scene (off the map, on no surface)
     and the containers `opened` open: would a placement fit once they are moved away?"""
-    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     snap = env.world.snapshot()
     objects = dict(snap.objects)
@@ -103,7 +99,6 @@ def without(env: ManipulationEnv, items: Sequence[str], opened: Sequence[str] = 
 
 def with_open(state: SnapshotState, containers: Sequence[str]) -> SnapshotState:
     """`state` with the containers `containers` open."""
-    from fdc.sim_bridge.world.snapshot import SnapshotState
 
     snap = state.snapshot
     doors = dict(snap.open) | dict.fromkeys(containers, True)

@@ -44,10 +44,11 @@ from fdc.predicates.goal import (
 from fdc.sim_bridge.graph.feasible import pack
 from fdc.sim_bridge.graph.regions import STEP
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.state import AgentPose
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.navigation import StandingPoint
-    from fdc.sim_bridge.world.snapshot import SnapshotState
 
 #: Rounds of the oracle over a goal's literals (a later move may undo an earlier one).
 ORACLE_ROUNDS = 3
@@ -700,8 +701,6 @@ def packed_surface(env: ManipulationEnv, a: GAtom) -> str | None:
 
 def standing_at(state: SnapshotState, point: StandingPoint) -> SnapshotState:
     """`state` with the robot at a standing point, facing the furniture."""
-    from fdc.sim_bridge.world.snapshot import SnapshotState
-    from fdc.sim_bridge.world.state import AgentPose
 
     snap = state.snapshot
     agent = AgentPose(x=point.position[0], y=point.position[1], z=snap.agent.z,

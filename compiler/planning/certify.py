@@ -5,6 +5,8 @@ the embedded world (`sim_bridge/world/plans.py`) and, while the world refuses a 
 for lack of room, forbids it in the abstraction (`_forbid`) and solves again; a plan
 found elsewhere (the manipulation oracle's) is checked by `accept`. The problems are
 `problem.py`'s.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -14,10 +16,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from unified_planning.exceptions import UPException
+
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
 from fdc.predicates.goal import GAnd, GNot, atom, atoms, is_multi_goal
-from fdc.sim_bridge.world.plans import PlanStep
+from fdc.sim_bridge.world.plans import (
+    SURFACE_ARG,
+    PlanStep,
+    lack_of_room,
+    moved,
+    placed_on,
+    replay_plan,
+)
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
 from .problem import (
@@ -131,10 +142,7 @@ class PlanningWorld(PlanningScene):
         action and holds the goal at its end (the world reached the goal at the end of
         the oracle's trace: cut short, the world may stand elsewhere), else its part up
         to where the goal first holds there. Else why not."""
-        from unified_planning.exceptions import UPException
         from unified_planning.shortcuts import SequentialSimulator
-
-        from fdc.sim_bridge.world.plans import moved, replay_plan
 
         if pp.goal is None:
             return "the task's goal is unknown"
@@ -240,8 +248,6 @@ class PlanningWorld(PlanningScene):
         closed door, out of reach) is `refused` at once: the two models disagree, a
         fault to fix in the domain or the world (`fdc audit` reports it). Each `refused`
         result says why (`cause`: `Cause`)."""
-        from fdc.sim_bridge.world.plans import lack_of_room, placed_on, replay_plan
-
         task = replace(pp, problem=pp.problem.clone())
         refusals: list[Refusal] = []
         forbidden: list[str] = []
@@ -316,8 +322,6 @@ class PlanningWorld(PlanningScene):
                  ) -> Refusal:
         """The refused placement of `spot` (item, surface) after the plan steps `before`,
         in the world `state` then: what stood on the surface, and how each got there."""
-        from fdc.sim_bridge.world.plans import moved
-
         item, surface = spot
         occupants = []
         for x in sorted(self.facts.entities(("movable",))):
@@ -336,8 +340,6 @@ def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
     precondition `(imply (and (= ?o item) (= ?s surface)) (not (and AS_REFUSED-k-J ...)))`
     of each placement on a surface."""
     from unified_planning.model import Fluent
-
-    from fdc.sim_bridge.world.plans import SURFACE_ARG
 
     env = problem.environment
     em = env.expression_manager

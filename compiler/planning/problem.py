@@ -44,6 +44,8 @@ scene's facts and its initial state. `PlanningWorld.build` makes one task's prob
 `holds_initially` says whether the abstraction finds a task's goal reached before any
 action (`fdc audit` compares it with the checkers' judgement). The certify loop is
 `certify.py`, the planners `solvers.py`.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ from fdc.predicates.goal import (
     joined,
 )
 from fdc.predicates.registry import Context, Kind, Registry
-from fdc.sim_bridge.world.plans import PlanStep
+from fdc.sim_bridge.world.plans import SURFACE_ARG, PlanStep
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
 from .. import ast as A
@@ -621,8 +623,6 @@ def _may_be_in_cell(problem: Any) -> None:
     in none; at the start it is `in-cell`. So `(not (MAY_BE_IN_CELL o s c))` holds only
     where the item was taken off the surface or put in another cell."""
     from unified_planning.model import Fluent, Variable
-
-    from fdc.sim_bridge.world.plans import SURFACE_ARG
 
     env = problem.environment
     in_cell = problem.fluent(IN_CELL)

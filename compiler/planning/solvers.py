@@ -4,6 +4,8 @@
 compiled to STRIPS by unified-planning's compilers when Fast Downward is not available;
 `write_pddl` writes a problem's domain and problem text (`fdc export pddl`). The
 problems are `problem.py`'s.
+
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
+
+from unified_planning.exceptions import UPException
 
 from fdc.sim_bridge.world.plans import PlanStep
 
@@ -34,7 +38,6 @@ def available_planners() -> list[str]:
 def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> PlanResult:
     """Solve with Fast Downward (or pyperplan, after compiling to STRIPS)."""
     from unified_planning.engines import PlanGenerationResultStatus as S
-    from unified_planning.exceptions import UPException
     from unified_planning.shortcuts import OneshotPlanner
 
     _quiet()

@@ -3,6 +3,8 @@
 The package is an optional extra (`pip install 'fdc[bddl]'`): it is imported here, on
 first use, and a missing package is an `InputError` that says how to install it. A file
 BDDL's parser refuses is a problem about that file (`Unreadable`), never a traceback.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

@@ -5,10 +5,13 @@ It is fdc-home's own text (its types, predicates and actions, so the planning ab
 and every checker stay as they are) with the vocabulary's types appended to `:types`, the
 substances to `:constants` (of the value type `substance`) and the object states of
 `fdc.predicates.checkers.object_states` to `:predicates`.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations
 
+from fdc.domain import builtin_domain_files
 from fdc.interop.bddl.vocabulary import FdcHome, Vocabulary
 
 DOMAIN_NAME = "bddl-home"
@@ -30,8 +33,6 @@ STATE_PREDICATES = """\
 
 
 def home_text() -> str:
-    from fdc.domain import builtin_domain_files
-
     path = next(p for p in builtin_domain_files() if p.name == "fdc-home.pddl")
     return str(path.read_text(encoding="utf-8"))
 

@@ -15,6 +15,8 @@ task is named once with why.
 
 `goal_from_bddl` reads a problem's goal back (through the names the export chose), the
 round trip the tests hold the export to.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

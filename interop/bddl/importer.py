@@ -4,6 +4,8 @@ Every activity either becomes a template that `fdc check` accepts or is reported
 the reason it could not (`translate.REASONS`): BDDL's parser refused it, its goal needs
 what fdc cannot say, or the generated template failed fdc's own check (each template is
 checked with the generated domain before it is written, so the output is check-clean).
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fdc.domain import builtin_domain_files
 from fdc.interop.bddl.corpus import Activity, Unreadable, read_activities
 from fdc.interop.bddl.domain import DOMAIN_NAME, domain_text, read_home
 from fdc.interop.bddl.translate import REASONS, Template, Unsupported, template_name, translate
@@ -110,7 +113,6 @@ def _check(domain: str, templates: list[Template]
     others with the first diagnostic; a domain that fails is every template's failure."""
     from fdc.compiler.check import check_sources
     from fdc.core.problems import SourceFile
-    from fdc.domain import builtin_domain_files
 
     library = [SourceFile.read(str(p)) for p in builtin_domain_files()]
     sources = [SourceFile(DOMAIN_FILE, domain)]

@@ -6,6 +6,8 @@ synset of BEHAVIOR's taxonomy spelled like the category (`mug` is `mug.n.04`, th
 sense the taxonomy has), then the few words of fdc's own scene catalogue BEHAVIOR spells
 otherwise (`counter` is `countertop.n.01`). A category none of these name has no synset:
 a task about it cannot be said in BDDL.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

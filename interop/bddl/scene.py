@@ -23,16 +23,21 @@ tasks on it with no OmniGibson.
 What cannot be made so (furniture on furniture, `touching`, `under`, `insource`) is
 listed in `left_out` with why. Categories are the names the import gives
 (`vocabulary`), so the imported template binds on the scene. Deterministic.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
-from fdc.interop.bddl.corpus import Activity, Sexp
+from fdc.core.errors import InputError
+from fdc.interop.bddl.corpus import Activity, Sexp, Unreadable, activity_files, read_activities
 from fdc.interop.bddl.domain import read_home
 from fdc.interop.bddl.vocabulary import (
     AGENT,
@@ -42,6 +47,7 @@ from fdc.interop.bddl.vocabulary import (
     SUBSTANCE,
     FdcHome,
     Vocabulary,
+    build_vocabulary,
 )
 from fdc.predicates.checkers.attributes import pddl_word
 from fdc.sim_bridge.scene.generate import ITEMS, FurnitureType, furniture_spec
@@ -632,13 +638,6 @@ def activity_scene(ref: str, seed: int = 0) -> GeneratedScene:
     names it, its names as that import gives them), else an activity of the installed
     corpus by name (names as `fdc import bddl --corpus` gives them). An `InputError` for
     neither, or a file BDDL's parser refuses."""
-    import difflib
-    from pathlib import Path
-
-    from fdc.core.errors import InputError
-    from fdc.interop.bddl.corpus import Unreadable, activity_files, read_activities
-    from fdc.interop.bddl.vocabulary import build_vocabulary
-
     path = Path(ref)
     if path.suffix == ".bddl" or path.exists():
         files = activity_files([path])

@@ -18,6 +18,8 @@
 
 The instruction is generated from the same tree: parameters are `{{ p | ref }}`, so fdc's
 describer names them in each scene; quantified things are their category's words.
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ a word fdc-home already declares as a type of the same role is that type (BDDL's
 is fdc-home's `apple`, a fruit); a word fdc-home uses otherwise (a colour, a material, a
 type of another role), a second sense of one word, or a substance named like a type
 gets the synset's sense as a suffix (`sheet-n03`).
+
+See docs/bddl.md.
 """
 
 from __future__ import annotations

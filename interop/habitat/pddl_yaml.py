@@ -15,6 +15,8 @@ declared, so habitat-lab's expansion gives back exactly the parts that were repl
 lifted goal means what the ground one does. Sequences (`then`) and multi-goal `targets`
 have no counterpart (habitat-lab judges stage goals independently, at any time) and are
 reported as not expressible.
+
+See docs/formats/habitat-export.md.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    atoms,
     to_pddl,
 )
 from fdc.predicates.hierarchy import TypeHierarchy
@@ -153,8 +156,6 @@ Expr = str | dict[str, Any]
 
 
 def _atoms(goal: Goal) -> list[GAtom]:
-    from fdc.predicates.goal import atoms
-
     return list(atoms(goal))
 
 

@@ -8,6 +8,8 @@ state falls back to what the scene says: the object's `state` attribute lists th
 that hold at the start (`"cooked, covered:dust"`), and a state it does not list does not
 hold. A substance is a value (`substance`, a subtype of `value`, in a domain that uses
 these): the word after the colon, in PDDL spelling.
+
+See docs/predicates.md.
 """
 
 from __future__ import annotations
