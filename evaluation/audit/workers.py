@@ -92,6 +92,10 @@ def audit_run(spec: SuiteSpec, suite: ReopenedSuite, lines: Sequence[Line],
     the order of `lines`."""
     from fdc.evaluation.audit.checks import check_inputs
 
+    # A run begins with no models kept: batches in this process (jobs 1) would otherwise
+    # reuse those of an earlier run in the same process (a library caller, the tests),
+    # made before the caller changed what they depend on.
+    _MODELS.clear()
     run = run_checks("audit", suite, spec, lambda: lines, options, asdict(options), audit_batch,
                      cache, executor, jobs, prepare=lambda todo: check_inputs(suite, todo),
                      on_planned=on_planned, on_task=on_task)

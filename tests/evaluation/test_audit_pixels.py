@@ -62,7 +62,7 @@ def test_a_camera_that_sees_nothing_is_caught(suite: Path, egl: None,
     monkeypatch.setattr(pixels, "robot_camera", lambda g: Camera(tilt_deg=80.0))
     code, report, _ = audit_json(str(suite), "--task", _task(suite).id, "--pixels")
     cell = report.task_results[0].checks["pixels"]
-    assert code == 1 and cell.status == "disagree"
+    assert code == 1 and cell.status == "disagree", cell.detail
     assert "never seen in pixels" in cell.detail and "geometric visible" in cell.detail
 
 
