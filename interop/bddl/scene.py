@@ -408,7 +408,11 @@ class _Layout:
         t.size = (sx, round(sy, 3), round(sz, 3))
         return t.size
 
-    def build(self, seed: int) -> Scene:
+    def attach(self) -> dict[str, list[_Thing]]:
+        """Hang each item on what holds it (children lists, in instance order; `nextto`
+        an item on a support: on that support, beside it; an item nothing places: on
+        the floor of its room) and size them: the floor items of each room word, each
+        with the items beside it. Shared by generation and binding (`bind.py`)."""
         b = self.b
         for t in b.things.values():  # children lists, in instance order
             if t.parent is not None and not t.parent.startswith("floor:"):
@@ -442,6 +446,11 @@ class _Layout:
             for o in items:
                 o.parent = o.parent or f"floor:{room}"
                 self.item_size(o)
+        return floor
+
+    def build(self, seed: int) -> Scene:
+        b = self.b
+        floor = self.attach()
         furniture: dict[str, list[_Thing]] = {r: [] for r in b.rooms}
         for t in b.things.values():
             if t.role in (FURNITURE, ARTICULATED):
@@ -638,6 +647,13 @@ def activity_scene(ref: str, seed: int = 0) -> GeneratedScene:
     names it, its names as that import gives them), else an activity of the installed
     corpus by name (names as `fdc import bddl --corpus` gives them). An `InputError` for
     neither, or a file BDDL's parser refuses."""
+    activity, vocab = load_activity(ref)
+    return generate_from_activity(activity, vocab, seed)
+
+
+def load_activity(ref: str) -> tuple[Activity, Vocabulary]:
+    """Activity `ref` (a `.bddl` file or a corpus activity's name, as `activity_scene`
+    takes it) and the vocabulary its import names things with."""
     path = Path(ref)
     if path.suffix == ".bddl" or path.exists():
         files = activity_files([path])
@@ -662,5 +678,4 @@ def activity_scene(ref: str, seed: int = 0) -> GeneratedScene:
         if found is None:
             raise InputError(f"`{ref}`: BDDL's parser refuses the corpus's file")
         activity = found
-    vocab = build_vocabulary(activities, _home())
-    return generate_from_activity(activity, vocab, seed)
+    return activity, build_vocabulary(activities, _home())
