@@ -225,3 +225,41 @@ def _from_bddl(activity: str, output: Path, seed: int, count: int | None) -> Non
               + (f"; {len(generated.left_out)} :init fact(s) not made true"
                  if generated.left_out else ""), markup=False)
     raise typer.Exit(EXIT_FINDINGS if generated.left_out else EXIT_OK)
+
+
+@scene_app.command()
+def bind(
+    scene: Annotated[Path, typer.Argument(help="The scene.json to bind the activity into.")],
+    from_bddl: Annotated[str, typer.Option(
+        "--from-bddl", metavar="ACTIVITY", help="A BEHAVIOR-1K activity (its name in the "
+        "`bddl` package's corpus, or a .bddl file).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the bound "
+                                         "scene.json.")],
+    seed: Annotated[int, typer.Option("--seed", help="Chooses among matching rooms, pieces "
+                                      "and floor spots.")] = 0,
+) -> None:
+    """Bind a BDDL activity into an existing scene: its furniture and rooms mapped onto
+    the scene's where categories match, its items placed as its :init says (docs/bddl.md).
+    Exit 0, 1 when some :init fact could not be made true, 2 when it cannot bind."""
+    from fdc.core.errors import InputError
+    from fdc.core.files import not_writable, write_atomic
+    from fdc.interop.bddl.bind import activity_bound
+
+    err = stderr()
+    if why := not_writable(output):
+        raise typer.BadParameter(f"{output} {why}", param_hint="'-o' / '--output'")
+    g = graph_or_exit(scene, ())
+    try:
+        bound = activity_bound(g.scene, from_bddl, seed)
+    except InputError as e:
+        err.print(f"{scene}: error: cannot bind {from_bddl}: {e}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    write_atomic(output, bound.scene.to_json())
+    for fact in bound.left_out:
+        err.print(f"{from_bddl}: warning: not made true: {fact}", markup=False)
+    pieces = sum(1 for o in bound.scene.objects if (o.source or {}).get("category"))
+    err.print(f"wrote {output}: {from_bddl} bound into {scene} ({pieces} piece(s) of "
+              f"furniture matched, {len(bound.scene.objects) - len(g.scene.objects)} "
+              "item(s) placed)" + (f"; {len(bound.left_out)} :init fact(s) not made true"
+                                   if bound.left_out else ""), markup=False)
+    raise typer.Exit(EXIT_FINDINGS if bound.left_out else EXIT_OK)

@@ -49,7 +49,20 @@ from fdc.sim_bridge.scene.schema import Scene
 
 HINT = "use `fdc scene generate --from-bddl` for a house made for the activity"
 FLOOR_STEP = 0.25
+CELL = 0.05  # the step of the places tried on a top or in a compartment
 FLOOR_CLEARANCE = 0.3
+
+#: fdc-home's names for BEHAVIOR's furniture of the same kind that the taxonomy does not
+#: relate (a kitchen counter is a countertop; a fridge an electric refrigerator).
+SAME_AS: dict[str, tuple[str, ...]] = {
+    "countertop": ("counter", "kitchen-counter"),
+    "electric-refrigerator": ("fridge",),
+    "bookcase": ("bookshelf",),
+    "sink": ("sink-cabinet",),
+}
+#: Ancestors too general to say what a piece is.
+ROOTS = frozenset({"entity", "physical-entity", "object", "whole", "artifact", "furniture",
+                   "articulated", "movable", "instrumentality", "furnishing", "surface"})
 
 #: Why a bind is refused, as the benchmark tables them.
 MISSING_ROOM = "missing room type"
@@ -114,14 +127,17 @@ class _Region:
     z: float
 
     def cells(self, size: tuple[float, float, float]) -> Iterator[tuple[float, float]]:
-        pu, pv = size[0] + PITCH_SLACK, size[1] + PITCH_SLACK
-        nu = int((self.depth - size[0]) // pu) + 1 if self.depth >= size[0] else 0
-        nv = int((self.width - size[1]) // pv) + 1 if self.width >= size[1] else 0
+        """Centres where an item of `size` lies within the rectangle, every `CELL` m, row
+        by row from one corner (first fit packs them)."""
+        du, dv = self.depth - size[0], self.width - size[1]
+        if du < 0 or dv < 0:
+            return
+        nu, nv = int(du // CELL) + 1, int(dv // CELL) + 1
         c, s = math.cos(self.yaw), math.sin(self.yaw)
         for j in range(nv):
             for i in range(nu):
-                u = (i - (nu - 1) / 2) * pu
-                v = (j - (nv - 1) / 2) * pv
+                u = -du / 2 + i * CELL
+                v = -dv / 2 + j * CELL
                 yield self.x + c * u - s * v, self.y + s * u + c * v
 
 
@@ -134,10 +150,10 @@ class _Binder:
         self.b = _Builder(activity, vocab)
         ids = {o["id"] for o in self.data["objects"]}
         for t in self.b.things.values():  # fresh ids, clear of the scene's
-            base, k = t.ident, 0
-            while t.ident in ids:
+            (base, _, n), k = t.ident.rpartition("_"), 0
+            while t.ident in ids:  # the number stays last: it picks the colour
                 k += 1
-                t.ident = f"{base}_b{k}"
+                t.ident = f"{base}_b{k}_{n}"
         self.b.read()
         self.layout = _Layout(self.b, vocab)
         self.facts = self.b.facts
@@ -208,21 +224,36 @@ class _Binder:
                 return room
         return options[0]
 
-    def _categories(self, t: _Thing) -> list[str]:
+    def _categories(self, t: _Thing) -> set[str]:
+        """The scene categories (PDDL spelling) a piece of `t`'s type may be: the type,
+        its ancestors in the generated domain and in BEHAVIOR's taxonomy (not the roots),
+        and fdc-home's names for the same thing (`SAME_AS`)."""
         from fdc.interop.bddl.vocabulary import _taxonomy
 
-        names = [t.category]
+        names = {t.category, *SAME_AS.get(t.category, ())}
+        cur = t.category
+        while cur in self.v.parents and self.v.parents[cur] not in names:
+            cur = self.v.parents[cur]
+            names.add(cur)
+        names |= self.layout.home.ancestors.get(t.category, frozenset())
         tax = _taxonomy()
         if tax.is_valid_synset(t.synset):
-            names += sorted({pddl_name(synset_word(a)) for a in tax.get_ancestors(t.synset)}
-                            - {"entity", "physical-entity", "object", "whole", "artifact"})
-        return names
+            names |= {pddl_name(synset_word(a)) for a in tax.get_ancestors(t.synset)}
+        return names - ROOTS
 
     def _matches(self, t: _Thing, room_id: str | None) -> list[dict[str, Any]]:
-        names = set(self._categories(t))
-        return [o for o in self.data["objects"]
-                if o["kind"] in (FURNITURE, ARTICULATED) and pddl_name(o["category"]) in names
-                and (room_id is None or self._room_id(o) == room_id)]
+        """The scene's pieces (in `room_id`) that can be `t`: of one of `_categories`, or
+        of a kind fdc-home declares under `t`'s type (a `coffee_table` is a `table`)."""
+        names = self._categories(t)
+        home = self.layout.home.ancestors
+        out = []
+        for o in self.data["objects"]:
+            cat = pddl_name(o["category"])
+            if o["kind"] in (FURNITURE, ARTICULATED) and \
+                    (cat in names or t.category in home.get(cat, frozenset())) and \
+                    (room_id is None or self._room_id(o) == room_id):
+                out.append(o)
+        return out
 
     def _room_id(self, o: dict[str, Any]) -> str | None:
         if o.get("room"):
@@ -301,7 +332,7 @@ class _Binder:
                   if ident != piece]  # in its compartment: within the piece's own box
         for cx, cy in region.cells(size):
             box = _box(cx, cy, region.z, size, yaw)
-            if any(_overlap(box, other) for other in others):
+            if any(_overlap(box, other, PITCH_SLACK / 2) for other in others):
                 continue
             self._emit(t, cx, cy, region.z, yaw, box)
             return True
