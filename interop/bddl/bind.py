@@ -363,10 +363,8 @@ class _Binder:
         if word in self.room_of:
             return self.room_of[word]
         agent = self.data["agent"]["position"]
-        for room in self.data["rooms"]:
-            if _inside(room["polygon"], agent[0], agent[1]):
-                return room
-        return self.data["rooms"][0]
+        rooms: list[dict[str, Any]] = self.data["rooms"]
+        return next((r for r in rooms if _inside(r["polygon"], agent[0], agent[1])), rooms[0])
 
     def _floor_spot(self, room: dict[str, Any], size: tuple[float, float, float],
                     near: tuple[float, float] | None) -> tuple[float, float] | None:
