@@ -125,6 +125,7 @@ class _Region:
     depth: float
     width: float
     z: float
+    height: float = math.inf  # of a compartment
 
     def cells(self, size: tuple[float, float, float]) -> Iterator[tuple[float, float]]:
         """Centres where an item of `size` lies within the rectangle, every `CELL` m, row
@@ -290,23 +291,25 @@ class _Binder:
         x, y, z = o["pose"]["position"]
         sx, sy, sz = o["size"]
         yaw = _yaw(o)
-        regions: list[tuple[list[str], _Region]] = []
+        regions: list[tuple[list[str], list[_Region]]] = []
         if t.on_top:
-            regions.append((t.on_top, _Region(x, y, yaw, sx - 0.04, sy - 0.04, z + sz / 2)))
+            regions.append((t.on_top, [_Region(x, y, yaw, sx - 0.04, sy - 0.04, z + sz / 2)]))
         if t.in_it:
-            conts = o.get("containers") or []
+            conts = sorted(o.get("containers") or [], key=lambda k: (
+                -k["size"][0] * k["size"][1] * k["size"][2], k["name"]))
             if not conts:
                 return False
-            c = max(conts, key=lambda k: k["size"][0] * k["size"][1] * k["size"][2])
-            cu, cv, cz = c["center"]
             cs, sn = math.cos(yaw), math.sin(yaw)
-            regions.append((t.in_it, _Region(x + cs * cu - sn * cv, y + sn * cu + cs * cv,
-                                              yaw, c["size"][0] - 0.02, c["size"][1] - 0.02,
-                                              z + cz - c["size"][2] / 2 + 0.005)))
+            regions.append((t.in_it, [
+                _Region(x + cs * c["center"][0] - sn * c["center"][1],
+                        y + sn * c["center"][0] + cs * c["center"][1], yaw,
+                        c["size"][0] - 0.02, c["size"][1] - 0.02,
+                        z + c["center"][2] - c["size"][2] / 2 + 0.005, c["size"][2] - 0.01)
+                for c in conts]))
         marks = len(self.boxes), len(self.layout.objects), len(self.data["objects"])
-        for kids, region in regions:
+        for kids, options in regions:
             for k in kids:
-                if not self._put(self.b.things[k], region, yaw, o["id"]):
+                if not any(self._put(self.b.things[k], r, o["id"]) for r in options):
                     del self.boxes[marks[0]:]
                     del self.box_ids[marks[0]:]
                     del self.layout.objects[marks[1]:]
@@ -326,16 +329,22 @@ class _Binder:
                     part["joint"]["position"] = part["joint"].get("upper", 1.57)
         return True
 
-    def _put(self, t: _Thing, region: _Region, yaw: float, piece: str) -> bool:
+    def _put(self, t: _Thing, region: _Region, piece: str) -> bool:
+        """`t` in the first free place of `region`, as the piece faces or turned a
+        quarter (its children, if any, on or in it as generation puts them)."""
         size = self.layout.item_size(t)
+        if size[2] > region.height:
+            return False
         others = [b for b, ident in zip(self.boxes, self.box_ids, strict=True)
                   if ident != piece]  # in its compartment: within the piece's own box
-        for cx, cy in region.cells(size):
-            box = _box(cx, cy, region.z, size, yaw)
-            if any(_overlap(box, other, PITCH_SLACK / 2) for other in others):
-                continue
-            self._emit(t, cx, cy, region.z, yaw, box)
-            return True
+        for turn, local in ((0.0, size), (math.pi / 2, (size[1], size[0], size[2]))):
+            for cx, cy in region.cells(local):
+                yaw = region.yaw + turn
+                box = _box(cx, cy, region.z, size, yaw)
+                if any(_overlap(box, other, PITCH_SLACK / 2) for other in others):
+                    continue
+                self._emit(t, cx, cy, region.z, yaw, box)
+                return True
         return False
 
     def _emit(self, t: _Thing, x: float, y: float, z: float, yaw: float, box: Box) -> None:

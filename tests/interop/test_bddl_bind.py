@@ -169,3 +169,40 @@ def test_hostile_input_is_one_error(tmp_path: Path) -> None:
                      "-o", tmp_path)  # a folder
     assert code == 2 and "Traceback" not in out
     assert not (tmp_path / "a.json").exists()
+
+
+def test_corpus_activities_that_bind_have_their_init_relations() -> None:
+    """benchmarks/bddl_bind.py binds the whole corpus; here the first 12 activities that
+    bind into the apartment: no error in the scene check, and each `ontop`, `inside`,
+    `nextto` of `:init` between placed objects holds by fdc's checkers."""
+    from fdc.interop.bddl.bind import bind_activity
+    from fdc.interop.bddl.corpus import Activity, activity_files, read_activities
+    from fdc.interop.bddl.domain import read_home
+    from fdc.interop.bddl.vocabulary import build_vocabulary
+    from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+
+    acts = {a.name: a for a in read_activities(activity_files([], corpus=True))
+            if isinstance(a, Activity)}
+    vocab = build_vocabulary(list(acts.values()), read_home())
+    scene = Scene.model_validate_json(APARTMENT.read_text())
+    bound = checked = 0
+    for name in sorted(acts):
+        try:
+            gen = bind_activity(scene, acts[name], vocab)
+        except BindError:
+            continue
+        bound += 1
+        g = build_scene_graph(gen.scene)
+        assert not [f for f in g.findings if f.is_error], name
+        for fact in acts[name].init:
+            if isinstance(fact, list) and len(fact) == 3 and fact[0] in RELATIONS:
+                x, y = gen.ids.get(str(fact[1])), gen.ids.get(str(fact[2]))
+                if x is not None and y is not None:
+                    assert _holds(g, RELATIONS[str(fact[0])], x, y), (name, fact)
+                    checked += 1
+        if bound == 12:
+            break
+    assert bound == 12 and checked >= 24
+
+
+RELATIONS = {"ontop": "on-top-of", "inside": "inside-of", "nextto": "next-to"}
