@@ -202,7 +202,7 @@ def test_corpus_activities_that_bind_have_their_init_relations() -> None:
                     checked += 1
         if bound == 12:
             break
-    assert bound == 12 and checked >= 24
+    assert bound == 12 and checked >= 20
 
 
 RELATIONS = {"ontop": "on-top-of", "inside": "inside-of", "nextto": "next-to"}
