@@ -8,8 +8,8 @@ audited twice gives the same report, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -104,11 +104,7 @@ def build_report(suite: str, audits: Sequence[TaskAudit], seed: int,
                  reproducers: str | None = None,
                  chance_bound: float = DEFAULT_CHANCE_BOUND) -> AuditReport:
     """The report of a run: `commands(audit, check)` gives a disagreement's reproducer."""
-    results = [TaskResult(
-        id=a.record.id, line=a.line, template=a.record.template, category=a.record.category,
-        level=a.record.level, memory=a.memory,
-        checks={k: CheckResult(status=o.status, detail=o.detail) for k, o in a.outcomes.items()})
-        for a in audits]
+    results = [task_result(a) for a in audits]
     found = [Disagreement(task=a.record.id, line=a.line, template=a.record.template,
                           category=a.record.category, check=k, detail=o.detail,
                           commands=commands(a, k))
@@ -122,6 +118,128 @@ def build_report(suite: str, audits: Sequence[TaskAudit], seed: int,
         by_category=_rows(results, lambda r: r.category or NO_CATEGORY),
         by_template=_rows(results, lambda r: r.template),
         disagreements=found, task_results=results)
+
+
+def task_result(a: TaskAudit) -> TaskResult:
+    """A task's audit as the report lists it."""
+    return TaskResult(
+        id=a.record.id, line=a.line, template=a.record.template, category=a.record.category,
+        level=a.record.level, memory=a.memory,
+        checks={k: CheckResult(status=o.status, detail=o.detail) for k, o in a.outcomes.items()})
+
+
+class AuditStream:
+    """`build_report`'s report with its task results read a task at a time: `audits()`
+    gives the run's audits again at each call (read back from the cache, say). A first
+    reading makes `header` (the report without its task results: the counts, the matrix,
+    the disagreements and their commands); `json_chunks` and `junit_chunks` are the bytes
+    of the whole report's `model_dump_json(indent=2)` and `junit_xml`, in pieces. Held in
+    memory: the header (its disagreements) and a task at a time, not the suite."""
+
+    def __init__(self, suite: str, audits: Callable[[], Iterable[TaskAudit]], seed: int,
+                 commands: Callable[[TaskAudit, str], list[str]],
+                 reproducers: Callable[[bool], str | None] | str | None = None,
+                 chance_bound: float = DEFAULT_CHANCE_BOUND,
+                 on_task: Callable[[TaskAudit], None] | None = None) -> None:
+        """`reproducers`: the folder, or what it is given whether any check disagrees;
+        `on_task` hears each audit of the first reading (to write its reproducers)."""
+        self.audits = audits
+        total = _Counts()
+        categories: dict[str, _Counts] = {}
+        templates: dict[str, _Counts] = {}
+        found: list[Disagreement] = []
+        agreements = 0
+        for a in audits():
+            if on_task is not None:
+                on_task(a)
+            statuses = {k: o.status for k, o in a.outcomes.items()}
+            for counts in (total, categories.setdefault(a.record.category or NO_CATEGORY,
+                                                        _Counts()),
+                           templates.setdefault(a.record.template, _Counts())):
+                counts.add(statuses)
+            agreements += sum(s == "agree" for s in statuses.values())
+            found.extend(Disagreement(task=a.record.id, line=a.line,
+                                      template=a.record.template,
+                                      category=a.record.category, check=k, detail=o.detail,
+                                      commands=commands(a, k))
+                         for k, o in a.outcomes.items() if o.status == "disagree")
+        folder = reproducers(bool(found)) if callable(reproducers) else reproducers
+        self.header = AuditReport(
+            suite=suite, seed=seed, chance_bound=chance_bound, checks=dict(CHECKS),
+            tasks=total.tasks, agreements=agreements, disagreeing=len(found),
+            reproducers=folder, total=total.row("all"),
+            by_category=[categories[n].row(n) for n in sorted(categories)],
+            by_template=[templates[n].row(n) for n in sorted(templates)],
+            disagreements=found, task_results=[])
+
+    @property
+    def ok(self) -> bool:
+        return self.header.ok
+
+    def results(self) -> Iterator[TaskResult]:
+        """Each task's result, in the suite's order."""
+        for a in self.audits():
+            yield task_result(a)
+
+    def json_chunks(self) -> Iterator[str]:
+        """`AuditReport.model_dump_json(indent=2)` of the whole report, in pieces."""
+        whole = self.header.model_dump_json(indent=2)
+        tail = '"task_results": []\n}'
+        assert whole.endswith(tail)
+        first = True
+        for r in self.results():
+            if first:
+                yield whole[:-len(tail)] + '"task_results": [\n'
+            yield ("" if first else ",\n") + "\n".join(
+                "    " + x for x in r.model_dump_json(indent=2).split("\n"))
+            first = False
+        yield whole if first else "\n  ]\n}"
+
+    def junit_chunks(self) -> Iterator[str]:
+        """`junit_xml` of the whole report, in pieces."""
+        import xml.etree.ElementTree as ET
+
+        header = self.header
+        if not header.tasks:
+            yield junit_xml(header)
+            return
+        root = ET.Element("testsuites", name="fdc audit")
+        suite = ET.SubElement(root, "testsuite", name=header.suite, tests=str(header.tasks),
+                              failures=str(header.disagreeing), errors="0")
+        ET.SubElement(suite, "cut")
+        ET.indent(root)
+        start, end = ET.tostring(root, encoding="unicode", xml_declaration=True
+                                 ).split("<cut />")
+        yield start
+        by_task = _by_task(header.disagreements)
+        first = True
+        for t in self.results():
+            holder = ET.Element("holder")
+            _case(holder, t, by_task)
+            case = holder[0]
+            ET.indent(case, level=2)
+            yield ("" if first else "\n    ") + ET.tostring(case, encoding="unicode")
+            first = False
+        yield end + "\n"
+
+
+class _Counts:
+    """A matrix row made a task at a time."""
+
+    def __init__(self) -> None:
+        self.tasks = 0
+        self.agree = dict.fromkeys(CHECKS, 0)
+        self.disagree = dict.fromkeys(CHECKS, 0)
+
+    def add(self, statuses: Mapping[str, str]) -> None:
+        self.tasks += 1
+        for check in CHECKS:
+            self.agree[check] += statuses[check] == "agree"
+            self.disagree[check] += statuses[check] == "disagree"
+
+    def row(self, name: str) -> MatrixRow:
+        return MatrixRow(group=name, tasks=self.tasks, cells={
+            c: Cell(agree=self.agree[c], disagree=self.disagree[c]) for c in CHECKS})
 
 
 def _rows(results: Iterable[TaskResult], key: Callable[[TaskResult], str]) -> list[MatrixRow]:
@@ -156,19 +274,30 @@ def junit_xml(report: AuditReport) -> str:
     root = ET.Element("testsuites", name="fdc audit")
     suite = ET.SubElement(root, "testsuite", name=report.suite, tests=str(report.tasks),
                           failures="0", errors="0")
-    failures = 0
-    by_task: dict[str, list[Disagreement]] = {}
-    for d in report.disagreements:
-        by_task.setdefault(d.task, []).append(d)
-    for t in report.task_results:
-        case = ET.SubElement(suite, "testcase", classname=t.template, name=t.id)
-        for d in by_task.get(t.id, []):
-            failures += 1
-            node = ET.SubElement(case, "failure", type=d.check, message=d.detail)
-            node.text = "\n".join(f"$ {c}" for c in d.commands) or None
-        skipped = [k for k, c in t.checks.items() if c.status == "n/a"]
-        if skipped:
-            ET.SubElement(case, "system-out").text = "not applicable: " + ", ".join(skipped)
+    by_task = _by_task(report.disagreements)
+    failures = sum(_case(suite, t, by_task) for t in report.task_results)
     suite.set("failures", str(failures))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _by_task(disagreements: Iterable[Disagreement]) -> dict[str, list[Disagreement]]:
+    by_task: dict[str, list[Disagreement]] = {}
+    for d in disagreements:
+        by_task.setdefault(d.task, []).append(d)
+    return by_task
+
+
+def _case(parent: Any, t: TaskResult, by_task: dict[str, list[Disagreement]]) -> int:
+    """A task's test case under `parent`: how many failures it has."""
+    import xml.etree.ElementTree as ET
+
+    case = ET.SubElement(parent, "testcase", classname=t.template, name=t.id)
+    mine = by_task.get(t.id, [])
+    for d in mine:
+        node = ET.SubElement(case, "failure", type=d.check, message=d.detail)
+        node.text = "\n".join(f"$ {c}" for c in d.commands) or None
+    skipped = [k for k, c in t.checks.items() if c.status == "n/a"]
+    if skipped:
+        ET.SubElement(case, "system-out").text = "not applicable: " + ", ".join(skipped)
+    return len(mine)

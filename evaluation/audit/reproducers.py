@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -123,15 +124,21 @@ class Reproducers:
             return [validate]
         return []
 
-    def files(self, audits: list[TaskAudit]) -> dict[Path, str]:
+    def files(self, audits: Iterable[TaskAudit]) -> dict[Path, str]:
         """The files the commands of these tasks' disagreements read, by path."""
         out: dict[Path, str] = {}
-        manifest = self.suite.read_manifest()
         for a in audits:
-            folder = self.task_folder(a)
-            disagreeing = {k for k, o in a.outcomes.items() if o.status == "disagree"}
-            if folder is None or not disagreeing:
-                continue
+            out.update(self.task_files(a))
+        return out
+
+    def task_files(self, a: TaskAudit) -> dict[Path, str]:
+        """The files the commands of one task's disagreements read, by path (written a
+        task at a time as the report is: `files` of a suite is theirs together)."""
+        out: dict[Path, str] = {}
+        manifest = self.suite.read_manifest()
+        folder = self.task_folder(a)
+        disagreeing = {k for k, o in a.outcomes.items() if o.status == "disagree"}
+        if folder is not None and disagreeing:
             text = "".join(suite_lines([a.record]))
             out[folder / "suite.jsonl"] = text
             if manifest is not None:

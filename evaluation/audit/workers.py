@@ -13,7 +13,7 @@ replay disagrees, the plan acted out (the trajectory a reproducer writes).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from fdc.compiler.suite_runs import (
     Executor,
     Failure,
     Line,
+    Lines,
     ResultCache,
     SuiteSpec,
     opened_suite,
@@ -89,18 +90,35 @@ def audit_run(spec: SuiteSpec, suite: ReopenedSuite, lines: Sequence[Line],
               ) -> tuple[list[TaskAudit], CheckRun]:
     """`checks.audit_suite`'s audits, those the cache lacks made in batches on `executor`
     (None: this process; every input of those checked here first, `check_inputs`); in
-    the order of `lines`."""
+    the order of `lines`. Held whole: `audit_checks` and `audits` stream them."""
+    run = audit_checks(spec, suite, lambda: lines, options, cache, executor, jobs,
+                       on_planned=on_planned, on_task=on_task)
+    return list(audits(run)), run
+
+
+def audit_checks(spec: SuiteSpec, suite: ReopenedSuite, lines: Lines,
+                 options: AuditOptions, cache: ResultCache, executor: Executor | None = None,
+                 jobs: int = 1, *, on_planned: Callable[[int, int], None] | None = None,
+                 on_task: Callable[[str], None] | None = None) -> CheckRun:
+    """Audit each task of `lines()` (read again at each call: the suite streamed from its
+    file, say) the cache lacks, in batches on `executor` (`run_checks`); read the audits
+    back with `audits`."""
     from fdc.evaluation.audit.checks import check_inputs
 
     # A run begins with no models kept: batches in this process (jobs 1) would otherwise
     # reuse those of an earlier run in the same process (a library caller, the tests),
     # made before the caller changed what they depend on.
     _MODELS.clear()
-    run = run_checks("audit", suite, spec, lambda: lines, options, asdict(options), audit_batch,
-                     cache, executor, jobs, prepare=lambda todo: check_inputs(suite, todo),
-                     on_planned=on_planned, on_task=on_task)
-    audits = [decode(text, r, n) for (n, r), text in run.results()]
-    return audits, run
+    return run_checks("audit", suite, spec, lines, options, asdict(options), audit_batch,
+                      cache, executor, jobs, prepare=lambda todo: check_inputs(suite, todo),
+                      on_planned=on_planned, on_task=on_task)
 
 
-__all__ = ["SuiteSpec", "audit_batch", "audit_run", "decode", "encode"]
+def audits(run: CheckRun) -> Iterator[TaskAudit]:
+    """A run's audits read back from its cache, a task at a time in the suite's order."""
+    for (n, r), text in run.results():
+        yield decode(text, r, n)
+
+
+__all__ = ["SuiteSpec", "audit_batch", "audit_checks", "audit_run", "audits", "decode",
+           "encode"]

@@ -8,11 +8,12 @@ the manifest cannot be read; an unknown `--task`), 130 interrupted (no report wr
 from __future__ import annotations
 
 import contextlib
+import itertools
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,7 +28,6 @@ from fdc.cli.common import (
     console,
     file_option,
     input_or_exit,
-    open_suite_or_exit,
     print_table,
     progress_bar,
     stderr,
@@ -47,10 +47,14 @@ from fdc.cli.validate import (
     run_executor,
     run_summary,
 )
+from fdc.core.files import Outputs
 from fdc.evaluation.audit import DEFAULT_CHANCE_BOUND
 
 if TYPE_CHECKING:
-    from fdc.evaluation.audit.report import AuditReport
+    from fdc.compiler.reopen import ReopenedSuite
+    from fdc.compiler.suite_runs import Line, Lines
+    from fdc.core.problems import Diagnostic
+    from fdc.evaluation.audit.report import AuditReport, AuditStream
 
 def _can_render(asked: bool | None) -> tuple[bool, str]:
     """Whether the `pixels` check runs, and why not when it does not: asked off; asked on
@@ -120,11 +124,10 @@ def audit_command(
     or on a dask cluster, each audit cached: a rerun audits only what changed."""
     from fdc.compiler.suite_runs import SuiteSpec
     from fdc.core.errors import InputError
-    from fdc.core.files import Outputs
-    from fdc.evaluation.audit.checks import AuditOptions
-    from fdc.evaluation.audit.report import build_report
+    from fdc.evaluation.audit.checks import AuditOptions, TaskAudit
+    from fdc.evaluation.audit.report import AuditStream
     from fdc.evaluation.audit.reproducers import Invocation, Reproducers
-    from fdc.evaluation.audit.workers import audit_run
+    from fdc.evaluation.audit.workers import audit_checks, audits
 
     err = stderr()
     runner = run_executor(executor, scheduler, jobs)
@@ -132,18 +135,7 @@ def audit_command(
     for given, what in ((scene, "the scene file"), (experience, "the experience log")):
         if given is not None:
             input_or_exit(given, what, err)
-    opened = open_suite_or_exit(suite, err, scenes=[scene] if scene else [],
-                                experiences=[experience] if experience else [])
-    lines = opened.lines
-    if task:
-        known = {r.id for _, r in lines}
-        unknown = [t for t in dict.fromkeys(task) if t not in known]
-        if unknown:
-            err.print(f"{suite}: error: no task {', '.join(f'`{t}`' for t in unknown)} in the "
-                      "suite", markup=False)
-            raise typer.Exit(EXIT_USAGE)
-        wanted = set(task)
-        lines = [(n, r) for n, r in lines if r.id in wanted]
+    opened, lines = _open_streamed(suite, err, scene, experience, task)
     render, render_off = _can_render(pixels)
     if pixels and not render:
         err.print(f"error: --pixels: {render_off}", markup=False)
@@ -170,7 +162,7 @@ def audit_command(
                 progress.update(bar, advance=1, description=f"audited {ident}")
 
             try:
-                audits, run = audit_run(
+                run = audit_checks(
                     spec, opened, lines, options, store, runner, jobs,
                     on_planned=lambda n, _reused: progress.update(bar, total=n),
                     on_task=done)
@@ -182,22 +174,88 @@ def audit_command(
                     "rerun to resume"
                 err.print(f"interrupted: no report{kept}", markup=False, highlight=False)
                 raise typer.Exit(EXIT_INTERRUPTED) from None
-    repro = Reproducers(invocation, opened)
-    report = build_report(str(suite), audits, seed, repro.commands,
-                          str(folder) if folder is not None and any(
-                              a.status == "disagree" for t in audits
-                              for a in t.outcomes.values()) else None, chance_bound)
-    text = _render(report, output_format, to_file=output is not None)
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        with Outputs() as out:  # the report and its reproducers together, or none
-            for path, data in repro.files(audits).items():
-                out.write(path, data)
-            out.write(output, text)
-    _summary(report, time.perf_counter() - started, output)
+        repro = Reproducers(invocation, opened)
+        try:  # the report read back from the cache (a temporary one too: still here)
+            with Outputs() as out:  # the report and its reproducers together, or none
+
+                def reproduce(audit: TaskAudit) -> None:  # a task's files, as it is read
+                    for path, data in repro.task_files(audit).items():
+                        out.write(path, data)
+
+                report = AuditStream(
+                    str(suite), lambda: audits(run), seed, repro.commands,
+                    lambda disagree: str(folder) if folder is not None and disagree else None,
+                    chance_bound, on_task=None if output is None else reproduce)
+                _write(report, output_format, output, out)
+        except InputError as e:  # an entry that left the cache meanwhile
+            err.print(f"error: {e}", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+    _summary(report.header, time.perf_counter() - started, output)
     run_summary(run, err)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+
+
+def _open_streamed(suite: Path, err: Console, scene: Path | None, experience: Path | None,
+                   task: list[str] | None) -> tuple[ReopenedSuite, Lines]:
+    """The suite's inputs without its records, and its records (those of `task` when
+    given) read from the file again at each call: a first reading here reports its bad
+    lines and unknown `--task` ids (exit 2) and finds its memory scenes; the suite is
+    never held whole."""
+    from fdc.compiler.reopen import ReopenError, reopen_inputs
+    from fdc.compiler.suite_runs import suite_records
+    from fdc.core.problems import render_line
+
+    scenes = [scene] if scene else []
+    experiences = [experience] if experience else []
+    wanted = set(task or ())
+    known: set[str] = set()
+    problems: list[Diagnostic] = []
+    probe = reopen_inputs(suite, (), scenes=scenes, experiences=experiences)
+    memory: set[Path] = set()
+    try:
+        for _, r in suite_records(suite, problems):
+            if r.id in wanted:
+                known.add(r.id)
+            if r.experience is not None and (r.scene or len(scenes) == 1):
+                memory.add(probe.scene_path(r))
+    except ReopenError as e:
+        err.print(f"{e.file}: error: {e.message}", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    for p in problems:
+        err.print(f"{suite}: error: {render_line(p)}", markup=False)
+    if problems:
+        raise typer.Exit(EXIT_USAGE)
+    if task:
+        unknown = [t for t in dict.fromkeys(task) if t not in known]
+        if unknown:
+            err.print(f"{suite}: error: no task {', '.join(f'`{t}`' for t in unknown)} in the "
+                      "suite", markup=False)
+            raise typer.Exit(EXIT_USAGE)
+    opened = reopen_inputs(suite, sorted(memory), scenes=scenes, experiences=experiences)
+
+    def lines() -> Iterator[Line]:
+        for n, r in suite_records(suite):
+            if not wanted or r.id in wanted:
+                yield n, r
+
+    return opened, lines
+
+
+def _write(report: AuditStream, output_format: ReportFormat, output: Path | None,
+           out: Outputs) -> None:
+    """The report on stdout or staged for `output`, a task at a time for JSON and JUnit
+    (the text report is the header's: the matrix and the disagreements)."""
+    if output_format is ReportFormat.json:
+        chunks: Iterable[str] = itertools.chain(report.json_chunks(), ["\n"])
+    elif output_format is ReportFormat.junit:
+        chunks = report.junit_chunks()
+    else:
+        chunks = [_render(report.header, output_format, to_file=output is not None)]
+    if output is None:
+        for chunk in chunks:
+            sys.stdout.write(chunk)
+    else:
+        out.write_lines(output, chunks)
 
 
 @contextlib.contextmanager
