@@ -143,15 +143,15 @@ class PlanningWorld(PlanningScene):
         to where the goal first holds there. Else why not."""
         if pp.goal is None:
             return "the task's goal is unknown"
+        for k, step in enumerate(plan, 1):
+            lacks = self._lacks(step)
+            if lacks is not None:
+                return f"action {k} of the plan, `{step}`, names what the abstraction " \
+                    f"lacks: {lacks}"
         movers = {x for step in plan if (x := moved(step)) is not None}
         used = {x for step in plan for x in step.args}
         built = self.build(pp.task, pp.goal, reduce=False, movable=movers, extra=used)
         problem = built.problem
-        for k, step in enumerate(plan, 1):
-            lacks = _lacks(problem, step)
-            if lacks is not None:
-                return f"action {k} of the plan, `{step}`, names what the abstraction " \
-                    f"lacks: {lacks}"
         checks: dict[str, list[str]] = {}  # each step's checks, in order
         for n in built.checkpoints:
             checks.setdefault(n.rsplit("-", 1)[0], []).append(n)
@@ -202,6 +202,28 @@ class PlanningWorld(PlanningScene):
         if reached is not None and not reached(replay.snapshots[-1]):
             return "the goal is not judged reached at the end of the world's replay"
         return PlanResult("solved", "oracle", 0.0, len(steps), steps)
+
+    def _lacks(self, step: PlanStep) -> str | None:
+        """What the abstraction lacks to take a plan step at all (no such action, a
+        wrong number of arguments, no such entity, one of the wrong type), or None."""
+        domain = self._base
+        if not domain.has_action(step.action):
+            return f"no action `{step.action}`"
+        params = domain.action(step.action).parameters
+        if len(step.args) != len(params):
+            return f"`{step.action}` takes {len(params)} argument(s), the step gives " \
+                f"{len(step.args)}"
+        for x, p in zip(step.args, params, strict=True):
+            if (name := self.facts.type_of(x)) is not None and domain.has_type(name):
+                t = domain.user_type(name)
+            elif domain.has_object(x):  # a constant
+                t = domain.object(x).type
+            else:
+                return f"no object `{x}`"
+            if not t.is_subtype(p.type):
+                return f"`{x}` is a `{t.name}`, and `{step.action}`'s parameter " \
+                    f"`{p.name}` a `{p.type.name}`"
+        return None
 
     def _certified(self, pp: PlanningProblem, timeout_s: float, planner: str | None = None,
                    reached: Callable[[Snapshot], bool] | None = None) -> PlanResult:
@@ -365,25 +387,6 @@ def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
                 same = em.And(em.Equals(action.parameters[0], o),
                               em.Equals(action.parameters[j], s))
                 action.add_precondition(em.Implies(same, em.Not(em.And(*flags))))
-
-
-def _lacks(problem: Any, step: PlanStep) -> str | None:
-    """What the abstraction lacks to take a plan step at all (no such action, a wrong
-    number of arguments, no such object, an object of the wrong type), or None."""
-    if not problem.has_action(step.action):
-        return f"no action `{step.action}`"
-    params = problem.action(step.action).parameters
-    if len(step.args) != len(params):
-        return f"`{step.action}` takes {len(params)} argument(s), the step gives " \
-            f"{len(step.args)}"
-    for x, p in zip(step.args, params, strict=True):
-        if not problem.has_object(x):
-            return f"no object `{x}`"
-        t = problem.object(x).type
-        if not t.is_subtype(p.type):
-            return f"`{x}` is a `{t.name}`, and `{step.action}`'s parameter " \
-                f"`{p.name}` a `{p.type.name}`"
-    return None
 
 
 class _Stepper:
