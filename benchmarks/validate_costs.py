@@ -62,8 +62,6 @@ STEPS = [
     ("  goal judged at the replay's end", "predicates/verify.py", "reached"),
     ("  oracle's plan (fallback)", "agents/", "oracle_plan"),
     ("  oracle's plan checked (accept)", "compiler/planning/certify.py", "accept"),
-    ("    stepped in the abstraction (acceptor, compiled once)", "compiler/planning/acceptor.py",
-     "__init__"),
     ("    stepped in the abstraction (acceptor, steps)", "compiler/planning/acceptor.py",
      "apply"),
     ("    stepped in unified-planning's simulator (fallback)",
