@@ -62,6 +62,10 @@ STEPS = [
     ("  goal judged at the replay's end", "predicates/verify.py", "reached"),
     ("  oracle's plan (fallback)", "agents/", "oracle_plan"),
     ("  oracle's plan checked (accept)", "compiler/planning/certify.py", "accept"),
+    ("    stepped in the abstraction (acceptor, steps)", "compiler/planning/acceptor.py",
+     "apply"),
+    ("    stepped in unified-planning's simulator (fallback)",
+     "unified_planning/engines/sequential_simulator.py", "apply_unsafe"),
 ]
 
 _PHASES = {  # Fast Downward's translator phases, as its log names them
@@ -148,8 +152,9 @@ def pick(suite: Path, out: Path, n: int, skip: int) -> int:
 
 
 def run(sub: Path, profile: cProfile.Profile | None) -> tuple[float, float, float, int]:
-    """`fdc validate SUB --solve --format json` in this process: wall, CPU of this
-    process, CPU of its children, exit code."""
+    """`fdc validate SUB --solve --no-cache --format json` in this process: wall, CPU of
+    this process, CPU of its children, exit code (`--no-cache`: the profiled run checks
+    every task again, not the plain run's results read back)."""
     from fdc.cli import app
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -160,7 +165,8 @@ def run(sub: Path, profile: cProfile.Profile | None) -> tuple[float, float, floa
         if profile is not None:
             profile.enable()
         try:
-            app(["validate", str(sub), "--solve", "--format", "json"], standalone_mode=False)
+            app(["validate", str(sub), "--solve", "--no-cache", "--format", "json"],
+                standalone_mode=False)
         except SystemExit as e:
             code = int(e.code or 0)
         finally:

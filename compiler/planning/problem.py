@@ -51,6 +51,7 @@ See docs/architecture.md.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -162,6 +163,17 @@ def _skeleton(domain_name: str) -> str:
             " (:goal (and)) (:metric minimize (total-cost)))")
 
 
+@functools.lru_cache(maxsize=4)
+def _parsed(domain_text: str, problem_text: str) -> Any:
+    """The domain and problem read by unified-planning, once per process and text (keyed
+    by the texts themselves, so nothing goes stale; callers take a `clone`: never
+    changed)."""
+    from unified_planning.io import PDDLReader
+
+    _quiet()
+    return PDDLReader().parse_problem_string(domain_text, problem_text)
+
+
 def _quiet() -> None:
     import unified_planning.shortcuts as ups
 
@@ -229,11 +241,9 @@ class PlanningScene:
 
     @cached_property
     def _base(self) -> Any:
-        from unified_planning.io import PDDLReader
-
-        _quiet()
-        return PDDLReader().parse_problem_string(self.domain_text,
-                                                 _skeleton(self.info.domain.name))
+        """The domain read by unified-planning with an empty problem: one parse per
+        process and domain text (`_parsed`), shared by scenes; `build` clones it."""
+        return _parsed(self.domain_text, _skeleton(self.info.domain.name))
 
     @cached_property
     def _static_used(self) -> tuple[str, ...]:
