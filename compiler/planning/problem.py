@@ -205,6 +205,7 @@ class PlanResult:
     # the embedded world's replay of `plan` that certified it (`PlanningWorld._certify`),
     # for a caller that needs it not to act the plan out again (`fdc audit`'s replay)
     replay: PlanReplay | None = field(default=None, repr=False, compare=False)
+    replayed: list[PlanStep] = field(default_factory=list, repr=False, compare=False)
 
 
 class PlanningScene:

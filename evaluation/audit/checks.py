@@ -312,7 +312,7 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
                 # the certificate's own replay when certify kept it (the same plan, world
                 # and start): not acted out twice
                 replay = res.replay if res.replay is not None and \
-                    world.graph is models.graph else \
+                    res.replayed == res.plan and world.graph is models.graph else \
                     replay_plan(res.plan, models.graph, after, reached)
                 out["replay"] = _judge_replay(record, replay, models.graph)
     else:
