@@ -17,6 +17,8 @@
   `PlanStep` each (`fdc.sim_bridge.world.plans`).
 - The compile's witness (`witness`): whether that trace certifies a task whose goal no
   geometric rule decides; the commands that compile hand it to the compiler.
+- One task's oracle run shared by the checks that need it (`TaskOracle`: the trace, its
+  plan, the witness), made per task by `fdc validate` and `fdc audit`.
 - The memory oracle (`oracle_frames`, `oracle_run`): frames on the shortest walk L*
   measures, and the embedded world's walk to them.
 
@@ -37,11 +39,12 @@ from fdc.agents.oracle.placements import (
     placements,
 )
 from fdc.agents.oracle.plan import oracle_plan
-from fdc.agents.oracle.witness import witness
+from fdc.agents.oracle.witness import TaskOracle, witness
 
 __all__ = [
     "Refused",
     "Spot",
+    "TaskOracle",
     "Unsolvable",
     "choose_placement",
     "clear_destinations",

@@ -304,7 +304,8 @@ class PlanningWorld(PlanningScene):
                                    "carries out every action of the plan, and the goal "
                                    f"is not judged reached at its end{said}", cause="goal")
                 return replace(res, seconds=time.perf_counter() - started,
-                               forbidden=forbidden)
+                               forbidden=forbidden, replay=replay,
+                               replayed=list(res.plan))
             spot = placed_on(replay.step) if replay.step is not None else None
             if spot is None or not lack_of_room(replay.reason):
                 # not for lack of room: the abstraction allows what the world refuses

@@ -79,7 +79,7 @@ from fdc.predicates.goal import (
     joined,
 )
 from fdc.predicates.registry import Context, Kind, Registry
-from fdc.sim_bridge.world.plans import SURFACE_ARG, PlanStep
+from fdc.sim_bridge.world.plans import SURFACE_ARG, PlanReplay, PlanStep
 from fdc.sim_bridge.world.snapshot import SnapshotState
 
 from .. import ast as A
@@ -214,6 +214,10 @@ class PlanResult:
     # abstraction before this plan was found (`item on surface`)
     forbidden: list[str] = field(default_factory=list)
     cause: Cause | None = None  # why a `refused` plan was refused
+    # the embedded world's replay of `plan` that certified it (`PlanningWorld._certify`),
+    # for a caller that needs it not to act the plan out again (`fdc audit`'s replay)
+    replay: PlanReplay | None = field(default=None, repr=False, compare=False)
+    replayed: list[PlanStep] = field(default_factory=list, repr=False, compare=False)
 
 
 class PlanningScene:

@@ -58,10 +58,9 @@ from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.baselines import random_actions, random_frames, random_frames_chance
 from fdc.agents.env import is_manipulation
 from fdc.agents.oracle import (
+    TaskOracle,
     Unsolvable,
-    oracle_actions,
     oracle_frames,
-    oracle_plan,
     oracle_run,
 )
 from fdc.compiler.planning import PlanningError, holds_initially
@@ -288,6 +287,8 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
     out: dict[str, Outcome] = {}
     replay: PlanReplay | None = None
     after = models.after(record)
+    # the task's one oracle run, shared by the certificate's fallback and the oracle check
+    oracle = shared = TaskOracle(record, models.graph, after)
     start = "initial" if record.experience is None else "after"
     if start in models.compiler.states and (
             record.experience is None or record.experience == models.compiler.experience_sha256):
@@ -298,15 +299,21 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
         else:
             reached = judge_at_end(record.goal, models.graph, record.thresholds)
             world = models.worlds.planning(entry, start)
+            if world.graph is not models.graph:  # not the world the oracle's check acts in
+                oracle = TaskOracle(record, world.graph, world.start)
             res = world.certify(problem, options.timeout_s, options.planner, reached,
-                                lambda: oracle_plan(record, world.graph, world.start))
+                                oracle.plan)
             if res.status != "solved":
                 cause = f" ({res.cause})" if res.cause else ""
                 out["plan"] = disagree(f"{res.planner}: {res.status}{cause}: {res.message}")
                 out["replay"] = not_applicable("no plan")
             else:
                 out["plan"] = agree(f"{res.length} action(s) ({res.planner})")
-                replay = replay_plan(res.plan, models.graph, after, reached)
+                # the certificate's own replay when certify kept it (the same plan, world
+                # and start): not acted out twice
+                replay = res.replay if res.replay is not None and \
+                    res.replayed == res.plan and world.graph is models.graph else \
+                    replay_plan(res.plan, models.graph, after, reached)
                 out["replay"] = _judge_replay(record, replay, models.graph)
     else:
         out["start"] = out["plan"] = disagree(
@@ -315,7 +322,7 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
         out["replay"] = not_applicable("no plan")
     graph = models.graph
     try:
-        actions = oracle_actions(record, graph, after)
+        actions = shared.actions()
     except Unsolvable as e:
         out["oracle"] = disagree(f"the oracle finds no trace: {e}")
     else:
