@@ -203,6 +203,16 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
                 continue
             near.append((math.hypot(top.origin[0] - here.x, top.origin[1] - here.y), top.id))
         return [Spot(sid, []) for _, sid in sorted(near)]
+    if p == "on-top-of":  # a surface of the object that is no container floor
+        if item == args[1]:
+            return []
+        return [Spot(t.id, []) for t in posed.surfaces(args[1]) if t.container is None]
+    if p == "inside-of":  # a container floor of the object, else its top (a bowl's: in
+        # its box, as the checker judges an item without container floors)
+        if item == args[1]:
+            return []
+        floors = posed.containers_of(args[1]) or posed.surfaces(args[1])
+        return [Spot(t.id, []) for t in floors]
     if p == "same-surface":  # where the other item rests (anywhere, else a cell)
         s = posed.support_of(args[1])
         if s is None or item == args[1]:

@@ -98,6 +98,9 @@ CHECKPOINT = "fdc-reach"
 STAGE = "fdc-reached"
 #: The goal predicate no action sets, planned as its definition over `on`.
 SAME_SURFACE = "same-surface"
+# PARTNR's whole-object relations, planned as their definitions over `on` and `inside`
+# (`PlanningWorld.whole_parts`): no action of the domain sets them directly
+WHOLE = ("on-top-of", "inside-of")
 IN_CELL = "in-cell"
 #: Planning only: the item may be in the cell (`_may_be_in_cell`).
 MAY_BE_IN_CELL = "fdc-may-be-in-cell"
@@ -304,6 +307,10 @@ class PlanningScene:
         mentioned = {a.predicate for a in atoms(goal)}
         if SAME_SURFACE in mentioned:  # planned over `on`: its initial atoms, not its own
             mentioned = (mentioned - {SAME_SURFACE}) | {"on"}
+        if mentioned & set(WHOLE):  # planned over `on` and `inside`
+            mentioned = (mentioned - set(WHOLE)) | {"on", "inside"}
+            keep |= {s for a in atoms(goal) if a.predicate in WHOLE
+                     for s in self.whole_parts(a)[0]}
         problem = self._base.clone()
         problem.name = pddl_name(task)
         # `place` does all that dominated actions do that can matter
@@ -344,6 +351,11 @@ class PlanningScene:
                         return em.FALSE()  # stays false: no plan moves the item
                     if g.predicate == SAME_SURFACE:
                         return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
+                    if g.predicate in WHOLE:
+                        ons, ins = self.whole_parts(g)
+                        o = objects[g.args[0]]
+                        return em.Or(*(problem.fluent("on")(o, objects[s]) for s in ons),
+                                     *(problem.fluent("inside")(o, objects[c]) for c in ins))
                     name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
                         else g.predicate
                     return problem.fluent(name)(*(objects[x] for x in g.args))
@@ -369,6 +381,25 @@ class PlanningScene:
             problem.add_goal(simplify(expr(goal)))
         return PlanningProblem(task, problem, tuple(sorted(items)), len(left_out), checkpoints,
                                goal, reduce)
+
+    def whole_parts(self, a: GAtom) -> tuple[list[str], list[str]]:
+        """A whole-object relation's definition: the surfaces the item is `on` and the
+        containers it is `inside` when it holds (any one). `on-top-of o x`: `on` a
+        surface of `x` that is no container floor (a table's top, an item's top);
+        `inside-of o x`: `on` a container floor of `x` (a cabinet's shelf, a drawer), or,
+        for an item without them that is a container (a basket), `inside` it, as the
+        checkers judge them. An item is on top of or inside nothing of itself."""
+        o, x = a.args
+        if o == x:
+            return [], []
+        f = self.facts
+        mine = [s.id for s in self.graph.surfaces(x) if s.id in f.types]
+        if a.predicate == "on-top-of":
+            return [s for s in mine if self.graph.surface(s).container is None], []
+        floors = [s.id for s in self.graph.containers_of(x) if s.id in f.types]
+        if floors:
+            return floors, []
+        return [], [x] if f.has_type(x, ("container",)) else []
 
     def _dominated(self, mentioned: set[str]) -> set[str]:
         """Placement actions the goal has no use for: they put the item on the surfaces

@@ -449,6 +449,7 @@ def _support_chains(ctx: Context, ids: Sequence[str], on_top_m: float, on_below_
 
 
 @fluent
+@means(relocates="o", any_surface=True)
 def on_top_of(ctx: Context, o: Movables, x: Things, *, on_top_m: float = 0.15,
               on_below_m: float = 0.02) -> Bools:
     """The item rests on one of the object's surfaces that is not a container floor (a
@@ -480,6 +481,7 @@ def on_top_of(ctx: Context, o: Movables, x: Things, *, on_top_m: float = 0.15,
 
 
 @fluent
+@means(relocates="o", any_surface=True)
 def inside_of(ctx: Context, o: Movables, x: Things, *, on_top_m: float = 0.15,
               on_below_m: float = 0.02, inside_margin_m: float = 0.02) -> Bools:
     """The item is in the object: on the floor of one of its containers (a cabinet's shelf

@@ -80,3 +80,26 @@ def test_a_suite_of_builtin_templates_has_no_domains_key(tmp_path: Path) -> None
                      "-o", tmp_path / "suite.jsonl")
     assert code == 0, out
     assert "domains" not in json.loads((tmp_path / "manifest.json").read_text())
+
+
+ONTOP = PROBLEM.replace("(:goal (and (cooked ?apple.n.01_1) (inside ?apple.n.01_1 ?bowl.n.01_1)))",
+                        "(:goal (and (ontop ?apple.n.01_1 ?table.n.02_1) "
+                        "(ontop ?bowl.n.01_1 ?table.n.02_1)))")
+
+
+def test_whole_object_relations_are_planned_and_acted_out(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """`on-top-of` (BDDL's `ontop` of furniture): the abstraction plans it as `on` one of
+    the object's non-container surfaces and the oracle puts the item there, so every model
+    agrees (before: the planner found the goal unreachable, the oracle no action)."""
+    monkeypatch.chdir(tmp_path)
+    Path("put_apple").mkdir()
+    Path("put_apple/problem0.bddl").write_text(ONTOP)
+    assert _cli("import", "bddl", "put_apple", "-o", "out")[0] == 0
+    code, out = _cli("compile", APARTMENT, "-T", "out", "--max-per-template", "2", "--seed",
+                     "0", "-o", "suite.jsonl")
+    assert code == 0, out
+    assert "on-top-of" in Path("suite.jsonl").read_text()
+    code, out = _cli("audit", "suite.jsonl", "--no-pixels")
+    assert code == 0 and "0 disagreement(s)" in out, out

@@ -43,7 +43,8 @@ def test_relocating_answers_what_RELOCATING_said() -> None:
     # compiler/start_checks.py's RELOCATING (also agents/env.py's, evaluation's RELOCATIONS)
     assert REG.relocating() == frozenset({"on", "in-cell", "inside", "around", "at-side",
                                           "between", "in-room", "on-furniture",
-                                          "same-surface"})
+                                          "same-surface", "on-top-of", "inside-of"})
+    # PARTNR's whole-object relations joined (an item is put on or in the object)
 
 
 def test_anchored_answers_what_ANCHORED_said() -> None:
@@ -58,7 +59,7 @@ def test_packed_answers_what_PACKED_said() -> None:
 
 def test_spread_answers_what_SPREAD_said() -> None:
     # agents/oracle/trace.py's SPREAD
-    assert REG.spread() == frozenset({"in-room", "on-furniture"})
+    assert REG.spread() == frozenset({"in-room", "on-furniture", "on-top-of", "inside-of"})
 
 
 def test_viewer_relative_answers_what_VIEWED_said() -> None:
