@@ -7,7 +7,9 @@ says, and an agent that only walks may succeed), or when the embedded world can 
 A ground goal is infeasible when some atom it needs can never hold, by the geometric
 rules of `fdc.sim_bridge.graph.feasible` (an item taller than the room above its surface,
 larger than the surface, or whose centre cannot lie in its cell while it stands on the
-surface), or when several items it needs on one surface cannot stand there side by
+surface), or when an item it must move, or a surface or an anchor it must put it on or
+by, is one the robot cannot walk to from where it starts (`reach_from`: the embedded
+world's navigation), or when several items it needs on one surface cannot stand there side by
 side, or take more room than it has, in as many layers as can count as on it (one
 where nothing can be stacked): those a conjunction puts on the surface (or around an
 anchor it keeps there, or each on one of the surface and its twins, a chair's two
@@ -58,6 +60,7 @@ from .targets import goal_targets
 if TYPE_CHECKING:
     from fdc.predicates.registry import Registry
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.world.posed import PosedGraph
 
     from .start import TemplateStart
 
@@ -76,22 +79,59 @@ def check_start(start: TemplateStart, goal: Goal) -> Drop | None:
     if goal.kind == "targets":  # a memory task's targets: never judged
         return None
     holds = start.judge.holds(atoms(goal))
-    rule = infeasible(goal, start.graph, holds.__getitem__, start.thresholds)
+    rule = infeasible(goal, start.graph, holds.__getitem__, start.thresholds,
+                      reach=reach_from(start.snapshot.posed, (start.pose.x, start.pose.y)))
     return None if rule is None else Drop(DropCode.INFEASIBLE, str(rule))
 
 
+def reach_from(posed: PosedGraph, here: tuple[float, float]) -> Callable[[str], bool]:
+    """Whether the robot, standing at `here` in the world `posed` (the start state), can
+    walk to an entity as the embedded world's `navigate` walks to it: an item at the
+    standing points of the furniture at the bottom of its support chain now, a surface or
+    a piece of furniture at its own (`PosedGraph.nav_target`). Items are no obstacles, so
+    what cannot be reached at the start never can: an item out of reach never moves, and
+    nothing is put on a surface out of reach. A target that is a point (an item held, or
+    resting on nothing with standing points) counts as reached. Answers are kept per call
+    (a path is a search of the navigation grid: the standing points' own `reachable`
+    flag answers first, when `here` is where the scene's robot starts from)."""
+    graph = posed.graph
+    nav = graph.nav
+    joined = nav.connected(nav.nearest_node(here), nav.start_node)
+    memo: dict[str, bool] = {}
+
+    def reach(what: str) -> bool:
+        found = memo.get(what)
+        if found is None:
+            target = posed.nav_target(what)
+            if not isinstance(target, str):
+                found = True  # an item held, or resting on nothing with standing points
+            elif joined and graph.has(target) and \
+                    graph.standing_points(target, reachable_only=True):
+                found = True  # the standing points' flag: reachable from the scene's start
+            else:
+                found = graph.shortest_path(here, target) is not None
+            memo[what] = found
+        return found
+
+    return reach
+
+
 def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
-               thresholds: Mapping[str, float]) -> Infeasible | None:
+               thresholds: Mapping[str, float],
+               reach: Callable[[str], bool] | None = None) -> Infeasible | None:
     """The rule that makes `goal` impossible in the embedded world, or None. `holds`:
     an atom's truth at the start; `thresholds`: the checkers' (`on_top_m`,
-    `on_below_m`, `inside_margin_m`; the registry's defaults where missing)."""
+    `on_below_m`, `inside_margin_m`; the registry's defaults where missing); `reach`:
+    whether the robot can walk to an entity from where it starts (`reach_from`; None:
+    not judged)."""
     th = {**default_registry().default_thresholds(), **thresholds}
     band = {"on_top_m": th["on_top_m"], "on_below_m": th["on_below_m"]}
     memo: dict[GAtom, Infeasible | None] = {}
 
     def atom(a: GAtom) -> Infeasible | None:
         if a not in memo:
-            memo[a] = None if holds(a) else _atom(a, graph, band, th["inside_margin_m"])
+            memo[a] = None if holds(a) else (
+                _unreached(a, graph, reach) or _atom(a, graph, band, th["inside_margin_m"]))
         return memo[a]
 
     def together(g: GAnd) -> Infeasible | None:
@@ -151,6 +191,14 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
         so on every surface of `others`; judged only when the items must gather on one
         surface (one surface named, or `same_other`), and by the checkers' own thresholds
         (`holds` judged the atoms with them)."""
+        if g.op != "at-most" and reach is not None:
+            # fewer items than `number` can end there: those there at the start, and
+            # those the robot can walk to and put on an entity of `others` it walks to
+            can = sum(any(holds(a) or _unreached(a, graph, reach) is None
+                          for a in (g.atom_for(item, o) for o in g.others or (None,)))
+                      for item in dict.fromkeys(g.items))
+            if can < g.number:
+                return Infeasible.UNREACHABLE
         if g.op == "at-most" or not g.others or (len(g.others) > 1 and not g.same_other) \
                 or g.thresholds:
             return None
@@ -311,6 +359,24 @@ def _around_of(a: GAtom, graph: SceneGraph, home: Mapping[str, str]) -> str | No
         return None
     surface = graph.surface(home[a.args[1]])
     return None if shapely.intersects(item.footprint, surface.polygon) else item.id
+
+
+def _unreached(a: GAtom, graph: SceneGraph, reach: Callable[[str], bool] | None
+               ) -> Infeasible | None:
+    """`UNREACHABLE` for an atom (false at the start) that relocates an item when the
+    robot cannot walk to the item, to the surface or receptacle it names (`onto`), or to
+    an anchor the item goes by (`anchors`: the item must stand on the anchor's surface):
+    no action of the embedded world can then make it true (`reach_from`)."""
+    if reach is None:
+        return None
+    m = default_registry().meaning(a.predicate)
+    if m.relocates is None:
+        return None
+    wanted = [m.relocates, *([] if m.onto is None else [m.onto]), *m.anchors]
+    for i in wanted:
+        if i < len(a.args) and graph.has(a.args[i]) and not reach(a.args[i]):
+            return Infeasible.UNREACHABLE
+    return None
 
 
 def _atom(a: GAtom, graph: SceneGraph, band: Mapping[str, float], margin_m: float

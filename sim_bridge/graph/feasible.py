@@ -84,6 +84,8 @@ class Infeasible(StrEnum):
     AROUND = ("more items around an anchor than a surface this narrow has room for next "
               "to it")
     OWN_TOP = "an item on a surface of its own (its top, or a floor inside it)"
+    UNREACHABLE = ("an item to move, or a surface or anchor to put it by, that the robot "
+                   "cannot walk to from where it starts")
 
 
 def item_height_m(info: ObjectInfo) -> float:
