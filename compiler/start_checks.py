@@ -18,7 +18,9 @@ anchor kept on a narrow surface than its row has room for next to it. This modul
 reads the goal: which atoms must hold (every part of a conjunction, every step of a
 sequence, some part of a disjunction, N items of a count), and which relocation each
 asks for; the geometry is the scene graph's. An atom that holds at the start is never
-judged (the item need not move), nor a negated one, a memory task's targets, or PARTNR's checklists.
+judged (the item need not move), nor a negated one (but for reach: an item a negated atom
+must take away, true at the start, that the robot cannot walk to), a memory task's
+targets, or PARTNR's checklists.
 See docs/architecture.md.
 """
 
@@ -241,7 +243,15 @@ def infeasible(goal: Goal, graph: SceneGraph, holds: Callable[[GAtom], bool],
                 return first
             case GCount():
                 return count(g)
-            case GNot() | GTargets() | GCluster() | GChecklist():
+            case GNot():  # an item to take away that the robot cannot walk to
+                body = g.body
+                if reach is None or not is_atom(body) or not holds(body):
+                    return None
+                m = default_registry().meaning(body.predicate)
+                i = m.relocates
+                return Infeasible.UNREACHABLE if i is not None and i < len(body.args) and \
+                    graph.has(body.args[i]) and not reach(body.args[i]) else None
+            case GTargets() | GCluster() | GChecklist():
                 return None
             case _:
                 assert_never(g)

@@ -84,6 +84,13 @@ def test_an_item_surface_or_anchor_out_of_reach(family0: SceneGraph) -> None:
     assert infeasible(either, family0, never, {}, reach=reach) is None
     assert infeasible(GAnd(parts=(move_clock, at("on", other, SHELF))), family0, never, {},
                       reach=reach) is Infeasible.UNREACHABLE
+    # a negated atom true at the start: the item must be taken away (`out-clear-surface`)
+    off = GNot(body=at("on", CLOCK, NIGHTSTAND))
+    assert infeasible(off, family0, lambda a: a == off.body, {}, reach=reach) is \
+        Infeasible.UNREACHABLE
+    assert infeasible(off, family0, never, {}, reach=reach) is None
+    assert infeasible(GNot(body=at("on", other, NIGHTSTAND)), family0, never, {},
+                      reach=reach) is None
     # a count: fewer items than it wants can end on what the robot walks to
     # (validate's `out-exactly-one-on-1516db2303b9`: one glass on the nightstand)
     def count(items: tuple[str, ...], others: tuple[str, ...], number: int,
