@@ -28,6 +28,8 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from fdc.core.errors import FdcError
+
 #: A state: the true ground atoms, each `(fluent name, object name, ...)`.
 Facts = frozenset[tuple[str, ...]]
 #: A binding of an action's parameters (`?name`) and quantified variables (`$name`).
@@ -36,8 +38,9 @@ Cond = Callable[[Facts, Binding], bool]
 Term = Callable[[Binding], str]
 
 
-class Unsupported(Exception):
-    """A construct the acceptor does not handle (use unified-planning's simulator)."""
+class Unsupported(FdcError):
+    """A construct the acceptor does not handle (use unified-planning's simulator;
+    caught by `certify.accept`, never shown to a user)."""
 
 
 class _Effect:

@@ -16,7 +16,7 @@ def test_commands_and_groups_in_order() -> None:
         "run-agent", "import", "export"]
     subcommands = {name: list(getattr(group.commands[name], "commands", {}))
                    for name in ("scene", "import", "experience", "render", "run-agent", "export")}
-    assert subcommands == {"scene": ["inspect", "render", "generate"],
+    assert subcommands == {"scene": ["inspect", "render", "generate", "bind"],
                            "import": ["habitat", "partnr", "bddl"],
                            "experience": ["generate", "render"],
                            "render": ["view", "experience", "suite"],
