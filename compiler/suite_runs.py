@@ -50,6 +50,7 @@ from fdc.core.files import write_atomic
 from fdc.core.inputs import InputFileError
 from fdc.core.limits import Limits, current, set_current
 from fdc.core.problems import Diagnostic
+from fdc.core.streams import json_list_chunks, junit_chunks
 
 from .reopen import ReopenedSuite, ReopenError, imported, reopen_inputs, reopen_suite
 from .shards import _digest, _file_sha, code_digest, domain_sha, scene_digest
@@ -540,17 +541,7 @@ class ValidationStream:
 
     def json_chunks(self) -> Iterator[str]:
         """`ValidationReport.model_dump_json(indent=2)` of the whole report, in pieces."""
-        whole = self.header.model_dump_json(indent=2)
-        tail = '"task_reports": []\n}'
-        assert whole.endswith(tail)
-        first = True
-        for r in self.reports():
-            if first:
-                yield whole[:-len(tail)] + '"task_reports": [\n'
-            yield ("" if first else ",\n") + "\n".join(
-                "    " + x for x in r.model_dump_json(indent=2).split("\n"))
-            first = False
-        yield whole if first else "\n  ]\n}"
+        yield from json_list_chunks(self.header, "task_reports", self.reports())
 
     def junit_chunks(self) -> Iterator[str]:
         """`validate.junit_xml` of the whole report, in pieces."""
@@ -560,24 +551,15 @@ class ValidationStream:
         if not header.tasks:
             yield junit_xml(header)
             return
-        root = ET.Element("testsuites", name="fdc validate")
-        suite = ET.SubElement(root, "testsuite", name=header.suite,
-                              tests=str(header.tasks + len(header.bad_lines)),
-                              failures=str(self.failures), errors="0")
-        ET.SubElement(suite, "cut")
-        ET.indent(root)
-        start, end = ET.tostring(root, encoding="unicode", xml_declaration=True
-                                 ).split("<cut />")
-        yield start
-        first = True
-        for classname, name, findings in junit_cases(header.bad_lines, self.reports()):
-            holder = ET.Element("holder")
-            junit_case(holder, classname, name, findings, header.strict)
-            case = holder[0]
-            ET.indent(case, level=2)
-            yield ("" if first else "\n    ") + ET.tostring(case, encoding="unicode")
-            first = False
-        yield end + "\n"
+
+        def cases() -> Iterator[ET.Element]:
+            for classname, name, findings in junit_cases(header.bad_lines, self.reports()):
+                holder = ET.Element("holder")
+                junit_case(holder, classname, name, findings, header.strict)
+                yield holder[0]
+
+        yield from junit_chunks("fdc validate", header.suite,
+                                header.tasks + len(header.bad_lines), self.failures, cases())
 
 
 def validate_run(suite: str | Path, options: ValidateOptions, cache: ResultCache,

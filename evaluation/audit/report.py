@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fdc.core.streams import json_list_chunks, junit_chunks
 from fdc.core.version import __version__
 
 from .checks import CHECKS, DEFAULT_CHANCE_BOUND, TaskAudit
@@ -183,17 +184,7 @@ class AuditStream:
 
     def json_chunks(self) -> Iterator[str]:
         """`AuditReport.model_dump_json(indent=2)` of the whole report, in pieces."""
-        whole = self.header.model_dump_json(indent=2)
-        tail = '"task_results": []\n}'
-        assert whole.endswith(tail)
-        first = True
-        for r in self.results():
-            if first:
-                yield whole[:-len(tail)] + '"task_results": [\n'
-            yield ("" if first else ",\n") + "\n".join(
-                "    " + x for x in r.model_dump_json(indent=2).split("\n"))
-            first = False
-        yield whole if first else "\n  ]\n}"
+        yield from json_list_chunks(self.header, "task_results", self.results())
 
     def junit_chunks(self) -> Iterator[str]:
         """`junit_xml` of the whole report, in pieces."""
@@ -203,24 +194,16 @@ class AuditStream:
         if not header.tasks:
             yield junit_xml(header)
             return
-        root = ET.Element("testsuites", name="fdc audit")
-        suite = ET.SubElement(root, "testsuite", name=header.suite, tests=str(header.tasks),
-                              failures=str(header.disagreeing), errors="0")
-        ET.SubElement(suite, "cut")
-        ET.indent(root)
-        start, end = ET.tostring(root, encoding="unicode", xml_declaration=True
-                                 ).split("<cut />")
-        yield start
         by_task = _by_task(header.disagreements)
-        first = True
-        for t in self.results():
-            holder = ET.Element("holder")
-            _case(holder, t, by_task)
-            case = holder[0]
-            ET.indent(case, level=2)
-            yield ("" if first else "\n    ") + ET.tostring(case, encoding="unicode")
-            first = False
-        yield end + "\n"
+
+        def cases() -> Iterator[ET.Element]:
+            for t in self.results():
+                holder = ET.Element("holder")
+                _case(holder, t, by_task)
+                yield holder[0]
+
+        yield from junit_chunks("fdc audit", header.suite, header.tasks, header.disagreeing,
+                                cases())
 
 
 class _Counts:
