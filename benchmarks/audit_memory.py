@@ -27,7 +27,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -90,15 +89,7 @@ def _validate_memory() -> Any:
 def lightweight_suite(path: Path, tasks: int) -> Path:
     """`validate_memory.lightweight_suite` with each task's scene kept (an audit needs
     its world)."""
-    golden = _validate_memory().GOLDEN
-    lines = [json.loads(line) for line in golden.read_text().splitlines() if line.strip()]
-    lines = [x for x in lines if x["experience"] is None]
-    with path.open("w") as f:
-        for n in range(tasks):
-            record = dict(lines[n % len(lines)])
-            record["id"] = f"{record['id']}-{n}"
-            f.write(json.dumps(record, sort_keys=True) + "\n")
-    return path
+    return _validate_memory().lightweight_suite(path, tasks, keep_scene=True)
 
 
 def _in_tree(tree: Path, *args: str) -> list[str]:
@@ -122,23 +113,9 @@ def measure(suite: Path, output_format: str = "json", tree: Path = ROOT) -> dict
     MB, and the report's size."""
     cache = suite.with_suffix(f".{tree.name}.cache")
     synthetic_cache(suite, cache, tree)
-    script = ("import resource, subprocess, sys; "
-              "r = subprocess.run(sys.argv[3:], stdout=open(sys.argv[1], 'wb'), "
-              "stderr=subprocess.PIPE, cwd=sys.argv[2]); "
-              "sys.stderr.write(r.stderr.decode()[-2000:] if r.returncode > 1 else ''); "
-              "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    report = suite.with_suffix(f".{output_format}")
     fdc = _in_tree(tree, "-m", "fdc", "audit", str(suite), "--cache", str(cache),
                    "--format", output_format, "--no-pixels")
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", script, str(report), str(ROOT), *fdc],
-                          capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - start
-    code, kb = (int(x) for x in done.stdout.split())
-    size = report.stat().st_size
-    report.unlink()
-    return {"exit_code": code, "wall_s": round(wall, 2), "peak_rss_mb": round(kb / 1024, 1),
-            "report_mb": round(size / 2**20, 1), "stderr": done.stderr.strip()}
+    return _validate_memory().run_measured(fdc, suite.with_suffix(f".{output_format}"))
 
 
 def main(argv: list[str] | None = None) -> int:

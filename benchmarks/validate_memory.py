@@ -31,34 +31,35 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "suite.jsonl"
 
 
-def lightweight_suite(path: Path, tasks: int, source: Path = GOLDEN) -> Path:
+def lightweight_suite(path: Path, tasks: int, source: Path = GOLDEN, *,
+                      keep_scene: bool = False) -> Path:
     """A suite of `tasks` tasks: `source`'s process tasks again and again, each under a
-    new id (`<id>-<n>`) and without a scene, written a line at a time."""
+    new id (`<id>-<n>`) and without a scene (with it if `keep_scene`: an audit needs its
+    world), written a line at a time."""
     lines = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
     lines = [x for x in lines if x["experience"] is None]
     with path.open("w") as f:
         for n in range(tasks):
             record = dict(lines[n % len(lines)])
             record["id"] = f"{record['id']}-{n}"
-            record["scene"] = None
+            if not keep_scene:
+                record["scene"] = None
             f.write(json.dumps(record, sort_keys=True) + "\n")
     return path
 
 
-def measure(suite: Path, output_format: str = "json", jobs: int = 1) -> dict[str, Any]:
-    """`fdc validate` on the suite in a child process (from the repository's root):
-    exit code, wall seconds, the largest peak resident memory of it and its workers in
-    MB, and the report's size."""
+def run_measured(command: list[str], report: Path) -> dict[str, Any]:
+    """`command` in a child process (from the repository's root), its output written to
+    `report` and then deleted: exit code, wall seconds, the largest peak resident memory
+    of it and its own children in MB, the report's size, and its error output when it
+    failed (exit code above 1)."""
     script = ("import resource, subprocess, sys; "
               "r = subprocess.run(sys.argv[3:], stdout=open(sys.argv[1], 'wb'), "
               "stderr=subprocess.PIPE, cwd=sys.argv[2]); "
               "sys.stderr.write(r.stderr.decode()[-2000:] if r.returncode > 1 else ''); "
               "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    report = suite.with_suffix(f".{output_format}")
-    fdc = [sys.executable, "-m", "fdc", "validate", str(suite), "--no-cache", "--format",
-           output_format, "--jobs", str(jobs)]
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", script, str(report), str(ROOT), *fdc],
+    done = subprocess.run([sys.executable, "-c", script, str(report), str(ROOT), *command],
                           capture_output=True, text=True, check=True)
     wall = time.perf_counter() - start
     code, kb = (int(x) for x in done.stdout.split())
@@ -66,6 +67,13 @@ def measure(suite: Path, output_format: str = "json", jobs: int = 1) -> dict[str
     report.unlink()
     return {"exit_code": code, "wall_s": round(wall, 2), "peak_rss_mb": round(kb / 1024, 1),
             "report_mb": round(size / 2**20, 1), "stderr": done.stderr.strip()}
+
+
+def measure(suite: Path, output_format: str = "json", jobs: int = 1) -> dict[str, Any]:
+    """`fdc validate` on the suite (`run_measured`)."""
+    return run_measured([sys.executable, "-m", "fdc", "validate", str(suite), "--no-cache",
+                         "--format", output_format, "--jobs", str(jobs)],
+                        suite.with_suffix(f".{output_format}"))
 
 
 def main(argv: list[str] | None = None) -> int:
