@@ -13,8 +13,9 @@
                                  (not a memory-manipulation task: it is acted out)
                     record       the task record                        (compiler.record)
                     witness      a goal the geometric rules cannot decide (items by
-                                 anchors): the oracle's trace, else it drops
-                                 (`CompileOptions.witness`; start_checks.needs_witness)
+                                 anchors, or fitting on a surface only stacked): the
+                                 oracle's trace, else it drops (`CompileOptions.witness`;
+                                 start_checks.needs_witness, only_stacked)
                                  then a task with the goal and instructions of one kept
                                  before drops as a duplicate
 
@@ -59,7 +60,7 @@ from .reports import Outcome, SceneResult, TemplateReport
 from .scene_compiler import SceneCompiler
 from .scene_facts import FactsError
 from .start import TemplateStart
-from .start_checks import check_start, needs_witness
+from .start_checks import check_start, needs_witness, only_stacked
 from .suite import TaskRecord
 from .targets import goal_targets
 from .templates import TemplateEntry, is_memory_template
@@ -200,8 +201,10 @@ def compile_binding(compiler: SceneCompiler, entry: TemplateEntry, binding: Mapp
     record = run(Pass.RECORD, task_record, start, entry, binding, goal, targets, rendered,
                  frames)
     witness = options.witness
-    if witness is not None and needs_witness(goal, start.judge.holds(atoms(goal)).__getitem__,
-                                             start.judge.registry):
+    if witness is None:
+        return record
+    holds = start.judge.holds(atoms(goal)).__getitem__
+    if needs_witness(goal, holds, start.judge.registry) or only_stacked(start, goal, holds):
         why = run(Pass.WITNESS, witness, record, start.graph, start.after)
         if why is not None:
             return Drop(DropCode.UNSOLVED, why)

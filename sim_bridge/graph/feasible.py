@@ -363,7 +363,7 @@ def layers(heights: Sequence[float], on_top_m: float) -> int:
 
 def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction | None]], *,
          at_least: int | None = None, on_top_m: float = 0.15, on_below_m: float = 0.02,
-         any_twin: bool = False) -> Infeasible | None:
+         any_twin: bool = False, flat: bool = False) -> Infeasible | None:
     """Why the items of `wanted` (each with the cell its centre must lie in, or None)
     can never all stand on `surface_id` at once (with `at_least`, never that many of
     them: a count), each moved there by a placement, or None. Each item stands on the
@@ -396,7 +396,10 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
     others (all of them side by side break a rule above). An item on another's top is
     on the surface below in every model of fdc (fdc-home's `low-top`), but whether its
     centre is in the cell depends on where on the top it stands, which the abstraction
-    does not know: no plan certifies such a task, so it is not one fdc emits."""
+    does not know: no plan certifies such a task, so it is not one fdc emits.
+
+    `flat`: the items stand side by side, none on another (one layer): whether they fit
+    so (`start_checks.only_stacked` asks it)."""
     import shapely
 
     need_n = len(wanted) if at_least is None else at_least
@@ -406,7 +409,7 @@ def pack(g: SceneGraph, surface_id: str, wanted: Sequence[tuple[str, Direction |
         alone = [rest_on(g, item, surface_id, cell, on_top_m=on_top_m,
                          on_below_m=on_below_m) for item, cell in wanted]
         return None if any(r is None for r in alone) else alone[0]
-    depth = 1 if stacking_blocked(g, surface_id) else layers(
+    depth = 1 if flat or stacking_blocked(g, surface_id) else layers(
         [item_height_m(g.object(item)) for item, _ in wanted], on_top_m)
     share = -(-need_n // depth)  # the items at the most crowded depth of the columns
     cells = any(cell is not None for _, cell in wanted)

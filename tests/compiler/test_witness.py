@@ -127,3 +127,51 @@ def test_a_trace_that_stacks_in_a_cell_certifies_nothing(apartment_graph: SceneG
     why = witness(task, apartment_graph)
     assert why is not None and "`cup_1` on `tray_0`'s top" in why
     assert "(in-cell cup_1 coffee_table|top center)" in why
+
+
+LAPTOPS_ON_NIGHTSTAND = GAnd(parts=(at("on", "laptop_0", "nightstand_left|top"),
+                                    at("on", "laptop_1", "nightstand_left|top")))
+
+
+def test_items_that_fit_only_stacked(apartment_graph: SceneGraph) -> None:
+    """The two laptops fit on the 0.18 m² nightstand's top only one on the other: the
+    start checks let that through (the checkers' band counts the upper one as on the
+    nightstand), side by side they do not fit."""
+    from fdc.compiler.start_checks import infeasible
+    from fdc.sim_bridge.graph.feasible import Infeasible
+
+    assert infeasible(LAPTOPS_ON_NIGHTSTAND, apartment_graph, never, {}) is None
+    assert infeasible(LAPTOPS_ON_NIGHTSTAND, apartment_graph, never, {}, flat=True) is \
+        Infeasible.PACKING
+    one = GAnd(parts=LAPTOPS_ON_NIGHTSTAND.parts[:1])
+    assert infeasible(one, apartment_graph, never, {}, flat=True) is None
+
+
+def test_a_goal_that_fits_only_stacked_asks_the_witness() -> None:
+    """`out-all-on-surface`, "Put all the laptops on the nightstand": a goal the start
+    checks let through only stacked, which no anchor or cell makes `needs_witness`'s.
+    The fraction of docs/scale.md compiled such tasks (eleven items on a nightstand)
+    that neither agent achieves; now the witness is asked, and a task it refuses drops
+    (before, it was kept unasked: a witness that refuses everything dropped nothing)."""
+    from fdc.compiler.start_checks import only_stacked
+
+    calls: list[str] = []
+
+    def refuse(task: TaskRecord, graph: SceneGraph, state: object) -> str:
+        calls.append(task.id)
+        return "no trace"
+
+    options = CompileOptions(seed=0, witness=refuse)
+    compiler, _ = prepare_scene(SceneJob(str(APARTMENT), simulate=False), options)
+    entry = _entry("out-all-on-surface")
+    start = compiler.start(entry)
+    laptops = {"?c": "laptop", "?f": "nightstand_left", "?s": "nightstand_left|top"}
+    timings = Timings()
+    made = compile_binding(compiler, entry, laptops, start, timings)
+    assert isinstance(made, Drop) and made.code is DropCode.UNSOLVED, made
+    assert len(calls) == 1 and timings.passes[Pass.WITNESS].calls == 1
+    # the same goal on the wide desk: side by side, no witness asked
+    desk = {"?c": "laptop", "?f": "office_desk", "?s": "office_desk|top"}
+    kept = compile_binding(compiler, entry, desk, start, Timings())
+    assert isinstance(kept, TaskRecord) and len(calls) == 1
+    assert not only_stacked(start, kept.goal, never)
