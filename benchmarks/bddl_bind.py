@@ -18,7 +18,6 @@ import argparse
 import hashlib
 import json
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,13 +25,11 @@ from pathlib import Path
 from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.scene_compiler import SceneCompiler
-from fdc.compiler.templates import load_entries
 from fdc.interop.bddl.bind import BindError, bind_activity
-from fdc.interop.bddl.corpus import Activity, activity_files, read_activities
-from fdc.interop.bddl.domain import read_home
-from fdc.interop.bddl.importer import import_files
-from fdc.interop.bddl.vocabulary import build_vocabulary
 from fdc.sim_bridge.graph.scene_graph import build_scene_graph, load_scene_graph
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bddl_corpus import read_corpus  # a benchmark beside this one
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,18 +42,9 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="write per-activity outcomes")
     args = ap.parse_args()
     t0 = time.process_time()
-    files = activity_files([], corpus=True)
-    activities = {a.name: a for a in read_activities(files) if isinstance(a, Activity)}
-    result = import_files(files)
-    vocab = build_vocabulary(list(activities.values()), read_home())
-    with tempfile.TemporaryDirectory() as tmp:
-        for rel, text in result.files().items():
-            path = Path(tmp) / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        entries, _ = load_entries([tmp])
-    by_name = {e.name: e for e in entries}
-    templates = {t.activity: t.name for t in result.templates}
+    corpus = read_corpus()
+    activities, vocab, by_name, templates = (corpus.activities, corpus.vocab, corpus.entries,
+                                             corpus.templates)
     names = sorted(templates)
     options = CompileOptions(seed=args.seed, max_per_template=1)
     outcomes: dict[str, dict[str, object]] = {}

@@ -20,7 +20,6 @@ import json
 import random
 import re
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -28,13 +27,11 @@ from pathlib import Path
 from fdc.compiler.options import CompileOptions
 from fdc.compiler.pipeline import compile_template
 from fdc.compiler.scene_compiler import SceneCompiler
-from fdc.compiler.templates import load_entries
-from fdc.interop.bddl.corpus import Activity, activity_files, read_activities
-from fdc.interop.bddl.domain import read_home
-from fdc.interop.bddl.importer import import_files
 from fdc.interop.bddl.scene import generate_from_activity
-from fdc.interop.bddl.vocabulary import build_vocabulary
 from fdc.sim_bridge.graph.scene_graph import build_scene_graph
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bddl_corpus import read_corpus  # a benchmark beside this one
 
 
 def outcome(report) -> tuple[int, str]:  # type: ignore[no-untyped-def]
@@ -86,24 +83,16 @@ def main() -> int:
                     "compare its goal with the task's")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    files = activity_files([], corpus=True)
-    activities = {a.name: a for a in read_activities(files) if isinstance(a, Activity)}
-    result = import_files(files)
-    vocab = build_vocabulary(list(activities.values()), read_home())
-    with tempfile.TemporaryDirectory() as tmp:
-        for rel, text in result.files().items():
-            path = Path(tmp) / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        entries, _ = load_entries([tmp])
-    by_name = {e.name: e for e in entries}
+    corpus = read_corpus()
+    activities, result, vocab, by_name = (corpus.activities, corpus.result, corpus.vocab,
+                                          corpus.entries)
     names = sorted(t.activity for t in result.templates)
     total = len(names)
     if args.sample is not None and args.sample < total:
         names = sorted(random.Random(args.seed).sample(names, args.sample))
     print(f"{total} activities imported check-clean; compiling {len(names)} "
           f"({time.perf_counter() - t0:.0f} s to import)", file=sys.stderr)
-    templates = {t.activity: t.name for t in result.templates}
+    templates = corpus.templates
     outcomes: dict[str, dict[str, object]] = {}
     reasons: Counter[str] = Counter()
     exports: Counter[str] = Counter()
