@@ -204,7 +204,9 @@ def _error(task: _Task, code: str, message: str, where: str = "", hint: str = ""
 
 class SceneWorlds:
     """One scene's compiler (and the experience its memory tasks are about), with the
-    planning abstraction of each domain and start state, built once."""
+    planning abstraction of each domain and start state, built once, and the posed
+    graphs its tasks share (kept by the opened suite for the batches a process runs on
+    that world: `ReopenedSuite.kept`)."""
 
     def __init__(self, compiler: SceneCompiler, share_posed: int = 0) -> None:
         from fdc.sim_bridge.world.snapshot import SharedPosed
@@ -221,7 +223,8 @@ class SceneWorlds:
         tasks of a batch that meet one state build its posed graph once."""
         from fdc.sim_bridge.world.snapshot import sharing
 
-        return sharing(self.compiler.graph, self.posed)
+        lent: AbstractContextManager[None] = sharing(self.compiler.graph, self.posed)
+        return lent
 
     def planning(self, entry: TemplateEntry, start: str = "initial") -> PlanningWorld:
         """The abstraction of `entry`'s domain from state `start` of the scene (`initial`,
@@ -680,7 +683,10 @@ def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, Te
                     on_task: Callable[[str], None] | None) -> None:
     """Check the tasks of one scene that share a compiler (`ReopenedSuite.world_key`)."""
     first = group[0].record
-    worlds = SceneWorlds(opened.compiler(first), options.share_posed)
+    held = ("validate", opened.world_key(first), options.share_posed)
+    worlds = opened.kept.get(held)
+    if worlds is None:  # kept for the next batches on this world run in this process
+        worlds = opened.kept[held] = SceneWorlds(opened.compiler(first), options.share_posed)
     compiled = opened.compiled_sha256(first)
     if compiled is not None and compiled != worlds.compiler.scene_sha256:
         for t in group:
