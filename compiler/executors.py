@@ -37,8 +37,12 @@ R = TypeVar("R")
 class LocalExecutor:
     """Shards in this process (`jobs` 1) or in it and `jobs - 1` worker processes."""
 
-    def __init__(self, jobs: int = 1) -> None:
+    def __init__(self, jobs: int = 1, here: bool = True) -> None:
         self.jobs = jobs
+        #: Whether this process takes calls beside `jobs - 1` workers (`in_processes`);
+        #: False: it waits beside `jobs` workers (the same results; a benchmark's
+        #: baseline, `benchmarks/validate_share.py`).
+        self.here = here
 
     def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
         for _, out in self.map(run_shard, [(t,) for t in tasks]):
@@ -55,11 +59,11 @@ class LocalExecutor:
             for k, call in enumerate(calls):
                 yield k, fn(*call)
             return
-        yield from in_processes(fn, calls, self.jobs)
+        yield from in_processes(fn, calls, self.jobs, here=self.here)
 
 
-def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: int
-                 ) -> Iterator[tuple[int, R]]:
+def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: int, *,
+                 here: bool = True) -> Iterator[tuple[int, R]]:
     """`fn(*call)` for each of `calls` in `jobs` processes: this one and at most `jobs - 1`
     spawned worker processes (the same on every platform): (its index, its result) as
     each finishes, in any order. This process takes a call whenever the workers have
@@ -67,9 +71,9 @@ def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: i
     pay for starting; what a call returns is the same wherever it ran. A finished result
     is let go once yielded, so what is held never grows with the calls. Interrupted,
     closed or failed: the workers are ended at once (`fn` must be a module-level
-    function)."""
+    function). `here` False: this process only waits, beside `jobs` workers."""
     many = len(calls) if isinstance(calls, Sized) else jobs
-    workers = max(0, min(jobs, many) - 1)
+    workers = max(0, min(jobs, many) - 1) if here else max(1, min(jobs, many))
     todo = iter(enumerate(calls))
     if workers == 0:
         for k, call in todo:
@@ -92,7 +96,9 @@ def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: i
         while more and len(pending) < ahead:
             more = submit()
         while more or pending:
-            if more:  # the workers have theirs: this process takes the next call
+            if more and not here:  # this process waits for the workers
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            elif more:  # the workers have theirs: this process takes the next call
                 nxt = next(todo, None)
                 if nxt is None:
                     more = False

@@ -177,9 +177,10 @@ class ValidateOptions:
     # trace is no certificate)
     oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[PlanStep]] | None \
         = None
-    # the posed graphs of the states a batch's tasks meet are shared between them, at
-    # most this many kept (`SceneWorlds`); 0: each state builds its own (the same
-    # reports; `benchmarks/validate_share.py` compares the two)
+    # the posed graphs of the states the tasks meet are shared between them, at most
+    # this many kept (`SceneWorlds`, kept by a process for its batches on a world); 0:
+    # each state builds its own and each batch its worlds (the same reports;
+    # `benchmarks/validate_share.py` compares the two)
     share_posed: int = 512
 
 
@@ -684,9 +685,11 @@ def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, Te
     """Check the tasks of one scene that share a compiler (`ReopenedSuite.world_key`)."""
     first = group[0].record
     held = ("validate", opened.world_key(first), options.share_posed)
-    worlds = opened.kept.get(held)
+    worlds = opened.kept.get(held) if options.share_posed > 0 else None
     if worlds is None:  # kept for the next batches on this world run in this process
-        worlds = opened.kept[held] = SceneWorlds(opened.compiler(first), options.share_posed)
+        worlds = SceneWorlds(opened.compiler(first), options.share_posed)
+        if options.share_posed > 0:
+            opened.kept[held] = worlds
     compiled = opened.compiled_sha256(first)
     if compiled is not None and compiled != worlds.compiler.scene_sha256:
         for t in group:
