@@ -3,7 +3,8 @@ as it finishes, in any order (the merge orders them); closing its iterator cance
 shards not yet finished, and the finished ones are already in the cache.
 
 - `LocalExecutor(jobs)`: this machine; one job runs the shards in this process, more
-  run them in as many worker processes (spawned: the same on every platform).
+  run them in this process and `jobs - 1` worker processes (spawned: the same on every
+  platform; this process takes a shard whenever the workers have theirs).
 - `DaskExecutor(scheduler)`: a dask.distributed cluster (the optional extra `fdc[dask]`),
   one dask task per shard. A shard whose worker dies is run again on another worker by
   the scheduler; the shard's output comes back to this process, which alone writes the
@@ -34,10 +35,14 @@ R = TypeVar("R")
 
 
 class LocalExecutor:
-    """Shards in this process (`jobs` 1) or in `jobs` worker processes."""
+    """Shards in this process (`jobs` 1) or in it and `jobs - 1` worker processes."""
 
-    def __init__(self, jobs: int = 1) -> None:
+    def __init__(self, jobs: int = 1, here: bool = True) -> None:
         self.jobs = jobs
+        #: Whether this process takes calls beside `jobs - 1` workers (`in_processes`);
+        #: False: it waits beside `jobs` workers (the same results; a benchmark's
+        #: baseline, `benchmarks/validate_share.py`).
+        self.here = here
 
     def run(self, tasks: Sequence[ShardTask]) -> Iterator[ShardOutput]:
         for _, out in self.map(run_shard, [(t,) for t in tasks]):
@@ -54,38 +59,60 @@ class LocalExecutor:
             for k, call in enumerate(calls):
                 yield k, fn(*call)
             return
-        yield from in_processes(fn, calls, self.jobs)
+        yield from in_processes(fn, calls, self.jobs, here=self.here)
 
 
-def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: int
-                 ) -> Iterator[tuple[int, R]]:
-    """`fn(*call)` for each of `calls` in at most `jobs` spawned worker processes (the
-    same on every platform): (its index, its result) as each finishes, in any order.
-    A few calls are in flight per worker and a finished result is let go once yielded,
-    so what is held never grows with the calls. Interrupted, closed or failed: the
-    workers are ended at once (`fn` must be a module-level function)."""
+def in_processes(fn: Callable[..., R], calls: Iterable[tuple[Any, ...]], jobs: int, *,
+                 here: bool = True) -> Iterator[tuple[int, R]]:
+    """`fn(*call)` for each of `calls` in `jobs` processes: this one and at most `jobs - 1`
+    spawned worker processes (the same on every platform): (its index, its result) as
+    each finishes, in any order. This process takes a call whenever the workers have
+    theirs (a few in flight each), rather than wait idle beside `jobs` workers that each
+    pay for starting; what a call returns is the same wherever it ran. A finished result
+    is let go once yielded, so what is held never grows with the calls. Interrupted,
+    closed or failed: the workers are ended at once (`fn` must be a module-level
+    function). `here` False: this process only waits, beside `jobs` workers."""
     many = len(calls) if isinstance(calls, Sized) else jobs
-    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, many)),
+    workers = max(0, min(jobs, many) - 1) if here else max(1, min(jobs, many))
+    todo = iter(enumerate(calls))
+    if workers == 0:
+        for k, call in todo:
+            yield k, fn(*call)
+        return
+    pool = ProcessPoolExecutor(max_workers=workers,
                                mp_context=multiprocessing.get_context("spawn"),
                                initializer=ignore_interrupts)
-    todo = iter(enumerate(calls))
     pending: dict[Future[R], int] = {}
+    ahead = 2 * workers  # calls in flight on the workers
 
-    def submit() -> None:
+    def submit() -> bool:
         nxt = next(todo, None)
         if nxt is not None:
             pending[pool.submit(fn, *nxt[1])] = nxt[0]
+        return nxt is not None
 
     try:
-        for _ in range(2 * jobs):
-            submit()
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        more = True
+        while more and len(pending) < ahead:
+            more = submit()
+        while more or pending:
+            if more and not here:  # this process waits for the workers
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            elif more:  # the workers have theirs: this process takes the next call
+                nxt = next(todo, None)
+                if nxt is None:
+                    more = False
+                else:
+                    yield nxt[0], fn(*nxt[1])
+                done = {f for f in pending if f.done()}
+            else:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 k = pending.pop(fut)
-                submit()
+                if more:
+                    more = submit()
                 yield k, fut.result()
-            del done, fut
+            del done
     except BaseException:  # interrupted, closed or failed: the workers stop now
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()

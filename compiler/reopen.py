@@ -29,9 +29,9 @@ See docs/architecture.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -166,6 +166,9 @@ class ReopenedSuite:
         self._compilers: dict[tuple[Path, str | None], SceneCompiler] = {}
         self._memory: set[Path] | None = None
         self._starts: dict[tuple[Path, str | None], Snapshot] = {}
+        #: What a check keeps of this suite's worlds between its batches in this process
+        #: (`fdc validate`: each world's `validate.SceneWorlds`), gone with the suite.
+        self.kept: dict[Hashable, Any] = {}
 
     @property
     def records(self) -> list[TaskRecord]:

@@ -46,6 +46,7 @@ to judge them by (`fdc verify` judges the goal on a run).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, assert_never
@@ -176,6 +177,11 @@ class ValidateOptions:
     # trace is no certificate)
     oracle: Callable[[TaskRecord, SceneGraph, Snapshot | None], Sequence[PlanStep]] | None \
         = None
+    # the posed graphs of the states the tasks meet are shared between them, at most
+    # this many kept (`SceneWorlds`, kept by a process for its batches on a world); 0:
+    # each state builds its own and each batch its worlds (the same reports;
+    # `benchmarks/validate_share.py` compares the two)
+    share_posed: int = 512
 
 
 @dataclass
@@ -199,11 +205,27 @@ def _error(task: _Task, code: str, message: str, where: str = "", hint: str = ""
 
 class SceneWorlds:
     """One scene's compiler (and the experience its memory tasks are about), with the
-    planning abstraction of each domain and start state, built once."""
+    planning abstraction of each domain and start state, built once, and the posed
+    graphs its tasks share (kept by the opened suite for the batches a process runs on
+    that world: `ReopenedSuite.kept`)."""
 
-    def __init__(self, compiler: SceneCompiler) -> None:
+    def __init__(self, compiler: SceneCompiler, share_posed: int = 0) -> None:
+        from fdc.sim_bridge.world.snapshot import SharedPosed
+
         self.compiler = compiler
         self._planning: dict[tuple[str, str], PlanningWorld] = {}
+        #: The posed graphs the tasks checked on these worlds share (`sharing`); None:
+        #: not shared.
+        self.posed: SharedPosed | None = SharedPosed(share_posed) if share_posed > 0 \
+            else None
+
+    def sharing(self) -> AbstractContextManager[None]:
+        """While open, the scene's states share their posed graphs (`self.posed`): the
+        tasks of a batch that meet one state build its posed graph once."""
+        from fdc.sim_bridge.world.snapshot import sharing
+
+        lent: AbstractContextManager[None] = sharing(self.compiler.graph, self.posed)
+        return lent
 
     def planning(self, entry: TemplateEntry, start: str = "initial") -> PlanningWorld:
         """The abstraction of `entry`'s domain from state `start` of the scene (`initial`,
@@ -662,7 +684,12 @@ def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, Te
                     on_task: Callable[[str], None] | None) -> None:
     """Check the tasks of one scene that share a compiler (`ReopenedSuite.world_key`)."""
     first = group[0].record
-    worlds = SceneWorlds(opened.compiler(first))
+    held = ("validate", opened.world_key(first), options.share_posed)
+    worlds = opened.kept.get(held) if options.share_posed > 0 else None
+    if worlds is None:  # kept for the next batches on this world run in this process
+        worlds = SceneWorlds(opened.compiler(first), options.share_posed)
+        if options.share_posed > 0:
+            opened.kept[held] = worlds
     compiled = opened.compiled_sha256(first)
     if compiled is not None and compiled != worlds.compiler.scene_sha256:
         for t in group:
@@ -670,14 +697,16 @@ def _validate_group(group: Sequence[_Task], scene: str, entries: Mapping[str, Te
                    "on (its sha256 differs from the manifest's)", "scene",
                    "recompile the suite, or validate it with the scene it was made for")
     check_goal_types(group, entries, worlds)
-    for t in group:
-        entry = entries.get(t.record.id)
-        check_task(t, entry, worlds)
-        if (options.solve and entry is not None and _acted(t.record, worlds)
-                and not any(f.code in _UNPLANNED for f in t.findings)):
-            certify(t, entry, worlds, options.timeout_s, options.planner, options.oracle)
-        if on_task is not None:
-            on_task(t.record.id)
+    with worlds.sharing():
+        for t in group:
+            entry = entries.get(t.record.id)
+            check_task(t, entry, worlds)
+            if (options.solve and entry is not None and _acted(t.record, worlds)
+                    and not any(f.code in _UNPLANNED for f in t.findings)):
+                certify(t, entry, worlds, options.timeout_s, options.planner,
+                        options.oracle)
+            if on_task is not None:
+                on_task(t.record.id)
 
 
 # --------------------------------------------------------------------------- JUnit

@@ -16,7 +16,8 @@ fdc compile examples/scenes/apartment.json --max-per-template 1 --seed 0 \
     -o "$SUITE_DIR/suite.jsonl" > /dev/null
 SOLVE=(--solve --timeout 60)
 [[ " $* " == *"not slow"* ]] && SOLVE=()
-# --jobs 2: the tasks in two worker processes (the report is the same for any number)
+# --jobs 2: the tasks in this process and a worker process (the report is the same for any
+# number)
 fdc validate "$SUITE_DIR/suite.jsonl" "${SOLVE[@]}" --jobs 2 > "$SUITE_DIR/validation.txt" \
     || { cat "$SUITE_DIR/validation.txt"; exit 1; }
 # The audit of the whole suite (123 tasks, about 2.5 minutes of CPU): every task judged

@@ -200,6 +200,58 @@ def test_an_interrupted_run_resumes(suite: Path, serial: tuple[str, bytes],
     assert (tmp_path / "a.json").read_bytes() == audit
 
 
+@pytest.mark.slow
+def test_three_jobs_give_the_report_of_one(suite: Path, serial: tuple[str, bytes],
+                                           tmp_path: Path) -> None:
+    """`--jobs 3`: this process and two workers take batches; the bytes of one process."""
+    validation, _ = serial
+    code, out = fdc(*validate_args(suite, "--jobs", "3", "--no-cache"))
+    assert code == 0, out
+    assert validation_of(out) == validation
+
+
+def _call_where(k: int) -> tuple[int, int]:
+    """A call of `in_processes` in the tests: its argument and the process it ran in."""
+    return k * k, os.getpid()
+
+
+def _call_interrupted(k: int, parent: int) -> int:
+    """Ctrl-C in the main process on its first call (a worker's calls return)."""
+    if os.getpid() == parent:
+        raise KeyboardInterrupt
+    time.sleep(0.05)
+    return k
+
+
+def test_the_main_process_takes_calls_beside_jobs_minus_one_workers() -> None:
+    from fdc.compiler.executors import in_processes
+
+    for jobs in (1, 2, 3):
+        got = dict(in_processes(_call_where, [(k,) for k in range(12)], jobs))
+        assert sorted(got) == list(range(12))
+        assert [got[k][0] for k in range(12)] == [k * k for k in range(12)]
+        pids = {pid for _, pid in got.values()}
+        assert os.getpid() in pids  # this process took calls
+        assert len(pids - {os.getpid()}) <= jobs - 1  # beside at most jobs - 1 workers
+    idle = dict(in_processes(_call_where, [(k,) for k in range(6)], 2, here=False))
+    assert os.getpid() not in {pid for _, pid in idle.values()}
+
+
+def test_an_interrupt_in_the_main_process_ends_the_workers() -> None:
+    import multiprocessing
+
+    from fdc.compiler.executors import in_processes
+
+    calls = [(k, os.getpid()) for k in range(20)]
+    with pytest.raises(KeyboardInterrupt):
+        for _ in in_processes(_call_interrupted, calls, 2):
+            pass
+    deadline = time.monotonic() + 30
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not multiprocessing.active_children()
+
+
 def spawned_workers(pid: int) -> list[int]:
     """The worker processes a process spawned (`multiprocessing`'s `spawn_main`)."""
     out = []
