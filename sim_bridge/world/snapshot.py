@@ -22,6 +22,7 @@ from fdc.sim_bridge.graph.visibility import (
     visible_objects,
 )
 from fdc.sim_bridge.world.posed import PosedGraph
+from fdc.sim_bridge.world.shared import active_share
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 from fdc.sim_bridge.world.statics import open_keys, scene_statics
 
@@ -66,7 +67,9 @@ class SnapshotState:
         """The scene graph with this snapshot's poses."""
         if self._posed is None:
             s = self.snapshot
-            self._posed = PosedGraph(self._graph, s.objects, s.held, s.open, s.agent)
+            share = active_share()  # a caller's share of posed graphs (`world.shared`)
+            self._posed = share.posed(self._graph, s) if share is not None else \
+                PosedGraph(self._graph, s.objects, s.held, s.open, s.agent)
         return self._posed
 
     def agent_pose(self) -> AgentPose:
