@@ -8,7 +8,8 @@ The suite is the apartment's (`fdc experience generate examples/scenes/apartment
 --interactions 5 --seed 0`, then `fdc compile ... --seed 0 --max-per-template N`, default
 1: 123 tasks), built here unless `--suite` names one (its manifest beside it). Each
 revision's `fdc audit SUITE --no-cache --jobs 1 --format json` (with `--no-pixels`
-unless `--pixels`) runs in a child process of its own, and its CPU-seconds (user and
+unless `--pixels`) runs in a child process of its own (`--jobs 1`: worker processes would
+import the installed fdc, not the revision extracted), and its CPU-seconds (user and
 system, of the child and of everything it waited for: the planner's processes) are
 read from `RUSAGE_CHILDREN`; the machine may be loaded by others, so CPU-seconds, not
 wall, and the ratio of revisions measured alternately in one command (`--runs K`: K
