@@ -210,21 +210,26 @@ class SceneWorlds:
     that world: `ReopenedSuite.kept`)."""
 
     def __init__(self, compiler: SceneCompiler, share_posed: int = 0) -> None:
-        from fdc.sim_bridge.world.snapshot import SharedPosed
+        from fdc.sim_bridge.world.shared import PosedShare
 
         self.compiler = compiler
         self._planning: dict[tuple[str, str], PlanningWorld] = {}
         #: The posed graphs the tasks checked on these worlds share (`sharing`); None:
         #: not shared.
-        self.posed: SharedPosed | None = SharedPosed(share_posed) if share_posed > 0 \
+        self.posed: PosedShare | None = PosedShare(share_posed) if share_posed > 0 \
             else None
 
-    def sharing(self) -> AbstractContextManager[None]:
-        """While open, the scene's states share their posed graphs (`self.posed`): the
-        tasks of a batch that meet one state build its posed graph once."""
-        from fdc.sim_bridge.world.snapshot import sharing
+    def sharing(self) -> AbstractContextManager[object]:
+        """While open, the scene's states share their posed graphs (`self.posed`,
+        `world.shared.sharing_posed`): the tasks of a batch that meet one state build its
+        posed graph once."""
+        from contextlib import nullcontext
 
-        lent: AbstractContextManager[None] = sharing(self.compiler.graph, self.posed)
+        from fdc.sim_bridge.world.shared import sharing_posed
+
+        if self.posed is None:
+            return nullcontext()
+        lent: AbstractContextManager[object] = sharing_posed(self.posed)
         return lent
 
     def planning(self, entry: TemplateEntry, start: str = "initial") -> PlanningWorld:

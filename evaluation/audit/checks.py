@@ -82,6 +82,7 @@ from fdc.predicates.goal import Goal, GTargets, GThen, atoms
 from fdc.predicates.registry import EvaluationError
 from fdc.predicates.verify import evaluate, judge_at_end, verify_snapshots
 from fdc.sim_bridge.world.plans import PlanReplay, replay_plan
+from fdc.sim_bridge.world.shared import PosedShare, sharing_posed
 
 if TYPE_CHECKING:
     from fdc.compiler.planning import PlanningProblem
@@ -191,6 +192,8 @@ class SceneModels:
         self._renders: dict[str, FrameRenders] = {}
         self._after: dict[str, Snapshot | None] = {}
         self._walker: Walker | None = None
+        #: The posed graphs of the arrangements its tasks' worlds meet (`world.shared`).
+        self.posed = PosedShare()
 
     def after(self, record: TaskRecord) -> Snapshot | None:
         """The world a task starts in when it is not the scene's initial state: where
@@ -525,4 +528,11 @@ def audit_lines(suite: ReopenedSuite, lines: Sequence[tuple[int, TaskRecord]],
             m = models.get(key)
             if m is None:
                 m = models[key] = SceneModels(suite, r)
-        yield audit_task(r, line, entry, m, options)
+        if m is None:
+            yield audit_task(r, line, entry, m, options)
+            continue
+        # every world the task's checks run meets the same arrangements: one posed graph
+        # (and its placement answers) for each, kept for the world's later tasks too
+        with sharing_posed(m.posed):
+            audit = audit_task(r, line, entry, m, options)
+        yield audit

@@ -154,8 +154,6 @@ class SceneGraph:
         self.nav = nav
         self.findings = findings
         self.timings = timings
-        # the posed graphs its states share for a while (`world.snapshot.sharing`)
-        self.shared_posed: Any = None
         self._support = support
         self._surfaces = {s.id: s for s in surfaces}
         self._surface_list = surfaces

@@ -5,9 +5,7 @@ are now, through the `PosedGraph` of that snapshot. See docs/world.md."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from collections.abc import Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +22,7 @@ from fdc.sim_bridge.graph.visibility import (
     visible_objects,
 )
 from fdc.sim_bridge.world.posed import PosedGraph
+from fdc.sim_bridge.world.shared import active_share
 from fdc.sim_bridge.world.state import AgentPose, ObjectPose, Snapshot
 from fdc.sim_bridge.world.statics import open_keys, scene_statics
 
@@ -40,64 +39,6 @@ DEFAULT_VIEW_RANGE_M = 6.0
 def _tilt(pose: AgentPose) -> float:
     """A pose's head tilt, NaN for the camera's default (`in_frustum`'s convention)."""
     return math.nan if pose.head_tilt_deg is None else pose.head_tilt_deg
-
-
-class SharedPosed:
-    """Posed graphs shared by the states of a run (`fdc validate`'s batch of tasks that
-    start from one scene and state): a state whose objects, hand and open containers
-    are those of one seen before (and the robot where it was, when it holds something:
-    the held item is where the robot is) reads that state's posed graph, built once,
-    with its placement answers. A posed graph is read-only and a pure function of that
-    content, so sharing it changes no answer. At most `cap` graphs are kept (the
-    least recently used go first). Held by the run that made it, lent to a scene graph
-    for a while (`sharing`): no module-level state."""
-
-    def __init__(self, cap: int = 512) -> None:
-        self.cap = cap
-        self._graphs: OrderedDict[Hashable, PosedGraph] = OrderedDict()
-        self.built = 0
-        self.reused = 0
-
-    def __len__(self) -> int:
-        return len(self._graphs)
-
-    @staticmethod
-    def key(snapshot: Snapshot) -> Hashable:
-        """What a snapshot's posed graph depends on, by value."""
-        s = snapshot
-        objects = tuple(sorted((k, tuple(p.position), tuple(p.orientation), tuple(p.size))
-                               for k, p in s.objects.items()))
-        a = s.agent
-        agent = None if s.held is None else (a.x, a.y, a.z, a.yaw_rad, a.head_tilt_deg)
-        return objects, s.held, tuple(sorted(s.open.items())), agent
-
-    def posed(self, graph: SceneGraph, snapshot: Snapshot) -> PosedGraph:
-        """The posed graph of `snapshot` on `graph`, shared."""
-        key = (id(graph), self.key(snapshot))
-        found = self._graphs.get(key)
-        if found is not None and found.graph is graph:
-            self._graphs.move_to_end(key)
-            self.reused += 1
-            return found
-        s = snapshot
-        made = PosedGraph(graph, s.objects, s.held, s.open, s.agent)
-        self.built += 1
-        self._graphs[key] = made
-        while len(self._graphs) > self.cap:
-            self._graphs.popitem(last=False)
-        return made
-
-
-@contextmanager
-def sharing(graph: SceneGraph, shared: SharedPosed | None) -> Iterator[None]:
-    """The states on `graph` read their posed graphs from `shared` (None: each builds
-    its own) until the block ends; the graph's previous share is restored after."""
-    before = getattr(graph, "shared_posed", None)
-    graph.shared_posed = shared
-    try:
-        yield
-    finally:
-        graph.shared_posed = before
 
 
 class SnapshotState:
@@ -126,9 +67,9 @@ class SnapshotState:
         """The scene graph with this snapshot's poses."""
         if self._posed is None:
             s = self.snapshot
-            shared: SharedPosed | None = getattr(self._graph, "shared_posed", None)
-            self._posed = PosedGraph(self._graph, s.objects, s.held, s.open, s.agent) \
-                if shared is None else shared.posed(self._graph, s)
+            share = active_share()  # a caller's share of posed graphs (`world.shared`)
+            self._posed = share.posed(self._graph, s) if share is not None else \
+                PosedGraph(self._graph, s.objects, s.held, s.open, s.agent)
         return self._posed
 
     def agent_pose(self) -> AgentPose:
