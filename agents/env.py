@@ -566,8 +566,11 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         name = a.action
         if name is not ActionName.PLACE and a.regions:
             return False, f"only place takes regions, not {name.value}"
+        if name is not ActionName.CHANGE and (a.rule or a.other):
+            return False, f"only change takes a rule, not {name.value}"
         needs_target = name in (ActionName.GO_TO, ActionName.PICK, ActionName.SHOW_RECEPTACLE,
-                                ActionName.PLACE, ActionName.OPEN, ActionName.CLOSE)
+                                ActionName.PLACE, ActionName.OPEN, ActionName.CLOSE,
+                                ActionName.CHANGE)
         if needs_target and not a.target:
             return False, f"{name.value} needs a target"
         if not needs_target and a.target:
@@ -584,6 +587,10 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
             return self._place(a.target or "", a.regions)
         if name in (ActionName.OPEN, ActionName.CLOSE):
             return self._open(a.target or "", name is ActionName.OPEN)
+        if name is ActionName.CHANGE:
+            if not a.rule:
+                return False, "change needs a rule (`toggle-on`, `cook`, `fill`, ...)"
+            return self._result(self.world.change(a.rule, a.target or "", a.other))
         return self._result(self.world.stop())
 
     def _result(self, res: ActionResult) -> tuple[bool, str]:
@@ -806,7 +813,8 @@ def show_lens(surface: Surface, pose: AgentPose, hfov_deg: float) -> float:
 
 
 def _describe(a: AgentAction) -> str:
-    parts = [a.action.value] + ([a.target] if a.target else [])
+    parts = [a.action.value] + ([a.rule] if a.rule else []) + ([a.target] if a.target else []) \
+        + ([a.other] if a.other else [])
     if a.regions:
         parts.append("[" + ", ".join(a.regions) + "]")
     return " ".join(parts)

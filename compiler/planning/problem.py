@@ -101,6 +101,8 @@ SAME_SURFACE = "same-surface"
 # PARTNR's whole-object relations, planned as their definitions over `on` and `inside`
 # (`PlanningWorld.whole_parts`): no action of the domain sets them directly
 WHOLE = ("on-top-of", "inside-of")
+#: Helper items of each kind a state action may use (`PlanningScene._helpers`).
+HELPERS = 2
 IN_CELL = "in-cell"
 #: Planning only: the item may be in the cell (`_may_be_in_cell`).
 MAY_BE_IN_CELL = "fdc-may-be-in-cell"
@@ -302,7 +304,7 @@ class PlanningScene:
         unknown = sorted(x for x in named if x not in self.facts.types)
         if unknown:
             raise PlanningError(f"the goal names {', '.join(unknown)}, not in the scene")
-        items = self._items(goal) | set(movable)
+        items = self._items(goal) | set(movable) | self._helpers(goal)
         keep = self._objects(goal, items, named) | {x for x in extra if x in self.facts.types}
         mentioned = {a.predicate for a in atoms(goal)}
         if SAME_SURFACE in mentioned:  # planned over `on`: its initial atoms, not its own
@@ -518,6 +520,28 @@ class PlanningScene:
         surfaces = self.facts.entities(("surface",))
         truth = self.initially(atom("on", x, s) for x in paired for s in surfaces)
         return {s for x in paired for s in surfaces if truth[atom("on", x, s)]}
+
+    def _helpers(self, goal: Goal) -> set[str]:
+        """Items a state action may need besides those the goal names (a domain with
+        BEHAVIOR's states, `bddl-home`): the cleaning tools when the goal says what
+        covers something (`wipe`), and the items that contain a substance the goal
+        says something is covered with, filled with or contains (`pour`, `spread`); at
+        most `HELPERS` of each."""
+        if "is-cleaning-tool" not in self.info.predicates:
+            return set()
+        with_substance = [a for a in atoms(goal)
+                          if a.predicate in ("covered", "filled", "contains")]
+        if not with_substance:
+            return set()
+        movables = sorted(self.facts.entities(("movable",)))
+        out: set[str] = set()
+        if any(a.predicate == "covered" for a in with_substance):
+            truth = self.initially(atom("is-cleaning-tool", x) for x in movables)
+            out.update([x for x in movables if truth[atom("is-cleaning-tool", x)]][:HELPERS])
+        for s in sorted({a.args[1] for a in with_substance}):
+            truth = self.initially(atom("contains", x, s) for x in movables)
+            out.update([x for x in movables if truth[atom("contains", x, s)]][:HELPERS])
+        return out
 
     def _items(self, goal: Goal) -> set[str]:
         """The items a plan may need to move: those in a positive literal, or in a

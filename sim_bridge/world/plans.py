@@ -66,6 +66,7 @@ from fdc.sim_bridge.graph.navigation import path_length
 from fdc.sim_bridge.graph.placement import Relation, place
 from fdc.sim_bridge.graph.regions import RING, STEP, Direction, Side
 from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
+from fdc.sim_bridge.world.transitions import PLAN_ACTIONS
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.navigation import StandingPoint
@@ -79,6 +80,8 @@ ARITY: dict[str, int] = {
     "pick-from-floor-outside": 1, "place": 4, "place-on-item": 3, "place-in-cell": 5,
     "place-around": 5, "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2,
     "close": 2,
+    # bddl-home's state changes (`transitions.PLAN_ACTIONS`)
+    **{name: arity for name, (_r, _o, _x, arity) in PLAN_ACTIONS.items()},
 }
 
 #: What starts a plan line's comment (PDDL's: a plan file's comment). The oracle's plans
@@ -347,6 +350,9 @@ def _act(world: EmbeddedWorld, step: PlanStep, spot: int) -> ActionResult:
         return world.place(args[1], Relation.BETWEEN, second=args[2])
     if name == "place-inside":
         return world.place(args[1], Relation.INSIDE)
+    if name in PLAN_ACTIONS:
+        rule, obj, other, _arity = PLAN_ACTIONS[name]
+        return world.change(rule, args[obj], None if other is None else args[other])
     return world.open(args[0]) if name == "open" else world.close(args[0])
 
 
