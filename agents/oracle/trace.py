@@ -118,6 +118,7 @@ class TracePlanner:
         self.sought: list[GoalLiteral] = []  # the literals being achieved
         self._truth_at = -1  # the snapshot count `_truth` judges
         self._truth: Callable[[Goal], bool] | None = None
+        self._fetching: list[str] = []  # `fetch`es under way, outermost first
 
     def holds_now(self, g: Goal) -> bool:
         """Whether `g` holds in the world now (each atom judged once a snapshot)."""
@@ -265,8 +266,15 @@ class TracePlanner:
             return
         if w.held_object() is not None:
             raise Unsolvable(f"the hand holds `{w.held_object()}`")
-        for other in w.state.posed.items_carried_by(item):  # take them off first
-            self.move_away(other, [], avoid)
+        if item in self._fetching:  # items that carry each other (a stack's cycle)
+            raise Unsolvable(f"`{item}` carries what carries it: "
+                             f"{', '.join(f'`{x}`' for x in self._fetching)}")
+        self._fetching.append(item)
+        try:
+            for other in w.state.posed.items_carried_by(item):  # take them off first
+                self.move_away(other, [], avoid)
+        finally:
+            self._fetching.pop()
         src = w.state.posed.support_of(item)
         closed = w.state.posed.enclosing_container(item)
         if closed is not None:
