@@ -108,11 +108,15 @@ class StateMaker:
     # ----- the atoms -------------------------------------------------------------------
     def make(self, a: GAtom, positive: bool) -> None:
         """Make `a` hold (`positive`) or not, then put down what the hand holds (a tool,
-        the item filled or folded), so that the next move has a free hand."""
+        the item filled or folded) where a surface takes it, so that the next move has a
+        free hand."""
         self._make(a, positive)
         held = self.env.world.held_object()
         if held is not None:
-            self.p.move_away(held, [])
+            try:
+                self.p.move_away(held, [])
+            except Unsolvable:  # no surface takes it: the hand keeps it
+                pass
 
     def _make(self, a: GAtom, positive: bool) -> None:
         p, args = a.predicate, a.args
