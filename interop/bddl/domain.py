@@ -34,11 +34,39 @@ STATE_PREDICATES = """\
     (is-heat-source ?o - (either furniture movable))
     (is-freezer ?o - (either furniture movable))
     (is-water-source ?o - (either furniture movable))
-    (is-cleaning-tool ?o - (either furniture movable))"""
+    (is-cleaning-tool ?o - (either furniture movable))
+    ; the floor of an item's inside (a bowl's, an ashcan's)
+    (floor-of ?t - item-top ?o - movable)"""
 
 #: The actions that change BEHAVIOR's states: the embedded world's transition rules
 #: (`fdc.sim_bridge.world.transitions`, whose `PLAN_ACTIONS` maps each to its rule).
 STATE_ACTIONS = """
+  ; put the held item inside an item that has an inside (a bowl, an ashcan: `on` its
+  ; floor, which `inside-of` reads) whatever its type, the robot at that floor
+  (:action navigate-to-item-inside
+    :parameters (?to - item-top ?i - movable ?r - room)
+    :precondition (and (floor-of ?to ?i) (in-room ?i ?r) (not (holding ?i)))
+    :effect (and
+      (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
+      (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
+      (forall (?o - movable) (not (robot-at-object ?o)))
+      (robot-at-receptacle ?to)
+      (robot-in-room ?r)
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
+      (increase (total-cost) 1)))
+  (:action place-in-item
+    :parameters (?o - movable ?t - item-top ?i - movable)
+    :precondition (and (holding ?o) (not (= ?o ?i)) (floor-of ?t ?i) (fits ?o ?t)
+      (robot-at-receptacle ?t))
+    :effect (and
+      (on ?o ?t)
+      (forall (?r - room) (when (in-room ?i ?r) (in-room ?o ?r)))
+      (forall (?r - room) (when (not (in-room ?i ?r)) (not (in-room ?o ?r))))
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
   ; BEHAVIOR's state changes: the embedded world's rules (fdc.sim_bridge.world.transitions)
   (:action toggle-on
     :parameters (?f - furniture ?s - furniture-surface)
