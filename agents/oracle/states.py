@@ -20,6 +20,7 @@ See docs/agents.md.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from fdc.agents.actions import ActionName, AgentAction
@@ -113,10 +114,8 @@ class StateMaker:
         self._make(a, positive)
         held = self.env.world.held_object()
         if held is not None:
-            try:
+            with contextlib.suppress(Unsolvable):  # no surface takes it: the hand keeps it
                 self.p.move_away(held, [])
-            except Unsolvable:  # no surface takes it: the hand keeps it
-                pass
 
     def _make(self, a: GAtom, positive: bool) -> None:
         p, args = a.predicate, a.args

@@ -145,6 +145,6 @@ def test_the_audit_survives_items_that_carry_each_other(tmp_path: Path) -> None:
     have it): the oracle's `fetch` recursed without end (a RecursionError, an internal
     error of `fdc audit`); now it finds no trace, a disagreement with a reason."""
     suite = _corpus_task(tmp_path, "unpacking_hobby_equipment")
-    code, out = _cli("audit", suite, "--no-pixels")
+    _code, out = _cli("audit", suite, "--no-pixels")
     assert "internal error" not in out and "RecursionError" not in out, out
     assert "audited 1 task(s)" in out, out
