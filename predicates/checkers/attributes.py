@@ -102,14 +102,6 @@ def top_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
 
 
 @static
-def floor_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
-    """The surface is the floor of the item's inside (`box|inside`, a bowl's, a
-    basket's): items there are inside the item."""
-    s = ctx.graph.surface(t)
-    return s.object_id == o and s.container is not None
-
-
-@static
 def low_top(ctx: Context, t: ItemTop, *, on_top_m: float = 0.15) -> bool:
     """The item's top is at most `on_top_m` above the item's bottom (a tray, a plate, a
     book; not a lamp): an item put on it is `on` what the item stands on too, as the

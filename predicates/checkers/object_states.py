@@ -18,7 +18,7 @@ from typing import Annotated
 
 from fdc.predicates.checkers.attributes import pddl_word
 from fdc.predicates.checkers.states import Thing, has_state
-from fdc.predicates.registry import Context, PddlType, fluent, static
+from fdc.predicates.registry import Context, ItemTop, Movable, PddlType, fluent, static
 from fdc.sim_bridge.world import transitions
 
 #: A substance (water, dust): a value.
@@ -30,6 +30,8 @@ UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
 WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
 #: Relations between two objects, tracked as states of the first.
 RELATIONS = ("attached",)
+#: Static facts the state actions of `fdc import bddl`'s domain read.
+STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of")
 
 
 def state_name(state: str, substance: str | None = None) -> str:
@@ -134,12 +136,22 @@ def is_water_source(ctx: Context, o: Thing) -> bool:
 
 
 @static
+def floor_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
+    """The surface is the floor of the item's inside (`box|inside`, a bowl's, a
+    basket's): items there are inside the item, whatever the item's type."""
+    s = ctx.graph.surface(t)
+    return s.object_id == o and s.container is not None
+
+
+@static
 def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
     """The object wipes dust and stains off (a rag, a sponge, a brush)."""
     return transitions.is_cleaning_tool(ctx.graph.object(o).category)
 
 
 __all__ = [
+    "RELATIONS",
+    "STATICS",
     "UNARY",
     "WITH_SUBSTANCE",
     "attached",
@@ -148,6 +160,7 @@ __all__ = [
     "cooked",
     "covered",
     "filled",
+    "floor_of",
     "folded",
     "frozen",
     "has_state",
