@@ -228,7 +228,10 @@ class _PlanWriter:
             return [*at_surface_of(target), PlanStep("wipe", (target, held, other, here or ""))]
         if rule in ("pour", "spread") and held is not None and other:
             if movable:
-                return [*at_item(target), PlanStep(rule, (held, target, other))]
+                ctx = self.context()
+                full = not self.registry.evaluate("contains", (held, other), ctx)
+                name = f"{rule}-filled" if full else rule
+                return [*at_item(target), PlanStep(name, (held, target, other))]
             if rule == "spread":
                 return [*at_surface_of(target),
                         PlanStep("spread-on-furniture", (held, target, other, here or ""))]

@@ -195,10 +195,11 @@ class StateMaker:
         self.pour(x, substance, "pour")
 
     def source_of(self, substance: str, but: str) -> str:
-        """An item that contains the substance now."""
+        """An item that contains the substance (or is filled with it) now."""
         for o in sorted(self.env.graph.objects(), key=lambda o: o.id):
-            if o.kind is Kind.MOVABLE and o.id != but and self.holds(
-                    GAtom(predicate="contains", args=(o.id, substance))):
+            if o.kind is Kind.MOVABLE and o.id != but and any(
+                    self.holds(GAtom(predicate=p, args=(o.id, substance)))
+                    for p in ("contains", "filled")):
                 return o.id
         raise Unsolvable(f"no item contains {substance} to pour or spread")
 

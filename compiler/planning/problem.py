@@ -530,7 +530,8 @@ class PlanningScene:
         """Items a state action may need besides those the goal names (a domain with
         BEHAVIOR's states, `bddl-home`): the cleaning tools when the goal says what
         covers something (`wipe`), and the items that contain a substance the goal
-        says something is covered with, filled with or contains (`pour`, `spread`); at
+        says something is covered with, filled with or contains, or are filled with it
+        (`pour`, `spread`); at
         most `HELPERS` of each."""
         if "is-cleaning-tool" not in self.info.predicates:
             return set()
@@ -544,8 +545,9 @@ class PlanningScene:
             truth = self.initially(atom("is-cleaning-tool", x) for x in movables)
             out.update([x for x in movables if truth[atom("is-cleaning-tool", x)]][:HELPERS])
         for s in sorted({a.args[1] for a in with_substance}):
-            truth = self.initially(atom("contains", x, s) for x in movables)
-            out.update([x for x in movables if truth[atom("contains", x, s)]][:HELPERS])
+            for state in ("contains", "filled"):
+                truth = self.initially(atom(state, x, s) for x in movables)
+                out.update([x for x in movables if truth[atom(state, x, s)]][:HELPERS])
         return out
 
     def _state_surfaces(self, goal: Goal) -> set[str]:

@@ -131,6 +131,14 @@ STATE_ACTIONS = """
     :parameters (?a ?b - movable ?x - substance)
     :precondition (and (holding ?a) (contains ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
     :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action pour-filled
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (filled ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (contains ?b ?x) (filled ?b ?x) (increase (total-cost) 1)))
+  (:action spread-filled
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (filled ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (covered ?b ?x) (increase (total-cost) 1)))
   (:action spread-on-furniture
     :parameters (?a - movable ?f - furniture ?x - substance ?s - furniture-surface)
     :precondition (and (holding ?a) (contains ?a ?x) (surface-of ?s ?f) (robot-at-receptacle ?s))

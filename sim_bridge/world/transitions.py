@@ -21,8 +21,8 @@ it; `apply` checks one and returns the states it writes):
 | `soak` X | X held, a water source within reach | `saturated:water` |
 | `wash` X S | X held and `covered:S`, a water source within reach | not `covered:S` |
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
-| `pour` X S | the held item contains S, X within reach | `contains:S`, `filled:S` |
-| `spread` X S | the held item contains S, X within reach | `covered:S` |
+| `pour` X S | the held item contains or is filled with S, X in reach | `contains:S`, `filled:S` |
+| `spread` X S | the held item contains (or is filled with) S, X within reach | `covered:S` |
 | `fold` / `unfold` X | X held, unfolded / folded | `folded` |
 | `attach` X Y | X held, Y (not X) within reach | `attached:Y` |
 | `detach` X Y | X attached to Y, within reach | not `attached:Y` |
@@ -269,7 +269,8 @@ def _from_held(effect: tuple[str, ...]) -> Callable[[Setting, str, str | None], 
             return _refuse("the hand is empty: pick a container of the substance first")
         if x == w.held:
             return _refuse(f"`{x}` is the item in the hand")
-        if not w.holds(w.held, state_key("contains", substance)):
+        if not (w.holds(w.held, state_key("contains", substance))
+                or w.holds(w.held, state_key("filled", substance))):
             return _refuse(f"`{w.held}` contains no {word(substance)}")
         far = w.within_reach(x)
         if far:
@@ -353,6 +354,8 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "pour": ("pour", 1, 2, 3),
     "spread": ("spread", 1, 2, 3),
     "spread-on-furniture": ("spread", 1, 2, 4),
+    "pour-filled": ("pour", 1, 2, 3),
+    "spread-filled": ("spread", 1, 2, 3),
     "fold": ("fold", 0, None, 1),
     "unfold": ("unfold", 0, None, 1),
     "attach": ("attach", 0, 1, 2),
