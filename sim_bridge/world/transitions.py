@@ -14,7 +14,7 @@ it; `apply` checks one and returns the states it writes):
 | rule | needs | writes |
 |---|---|---|
 | `toggle-on` / `toggle-off` X | X within reach (or held); X off / on | `is_powered_on` |
-| `cook` X | X set down on or in a heat source that is on, in reach | `cooked`, `hot`, not `frozen` |
+| `cook` X | X set down on or in a heat source that is on, in reach | `cooked`, `hot`, not frozen |
 | `heat` X | as `cook` | `hot`, not `frozen` |
 | `freeze` X | X set down on or in a freezer (a fridge), within reach | `frozen`, not `hot` |
 | `fill` X | X held, a water source within reach | `filled:water`, `contains:water` |
