@@ -7,6 +7,10 @@ ManiTaskGen: `go_to` a surface, `change_view` (the next standing side of that su
 surface an object stands on), `place` (anywhere on a surface, or in chosen regions of it),
 `call_end`.
 
+fdc adds `change`: an object-state change by one of the embedded world's transition
+rules (`fdc.sim_bridge.world.transitions`: `toggle-on`, `cook`, `freeze`, `fill`, `wipe`,
+`fold`, `attach` ...) on `target`, with `other` (a substance, the object attached to).
+
 fdc adds `open` and `close`: its scenes have articulated furniture whose containers
 (a cabinet's inside, a fridge compartment) start closed or must end closed, and
 ManiTaskGen's scenes have none, so its action set has no way to change them.
@@ -28,6 +32,7 @@ class ActionName(StrEnum):
     PLACE = "place"
     OPEN = "open"  # fdc's: not in ManiTaskGen's action set
     CLOSE = "close"  # fdc's: not in ManiTaskGen's action set
+    CHANGE = "change"  # fdc's: an object-state change (cook, fill, wipe, fold, ...)
     CALL_END = "call_end"
 
 
@@ -48,4 +53,13 @@ class AgentAction(BaseModel):
         default_factory=list,
         description="place: the region labels chosen among those `show_receptacle` listed "
         "(empty: anywhere on the surface).",
+    )
+    rule: str | None = Field(
+        default=None,
+        description="change: the transition rule (`toggle-on`, `cook`, `fill`, `wipe`, ...).",
+    )
+    other: str | None = Field(
+        default=None,
+        description="change: the rule's other argument (a substance, the object attached "
+        "to), if it takes one.",
     )

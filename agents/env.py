@@ -65,6 +65,7 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    atoms,
 )
 from fdc.predicates.verify import verify_snapshots
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
@@ -125,10 +126,52 @@ def step_budget(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = No
     move (`items_to_move`, from `start`)."""
     if task.goal.kind == "then":
         return STEPS_PER_TASK * len(children(task.goal))
+    extra = STEPS_PER_EXTRA_TARGET * state_changes(task, graph, start)
     if task.level == 4 or "outcome" in task.tags:
         n = items_to_move(task, graph, start)
-        return STEPS_PER_TASK + STEPS_PER_EXTRA_TARGET * max(0, n - 1)
-    return STEPS_PER_TASK
+        return STEPS_PER_TASK + STEPS_PER_EXTRA_TARGET * max(0, n - 1) + extra
+    return STEPS_PER_TASK + extra
+
+
+def state_changes(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = None) -> int:
+    """How many objects the goal changes a BEHAVIOR state of (`cooked`, `covered` ...:
+    `fdc.predicates.checkers.object_states`), at the fewest, from `start`: the objects of
+    its state literals false there, a conjunction the union of its parts', a disjunction
+    its cheapest part's (counts expanded; 0 for a goal too large to expand)."""
+    from fdc.core.limits import current
+    from fdc.predicates.algebra import NotExpandable, expand_counts
+    from fdc.predicates.builtin import default_registry
+    from fdc.predicates.checkers.object_states import RELATIONS, UNARY, WITH_SUBSTANCE
+    from fdc.predicates.registry import Context
+
+    states = {*UNARY, *WITH_SUBSTANCE, *RELATIONS, "unfolded"}
+    if not any(a.predicate in states for a in atoms(task.goal)):
+        return 0
+    try:
+        goal = expand_counts(task.goal, current().goal_atoms)
+    except NotExpandable:
+        return 0
+    registry = default_registry()
+    ctx = Context(graph=graph, state=EmbeddedWorld(graph, start=start).state)
+
+    def changed(g: Goal) -> frozenset[str]:
+        match g:
+            case GAtom() | GNot():
+                lit = literal(g)
+                if lit is None or lit[0].predicate not in states or not lit[0].args:
+                    return frozenset()
+                a, positive = lit
+                holds = registry.evaluate(a.predicate, a.args, ctx)
+                return frozenset({a.args[0]}) if holds == (not positive) else frozenset()
+            case GAnd():
+                return frozenset().union(*(changed(p) for p in g.parts))
+            case GOr():
+                options = [changed(p) for p in g.parts]
+                return min(options, key=len) if options else frozenset()
+            case _:
+                return frozenset().union(*(changed(p) for p in children(g)))
+
+    return len(changed(goal))
 
 
 def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = None) -> int:
@@ -566,8 +609,11 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         name = a.action
         if name is not ActionName.PLACE and a.regions:
             return False, f"only place takes regions, not {name.value}"
+        if name is not ActionName.CHANGE and (a.rule or a.other):
+            return False, f"only change takes a rule, not {name.value}"
         needs_target = name in (ActionName.GO_TO, ActionName.PICK, ActionName.SHOW_RECEPTACLE,
-                                ActionName.PLACE, ActionName.OPEN, ActionName.CLOSE)
+                                ActionName.PLACE, ActionName.OPEN, ActionName.CLOSE,
+                                ActionName.CHANGE)
         if needs_target and not a.target:
             return False, f"{name.value} needs a target"
         if not needs_target and a.target:
@@ -584,6 +630,10 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
             return self._place(a.target or "", a.regions)
         if name in (ActionName.OPEN, ActionName.CLOSE):
             return self._open(a.target or "", name is ActionName.OPEN)
+        if name is ActionName.CHANGE:
+            if not a.rule:
+                return False, "change needs a rule (`toggle-on`, `cook`, `fill`, ...)"
+            return self._result(self.world.change(a.rule, a.target or "", a.other))
         return self._result(self.world.stop())
 
     def _result(self, res: ActionResult) -> tuple[bool, str]:
@@ -806,7 +856,8 @@ def show_lens(surface: Surface, pose: AgentPose, hfov_deg: float) -> float:
 
 
 def _describe(a: AgentAction) -> str:
-    parts = [a.action.value] + ([a.target] if a.target else [])
+    parts = [a.action.value] + ([a.rule] if a.rule else []) + ([a.target] if a.target else []) \
+        + ([a.other] if a.other else [])
     if a.regions:
         parts.append("[" + ", ".join(a.regions) + "]")
     return " ".join(parts)

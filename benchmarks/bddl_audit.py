@@ -44,6 +44,9 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=100, help="this many tasks")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, default=None, help="write the audit's disagreements")
+    ap.add_argument("--at", type=str, default="",
+                    help="also print the figures of the first N tasks (comma-separated Ns: "
+                    "the sample of that size, as the same seed draws it)")
     args = ap.parse_args()
     t0 = time.process_time()
     files = activity_files([], corpus=True)
@@ -59,6 +62,7 @@ def main() -> int:
         root = Path(tmp)
         tasks = agreements = 0
         dis: list[dict[str, object]] = []
+        marks = sorted(int(x) for x in args.at.split(",") if x.strip())
         for name in names:
             if tasks >= args.sample:
                 break
@@ -82,6 +86,10 @@ def main() -> int:
             tasks += report["tasks"]
             agreements += report["agreements"]
             dis += report["disagreements"]
+            while marks and tasks >= marks[0]:
+                print(f"first {tasks} tasks: {agreements} agreements, {len(dis)} disagreements "
+                      f"on {len({d['task'] for d in dis})} tasks", flush=True)
+                marks.pop(0)
             if tasks % 10 == 0:
                 print(f"  {tasks} tasks audited", file=sys.stderr)
     by: Counter[str] = Counter(reason(str(d["check"]), str(d["detail"])) for d in dis)

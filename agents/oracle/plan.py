@@ -176,11 +176,75 @@ class _PlanWriter:
             self.steps += self.walk(where)
             self.steps.append(PlanStep(act.action.value,
                                        (self.graph.surface(where).object_id, where)))
+        elif act.action is ActionName.CHANGE and act.target is not None and act.rule:
+            self.steps += self.change_steps(act.rule, act.target, act.other)
         self.env.step(act)
         if not self.env.records[-1].ok:
             raise Unsolvable(f"the oracle's trace is refused: {self.env.records[-1].reason}")
         if act.action is ActionName.PLACE and held is not None:
             self.write_placement(held)
+
+    def change_steps(self, rule: str, target: str, other: str | None) -> list[PlanStep]:
+        """A state change (`change`) as bddl-home's action (`transitions.PLAN_ACTIONS`),
+        with the walk it needs: to the surface the robot stands at for furniture, to the
+        item (`navigate-to-object`) for an item not in the hand."""
+        world = self.env.world
+        posed = world.state.posed
+        held = world.held_object()
+        here = self.env.at_surface
+
+        def at_surface_of(f: str) -> list[PlanStep]:
+            if here is None or posed.surface(here).object_id != f:
+                raise Unsolvable(f"`{rule} {target}`: the robot is at no surface of `{f}`")
+            return [*self.walk(here)]
+
+        def at_item(x: str) -> list[PlanStep]:
+            room = self.room_of(x)
+            if room is None:
+                raise Unsolvable(f"`{rule} {target}`: `{x}` is in no room")
+            self.at = None
+            return [PlanStep("navigate-to-object", (x, room))]
+
+        movable = self.graph.object(target).kind is Kind.MOVABLE
+        if rule in ("toggle-on", "toggle-off"):
+            if movable:
+                return [PlanStep(f"{rule}-item", (target,))]
+            assert here is not None
+            return [*at_surface_of(target), PlanStep(rule, (target, here))]
+        if rule in ("cook", "heat", "freeze"):
+            on = posed.support_of(target)
+            if on is None:
+                raise Unsolvable(f"`{rule} {target}`: it stands on no surface")
+            return [*self.walk(on), PlanStep(rule, (target, on, posed.surface(on).object_id))]
+        if rule in ("fill", "soak", "wash"):
+            if here is None:
+                raise Unsolvable(f"`{rule} {target}`: the robot is at no water source")
+            source = posed.surface(here).object_id
+            args = (target, *([other] if rule == "wash" and other else []), here, source)
+            return [*self.walk(here), PlanStep(rule, args)]
+        if rule == "wipe" and held is not None and other:
+            if movable:
+                return [*at_item(target), PlanStep("wipe-item", (target, held, other))]
+            return [*at_surface_of(target), PlanStep("wipe", (target, held, other, here or ""))]
+        if rule in ("pour", "spread") and held is not None and other:
+            if movable:
+                ctx = self.context()
+                full = not self.registry.evaluate("contains", (held, other), ctx)
+                name = f"{rule}-filled" if full else rule
+                return [*at_item(target), PlanStep(name, (held, target, other))]
+            if rule == "spread":
+                return [*at_surface_of(target),
+                        PlanStep("spread-on-furniture", (held, target, other, here or ""))]
+        if rule in ("fold", "unfold"):
+            return [PlanStep(rule, (target,))]
+        if rule == "attach" and other:
+            if self.graph.object(other).kind is Kind.MOVABLE:
+                return [*at_item(other), PlanStep("attach", (target, other))]
+            return [*at_surface_of(other), PlanStep("attach-to-furniture",
+                                                    (target, other, here or ""))]
+        if rule == "detach" and other:
+            return [PlanStep("detach", (target, other))]
+        raise Unsolvable(f"`{rule} {target}` has no action in the planning abstraction")
 
     def write_pick(self, item: str) -> None:
         src = self.env.world.state.posed.support_of(item)

@@ -25,6 +25,7 @@ from fdc.agents.oracle.placements import (
     truth_in,
     without,
 )
+from fdc.agents.oracle.states import STATE_PREDICATES, StateMaker
 from fdc.predicates.algebra import junction_parts, literal
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
@@ -117,6 +118,7 @@ class TracePlanner:
         self.sought: list[GoalLiteral] = []  # the literals being achieved
         self._truth_at = -1  # the snapshot count `_truth` judges
         self._truth: Callable[[Goal], bool] | None = None
+        self._fetching: list[str] = []  # `fetch`es under way, outermost first
 
     def holds_now(self, g: Goal) -> bool:
         """Whether `g` holds in the world now (each atom judged once a snapshot)."""
@@ -180,11 +182,13 @@ class TracePlanner:
             # chosen again: an item moved away may now satisfy another disjunct
             lits = list(dict.fromkeys(self.literals(g)))
             anchors = {x for lit in lits if lit.positive for x in lit.atom.args[1:]}
-            # anchors first: moving an anchor later would break what was placed by it;
+            # states first (cooking puts the item on the stove); anchors first: moving an
+            # anchor later would break what was placed by it;
             # what must end in the hand last: the hand is needed for the others
             positives = sorted(self.gathered([lit.atom for lit in lits if lit.positive
                                               and lit.atom.predicate != "is-open"]),
                                key=lambda a: (a.predicate == "holding",
+                                              a.predicate not in STATE_PREDICATES,
                                               a.args[0] not in anchors))
             # the moves a gathering makes are packed with the rest (`pending_on_surface`)
             self.sought = [*lits, *(GoalLiteral(a, True) for a in positives
@@ -262,8 +266,15 @@ class TracePlanner:
             return
         if w.held_object() is not None:
             raise Unsolvable(f"the hand holds `{w.held_object()}`")
-        for other in w.state.posed.items_carried_by(item):  # take them off first
-            self.move_away(other, [], avoid)
+        if item in self._fetching:  # items that carry each other (a stack's cycle)
+            raise Unsolvable(f"`{item}` carries what carries it: "
+                             f"{', '.join(f'`{x}`' for x in self._fetching)}")
+        self._fetching.append(item)
+        try:
+            for other in w.state.posed.items_carried_by(item):  # take them off first
+                self.move_away(other, [], avoid)
+        finally:
+            self._fetching.pop()
         src = w.state.posed.support_of(item)
         closed = w.state.posed.enclosing_container(item)
         if closed is not None:
@@ -296,6 +307,9 @@ class TracePlanner:
             if held is not None and held != a.args[0]:
                 self.move_away(held, [])
             self.fetch(a.args[0])
+            return
+        if a.predicate in STATE_PREDICATES:
+            StateMaker(self).make(a, True)
             return
         if a.predicate not in default_registry().relocating():
             raise Unsolvable(f"{to_pddl(a)}: the action space has no action that changes "
@@ -663,7 +677,10 @@ class TracePlanner:
         return None
 
     def make_false(self, a: GAtom) -> None:
-        """Take the atom's item away where `a` does not hold."""
+        """Take the atom's item away where `a` does not hold (a state: change it)."""
+        if a.predicate in STATE_PREDICATES:
+            StateMaker(self).make(a, False)
+            return
         if a.predicate not in default_registry().relocating():
             raise Unsolvable(f"(not {to_pddl(a)}): the action space has no action that "
                              f"changes `{a.predicate}`")

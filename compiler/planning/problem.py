@@ -101,6 +101,12 @@ SAME_SURFACE = "same-surface"
 # PARTNR's whole-object relations, planned as their definitions over `on` and `inside`
 # (`PlanningWorld.whole_parts`): no action of the domain sets them directly
 WHOLE = ("on-top-of", "inside-of")
+#: BEHAVIOR's states the state actions change (a domain that has them: `bddl-home`).
+STATE_ATOMS = frozenset({"cooked", "hot", "frozen", "folded", "unfolded", "covered",
+                         "filled", "contains", "saturated", "attached", "is-powered-on",
+                         "is-powered-off"})
+#: Helper items of each kind a state action may use (`PlanningScene._helpers`).
+HELPERS = 2
 IN_CELL = "in-cell"
 #: Planning only: the item may be in the cell (`_may_be_in_cell`).
 MAY_BE_IN_CELL = "fdc-may-be-in-cell"
@@ -302,8 +308,9 @@ class PlanningScene:
         unknown = sorted(x for x in named if x not in self.facts.types)
         if unknown:
             raise PlanningError(f"the goal names {', '.join(unknown)}, not in the scene")
-        items = self._items(goal) | set(movable)
-        keep = self._objects(goal, items, named) | {x for x in extra if x in self.facts.types}
+        items = self._items(goal) | set(movable) | self._helpers(goal)
+        keep = self._objects(goal, items, named) | {x for x in extra if x in self.facts.types} \
+            | self._state_surfaces(goal)
         mentioned = {a.predicate for a in atoms(goal)}
         if SAME_SURFACE in mentioned:  # planned over `on`: its initial atoms, not its own
             mentioned = (mentioned - {SAME_SURFACE}) | {"on"}
@@ -518,6 +525,51 @@ class PlanningScene:
         surfaces = self.facts.entities(("surface",))
         truth = self.initially(atom("on", x, s) for x in paired for s in surfaces)
         return {s for x in paired for s in surfaces if truth[atom("on", x, s)]}
+
+    def _helpers(self, goal: Goal) -> set[str]:
+        """Items a state action may need besides those the goal names (a domain with
+        BEHAVIOR's states, `bddl-home`): the cleaning tools when the goal says what
+        covers something (`wipe`), and the items that contain a substance the goal
+        says something is covered with, filled with or contains, or are filled with it
+        (`pour`, `spread`); at
+        most `HELPERS` of each."""
+        if "is-cleaning-tool" not in self.info.predicates:
+            return set()
+        with_substance = [a for a in atoms(goal)
+                          if a.predicate in ("covered", "filled", "contains")]
+        if not with_substance:
+            return set()
+        movables = sorted(self.facts.entities(("movable",)))
+        out: set[str] = set()
+        if any(a.predicate == "covered" for a in with_substance):
+            truth = self.initially(atom("is-cleaning-tool", x) for x in movables)
+            out.update([x for x in movables if truth[atom("is-cleaning-tool", x)]][:HELPERS])
+        for s in sorted({a.args[1] for a in with_substance}):
+            for state in ("contains", "filled"):
+                truth = self.initially(atom(state, x, s) for x in movables)
+                out.update([x for x in movables if truth[atom(state, x, s)]][:HELPERS])
+        return out
+
+    def _state_surfaces(self, goal: Goal) -> set[str]:
+        """Surfaces a state action may need the robot at (a domain with BEHAVIOR's
+        states): those of the heat sources for `cooked`/`hot`, of the freezers for
+        `frozen`, of the water sources for what water makes (`filled`, `saturated`,
+        `covered`: washing), and of the furniture a state atom names (toggled, wiped,
+        attached to)."""
+        if "is-heat-source" not in self.info.predicates:
+            return set()
+        wanted = {a.predicate for a in atoms(goal)}
+        statics = {"is-heat-source": {"cooked", "hot"}, "is-freezer": {"frozen"},
+                   "is-water-source": {"filled", "contains", "saturated", "covered"}}
+        furniture = sorted(self.facts.entities(("furniture",)))
+        owners = {x for a in atoms(goal) if a.predicate in STATE_ATOMS for x in a.args
+                  if x in furniture}
+        for name, uses in statics.items():
+            if wanted & uses:
+                truth = self.initially(atom(name, f) for f in furniture)
+                owners |= {f for f in furniture if truth[atom(name, f)]}
+        return {s for f in owners for s in self.graph.object(f).surfaces
+                if s in self.facts.types}
 
     def _items(self, goal: Goal) -> set[str]:
         """The items a plan may need to move: those in a positive literal, or in a

@@ -29,7 +29,141 @@ STATE_PREDICATES = """\
     (filled ?o - (either furniture movable) ?s - substance)
     (contains ?o - (either furniture movable) ?s - substance)
     (saturated ?o - (either furniture movable) ?s - substance)
-    (attached ?o ?x - (either furniture movable))"""
+    (attached ?o ?x - (either furniture movable))
+    ; static: what the state actions need (fdc.sim_bridge.world.transitions's categories)
+    (is-heat-source ?o - (either furniture movable))
+    (is-freezer ?o - (either furniture movable))
+    (is-water-source ?o - (either furniture movable))
+    (is-cleaning-tool ?o - (either furniture movable))
+    ; the floor of an item's inside (a bowl's, an ashcan's)
+    (floor-of ?t - item-top ?o - movable)"""
+
+#: The actions that change BEHAVIOR's states: the embedded world's transition rules
+#: (`fdc.sim_bridge.world.transitions`, whose `PLAN_ACTIONS` maps each to its rule).
+STATE_ACTIONS = """
+  ; put the held item inside an item that has an inside (a bowl, an ashcan: `on` its
+  ; floor, which `inside-of` reads) whatever its type, the robot at that floor
+  (:action navigate-to-item-inside
+    :parameters (?to - item-top ?i - movable ?r - room)
+    :precondition (and (floor-of ?to ?i) (in-room ?i ?r) (not (holding ?i)))
+    :effect (and
+      (forall (?s - surface) (when (not (= ?s ?to)) (not (robot-at-receptacle ?s))))
+      (forall (?x - room) (when (not (= ?x ?r)) (not (robot-in-room ?x))))
+      (forall (?o - movable) (not (robot-at-object ?o)))
+      (robot-at-receptacle ?to)
+      (robot-in-room ?r)
+      (forall (?h - movable) (when (holding ?h) (in-room ?h ?r)))
+      (forall (?h - movable ?x - room)
+        (when (and (holding ?h) (not (= ?x ?r))) (not (in-room ?h ?x))))
+      (increase (total-cost) 1)))
+  (:action place-in-item
+    :parameters (?o - movable ?t - item-top ?i - movable)
+    :precondition (and (holding ?o) (not (= ?o ?i)) (floor-of ?t ?i) (fits ?o ?t)
+      (robot-at-receptacle ?t))
+    :effect (and
+      (on ?o ?t)
+      (forall (?r - room) (when (in-room ?i ?r) (in-room ?o ?r)))
+      (forall (?r - room) (when (not (in-room ?i ?r)) (not (in-room ?o ?r))))
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+  ; BEHAVIOR's state changes: the embedded world's rules (fdc.sim_bridge.world.transitions)
+  (:action toggle-on
+    :parameters (?f - furniture ?s - furniture-surface)
+    :precondition (and (surface-of ?s ?f) (robot-at-receptacle ?s) (not (is-powered-on ?f)))
+    :effect (and (is-powered-on ?f) (not (is-powered-off ?f)) (increase (total-cost) 1)))
+  (:action toggle-on-item
+    :parameters (?o - movable)
+    :precondition (and (holding ?o) (not (is-powered-on ?o)))
+    :effect (and (is-powered-on ?o) (not (is-powered-off ?o)) (increase (total-cost) 1)))
+  (:action toggle-off
+    :parameters (?f - furniture ?s - furniture-surface)
+    :precondition (and (surface-of ?s ?f) (robot-at-receptacle ?s) (is-powered-on ?f))
+    :effect (and (not (is-powered-on ?f)) (is-powered-off ?f) (increase (total-cost) 1)))
+  (:action toggle-off-item
+    :parameters (?o - movable)
+    :precondition (and (holding ?o) (is-powered-on ?o))
+    :effect (and (not (is-powered-on ?o)) (is-powered-off ?o) (increase (total-cost) 1)))
+  (:action cook
+    :parameters (?o - movable ?s - surface ?h - furniture)
+    :precondition (and (on ?o ?s) (surface-of ?s ?h) (is-heat-source ?h) (is-powered-on ?h)
+      (robot-at-receptacle ?s))
+    :effect (and (cooked ?o) (hot ?o) (not (frozen ?o)) (increase (total-cost) 1)))
+  (:action heat
+    :parameters (?o - movable ?s - surface ?h - furniture)
+    :precondition (and (on ?o ?s) (surface-of ?s ?h) (is-heat-source ?h) (is-powered-on ?h)
+      (robot-at-receptacle ?s))
+    :effect (and (hot ?o) (not (frozen ?o)) (increase (total-cost) 1)))
+  (:action freeze
+    :parameters (?o - movable ?s - surface ?f - furniture)
+    :precondition (and (on ?o ?s) (surface-of ?s ?f) (is-freezer ?f) (robot-at-receptacle ?s))
+    :effect (and (frozen ?o) (not (hot ?o)) (increase (total-cost) 1)))
+  (:action fill
+    :parameters (?o - movable ?s - furniture-surface ?w - furniture)
+    :precondition (and (holding ?o) (surface-of ?s ?w) (is-water-source ?w)
+      (robot-at-receptacle ?s))
+    :effect (and (filled ?o water) (contains ?o water) (increase (total-cost) 1)))
+  (:action soak
+    :parameters (?o - movable ?s - furniture-surface ?w - furniture)
+    :precondition (and (holding ?o) (surface-of ?s ?w) (is-water-source ?w)
+      (robot-at-receptacle ?s))
+    :effect (and (saturated ?o water) (increase (total-cost) 1)))
+  (:action wash
+    :parameters (?o - movable ?x - substance ?s - furniture-surface ?w - furniture)
+    :precondition (and (holding ?o) (covered ?o ?x) (surface-of ?s ?w) (is-water-source ?w)
+      (robot-at-receptacle ?s))
+    :effect (and (not (covered ?o ?x)) (increase (total-cost) 1)))
+  (:action wipe
+    :parameters (?f - furniture ?t - movable ?x - substance ?s - furniture-surface)
+    :precondition (and (holding ?t) (is-cleaning-tool ?t) (covered ?f ?x) (surface-of ?s ?f)
+      (robot-at-receptacle ?s))
+    :effect (and (not (covered ?f ?x)) (increase (total-cost) 1)))
+  (:action wipe-item
+    :parameters (?o ?t - movable ?x - substance)
+    :precondition (and (holding ?t) (is-cleaning-tool ?t) (covered ?o ?x) (not (= ?o ?t))
+      (robot-at-object ?o))
+    :effect (and (not (covered ?o ?x)) (increase (total-cost) 1)))
+  (:action pour
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (contains ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (contains ?b ?x) (filled ?b ?x) (increase (total-cost) 1)))
+  (:action spread
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (contains ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action pour-filled
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (filled ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (contains ?b ?x) (filled ?b ?x) (increase (total-cost) 1)))
+  (:action spread-filled
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (filled ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action spread-on-furniture
+    :parameters (?a - movable ?f - furniture ?x - substance ?s - furniture-surface)
+    :precondition (and (holding ?a) (contains ?a ?x) (surface-of ?s ?f) (robot-at-receptacle ?s))
+    :effect (and (covered ?f ?x) (increase (total-cost) 1)))
+  (:action fold
+    :parameters (?o - movable)
+    :precondition (and (holding ?o) (not (folded ?o)))
+    :effect (and (folded ?o) (not (unfolded ?o)) (increase (total-cost) 1)))
+  (:action unfold
+    :parameters (?o - movable)
+    :precondition (and (holding ?o) (folded ?o))
+    :effect (and (not (folded ?o)) (unfolded ?o) (increase (total-cost) 1)))
+  (:action attach
+    :parameters (?o ?x - movable)
+    :precondition (and (holding ?o) (not (= ?o ?x)) (robot-at-object ?x))
+    :effect (and (attached ?o ?x) (increase (total-cost) 1)))
+  (:action attach-to-furniture
+    :parameters (?o - movable ?f - furniture ?s - furniture-surface)
+    :precondition (and (holding ?o) (surface-of ?s ?f) (robot-at-receptacle ?s))
+    :effect (and (attached ?o ?f) (increase (total-cost) 1)))
+  (:action detach
+    :parameters (?o - movable ?x - (either furniture movable))
+    :precondition (and (holding ?o) (attached ?o ?x))
+    :effect (and (not (attached ?o ?x)) (increase (total-cost) 1)))
+"""
 
 
 def home_text() -> str:
@@ -116,4 +250,15 @@ def domain_text(v: Vocabulary) -> str:
             + text[end:]
     end = _section_end(text, "(:predicates")
     text = text[:end] + "\n" + STATE_PREDICATES + text[end:]
+    end = text.rstrip().rindex(")")  # the domain's own
+    actions = STATE_ACTIONS if "water" in v.substances.values() else \
+        _without_water(STATE_ACTIONS)
+    text = text[:end].rstrip() + "\n" + actions + text[end:]
     return header + text
+
+
+def _without_water(actions: str) -> str:
+    """The state actions but those that name the constant `water` (a vocabulary with no
+    such substance)."""
+    parts = actions.split("  (:action ")
+    return "  (:action ".join(p for p in parts if " water)" not in p)

@@ -18,7 +18,8 @@ from typing import Annotated
 
 from fdc.predicates.checkers.attributes import pddl_word
 from fdc.predicates.checkers.states import Thing, has_state
-from fdc.predicates.registry import Context, PddlType, fluent
+from fdc.predicates.registry import Context, ItemTop, Movable, PddlType, fluent, static
+from fdc.sim_bridge.world import transitions
 
 #: A substance (water, dust): a value.
 Substance = Annotated[str, PddlType("value")]
@@ -29,6 +30,8 @@ UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
 WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
 #: Relations between two objects, tracked as states of the first.
 RELATIONS = ("attached",)
+#: Static facts the state actions of `fdc import bddl`'s domain read.
+STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of")
 
 
 def state_name(state: str, substance: str | None = None) -> str:
@@ -111,7 +114,44 @@ def attached(ctx: Context, o: Thing, x: Thing) -> bool:
     return has_state(ctx, o, state_name("attached", x))
 
 
+# Static facts the planning abstraction's state actions read (the embedded world's rules
+# in `fdc.sim_bridge.world.transitions` test the same categories).
+@static
+def is_heat_source(ctx: Context, o: Thing) -> bool:
+    """The object cooks and heats what is on or in it while it is on (a stove, an oven, a
+    microwave): its category is one of `transitions.HEAT_SOURCES`."""
+    return transitions.is_heat_source(ctx.graph.object(o).category)
+
+
+@static
+def is_freezer(ctx: Context, o: Thing) -> bool:
+    """The object freezes what is in it (a fridge, a freezer)."""
+    return transitions.is_freezer(ctx.graph.object(o).category)
+
+
+@static
+def is_water_source(ctx: Context, o: Thing) -> bool:
+    """The object gives water (a sink): filling, soaking and washing happen beside it."""
+    return transitions.is_water_source(ctx.graph.object(o).category)
+
+
+@static
+def floor_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
+    """The surface is the floor of the item's inside (`box|inside`, a bowl's, a
+    basket's): items there are inside the item, whatever the item's type."""
+    s = ctx.graph.surface(t)
+    return s.object_id == o and s.container is not None
+
+
+@static
+def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
+    """The object wipes dust and stains off (a rag, a sponge, a brush)."""
+    return transitions.is_cleaning_tool(ctx.graph.object(o).category)
+
+
 __all__ = [
+    "RELATIONS",
+    "STATICS",
     "UNARY",
     "WITH_SUBSTANCE",
     "attached",
@@ -120,10 +160,15 @@ __all__ = [
     "cooked",
     "covered",
     "filled",
+    "floor_of",
     "folded",
     "frozen",
     "has_state",
     "hot",
+    "is_cleaning_tool",
+    "is_freezer",
+    "is_heat_source",
+    "is_water_source",
     "on_fire",
     "saturated",
     "state_name",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from fdc.sim_bridge.graph.regions import Direction, Side
 from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world import transitions
 from fdc.sim_bridge.world.live_record import LiveRecord
 from fdc.sim_bridge.world.posed import PosedGraph
 from fdc.sim_bridge.world.snapshot import SnapshotState
@@ -130,10 +131,13 @@ class EmbeddedWorld(LiveRecord):
         self._held: str | None = None
         self._poses: dict[str, ObjectPose] = dict(st.initial_poses)
         self._open: dict[str, bool] = dict(st.initial_open)
+        # object states the world has changed (`change`): object -> state name -> value
+        self._states: dict[str, dict[str, bool]] = {}
         if start is not None:
             self._agent, self._held = start.agent, start.held
             self._poses.update(start.objects)
             self._open.update(start.open)
+            self._states = {k: dict(v) for k, v in start.states.items()}
         self._step = 0
         self._walked_m = 0.0
         self._snapshots: list[Snapshot] = []
@@ -432,6 +436,24 @@ class EmbeddedWorld(LiveRecord):
         """Close what `open` opens; items inside stay and can no longer be seen."""
         return self._set_open(ident, False)
 
+    def change(self, rule: str, obj: str, other: str | None = None) -> ActionResult:
+        """Change object states by one of the transition rules
+        (`fdc.sim_bridge.world.transitions.RULES`: `toggle-on`, `cook`, `freeze`, `fill`,
+        `wipe`, `fold`, `attach` ...) on `obj` (and `other`: a substance, or the object
+        attached to), when its preconditions hold; refused with the reason otherwise."""
+        action = " ".join([rule, obj, *([other] if other else [])])
+        posed = self.state.posed
+        setting = transitions.Setting(self._graph, posed, self._held, self._states,
+                                      lambda what: self._too_far(posed, what))
+        out = transitions.apply(rule, setting, obj, other)
+        if not out.ok or out.writes is None:
+            return self._refuse(action, out.reason)
+        return self._commit(action, self.config.action_steps, states=out.writes)
+
+    def object_state(self, object_id: str, name: str) -> bool | None:
+        """A state the world has changed (`change`); None: the scene's holds."""
+        return self._states.get(object_id, {}).get(name)
+
     def stop(self) -> ActionResult:
         """Declare arrival (checkers count targets at stops); the world goes on."""
         return self._commit("stop", self.config.action_steps)
@@ -625,9 +647,12 @@ class EmbeddedWorld(LiveRecord):
     def _commit(self, action: str, steps: int, held: Any = _KEEP,
                 poses: dict[str, ObjectPose] | None = None,
                 open_updates: dict[str, bool] | None = None, surface_id: str | None = None,
-                placement: Placement | None = None) -> ActionResult:
+                placement: Placement | None = None,
+                states: Mapping[str, Mapping[str, bool]] | None = None) -> ActionResult:
         if self._step + steps > self.clock.steps_per_day:
             return self._refuse(action, self._late(steps))
+        for obj, values in (states or {}).items():
+            self._states[obj] = {**self._states.get(obj, {}), **values}
         if held is not _KEEP:
             self._held = held
             self._arrangement += 1
@@ -655,7 +680,8 @@ class EmbeddedWorld(LiveRecord):
         self._snapshots.append(Snapshot.model_construct(
             step=self._step, time_min=self.clock.time_at(self._step), action=action,
             agent=self._agent, held=self._held, objects=dict(self._poses),
-            open=dict(self._open), path_length_m=self._walked_m))
+            open=dict(self._open), path_length_m=self._walked_m,
+            states={k: dict(v) for k, v in self._states.items()}))
         self._state = None
 
     def _carried(self, pose: ObjectPose, agent: AgentPose) -> ObjectPose:

@@ -20,7 +20,10 @@ fdc-home says:
   ...`: in cell `?c` of `?s`; `place-around ?o ?a ...`: next to `?a`; `place-at-side ?o ?a
   ?d ?s ...`: on side `?d` of `?a` in the words of the robot where it stands (as the
   `at-side` checker judges it); `place-between ?o ?a ?b ...`: between `?a` and `?b`;
-  `place-inside ?o ?c ...`: inside the container `?c`;
+  `place-inside ?o ?c ...`: inside the container `?c`; bddl-home's `place-in-item ?o ?t
+  ?i`: inside the item `?i` (on its floor `?t`);
+- bddl-home's state changes (`transitions.PLAN_ACTIONS`: `cook`, `fill`, `wipe` ...):
+  the world's `change` by the rule each names;
 - `open ?f ?s`, `close ?f ?s`: open or close every container of `?f`.
 
 A placement may give the pose where the item went when the plan was found
@@ -66,6 +69,7 @@ from fdc.sim_bridge.graph.navigation import path_length
 from fdc.sim_bridge.graph.placement import Relation, place
 from fdc.sim_bridge.graph.regions import RING, STEP, Direction, Side
 from fdc.sim_bridge.world.embedded import LONG_DAY, ActionResult, EmbeddedWorld, side_of
+from fdc.sim_bridge.world.transitions import PLAN_ACTIONS
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.navigation import StandingPoint
@@ -79,6 +83,9 @@ ARITY: dict[str, int] = {
     "pick-from-floor-outside": 1, "place": 4, "place-on-item": 3, "place-in-cell": 5,
     "place-around": 5, "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2,
     "close": 2,
+    "place-in-item": 3, "navigate-to-item-inside": 3,  # bddl-home's: an item's inside
+    # bddl-home's state changes (`transitions.PLAN_ACTIONS`)
+    **{name: arity for name, (_r, _o, _x, arity) in PLAN_ACTIONS.items()},
 }
 
 #: What starts a plan line's comment (PDDL's: a plan file's comment). The oracle's plans
@@ -347,6 +354,11 @@ def _act(world: EmbeddedWorld, step: PlanStep, spot: int) -> ActionResult:
         return world.place(args[1], Relation.BETWEEN, second=args[2])
     if name == "place-inside":
         return world.place(args[1], Relation.INSIDE)
+    if name == "place-in-item":
+        return world.place(args[2], Relation.INSIDE)
+    if name in PLAN_ACTIONS:
+        rule, obj, other, _arity = PLAN_ACTIONS[name]
+        return world.change(rule, args[obj], None if other is None else args[other])
     return world.open(args[0]) if name == "open" else world.close(args[0])
 
 

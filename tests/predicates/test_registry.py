@@ -208,9 +208,9 @@ def test_every_fdc_home_predicate_and_function_has_a_checker() -> None:
     d = domain(path.read_text())
     assert signature_problems(d.predicates, d.functions) == []
     # the rest are BEHAVIOR's object states, which `fdc import bddl`'s domains declare
-    from fdc.predicates.checkers.object_states import RELATIONS, UNARY, WITH_SUBSTANCE
+    from fdc.predicates.checkers.object_states import RELATIONS, STATICS, UNARY, WITH_SUBSTANCE
 
-    behavior = {*UNARY, "unfolded", *WITH_SUBSTANCE, *RELATIONS}
+    behavior = {*UNARY, "unfolded", *WITH_SUBSTANCE, *RELATIONS, *STATICS}
     declared = {p.name for p in d.predicates} | {f.name for f in d.functions}
     assert not behavior & declared
     assert len(declared) + len(behavior) == len(default_registry())

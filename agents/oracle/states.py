@@ -1,0 +1,235 @@
+"""The manipulation oracle's object-state changes: how `TracePlanner` makes a state atom
+(`cooked`, `filled`, `covered` ...) true or false with the embedded world's transition
+rules (`fdc.sim_bridge.world.transitions`), through the agent action `change`.
+
+- `is-powered-on` / `-off`: a held item is toggled in the hand, furniture from one of its
+  surfaces;
+- `cooked`, `hot`: the item is put on (or in) a heat source, the source toggled on, the
+  item cooked (heated) there;
+- `frozen`: the item is put in a freezer (a fridge) and frozen there;
+- `filled`, `contains`, `saturated` with water: the item, held, is filled (soaked) at a
+  water source; with another substance (`filled`, `contains`, `covered`): an item that
+  contains it is held and poured (spread) on the item or furniture;
+- not `covered`: a held item is washed at a water source, else wiped with a cleaning tool;
+  furniture is wiped with a cleaning tool;
+- `folded`, `unfolded`: the item is held and folded (unfolded);
+- `attached`: the item is held and attached to the other by it; not `attached`: detached.
+
+See docs/agents.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from fdc.agents.actions import ActionName, AgentAction
+from fdc.agents.oracle.errors import Unsolvable
+from fdc.predicates.goal import GAtom, to_pddl
+from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world import transitions as T
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from fdc.agents.oracle.trace import TracePlanner
+
+#: The state predicates the oracle changes.
+STATE_PREDICATES = frozenset({
+    "is-powered-on", "is-powered-off", "cooked", "hot", "frozen", "filled", "contains",
+    "saturated", "covered", "folded", "unfolded", "attached",
+})
+
+
+class StateMaker:
+    """Makes state atoms true or false for a `TracePlanner`."""
+
+    def __init__(self, planner: TracePlanner) -> None:
+        self.p = planner
+        self.env = planner.env
+
+    # ----- the world -------------------------------------------------------------------
+    def kind(self, x: str) -> Kind:
+        return self.env.graph.object(x).kind
+
+    def find(self, test: Callable[[str], bool], kinds: tuple[Kind, ...]) -> list[str]:
+        """The objects of the scene whose category passes `test`, sorted."""
+        return sorted(o.id for o in self.env.graph.objects()
+                      if o.kind in kinds and test(o.category))
+
+    def holds(self, a: GAtom) -> bool:
+        return self.p.holds_now(a)
+
+    def change(self, rule: str, target: str, other: str | None = None) -> None:
+        self.env.step(AgentAction(action=ActionName.CHANGE, target=target, rule=rule,
+                                  other=other))
+        last = self.env.records[-1]
+        if not last.ok:
+            raise Unsolvable(f"{rule} {target}: {last.reason}")
+
+    def hold(self, item: str) -> None:
+        """`item` in the hand (what the hand holds first put away)."""
+        held = self.env.world.held_object()
+        if held == item:
+            return
+        if held is not None:
+            self.p.move_away(held, [])
+        self.p.fetch(item)
+
+    def go_to(self, what: str) -> None:
+        """Walk within reach of an object: furniture at one of its surfaces (its first
+        open one), an item at what it stands on (or beside it on the floor)."""
+        if self.env.reachable(what):
+            return
+        if self.kind(what) is Kind.MOVABLE:
+            self.p.act(ActionName.GO_TO, what)
+            return
+        posed = self.env.world.state.posed
+        surfaces = posed.surfaces(what)
+        if not surfaces:
+            raise Unsolvable(f"`{what}` has no surface to walk to")
+        s = next((x for x in surfaces if x.container is None or x.is_open), surfaces[0])
+        self.p.act(ActionName.GO_TO, s.id)
+
+    def set_down_on(self, item: str, place: str) -> None:
+        """Put `item` on a surface of `place` (inside it when it has no top)."""
+        posed = self.env.world.state.posed
+        tops = [s for s in posed.surfaces(place) if s.container is None]
+        relation = "on-top-of" if tops else "inside-of"
+        a = GAtom(predicate=relation, args=(item, place))
+        if not self.holds(a):
+            self.p.make_true(a)
+
+    def resting_on(self, item: str, test: Callable[[str], bool]) -> str | None:
+        posed = self.env.world.state.posed
+        s = posed.parent_surface(item)
+        return s.object_id if s is not None and test(self.env.graph.object(s.object_id)
+                                                       .category) else None
+
+    # ----- the atoms -------------------------------------------------------------------
+    def make(self, a: GAtom, positive: bool) -> None:
+        """Make `a` hold (`positive`) or not, then put down what the hand holds (a tool,
+        the item filled or folded) where a surface takes it, so that the next move has a
+        free hand."""
+        self._make(a, positive)
+        held = self.env.world.held_object()
+        if held is not None:
+            with contextlib.suppress(Unsolvable):  # no surface takes it: the hand keeps it
+                self.p.move_away(held, [])
+
+    def _make(self, a: GAtom, positive: bool) -> None:
+        p, args = a.predicate, a.args
+        if p == "is-powered-off":
+            p, positive = "is-powered-on", not positive
+        if p == "unfolded":
+            p, positive = "folded", not positive
+        x = args[0]
+        if p == "is-powered-on":
+            self.toggle(x, positive)
+        elif p in ("cooked", "hot") and positive:
+            self.on_heat(x, "cook" if p == "cooked" else "heat")
+        elif p == "frozen" and positive:
+            self.freeze(x)
+        elif p in ("filled", "contains", "saturated") and positive:
+            self.fill(x, args[1], p)
+        elif p == "covered":
+            if positive:
+                self.pour(x, args[1], "spread")
+            else:
+                self.clean(x, args[1])
+        elif p == "folded":
+            self.hold(x)
+            self.change("fold" if positive else "unfold", x)
+        elif p == "attached":
+            self.attach(x, args[1], positive)
+        else:
+            what = "" if positive else "not "
+            raise Unsolvable(f"{what}{to_pddl(a)}: no state change makes it so")
+
+    def toggle(self, x: str, on: bool) -> None:
+        rule = "toggle-on" if on else "toggle-off"
+        if self.kind(x) is Kind.MOVABLE:
+            self.hold(x)
+        else:
+            self.go_to(x)
+        self.change(rule, x)
+
+    def on_heat(self, x: str, rule: str) -> None:
+        source = self.resting_on(x, T.is_heat_source)
+        if source is None:
+            sources = self.find(T.is_heat_source, (Kind.FURNITURE, Kind.ARTICULATED))
+            if not sources:
+                raise Unsolvable(f"no heat source in the scene to {rule} `{x}` on")
+            source = sources[0]
+            self.set_down_on(x, source)
+        self.go_to(source)
+        if not self.holds(GAtom(predicate="is-powered-on", args=(source,))):
+            self.change("toggle-on", source)
+        self.change(rule, x)
+
+    def freeze(self, x: str) -> None:
+        source = self.resting_on(x, T.is_freezer)
+        if source is None:
+            sources = self.find(T.is_freezer, (Kind.FURNITURE, Kind.ARTICULATED))
+            if not sources:
+                raise Unsolvable(f"no freezer in the scene to freeze `{x}` in")
+            source = sources[0]
+            self.set_down_on(x, source)
+        self.go_to(x)
+        self.change("freeze", x)
+
+    def water(self) -> str:
+        sources = self.find(T.is_water_source, (Kind.FURNITURE, Kind.ARTICULATED))
+        if not sources:
+            raise Unsolvable("no water source (a sink) in the scene")
+        return sources[0]
+
+    def fill(self, x: str, substance: str, state: str) -> None:
+        if T.word(substance) == T.WATER and self.kind(x) is Kind.MOVABLE:
+            self.hold(x)
+            self.go_to(self.water())
+            self.change("soak" if state == "saturated" else "fill", x)
+            return
+        if state == "saturated":
+            raise Unsolvable(f"`{x}` can be soaked with water only")
+        self.pour(x, substance, "pour")
+
+    def source_of(self, substance: str, but: str) -> str:
+        """An item that contains the substance (or is filled with it) now."""
+        for o in sorted(self.env.graph.objects(), key=lambda o: o.id):
+            if o.kind is Kind.MOVABLE and o.id != but and any(
+                    self.holds(GAtom(predicate=p, args=(o.id, substance)))
+                    for p in ("contains", "filled")):
+                return o.id
+        raise Unsolvable(f"no item contains {substance} to pour or spread")
+
+    def pour(self, x: str, substance: str, rule: str) -> None:
+        src = self.source_of(substance, x)
+        self.hold(src)
+        self.go_to(x)
+        self.change(rule, x, substance)
+
+    def clean(self, x: str, substance: str) -> None:
+        movable = self.kind(x) is Kind.MOVABLE
+        sinks = self.find(T.is_water_source, (Kind.FURNITURE, Kind.ARTICULATED))
+        if movable and sinks:
+            self.hold(x)
+            self.go_to(sinks[0])
+            self.change("wash", x, substance)
+            return
+        tools = [t for t in self.find(T.is_cleaning_tool, (Kind.MOVABLE,)) if t != x]
+        if not tools:
+            raise Unsolvable(f"no cleaning tool (a rag, a sponge) and no water source to "
+                             f"clean `{x}`")
+        self.hold(tools[0])
+        self.go_to(x)
+        self.change("wipe", x, substance)
+
+    def attach(self, x: str, other: str, on: bool) -> None:
+        self.hold(x)
+        if on:
+            self.go_to(other)
+        self.change("attach" if on else "detach", x, other)
+
+
+__all__ = ["STATE_PREDICATES", "StateMaker"]

@@ -1,0 +1,198 @@
+"""The embedded world's object-state transitions (`EmbeddedWorld.change`, the rules of
+`fdc.sim_bridge.world.transitions`): each rule refuses when its preconditions do not hold,
+with the reason, and changes nothing; when they hold, the state it writes is what the
+predicate's checker reads, in the world and in the recorded snapshot."""
+
+from __future__ import annotations
+
+import pytest
+
+from fdc.predicates.builtin import default_registry
+from fdc.predicates.registry import Context
+from fdc.sim_bridge.graph.scene_graph import SceneGraph
+from fdc.sim_bridge.world.embedded import EmbeddedWorld
+from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.transitions import PLAN_ACTIONS, RULES
+from tests.sim_bridge.helpers import graph, obj, on_top, room
+
+ITEM = (0.08, 0.08, 0.08)
+
+
+def kitchen() -> SceneGraph:
+    """A stove, a freezer, a sink and a table in a row; on the table an apple covered
+    with dust, a rag, a jar of salt, a towel, a camera; a tripod on the floor."""
+    top = 0.9
+    return graph(
+        [
+            obj("stove", "stove", (1.0, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture"),
+            obj("freezer", "freezer", (2.5, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture"),
+            obj("sink", "sink", (4.0, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture",
+                attributes={"state": "covered:stain"}),
+            obj("table", "table", (5.5, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+            on_top("apple", "apple", (5.1, 0.5), top, ITEM,
+                   attributes={"state": "covered:dust"}),
+            on_top("rag", "rag", (5.3, 0.5), top, (0.1, 0.1, 0.02)),
+            on_top("jar", "jar", (5.5, 0.5), top, ITEM, attributes={"state": "contains:salt"}),
+            on_top("towel", "towel", (5.7, 0.5), top, (0.1, 0.1, 0.02)),
+            on_top("camera", "camera", (5.9, 0.5), top, ITEM),
+            on_top("tripod", "tripod", (6.5, 2.0), 0.0, (0.2, 0.2, 0.3)),
+        ],
+        rooms=[room("kitchen", "kitchen", 0, 0, 7, 4)],
+    )
+
+
+def holds(world: EmbeddedWorld, predicate: str, *args: str) -> bool:
+    """The predicate's checker on the world now and on its last recorded snapshot."""
+    reg = default_registry()
+    now = reg.evaluate(predicate, args, Context(graph=world.graph, state=world))
+    recorded = reg.evaluate(predicate, args, Context(
+        graph=world.graph, state=SnapshotState(world.graph, world.snapshots[-1])))
+    assert now == recorded, (predicate, args)
+    return bool(now)
+
+
+def refused(world: EmbeddedWorld, rule: str, obj_: str, other: str | None, why: str) -> None:
+    before = len(world.snapshots)
+    res = world.change(rule, obj_, other)
+    assert not res.ok and why in res.reason, res.reason
+    assert len(world.snapshots) == before  # nothing changed
+
+
+def done(world: EmbeddedWorld, rule: str, obj_: str, other: str | None = None) -> None:
+    res = world.change(rule, obj_, other)
+    assert res.ok, res.reason
+
+
+@pytest.fixture
+def world() -> EmbeddedWorld:
+    return EmbeddedWorld(kitchen())
+
+
+def fetch(world: EmbeddedWorld, item: str) -> None:
+    assert world.navigate("table|top").ok
+    assert world.pick(item).ok
+
+
+def put_on(world: EmbeddedWorld, surface: str) -> None:
+    assert world.navigate(surface).ok
+    res = world.place(surface)
+    assert res.ok, res.reason
+
+
+def test_toggle_on_and_off(world: EmbeddedWorld) -> None:
+    refused(world, "toggle-on", "stove", None, "out of reach")
+    assert world.navigate("stove|top").ok
+    done(world, "toggle-on", "stove")
+    assert holds(world, "is-powered-on", "stove") and not holds(world, "is-powered-off", "stove")
+    refused(world, "toggle-on", "stove", None, "already on")
+    done(world, "toggle-off", "stove")
+    assert holds(world, "is-powered-off", "stove")
+    refused(world, "toggle-off", "stove", None, "already off")
+
+
+def test_cook_and_heat_need_a_heat_source_that_is_on(world: EmbeddedWorld) -> None:
+    fetch(world, "apple")
+    refused(world, "cook", "apple", None, "in the hand")
+    put_on(world, "table|top")
+    refused(world, "cook", "apple", None, "not on or in a heat source")
+    fetch(world, "apple")
+    put_on(world, "stove|top")
+    refused(world, "cook", "apple", None, "is off: toggle it on first")
+    done(world, "toggle-on", "stove")
+    assert not holds(world, "cooked", "apple")
+    done(world, "cook", "apple")
+    assert holds(world, "cooked", "apple") and holds(world, "hot", "apple")
+    done(world, "heat", "apple")
+    assert holds(world, "hot", "apple")
+
+
+def test_freeze_in_a_freezer(world: EmbeddedWorld) -> None:
+    refused(world, "freeze", "apple", None, "not in a freezer")
+    fetch(world, "apple")
+    put_on(world, "freezer|top")
+    done(world, "freeze", "apple")
+    assert holds(world, "frozen", "apple") and not holds(world, "hot", "apple")
+
+
+def test_fill_and_soak_at_a_water_source(world: EmbeddedWorld) -> None:
+    refused(world, "fill", "jar", None, "not in the hand")
+    fetch(world, "jar")
+    refused(world, "fill", "jar", None, "no water source")
+    assert world.navigate("sink|top").ok
+    done(world, "fill", "jar")
+    assert holds(world, "filled", "jar", "water") and holds(world, "contains", "jar", "water")
+    assert not holds(world, "saturated", "jar", "water")
+    done(world, "soak", "jar")
+    assert holds(world, "saturated", "jar", "water")
+
+
+def test_wash_and_wipe_remove_what_covers(world: EmbeddedWorld) -> None:
+    assert holds(world, "covered", "apple", "dust")  # the scene's state
+    fetch(world, "apple")
+    refused(world, "wash", "apple", "dust", "no water source")
+    refused(world, "wash", "apple", "stain", "no water source")
+    assert world.navigate("sink|top").ok
+    refused(world, "wash", "apple", "stain", "not covered with stain")
+    done(world, "wash", "apple", "dust")
+    assert not holds(world, "covered", "apple", "dust")
+    # the sink's stain: wiped with the rag, not with the apple
+    refused(world, "wipe", "sink", "stain", "no cleaning tool")
+    put_on(world, "table|top")
+    assert world.pick("rag").ok
+    refused(world, "wipe", "sink", "stain", "out of reach")
+    assert world.navigate("sink|top").ok
+    done(world, "wipe", "sink", "stain")
+    assert not holds(world, "covered", "sink", "stain")
+    refused(world, "wipe", "sink", "stain", "not covered")
+
+
+def test_pour_and_spread_from_the_held_item(world: EmbeddedWorld) -> None:
+    refused(world, "pour", "apple", "salt", "the hand is empty")
+    fetch(world, "towel")
+    refused(world, "spread", "apple", "salt", "contains no salt")
+    put_on(world, "table|top")
+    assert world.pick("jar").ok
+    done(world, "spread", "apple", "salt")
+    assert holds(world, "covered", "apple", "salt")
+    done(world, "pour", "apple", "salt")
+    assert holds(world, "contains", "apple", "salt") and holds(world, "filled", "apple", "salt")
+
+
+def test_fold_and_unfold(world: EmbeddedWorld) -> None:
+    refused(world, "fold", "towel", None, "not in the hand")
+    fetch(world, "towel")
+    refused(world, "unfold", "towel", None, "already unfolded")
+    done(world, "fold", "towel")
+    assert holds(world, "folded", "towel") and not holds(world, "unfolded", "towel")
+    refused(world, "fold", "towel", None, "already folded")
+    done(world, "unfold", "towel")
+    assert holds(world, "unfolded", "towel")
+
+
+def test_attach_and_detach(world: EmbeddedWorld) -> None:
+    fetch(world, "camera")
+    refused(world, "attach", "camera", "camera", "to itself")
+    refused(world, "attach", "camera", "tripod", "out of reach")
+    assert world.navigate("tripod").ok
+    done(world, "attach", "camera", "tripod")
+    assert holds(world, "attached", "camera", "tripod")
+    refused(world, "attach", "camera", "tripod", "already attached")
+    done(world, "detach", "camera", "tripod")
+    assert not holds(world, "attached", "camera", "tripod")
+    refused(world, "detach", "camera", "tripod", "not attached")
+
+
+def test_unknown_rules_and_objects_are_refused(world: EmbeddedWorld) -> None:
+    refused(world, "melt", "apple", None, "no state change `melt`")
+    refused(world, "cook", "pizza", None, "no `pizza`")
+
+
+def test_states_carry_over_from_a_start_snapshot(world: EmbeddedWorld) -> None:
+    fetch(world, "towel")
+    done(world, "fold", "towel")
+    again = EmbeddedWorld(world.graph, start=world.snapshots[-1])
+    assert holds(again, "folded", "towel")
+
+
+def test_every_planning_action_names_a_rule() -> None:
+    assert {rule for rule, *_ in PLAN_ACTIONS.values()} == set(RULES)
