@@ -204,7 +204,8 @@ class PlanningWorld(PlanningScene):
             return f"the embedded world refuses action {replay.refused}: {replay.reason}"
         if reached is not None and not reached(replay.snapshots[-1]):
             return "the goal is not judged reached at the end of the world's replay"
-        return PlanResult("solved", "oracle", 0.0, len(steps), steps)
+        return PlanResult("solved", "oracle", 0.0, len(steps), steps, replay=replay,
+                          replayed=list(steps))
 
     def _lacks(self, step: PlanStep) -> str | None:
         """What the abstraction lacks to take a plan step at all (no such action, a

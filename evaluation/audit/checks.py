@@ -304,8 +304,10 @@ def _process_checks(record: TaskRecord, entry: TemplateEntry, models: SceneModel
             world = models.worlds.planning(entry, start)
             if world.graph is not models.graph:  # not the world the oracle's check acts in
                 oracle = TaskOracle(record, world.graph, world.start)
+            # the oracle's trace is the certificate where the abstraction and the world
+            # accept it (as `fdc validate --solve`'s): the planner only where it is not
             res = world.certify(problem, options.timeout_s, options.planner, reached,
-                                oracle.plan)
+                                oracle.plan, trace_first=True)
             if res.status != "solved":
                 cause = f" ({res.cause})" if res.cause else ""
                 out["plan"] = disagree(f"{res.planner}: {res.status}{cause}: {res.message}")
