@@ -154,27 +154,29 @@ class StateMaker:
             self.go_to(x)
         self.change(rule, x)
 
-    def on_heat(self, x: str, rule: str) -> None:
-        source = self.resting_on(x, T.is_heat_source)
+    def set_down_at(self, x: str, test: Callable[[str], bool], missing: str) -> str:
+        """The piece of furniture `x` rests on that passes `test` (a heat source, a
+        freezer), else the first such piece of the scene, `x` put down on it there;
+        none in the scene: `Unsolvable` saying `missing`."""
+        source = self.resting_on(x, test)
         if source is None:
-            sources = self.find(T.is_heat_source, (Kind.FURNITURE, Kind.ARTICULATED))
+            sources = self.find(test, (Kind.FURNITURE, Kind.ARTICULATED))
             if not sources:
-                raise Unsolvable(f"no heat source in the scene to {rule} `{x}` on")
+                raise Unsolvable(missing)
             source = sources[0]
             self.set_down_on(x, source)
+        return source
+
+    def on_heat(self, x: str, rule: str) -> None:
+        source = self.set_down_at(x, T.is_heat_source,
+                                  f"no heat source in the scene to {rule} `{x}` on")
         self.go_to(source)
         if not self.holds(GAtom(predicate="is-powered-on", args=(source,))):
             self.change("toggle-on", source)
         self.change(rule, x)
 
     def freeze(self, x: str) -> None:
-        source = self.resting_on(x, T.is_freezer)
-        if source is None:
-            sources = self.find(T.is_freezer, (Kind.FURNITURE, Kind.ARTICULATED))
-            if not sources:
-                raise Unsolvable(f"no freezer in the scene to freeze `{x}` in")
-            source = sources[0]
-            self.set_down_on(x, source)
+        self.set_down_at(x, T.is_freezer, f"no freezer in the scene to freeze `{x}` in")
         self.go_to(x)
         self.change("freeze", x)
 
