@@ -21,7 +21,6 @@ archive` and imports its code in place of this tree's (`audit_memory.LAUNCHER`).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
 import subprocess
@@ -31,17 +30,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import audit_memory  # a benchmark beside this one
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENE = ROOT / "examples" / "scenes" / "apartment.json"
-
-
-def _launcher() -> str:
-    spec = importlib.util.spec_from_file_location("audit_memory",
-                                                  ROOT / "benchmarks" / "audit_memory.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return str(module.LAUNCHER)
 
 
 def build_suite(folder: Path, max_per_template: int | None) -> Path:
@@ -66,7 +59,8 @@ def measure(tree: Path, suite: Path, report: Path, pixels: bool,
               "sys.stderr.write(r.stderr.decode()[-2000:] if r.returncode > 1 else ''); "
               "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
               "print(r.returncode, u.ru_utime + u.ru_stime)")
-    args = [sys.executable, "-c", _launcher(), str(tree), "-m", "fdc", "audit", str(suite),
+    args = [sys.executable, "-c", audit_memory.LAUNCHER, str(tree), "-m", "fdc", "audit",
+            str(suite),
             "--no-cache", "--jobs", "1", "--format", "json", "-o", str(report),
             "--pixels" if pixels else "--no-pixels"]
     for t in tasks:

@@ -22,13 +22,15 @@ the same command. No data file is committed: the inputs are built here.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import validate_memory  # a benchmark beside this one
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,19 +79,10 @@ for n, r in suite_records(suite):
 """
 
 
-def _validate_memory() -> Any:
-    spec = importlib.util.spec_from_file_location("validate_memory",
-                                                  ROOT / "benchmarks" / "validate_memory.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def lightweight_suite(path: Path, tasks: int) -> Path:
     """`validate_memory.lightweight_suite` with each task's scene kept (an audit needs
     its world)."""
-    return _validate_memory().lightweight_suite(path, tasks, keep_scene=True)
+    return validate_memory.lightweight_suite(path, tasks, keep_scene=True)
 
 
 def _in_tree(tree: Path, *args: str) -> list[str]:
@@ -115,7 +108,7 @@ def measure(suite: Path, output_format: str = "json", tree: Path = ROOT) -> dict
     synthetic_cache(suite, cache, tree)
     fdc = _in_tree(tree, "-m", "fdc", "audit", str(suite), "--cache", str(cache),
                    "--format", output_format, "--no-pixels")
-    return _validate_memory().run_measured(fdc, suite.with_suffix(f".{output_format}"))
+    return validate_memory.run_measured(fdc, suite.with_suffix(f".{output_format}"))
 
 
 def main(argv: list[str] | None = None) -> int:
