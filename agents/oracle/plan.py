@@ -42,11 +42,13 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     by it once more at the end, as the abstraction forgets the relations of what is
     picked), else `place-in-cell` in the cell the item went to (a plain `place` may put
     it in any cell, for the abstraction), `place-on-item` onto an item's top,
-    `place-inside` into a container item, each with the pose the oracle put the item at
-    (`At`: written `; at SURFACE X Y YAW`, and on furniture `from SIDE`, the side of the
-    surface the robot stood at, which the world's replay follows:
+    `place-inside` into a container item on furniture (`place-in-item`, bddl-home's,
+    at its floor, into one on the floor or on an item), each with the pose the oracle
+    put the item at (`At`: written `; at SURFACE X Y YAW`, and on furniture `from
+    SIDE`, the side of the surface the robot stood at, which the world's replay follows:
     `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
-    `navigate-to-item`) to each surface it picks from, places on, or opens, when it is
+    `navigate-to-item`, `navigate-to-item-inside` to the floor of an item's inside)
+    to each surface it picks from, places on, or opens, when it is
     not there; looking around is no action there.
     `Unsolvable` when the oracle finds no trace."""
     trace = oracle_actions(task, graph, after)
@@ -146,6 +148,10 @@ class _PlanWriter:
         if owner.kind is not Kind.MOVABLE:
             return [PlanStep("navigate-to-receptacle", (surface, owner.id, f"{owner.room}"))]
         room = self.room_of(owner.id)
+        if self.graph.surface(surface).container is not None:  # the floor of its inside
+            if room is None:
+                raise Unsolvable(f"`{owner.id}` is in no room")
+            return [PlanStep("navigate-to-item-inside", (surface, owner.id, room))]
         return [PlanStep("navigate-to-item", (surface, owner.id, room)) if room else
                 PlanStep("navigate-to-item-outside", (surface, owner.id))]
 
@@ -269,13 +275,17 @@ class _PlanWriter:
         w, _, _, z = pose.orientation
         put = At(on, pose.position[0], pose.position[1], 2 * math.atan2(z, w))
         if owner.kind is Kind.MOVABLE:  # on an item's top, or inside a container item
-            if posed.surface(on).container is not None:
-                under = posed.support_of(owner.id)
-                if under is None:
-                    raise Unsolvable(f"`{owner.id}` stands on no surface")
+            under = posed.support_of(owner.id)
+            if posed.surface(on).container is not None and under is not None and \
+                    self.graph.object(posed.surface(under).object_id).kind \
+                    is not Kind.MOVABLE:
                 self.steps += self.walk(under)
                 self.steps.append(PlanStep("place-inside", (held, owner.id, under,
                                                             *self.furniture(under)), put))
+            elif posed.surface(on).container is not None:
+                # a container on the floor or on an item: bddl-home's action, at its floor
+                self.steps += self.walk(on)
+                self.steps.append(PlanStep("place-in-item", (held, on, owner.id), put))
             else:
                 self.steps += self.walk(on)
                 self.steps.append(PlanStep("place-on-item", (held, on, owner.id), put))

@@ -254,7 +254,38 @@ def domain_text(v: Vocabulary) -> str:
     actions = STATE_ACTIONS if "water" in v.substances.values() else \
         _without_water(STATE_ACTIONS)
     text = text[:end].rstrip() + "\n" + actions + text[end:]
-    return header + text
+    return header + _pick_guards(text)
+
+
+#: What stands on an item's top keeps it from being picked (fdc-home's `pick`); in
+#: bddl-home, what lies on the floor of its inside too (an item in an ashcan, a carton:
+#: `floor-of`), as the embedded world refuses to pick an item that carries anything.
+_CARRIES = "(forall (?t - item-top ?x - movable) (imply (top-of ?t ?o) (not (on ?x ?t))))"
+_CARRIES_ANY = ("(forall (?t - item-top ?x - movable)\n"
+                "        (imply (or (top-of ?t ?o) (floor-of ?t ?o)) (not (on ?x ?t))))")
+#: `pick` from an item's top or inside (a tupperware's) only while the articulated
+#: furniture the item stands in is open: the world refuses to pick an item inside a
+#: closed container at any depth (`PosedState.enclosing_container`); the abstraction
+#: sees one level of item, and `on`, which the checkers judge through the levels.
+_PICK_OPEN = "(imply (and (= ?x ?s) (surface-of ?x ?g)) (is-open ?g)))"
+_PICK_OPEN_ANY = (
+    "(imply (and (surface-of ?x ?g) (or (= ?x ?s) (on ?o ?x))) (is-open ?g)))\n"
+    "      (forall (?t - item-top ?i - movable ?x - receptacle ?g - articulated)\n"
+    "        (imply (and (= ?t ?s) (or (top-of ?t ?i) (floor-of ?t ?i)) (on ?i ?x)\n"
+    "                    (surface-of ?x ?g))\n"
+    "          (is-open ?g)))")
+
+
+def _pick_guards(text: str) -> str:
+    """fdc-home's picks with bddl-home's guards (`_CARRIES_ANY`, `_PICK_OPEN_ANY`)."""
+    head = text.index("(:action pick\n")
+    end = text.index("(:action pick-from-floor\n")
+    pick = text[head:end]
+    assert pick.count(_PICK_OPEN) == 1, "fdc-home's pick guards its receptacle"
+    pick = pick.replace(_PICK_OPEN, _PICK_OPEN_ANY)
+    text = text[:head] + pick + text[end:]
+    assert text.count(_CARRIES) == 3, "fdc-home's three picks guard an item's top"
+    return text.replace(_CARRIES, _CARRIES_ANY)
 
 
 def _without_water(actions: str) -> str:

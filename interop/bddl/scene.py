@@ -93,6 +93,8 @@ class _Thing:
     size: tuple[float, float, float] = DEFAULT_ITEM
     holds: int = 0  # the goal puts this many things inside it
     carries: int = 0  # the goal puts this many things on it
+    goal_in: list[str] = field(default_factory=list)  # the synsets the goal puts in it
+    goal_on: list[str] = field(default_factory=list)  # ... and on it
 
 
 @dataclass(frozen=True)
@@ -142,10 +144,11 @@ class _Builder:
             if role == FURNITURE and _under(cat, ARTICULATED, vocab, home):
                 role = ARTICULATED  # fdc-home's `wardrobe`: it opens
             self.things[inst] = _Thing(inst, synset, cat, role, ident)
-        inside, ontop = goal_holders(activity)
+        inside, ontop = goal_placements(activity)
         for t in self.things.values():
-            t.holds = inside.get(t.synset, 0)
-            t.carries = ontop.get(t.synset, 0)
+            t.goal_in = inside.get(t.synset, [])
+            t.goal_on = ontop.get(t.synset, [])
+            t.holds, t.carries = len(t.goal_in), len(t.goal_on)
 
     def _facts(self) -> list[tuple[bool, list[str]]]:
         out = []
@@ -274,12 +277,21 @@ def goal_holders(activity: Activity) -> tuple[dict[str, int], dict[str, int]]:
     """The synsets the goal puts things `inside` and `ontop` of, each with how many
     things it may have to take (every instance of the synsets put there): a box with a
     floor and a platform of that size, so that the goal can come true."""
+    inside, ontop = goal_placements(activity)
+    return ({k: len(v) for k, v in inside.items()}, {k: len(v) for k, v in ontop.items()})
+
+
+def goal_placements(activity: Activity) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The synsets the goal puts things `inside` and `ontop` of, each with the synsets
+    of the things it may have to take, one entry for each (every instance of a synset
+    put there by a quantifier): what the house sizes a box, a platform or a piece of
+    furniture for, so that the goal can come true."""
     synset_of = activity.synset_of()
     counts: dict[str, int] = {}
     for synset in synset_of.values():
         counts[synset] = counts.get(synset, 0) + 1
-    inside: dict[str, int] = {}
-    ontop: dict[str, int] = {}
+    inside: dict[str, list[str]] = {}
+    ontop: dict[str, list[str]] = {}
 
     def walk(e: Sexp, scope: dict[str, str]) -> None:
         if not isinstance(e, list) or not e:
@@ -298,7 +310,7 @@ def goal_holders(activity: Activity) -> tuple[dict[str, int], dict[str, int]]:
             if what is not None and holder is not None:
                 n = counts.get(what, 1) if e[1] in scope else 1
                 table = inside if head == "inside" else ontop
-                table[holder] = table.get(holder, 0) + n
+                table.setdefault(holder, []).extend([what] * n)
             return
         for x in e[1:]:
             walk(x, scope)
@@ -363,26 +375,59 @@ class _Layout:
         self.placed: dict[str, tuple[float, float, float, float]] = {}
         self.home = _home()
         self.twins: dict[str, int] = {}
+        self.sizing: set[str] = set()  # the items being sized (`item_size`)
         for t in b.things.values():
             self.twins[t.category] = self.twins.get(t.category, 0) + 1
 
     def item_size(self, t: _Thing) -> tuple[float, float, float]:
+        """The item's size: its category's, a box's or a platform's as large as what
+        stands in or on it needs, at the start and as the goal puts things there."""
+        if t.inst in self.sizing:  # the goal puts it inside what it holds: its own size
+            return t.size
+        self.sizing.add(t.inst)
         base = ITEMS.get(t.category.replace("-", "_"))
         sx, sy, sz = base.size if base is not None else DEFAULT_ITEM
         box = self.is_box(t)
         kids = [self.b.things[k] for k in (t.in_it + t.on_top)]
         if kids or box or t.carries:
-            sizes = [self.item_size(k) for k in kids] or [DEFAULT_ITEM]
-            pu, pv, _ = _grid(sizes, 10.0)
+            sizes = [self.item_size(k) for k in kids] + \
+                self.goal_sizes(t.goal_in if box else []) + self.goal_sizes(t.goal_on)
+            pu, pv, _ = _grid(sizes or [DEFAULT_ITEM], 10.0)
             n = max(1, len(t.in_it) + t.holds if box else 0, len(t.on_top) + t.carries)
             cols = math.ceil(math.sqrt(n))
             rows = math.ceil(n / cols)
             sx = max(sx, rows * pu + 2 * BOX_WALL + 0.06, 0.16)
             sy = max(sy, cols * pv + 2 * BOX_WALL + 0.06, 0.16)
-            inner = [self.b.things[k].size[2] for k in t.in_it] or [DEFAULT_ITEM[2]]
-            sz = max(sz, max(inner) + 0.06) if box else PLATFORM_H
+            sz = max(sz, self.inner_height(t) + 0.06) if box else PLATFORM_H
         t.size = (round(sx, 3), round(sy, 3), round(sz, 3))
+        self.sizing.discard(t.inst)
         return t.size
+
+    def goal_sizes(self, synsets: list[str]) -> list[tuple[float, float, float]]:
+        """The sizes of what the goal puts somewhere (each synset's largest instance)."""
+        out = []
+        for synset in dict.fromkeys(synsets):
+            sizes = [self.item_size(x) for x in self.b.things.values()
+                     if x.synset == synset and x.role == "movable"]
+            if sizes:
+                out.append(max(sizes, key=lambda s: (s[2], s[0] * s[1])))
+        return out
+
+    def stack_height(self, t: _Thing) -> float:
+        """How tall the item stands with what is on it at the start or the goal puts
+        on it (plastic wrap on a feta: the goal puts both in a tupperware)."""
+        on = [self.stack_height(self.b.things[k]) for k in t.on_top] + \
+            [s[2] for s in self.goal_sizes(t.goal_on)]
+        return self.item_size(t)[2] + max(on, default=0.0)
+
+    def inner_height(self, t: _Thing) -> float:
+        """The height what goes inside `t` needs: its tallest stack, at the start or as
+        the goal puts things there."""
+        stacks = [self.stack_height(self.b.things[k]) for k in t.in_it]
+        for synset in dict.fromkeys(t.goal_in):
+            stacks += [self.stack_height(x) for x in self.b.things.values()
+                       if x.synset == synset and x.role == "movable" and x.inst != t.inst]
+        return max(stacks, default=DEFAULT_ITEM[2])
 
     def is_box(self, t: _Thing) -> bool:
         """An item with something inside it, that the goal puts something in, or of a
@@ -396,15 +441,16 @@ class _Layout:
 
     def furniture_size(self, t: _Thing) -> tuple[float, float, float]:
         sx, sy, sz = ARTICULATED_SIZE if t.role == ARTICULATED else FURNITURE_SIZE
-        for kids, more in ((t.on_top, t.carries), (t.in_it, t.holds)):
-            if not kids and not more:
+        for kids, goal in ((t.on_top, t.goal_on), (t.in_it, t.goal_in)):
+            if not kids and not goal:
                 continue
-            sizes = [self.item_size(self.b.things[k]) for k in kids] or [DEFAULT_ITEM]
-            _pu, pv, rows = _grid(sizes, sx - (0.16 if kids is t.in_it else 0.1))
-            cols = math.ceil((len(kids) + more) / rows)
+            sizes = [self.item_size(self.b.things[k]) for k in kids] + self.goal_sizes(goal)
+            _pu, pv, rows = _grid(sizes or [DEFAULT_ITEM], sx - (0.16 if kids is t.in_it
+                                                                 else 0.1))
+            cols = math.ceil((len(kids) + len(goal)) / rows)
             sy = max(sy, cols * pv + 0.2)
             if kids is t.in_it:
-                sz = max(sz, max(s[2] for s in sizes) + 0.25)
+                sz = max(sz, self.inner_height(t) + 0.25)
         t.size = (sx, round(sy, 3), round(sz, 3))
         return t.size
 

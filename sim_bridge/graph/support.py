@@ -177,8 +177,10 @@ def match_supports(
     `max_gap_m` of the surface and its footprint overlapping the surface polygon by more
     than `min_overlap` of the smaller area; the nearest height wins, then the larger
     overlap, then the lower surface index. `surface_owner[s]` is the index of the object
-    carrying surface s (-1: none of these objects), so nothing rests on itself;
-    `candidates` masks the objects to match (default: all)."""
+    carrying surface s (-1: none of these objects), so nothing rests on itself, nor on
+    an object whose bottom is above its own (the floor of a box put inside a box on
+    the floor lies within `max_gap_m` above the outer box's bottom: the outer box does
+    not rest on it); `candidates` masks the objects to match (default: all)."""
     import shapely
 
     n = len(footprints)
@@ -188,7 +190,11 @@ def match_supports(
     tree = shapely.STRtree(surface_polygons)
     oi, si = tree.query(footprints, predicate="intersects")
     gap = bottoms[oi] - surface_z[si]
-    ok = (np.abs(gap) <= config.max_gap_m) & (surface_owner[si] != oi)
+    owner = surface_owner[si]
+    below = np.ones(len(si), dtype=bool)
+    known = owner >= 0
+    below[known] = bottoms[owner[known]] <= bottoms[oi[known]] + 1e-6
+    ok = (np.abs(gap) <= config.max_gap_m) & (owner != oi) & below
     if candidates is not None:
         ok &= candidates[oi]
     oi, si, gap = oi[ok], si[ok], gap[ok]
