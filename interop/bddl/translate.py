@@ -556,7 +556,7 @@ def translate(activity: Activity, vocab: Vocabulary) -> Template:
     if tr.approximations:
         desc += " (" + "; ".join(tr.approximations) + ")"
     lines = [f"(define (template {name})", "  (:domain bddl-home)", "  (:category bddl)",
-             "  (:tags behavior bddl manipulation)", f'  (:description "{desc}.")']
+             "  (:tags behavior bddl manipulation outcome)", f'  (:description "{desc}.")']
     if params:
         lines.append("  (:parameters " + " ".join(
             f"{t.name} - {vocab.type_of(t.synset)}" for t in params) + ")")
