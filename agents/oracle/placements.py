@@ -213,6 +213,19 @@ def destinations(env: ManipulationEnv, atom: GAtom, state: SnapshotState | None 
             return []
         floors = posed.containers_of(args[1]) or posed.surfaces(args[1])
         return [Spot(t.id, []) for t in floors]
+    if p == "next-to":  # on a piece of furniture (its surfaces: over it, within its
+        # height); beside an item, on the surface it rests on, its regions first (the
+        # spots that hug it: `placements` keeps those the checker judges next to it)
+        if item == args[1]:
+            return []
+        if g.object(args[1]).kind is not Kind.MOVABLE:
+            return [Spot(t.id, []) for t in posed.surfaces(args[1])
+                    if t.container is None or t.is_open]
+        s = posed.support_of(args[1])
+        if s is None:
+            return []
+        out = [Spot(s, [r.id]) for r in listed_regions(posed, s) if r.anchor_id == args[1]]
+        return out + [Spot(s, [])] + [Spot(s, [c.id]) for c in posed.cells(s)]
     if p == "same-surface":  # where the other item rests (anywhere, else a cell)
         s = posed.support_of(args[1])
         if s is None or item == args[1]:

@@ -90,8 +90,10 @@ class _PlanWriter:
     def __init__(self, task: TaskRecord, graph: SceneGraph, env: ManipulationEnv) -> None:
         self.task, self.graph, self.env = task, graph, env
         self.registry = default_registry()
-        self.wanted = [a for a in atoms(expand_counts(task.goal, current().goal_atoms))
+        goal_atoms = atoms(expand_counts(task.goal, current().goal_atoms))
+        self.wanted = [a for a in goal_atoms
                        if a.predicate in self.registry.placed_in_region()]
+        self.next_to = [a for a in goal_atoms if a.predicate == "next-to"]
         self.steps: list[PlanStep | _FurniturePlacement] = []
         self.at: str | None = None  # the surface the robot is at, in the abstraction
         self.last: dict[str, int] = {}  # item -> the step of its last furniture placement
@@ -154,6 +156,28 @@ class _PlanWriter:
             return [PlanStep("navigate-to-item-inside", (surface, owner.id, room))]
         return [PlanStep("navigate-to-item", (surface, owner.id, room)) if room else
                 PlanStep("navigate-to-item-outside", (surface, owner.id))]
+
+    def next_to_made(self, item: str, on: str) -> PlanStep | None:
+        """bddl-home's placement that makes a `next-to` of the goal's about `item`,
+        just put on furniture surface `on`, when one holds now: `place-next-to` on a
+        surface of the furniture it names, `place-next-to-item` beside an item on
+        `on` (None: neither)."""
+        world = self.env.world
+        posed = world.state.posed
+        ctx = self.context()
+        pose = world.object_pose(item)
+        w, _, _, z = pose.orientation
+        put = At(on, pose.position[0], pose.position[1], 2 * math.atan2(z, w),
+                 side_of(posed.surface(on), world.agent_pose()))
+        owner, room = self.furniture(on)
+        for a in self.next_to:
+            if a.args[0] != item or not self.registry.evaluate(a.predicate, a.args, ctx):
+                continue
+            if a.args[1] == owner:
+                return PlanStep("place-next-to", (item, owner, on, room), put)
+            if posed.support_of(a.args[1]) == on:
+                return PlanStep("place-next-to-item", (item, a.args[1], on, owner, room), put)
+        return None
 
     def placing(self, item: str, on: str, rel: GAtom | None, pose: At) -> PlanStep:
         """The placement of `item` on furniture surface `on` that makes `rel` (None: a
@@ -294,6 +318,11 @@ class _PlanWriter:
         self.steps += self.walk(on)
         # where the robot stood: `at-side` is judged in its words there
         put = replace(put, side=side_of(posed.surface(on), world.agent_pose()))
+        beside = self.next_to_made(held, on)
+        if beside is not None:
+            self.last.pop(held, None)
+            self.steps.append(beside)
+            return
         made = self.made_by(held, on)  # a relation the placement makes (a step of a sequence)
         # else in the cell it went to: the abstraction then knows it is in no other
         # (a plain `place` may put it in any, as for the cups put down beside the

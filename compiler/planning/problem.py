@@ -562,8 +562,10 @@ class PlanningScene:
         statics = {"is-heat-source": {"cooked", "hot"}, "is-freezer": {"frozen"},
                    "is-water-source": {"filled", "contains", "saturated", "covered"}}
         furniture = sorted(self.facts.entities(("furniture",)))
-        owners = {x for a in atoms(goal) if a.predicate in STATE_ATOMS for x in a.args
-                  if x in furniture}
+        # the furniture a state atom names, and that a `next-to` puts an item by
+        # (`place-next-to`: on one of its surfaces)
+        owners = {x for a in atoms(goal) if a.predicate in STATE_ATOMS | {"next-to"}
+                  for x in a.args if x in furniture}
         for name, uses in statics.items():
             if wanted & uses:
                 truth = self.initially(atom(name, f) for f in furniture)

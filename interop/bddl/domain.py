@@ -67,6 +67,52 @@ STATE_ACTIONS = """
       (hand-empty)
       (not (holding ?o))
       (increase (total-cost) 1)))
+  ; BEHAVIOR's `nextto` (the `next-to` checker): the held item put on a surface of the
+  ; piece of furniture (over it, within its height: next to it for the checker), or
+  ; beside an item on the surface it rests on, at the free spot nearest it (the world's
+  ; `around`); picking either item up forgets it (`pick`)
+  (:action place-next-to
+    :parameters (?o - movable ?x - furniture ?s - furniture-surface ?r - room)
+    :precondition (and
+      (holding ?o)
+      (robot-at-receptacle ?s)
+      (fits ?o ?s)
+      (surface-of ?s ?x)
+      (furniture-in-room ?x ?r)
+      (forall (?y - receptacle ?g - articulated)
+        (imply (and (= ?y ?s) (surface-of ?y ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (next-to ?o ?x)
+      (forall (?y - receptacle) (when (= ?y ?s) (inside ?o ?y)))
+      (in-room ?o ?r)
+      (forall (?y - room) (when (not (= ?y ?r)) (not (in-room ?o ?y))))
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+  (:action place-next-to-item
+    :parameters (?o ?a - movable ?s - furniture-surface ?f - furniture ?r - room)
+    :precondition (and
+      (holding ?o)
+      (not (= ?o ?a))
+      (on ?a ?s)
+      (robot-at-receptacle ?s)
+      (fits ?o ?s)
+      (surface-of ?s ?f)
+      (furniture-in-room ?f ?r)
+      (forall (?y - receptacle ?g - articulated)
+        (imply (and (= ?y ?s) (surface-of ?y ?g)) (is-open ?g))))
+    :effect (and
+      (on ?o ?s)
+      (next-to ?o ?a)
+      (forall (?y - receptacle) (when (= ?y ?s) (inside ?o ?y)))
+      (in-room ?o ?r)
+      (forall (?y - room) (when (not (= ?y ?r)) (not (in-room ?o ?y))))
+      (on-furniture ?o)
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
   ; BEHAVIOR's state changes: the embedded world's rules (fdc.sim_bridge.world.transitions)
   (:action toggle-on
     :parameters (?f - furniture ?s - furniture-surface)
@@ -276,8 +322,17 @@ _PICK_OPEN_ANY = (
     "          (is-open ?g)))")
 
 
+#: What every pick of fdc-home's forgets of the item, and bddl-home's picks `next-to`
+#: too (either item moved: `place-next-to` makes it again).
+_FORGETS = "      (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))\n"
+_FORGETS_NEXT = (
+    "      (forall (?y - furniture) (not (next-to ?o ?y)))\n"
+    "      (forall (?y - movable) (and (not (next-to ?o ?y)) (not (next-to ?y ?o))))\n")
+
+
 def _pick_guards(text: str) -> str:
-    """fdc-home's picks with bddl-home's guards (`_CARRIES_ANY`, `_PICK_OPEN_ANY`)."""
+    """fdc-home's picks with bddl-home's guards (`_CARRIES_ANY`, `_PICK_OPEN_ANY`) and
+    their forgetting `next-to` (`_FORGETS_NEXT`)."""
     head = text.index("(:action pick\n")
     end = text.index("(:action pick-from-floor\n")
     pick = text[head:end]
@@ -285,7 +340,8 @@ def _pick_guards(text: str) -> str:
     pick = pick.replace(_PICK_OPEN, _PICK_OPEN_ANY)
     text = text[:head] + pick + text[end:]
     assert text.count(_CARRIES) == 3, "fdc-home's three picks guard an item's top"
-    return text.replace(_CARRIES, _CARRIES_ANY)
+    assert text.count(_FORGETS) == 3, "fdc-home's three picks forget `around`"
+    return text.replace(_CARRIES, _CARRIES_ANY).replace(_FORGETS, _FORGETS + _FORGETS_NEXT)
 
 
 def _without_water(actions: str) -> str:

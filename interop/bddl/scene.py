@@ -144,7 +144,8 @@ class _Builder:
             if role == FURNITURE and _under(cat, ARTICULATED, vocab, home):
                 role = ARTICULATED  # fdc-home's `wardrobe`: it opens
             self.things[inst] = _Thing(inst, synset, cat, role, ident)
-        inside, ontop = goal_placements(activity)
+        self.nextto: list[tuple[str, str, int]] = []
+        inside, ontop = goal_placements(activity, self.nextto)
         for t in self.things.values():
             t.goal_in = inside.get(t.synset, [])
             t.goal_on = ontop.get(t.synset, [])
@@ -281,11 +282,15 @@ def goal_holders(activity: Activity) -> tuple[dict[str, int], dict[str, int]]:
     return ({k: len(v) for k, v in inside.items()}, {k: len(v) for k, v in ontop.items()})
 
 
-def goal_placements(activity: Activity) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | None = None
+                    ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The synsets the goal puts things `inside` and `ontop` of, each with the synsets
     of the things it may have to take, one entry for each (every instance of a synset
     put there by a quantifier): what the house sizes a box, a platform or a piece of
-    furniture for, so that the goal can come true."""
+    furniture for, so that the goal can come true. What the goal puts `nextto` an item
+    it puts somewhere goes there too; each `nextto` (the synsets and how many) is
+    added to `nextto` when given."""
+    nextto = [] if nextto is None else nextto
     synset_of = activity.synset_of()
     counts: dict[str, int] = {}
     for synset in synset_of.values():
@@ -304,19 +309,30 @@ def goal_placements(activity: Activity) -> tuple[dict[str, list[str]], dict[str,
                     inner[str(d[0])] = str(d[2])
             walk(e[-1], inner)
             return
-        if head in ("inside", *ON) and len(e) == 3 and all(isinstance(x, str) for x in e[1:]):
+        if head in ("inside", "nextto", *ON) and len(e) == 3 and \
+                all(isinstance(x, str) for x in e[1:]):
             what = scope.get(e[1]) or synset_of.get(str(e[1]).lstrip("?"))
             holder = scope.get(e[2]) or synset_of.get(str(e[2]).lstrip("?"))
             if what is not None and holder is not None:
                 n = counts.get(what, 1) if e[1] in scope else 1
+                if head == "nextto":
+                    beside.append((what, holder, n))
+                    return
                 table = inside if head == "inside" else ontop
                 table.setdefault(holder, []).extend([what] * n)
             return
         for x in e[1:]:
             walk(x, scope)
 
+    beside: list[tuple[str, str, int]] = []  # nextto: on what the anchor goes on
     for c in activity.goal:
         walk(c, {})
+    for what, anchor, n in beside:  # beside an item the goal puts somewhere: there too
+        for t in (inside, ontop):
+            for holder, kids in t.items():
+                if holder != anchor and anchor in kids:
+                    kids.extend([what] * n)
+    nextto.extend(beside)
     return inside, ontop
 
 
@@ -376,14 +392,15 @@ class _Layout:
         self.home = _home()
         self.twins: dict[str, int] = {}
         self.sizing: set[str] = set()  # the items being sized (`item_size`)
+        self.sized: set[str] = set()  # ... and those sized
         for t in b.things.values():
             self.twins[t.category] = self.twins.get(t.category, 0) + 1
 
     def item_size(self, t: _Thing) -> tuple[float, float, float]:
         """The item's size: its category's, a box's or a platform's as large as what
         stands in or on it needs, at the start and as the goal puts things there."""
-        if t.inst in self.sizing:  # the goal puts it inside what it holds: its own size
-            return t.size
+        if t.inst in self.sized or t.inst in self.sizing:  # sized once (the goal may
+            return t.size  # put it on what it carries: a plate on a plate)
         self.sizing.add(t.inst)
         base = ITEMS.get(t.category.replace("-", "_"))
         sx, sy, sz = base.size if base is not None else DEFAULT_ITEM
@@ -401,6 +418,7 @@ class _Layout:
             sz = max(sz, self.inner_height(t) + 0.06) if box else PLATFORM_H
         t.size = (round(sx, 3), round(sy, 3), round(sz, 3))
         self.sizing.discard(t.inst)
+        self.sized.add(t.inst)
         return t.size
 
     def goal_sizes(self, synsets: list[str]) -> list[tuple[float, float, float]]:
@@ -478,6 +496,7 @@ class _Layout:
         for t in b.things.values():
             if t.parent is None and t.role == "movable" and t.beside is None:
                 t.parent = f"floor:{b.room_of(t)}"
+        self.make_room_beside()
         # floor items: a grid in the middle of each room, beside-chains in a row
         floor: dict[str, list[_Thing]] = {}
         for t in b.things.values():
@@ -493,6 +512,27 @@ class _Layout:
                 o.parent = o.parent or f"floor:{room}"
                 self.item_size(o)
         return floor
+
+    def make_room_beside(self) -> None:
+        """Room for what the goal puts `nextto` a piece of furniture (on it) or an item
+        the goal leaves where it is (on what that item stands on or in)."""
+        b = self.b
+        placed = {x for t in b.things.values() for x in (*t.goal_in, *t.goal_on)}
+        for what, anchor, n in b.nextto:
+            if anchor in placed:
+                continue  # `goal_placements` counted it where the anchor goes
+            for t in [x for x in b.things.values() if x.synset == anchor][:1]:
+                if t.role in (FURNITURE, ARTICULATED):
+                    t.goal_on = [*t.goal_on, *[what] * n]
+                    t.carries = len(t.goal_on)
+                elif t.parent is not None and not t.parent.startswith("floor:"):
+                    p = b.things[t.parent]
+                    if t.inside:
+                        p.goal_in = [*p.goal_in, *[what] * n]
+                        p.holds = len(p.goal_in)
+                    else:
+                        p.goal_on = [*p.goal_on, *[what] * n]
+                        p.carries = len(p.goal_on)
 
     def build(self, seed: int) -> Scene:
         b = self.b

@@ -552,12 +552,15 @@ def regularised_distance(a: Items, b: Items) -> np.ndarray:
 
 
 @fluent
+@means(relocates="a", any_surface=True)
 def next_to(ctx: Context, a: Things, b: Things, *, next_to_m: float = 0.5,
             next_to_vertical_m: float = 0.1) -> Bools:
     """The two objects stand next to each other, as Habitat's `obj_next_to` judges it:
     their boxes overlap in height (with `next_to_vertical_m` of slack) and the
     size-regularised horizontal distance between their centres is at most `next_to_m`.
-    An object is not next to itself."""
+    An object is not next to itself. An item on a surface of the other object (a piece
+    of furniture's top or shelf, an item's top) is next to it: its centre lies over
+    the other's box, its bottom within its height."""
     a, b = list(a), list(b)
     ba, bb = boxes(ctx, a), boxes(ctx, b)
     top_a = 2 * ba.centre[:, 2] - ba.bottom

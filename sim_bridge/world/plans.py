@@ -21,7 +21,9 @@ fdc-home says:
   ?d ?s ...`: on side `?d` of `?a` in the words of the robot where it stands (as the
   `at-side` checker judges it); `place-between ?o ?a ?b ...`: between `?a` and `?b`;
   `place-inside ?o ?c ...`: inside the container `?c`; bddl-home's `place-in-item ?o ?t
-  ?i`: inside the item `?i` (on its floor `?t`);
+  ?i`: inside the item `?i` (on its floor `?t`); bddl-home's `place-next-to ?o ?x ?s ?r`:
+  on the surface `?s` of the furniture `?x`, and `place-next-to-item ?o ?a ?s ...`:
+  beside `?a` (`around`: the free spot nearest it);
 - bddl-home's state changes (`transitions.PLAN_ACTIONS`: `cook`, `fill`, `wipe` ...):
   the world's `change` by the rule each names;
 - `open ?f ?s`, `close ?f ?s`: open or close every container of `?f`.
@@ -84,6 +86,7 @@ ARITY: dict[str, int] = {
     "place-around": 5, "place-at-side": 6, "place-between": 6, "place-inside": 5, "open": 2,
     "close": 2,
     "place-in-item": 3, "navigate-to-item-inside": 3,  # bddl-home's: an item's inside
+    "place-next-to": 4, "place-next-to-item": 5,  # bddl-home's: `next-to`
     # bddl-home's state changes (`transitions.PLAN_ACTIONS`)
     **{name: arity for name, (_r, _o, _x, arity) in PLAN_ACTIONS.items()},
 }
@@ -95,7 +98,7 @@ COMMENT = ";"
 #: The placements that put an item on a surface: the parameter (from 0) naming it.
 SURFACE_ARG: dict[str, int] = {
     "place": 1, "place-in-cell": 1, "place-around": 2, "place-at-side": 3,
-    "place-between": 3,
+    "place-between": 3, "place-next-to": 2, "place-next-to-item": 2,
 }
 
 #: A surface's cells but the centre (the plain spot nearest it comes first), the corners
@@ -338,6 +341,10 @@ def _act(world: EmbeddedWorld, step: PlanStep, spot: int) -> ActionResult:
         return world.place(args[1], Relation.IN_CELL, cell=CELLS[spot - 1])
     if name in ("place", "place-on-item"):
         return world.place(args[1], Relation.ON)
+    if name == "place-next-to":  # on a surface of the piece of furniture
+        return world.place(args[2], Relation.ON)
+    if name == "place-next-to-item":  # beside the item: the free spot nearest it
+        return world.place(args[1], Relation.AROUND)
     if name == "place-in-cell":
         return world.place(args[1], Relation.IN_CELL, cell=args[2])
     if name == "place-around":
