@@ -148,3 +148,44 @@ def test_the_audit_survives_items_that_carry_each_other(tmp_path: Path) -> None:
     _code, out = _cli("audit", suite, "--no-pixels")
     assert "internal error" not in out and "RecursionError" not in out, out
     assert "audited 1 task(s)" in out, out
+
+
+#: Corpus activities that put an item in or on an item, or take it from there: the
+#: house sized for what the goal puts in a box, stacked in it too (`mailing_letters`'s
+#: envelopes, `store_feta_cheese`'s feta wrapped in a tupperware), no pick of an item
+#: that carries something on its floor (`putting_away_games`'s carton) nor of one in a
+#: box inside a closed fridge (`cook_brussels_sprouts`).
+PLACEMENT_ACTIVITIES = ("mailing_letters", "store_feta_cheese", "putting_away_games",
+                        "cook_brussels_sprouts")
+
+
+def test_placements_in_and_on_items_are_agreed_on(tmp_path: Path) -> None:
+    """Before: the world refused what the abstraction allowed (a pick of a carton with a
+    puzzle in it, of a sprout in a tupperware in a closed fridge; an envelope 16 cm tall
+    into a mailbox 14 cm deep) and the oracle found no placement."""
+    for name in PLACEMENT_ACTIVITIES:
+        suite = _corpus_task(tmp_path, name)
+        code, out = _cli("audit", suite, "--no-pixels")
+        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+
+
+def test_next_to_is_planned_acted_out_and_agreed_on(tmp_path: Path) -> None:
+    """BDDL's `nextto`: money next to a cash register (on it: `place-next-to`), a fork
+    next to a plate on the table (beside it: `place-next-to-item`). Before: the planner
+    found the goal unreachable and the oracle had no action that changes `next-to`."""
+    for name in ("buy_used_gardening_equipment", "setting_the_table"):
+        suite = _corpus_task(tmp_path, name)
+        assert "next-to" in suite.read_text()
+        code, out = _cli("audit", suite, "--no-pixels")
+        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+
+
+def test_imported_tasks_are_outcome_tasks(tmp_path: Path) -> None:
+    """BDDL's goals are outcomes: the step budget counts the items to move, as
+    ManiTaskGen's outcome tasks (before: 20 actions for 8 T-shirts, the oracle's trace
+    33 long)."""
+    suite = _corpus_task(tmp_path, "distributing_event_T_shirts")
+    record = json.loads(suite.read_text().splitlines()[0])
+    assert "outcome" in record["tags"]
+    code, out = _cli("audit", suite, "--no-pixels")
+    assert code == 0 and "0 disagreement(s)" in out, out

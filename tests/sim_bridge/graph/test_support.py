@@ -109,3 +109,25 @@ def test_rooms_by_polygon_and_lookups() -> None:
     assert [o.id for o in g.by_category("sofa")] == ["sofa"]
     assert g.entity("kitchen").category == "kitchen"
     assert g.entity("table|top").object_id == "table"
+
+
+def test_nothing_rests_on_what_stands_inside_it() -> None:
+    """A box on the floor with a box inside it (an envelope in a mailbox): the inner box's
+    floor lies 4 cm above the outer box's bottom, within the gap the support rule allows,
+    and the outer box was matched to it (the world then measured the mailbox's room under
+    the envelope's floor and refused a second envelope); a support is never above the
+    bottom of what it carries."""
+    import numpy as np
+    import shapely
+
+    from fdc.sim_bridge.graph.support import SupportConfig, match_supports
+
+    outer = shapely.box(0.0, 0.0, 0.66, 0.66)
+    inner = shapely.box(0.1, 0.1, 0.34, 0.34)
+    footprints = np.array([outer, inner], dtype=object)
+    bottoms = np.array([0.0, 0.02])
+    floors = np.array([shapely.box(0.02, 0.02, 0.64, 0.64), shapely.box(0.12, 0.12, 0.32, 0.32)],
+                      dtype=object)
+    parent = match_supports(footprints, bottoms, floors, np.array([0.02, 0.04]),
+                            np.array([0, 1]), SupportConfig())
+    assert parent.tolist() == [-1, 0]  # before: [1, 0], the mailbox on the envelope's floor
