@@ -43,8 +43,10 @@ def test_relocating_answers_what_RELOCATING_said() -> None:
     # compiler/start_checks.py's RELOCATING (also agents/env.py's, evaluation's RELOCATIONS)
     assert REG.relocating() == frozenset({"on", "in-cell", "inside", "around", "at-side",
                                           "between", "in-room", "on-furniture",
-                                          "same-surface", "on-top-of", "inside-of"})
-    # PARTNR's whole-object relations joined (an item is put on or in the object)
+                                          "same-surface", "on-top-of", "inside-of",
+                                          "next-to"})
+    # PARTNR's whole-object relations joined (an item is put on or in the object), and
+    # `next-to` (BDDL's `nextto`: an item put on or beside the object)
 
 
 def test_anchored_answers_what_ANCHORED_said() -> None:
@@ -59,7 +61,8 @@ def test_packed_answers_what_PACKED_said() -> None:
 
 def test_spread_answers_what_SPREAD_said() -> None:
     # agents/oracle/trace.py's SPREAD
-    assert REG.spread() == frozenset({"in-room", "on-furniture", "on-top-of", "inside-of"})
+    assert REG.spread() == frozenset({"in-room", "on-furniture", "on-top-of", "inside-of",
+                                      "next-to"})
 
 
 def test_viewer_relative_answers_what_VIEWED_said() -> None:
