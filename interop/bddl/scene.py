@@ -9,7 +9,8 @@ tasks on it with no OmniGibson.
   order `:init` names them (one `nextto` another: side by side); a top to put things
   on, and for articulated furniture (or any with something `inside` it) a compartment,
   open when `:init` says `open` (articulated) or always (the rest). Each piece is as
-  wide as what stands on and in it needs.
+  wide, its compartment as tall, as what stands on and in it needs, at the start and
+  as the goal puts things there (`goal_placements`).
 - Items: `ontop`/`inside` of furniture, of another item (an item with something on it
   is a platform, one with something inside it a box with a floor, sized for what it
   holds), `ontop` of a floor (on the floor of that room); `nextto` another: beside it
