@@ -289,8 +289,9 @@ def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | Non
     of the things it may have to take, one entry for each (every instance of a synset
     put there by a quantifier): what the house sizes a box, a platform or a piece of
     furniture for, so that the goal can come true. What the goal puts `nextto` an item
-    it puts somewhere goes there too; each `nextto` (the synsets and how many) is
-    added to `nextto` when given."""
+    it puts somewhere goes there too, and so does what the goal puts such an item on
+    (a pizza on a plate, the pizzas in the fridge: the plates too); each `nextto` (the
+    synsets and how many) is added to `nextto` when given."""
     nextto = [] if nextto is None else nextto
     synset_of = activity.synset_of()
     counts: dict[str, int] = {}
@@ -321,13 +322,21 @@ def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | Non
                     return
                 table = inside if head == "inside" else ontop
                 table.setdefault(holder, []).extend([what] * n)
+                if head != "inside":
+                    carried.append((what, holder, n))
             return
         for x in e[1:]:
             walk(x, scope)
 
     beside: list[tuple[str, str, int]] = []  # nextto: on what the anchor goes on
+    carried: list[tuple[str, str, int]] = []  # ontop: what carries it goes where it goes
     for c in activity.goal:
         walk(c, {})
+    for what, holder, n in carried:  # a pizza on a plate, the pizzas in the fridge: the
+        for t in (inside, ontop):  # plates in the fridge too
+            for h, kids in t.items():
+                if h not in (holder, what) and what in kids and holder not in kids:
+                    kids.extend([holder] * n)
     for what, anchor, n in beside:  # beside an item the goal puts somewhere: there too
         for t in (inside, ontop):
             for holder, kids in t.items():

@@ -156,3 +156,47 @@ def test_activity_scene_names_match_the_corpus_import() -> None:
     gen = activity_scene("folding_sheets")
     cats = {o.category for o in gen.scene.objects}
     assert "sheet-n03" in cats  # the import's name for sheet.n.03 (a second sense)
+
+
+STACKED = """(define (problem stack-0) (:domain omnigibson)
+ (:objects feta.n.01_1 - feta.n.01 plastic_wrap.n.01_1 - plastic_wrap.n.01
+   tupperware.n.01_1 - tupperware.n.01 pizza.n.01_1 pizza.n.01_2 - pizza.n.01
+   plate.n.04_1 plate.n.04_2 - plate.n.04 tablefork.n.01_1 - tablefork.n.01
+   electric_refrigerator.n.01_1 - electric_refrigerator.n.01 countertop.n.01_1 - countertop.n.01
+   floor.n.01_1 - floor.n.01 agent.n.01_1 - agent.n.01)
+ (:init (ontop feta.n.01_1 countertop.n.01_1) (ontop plastic_wrap.n.01_1 countertop.n.01_1)
+   (ontop tupperware.n.01_1 countertop.n.01_1) (ontop pizza.n.01_1 countertop.n.01_1)
+   (ontop pizza.n.01_2 countertop.n.01_1) (ontop plate.n.04_1 countertop.n.01_1)
+   (ontop plate.n.04_2 countertop.n.01_1) (ontop tablefork.n.01_1 countertop.n.01_1)
+   (inroom electric_refrigerator.n.01_1 kitchen) (inroom countertop.n.01_1 kitchen)
+   (inroom floor.n.01_1 kitchen) (ontop agent.n.01_1 floor.n.01_1))
+ (:goal (and (inside ?feta.n.01_1 ?tupperware.n.01_1)
+   (overlaid ?plastic_wrap.n.01_1 ?feta.n.01_1)
+   (forpairs (?pizza.n.01 - pizza.n.01) (?plate.n.04 - plate.n.04)
+     (ontop ?pizza.n.01 ?plate.n.04))
+   (forall (?pizza.n.01 - pizza.n.01) (inside ?pizza.n.01 ?electric_refrigerator.n.01_1))
+   (nextto ?tablefork.n.01_1 ?plate.n.04_1))))
+"""
+
+
+def test_the_house_has_room_for_what_the_goal_puts_in_and_on_things(tmp_path: Path) -> None:
+    """The goal's placements size the house: what the goal puts in the fridge (the
+    pizzas, and the plates they go on, and the fork beside a plate), a tupperware as deep
+    as the stack the goal makes in it (a feta wrapped in plastic). Before: sized for
+    `:init` alone (a tupperware 16 cm tall whose feta left 10 cm for the 10 cm wrap; a
+    fridge sized for two pizzas, not their plates)."""
+    from fdc.interop.bddl.scene import goal_placements
+
+    path = tmp_path / "stack" / "problem0.bddl"
+    path.parent.mkdir()
+    path.write_text(STACKED)
+    files = activity_files([path])
+    (activity,) = [a for a in read_activities(files) if isinstance(a, Activity)]
+    inside, _ontop = goal_placements(activity)
+    fridge = sorted(inside["electric_refrigerator.n.01"])
+    assert fridge == ["pizza.n.01"] * 2 + ["plate.n.04"] * 2 + ["tablefork.n.01"], fridge
+    gen = activity_scene(str(path))
+    size = {o.id: o.size for o in gen.scene.objects}
+    tupper = next(o for o in gen.scene.objects if o.id == "tupperware_1")
+    depth = tupper.containers[0].size[2]
+    assert depth >= size["feta_1"][2] + size["plastic_wrap_1"][2] + 0.02, (depth, size)
