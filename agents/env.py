@@ -44,7 +44,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any, Literal
 
 import gymnasium
 import numpy as np
@@ -54,17 +54,9 @@ from pydantic import ValidationError
 from fdc.agents.actions import ActionName, AgentAction
 from fdc.agents.images import draw_regions
 from fdc.compiler.suite import TaskRecord
-from fdc.predicates.algebra import children, literal
+from fdc.predicates.algebra import children, fewest_to_change
 from fdc.predicates.goal import (
-    GAnd,
-    GAtom,
-    GChecklist,
-    GCluster,
     GCount,
-    GNot,
-    GOr,
-    GTargets,
-    GThen,
     atoms,
 )
 from fdc.predicates.verify import verify_snapshots
@@ -79,7 +71,6 @@ from fdc.sim_bridge.world.statics import open_keys
 
 if TYPE_CHECKING:
     from fdc.compiler.suite import TaskRecord
-    from fdc.predicates.goal import Goal
     from fdc.predicates.verify import Verdict
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
     from fdc.sim_bridge.graph.view import SceneView
@@ -153,25 +144,8 @@ def state_changes(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
         return 0
     registry = default_registry()
     ctx = Context(graph=graph, state=EmbeddedWorld(graph, start=start).state)
-
-    def changed(g: Goal) -> frozenset[str]:
-        match g:
-            case GAtom() | GNot():
-                lit = literal(g)
-                if lit is None or lit[0].predicate not in states or not lit[0].args:
-                    return frozenset()
-                a, positive = lit
-                holds = registry.evaluate(a.predicate, a.args, ctx)
-                return frozenset({a.args[0]}) if holds == (not positive) else frozenset()
-            case GAnd():
-                return frozenset().union(*(changed(p) for p in g.parts))
-            case GOr():
-                options = [changed(p) for p in g.parts]
-                return min(options, key=len) if options else frozenset()
-            case _:
-                return frozenset().union(*(changed(p) for p in children(g)))
-
-    return len(changed(goal))
+    return len(fewest_to_change(
+        goal, states, lambda a: bool(registry.evaluate(a.predicate, a.args, ctx))))
 
 
 def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = None) -> int:
@@ -189,36 +163,21 @@ def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     if task.thresholds:
         ctx = ctx.with_thresholds(task.thresholds, registry)
 
-    def movers(g: Goal) -> frozenset[str]:
-        match g:
-            case GAtom() | GNot():
-                lit = literal(g)
-                if lit is None or lit[0].predicate not in relocating or not lit[0].args:
-                    return frozenset()
-                a, positive = lit
-                holds = registry.evaluate(a.predicate, a.args, ctx)
-                return frozenset({a.args[0]}) if holds == (not positive) else frozenset()
-            case GAnd():
-                return frozenset().union(*(movers(p) for p in g.parts))
-            case GOr():
-                options = [movers(p) for p in g.parts]
-                return min(options, key=len) if options else frozenset()
-            case GCount() if g.relation in relocating and not g.same_other:
-                # the fewest: items to bring (at least) or to take away (at most), first
-                # in order
-                true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)
-                                                  for a in (g.atom_for(x, y)
-                                                            for y in g.others or (None,)))]
-                false = [x for x in g.items if x not in true]
-                bring = max(0, g.number - len(true)) if g.op != "at-most" else 0
-                leave = max(0, len(true) - g.number) if g.op != "at-least" else 0
-                return frozenset(false[:bring] + true[:leave])
-            case GCount() | GCluster() | GTargets() | GThen() | GChecklist():
-                return frozenset()
-            case _:
-                assert_never(g)
+    def count(g: GCount) -> frozenset[str]:
+        if g.relation not in relocating or g.same_other:
+            return frozenset()
+        # the fewest: items to bring (at least) or to take away (at most), first in order
+        true = [x for x in g.items if any(registry.evaluate(g.relation, a.args, ctx)
+                                          for a in (g.atom_for(x, y)
+                                                    for y in g.others or (None,)))]
+        false = [x for x in g.items if x not in true]
+        bring = max(0, g.number - len(true)) if g.op != "at-most" else 0
+        leave = max(0, len(true) - g.number) if g.op != "at-least" else 0
+        return frozenset(false[:bring] + true[:leave])
 
-    return len(movers(task.goal))
+    return len(fewest_to_change(task.goal, relocating,
+                                lambda a: bool(registry.evaluate(a.predicate, a.args, ctx)),
+                                count=count, descend=False))
 
 
 def parse_action(action: AgentAction | Mapping[str, Any] | str) -> AgentAction | str:

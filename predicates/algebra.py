@@ -10,7 +10,7 @@ in `assert_never`, so that adding a kind is one edit mypy checks (docs/architect
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import combinations
 from typing import Literal, TypeGuard, TypeVar, assert_never
 
@@ -34,9 +34,27 @@ from fdc.predicates.goal import (
 )
 
 __all__ = [
-    "CountTooLarge", "NotExpandable", "NotExpressible", "NotNegatable", "canonical_junction",
-    "children", "conj", "disj", "expand_count", "expand_counts", "expansion_size", "fold_goal",
-    "has_count", "is_atom", "junction_parts", "literal", "map_goal", "neg", "nnf", "subgoals",
+    "CountTooLarge",
+    "NotExpandable",
+    "NotExpressible",
+    "NotNegatable",
+    "canonical_junction",
+    "children",
+    "conj",
+    "disj",
+    "expand_count",
+    "expand_counts",
+    "expansion_size",
+    "fewest_to_change",
+    "fold_goal",
+    "has_count",
+    "is_atom",
+    "junction_parts",
+    "literal",
+    "map_goal",
+    "neg",
+    "nnf",
+    "subgoals",
     "with_children",
 ]
 
@@ -325,3 +343,37 @@ def has_count(goal: Goal) -> bool:
             return any(has_count(g) for g in children(goal))
         case _:
             assert_never(goal)
+
+
+def fewest_to_change(goal: Goal, predicates: Collection[str], holds: Callable[[GAtom], bool],
+                     *, count: Callable[[GCount], frozenset[str]] | None = None,
+                     descend: bool = True) -> frozenset[str]:
+    """The fewest objects the goal makes change, as the first arguments of its literals
+    over `predicates`: those a literal is false for now (`holds`: an atom that must become
+    true, or a negated one that holds), a conjunction the union of its parts', a
+    disjunction its cheapest part's; a count `count(node)` (None: as the other kinds);
+    clusters, targets, sequences, checklists (and counts without `count`) their
+    children's union when `descend`, else nothing."""
+
+    def walk(g: Goal) -> frozenset[str]:
+        match g:
+            case GAtom() | GNot():
+                lit = literal(g)
+                if lit is None or lit[0].predicate not in predicates or not lit[0].args:
+                    return frozenset()
+                a, positive = lit
+                return frozenset({a.args[0]}) if holds(a) == (not positive) else frozenset()
+            case GAnd():
+                return frozenset().union(*(walk(p) for p in g.parts))
+            case GOr():
+                options = [walk(p) for p in g.parts]
+                return min(options, key=len) if options else frozenset()
+            case GCount() if count is not None:
+                return count(g)
+            case GCount() | GCluster() | GTargets() | GThen() | GChecklist():
+                return frozenset().union(*(walk(p) for p in children(g))) if descend \
+                    else frozenset()
+            case _:
+                assert_never(g)
+
+    return walk(goal)

@@ -8,7 +8,9 @@ See docs/scene-graph.md.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -52,6 +54,20 @@ def quaternions_to_matrices(q: npt.ArrayLike) -> Array:
 
 def quaternion_to_matrix(q: Sequence[float]) -> Array:
     return quaternions_to_matrices(q)[0]
+
+
+def rotation(q: Sequence[float]) -> Array:
+    """The rotation matrix of one quaternion [w, x, y, z], read-only: the one
+    `quaternions_to_matrices` gives, kept by the quaternion's exact bits (a world's
+    objects keep a few orientations, and a checker asks for one at a time)."""
+    return _rotation(struct.pack("4d", *q))
+
+
+@lru_cache(maxsize=1 << 14)
+def _rotation(bits: bytes) -> Array:
+    m = quaternions_to_matrices(np.frombuffer(bits, dtype=np.float64))[0]
+    m.setflags(write=False)
+    return m
 
 
 def matrix_to_quaternion(m: npt.ArrayLike) -> tuple[float, float, float, float]:

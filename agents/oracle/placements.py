@@ -6,7 +6,7 @@ See docs/agents.md."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple, assert_never
 
 from fdc.agents.env import ManipulationEnv, listed_regions, preview_place
@@ -23,8 +23,9 @@ from fdc.predicates.goal import (
     GOr,
     GTargets,
     GThen,
+    atoms,
 )
-from fdc.predicates.registry import Context
+from fdc.predicates.registry import Context, EvaluationError
 from fdc.predicates.verify import evaluate
 from fdc.sim_bridge.graph.placement import Placement, Relation, place
 from fdc.sim_bridge.scene.schema import Kind
@@ -60,8 +61,12 @@ def state_after(env: ManipulationEnv, item: str, placement: Placement,
 
 
 def truth_in(env: ManipulationEnv, state: SnapshotState | None = None,
-           thresholds: dict[str, float] | None = None) -> Callable[[Goal], bool]:
-    """A goal's truth in `state` (default: the world now)."""
+             thresholds: dict[str, float] | None = None, *, ahead: Iterable[Goal] = ()
+             ) -> Callable[[Goal], bool]:
+    """A goal's truth in `state` (default: the world now), each atom judged once. The
+    atoms of the goals `ahead` (those the caller is about to ask about) are judged at
+    once, a batched checker's one call for all of a predicate's, instead of one call
+    an atom (the same truths: a batched checker judges each row on its own)."""
 
     registry = default_registry()
     ctx = Context(graph=env.graph, state=state if state is not None else env.world.state)
@@ -69,6 +74,19 @@ def truth_in(env: ManipulationEnv, state: SnapshotState | None = None,
     if overrides:
         ctx = ctx.with_thresholds(overrides, registry)
     cache: dict[GAtom, bool] = {}
+    by: dict[str, dict[GAtom, None]] = {}
+    for g in ahead:
+        for a in atoms(g):
+            by.setdefault(a.predicate, {})[a] = None
+    for name, group in by.items():
+        checker = registry.checker(name) if name in registry else None
+        if len(group) < 2 or checker is None or not checker.batched or checker.is_function:
+            continue
+        try:
+            found = registry.evaluate_many(name, [a.args for a in group], ctx)
+        except EvaluationError:  # judged one at a time, where and if asked
+            continue
+        cache.update(zip(group, map(bool, found.tolist()), strict=True))
 
     def holds(a: GAtom, _i: int) -> bool:
         found = cache.get(a)
@@ -266,7 +284,7 @@ def clear_destinations(env: ManipulationEnv, item: str, atoms: Sequence[GAtom],
     g = env.graph
     here = posed.object(item).position if w.held_object() != item else \
         (w.agent_pose().x, w.agent_pose().y)
-    now = truth_in(env)
+    now = truth_in(env, ahead=keep)
     kept = [k for k in keep if now(k)]
     found = []
     for s in posed.surfaces():
@@ -284,7 +302,7 @@ def clear_destinations(env: ManipulationEnv, item: str, atoms: Sequence[GAtom],
         res, _, _ = preview_place(posed, item, sid, [])
         if res is None or not res.ok:
             continue
-        truth = truth_in(env, state_after(env, item, res))
+        truth = truth_in(env, state_after(env, item, res), ahead=[*atoms, *kept])
         if any(truth(a) for a in atoms) or not all(truth(k) for k in kept):
             continue
         out.append(sid)

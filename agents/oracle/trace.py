@@ -482,7 +482,7 @@ class TracePlanner:
                         break
                 if st is None:
                     continue
-                truth = truth_in(env, st)
+                truth = truth_in(env, st, ahead=keep)
                 if all(truth(k) for k in keep) and self.placeable(a, st):
                     return [AnchorMove(x, top.id, c)
                             for x, c in zip(anchors, layout, strict=True)]
@@ -501,8 +501,9 @@ class TracePlanner:
 
     def goal_parts_holding(self) -> list[Goal]:
         """The parts of the goal that hold now (a move must not break them)."""
-        now = truth_in(self.env)
-        return [k for k in junction_parts(self.goal, "and") if now(k)]
+        parts = junction_parts(self.goal, "and")
+        now = truth_in(self.env, ahead=parts)
+        return [k for k in parts if now(k)]
 
     def shift_anchor(self, a: GAtom, taken: Sequence[str]) -> AnchorMove | None:
         """The anchor of `around` or `at-side` moved to a cell of
@@ -550,7 +551,7 @@ class TracePlanner:
             if res is None or not res.ok:
                 continue
             st = state_after(env, anchor, res, base)
-            truth = truth_in(env, st)
+            truth = truth_in(env, st, ahead=keep)
             if all(truth(k) for k in keep) and self.placeable(a, st):
                 return str(c.id)
         return None

@@ -274,7 +274,7 @@ class PlanningWorld(PlanningScene):
         closed door, out of reach) is `refused` at once: the two models disagree, a
         fault to fix in the domain or the world (`fdc audit` reports it). Each `refused`
         result says why (`cause`: `Cause`)."""
-        task = replace(pp, problem=pp.problem.clone())
+        task = pp.with_problem(pp.problem.clone())
         refusals: list[Refusal] = []
         forbidden: list[str] = []
         started = time.perf_counter()

@@ -54,14 +54,21 @@ import contextlib
 import functools
 import itertools
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, assert_never
 
 from fdc.core.errors import FdcError
 from fdc.core.limits import current
-from fdc.predicates.algebra import NotExpandable, children, expand_counts, is_atom, junction_parts
+from fdc.predicates.algebra import (
+    NotExpandable,
+    children,
+    expand_counts,
+    is_atom,
+    junction_parts,
+    subgoals,
+)
 from fdc.predicates.builtin import default_registry
 from fdc.predicates.goal import (
     GAnd,
@@ -195,18 +202,56 @@ def _quiet() -> None:
 
 # --------------------------------------------------------------------------- problems
 
+#: `build`'s refusal of a goal the abstraction cannot state.
+NESTED = "a multi-goal or sequence form nested inside a step"
+
+
+def _nested_forms(goal: Goal) -> None:
+    """`PlanningError` for a multi-goal, sequence, count, cluster or checklist inside a
+    step of the goal (a sequence's steps, a multi-goal's targets, else the goal itself):
+    said by `build`, before its problem is made."""
+    steps = children(goal) if goal.kind in ("then", "targets") else (goal,)
+    for step in steps:
+        if any(g.kind in ("then", "targets", "count", "cluster", "checklist")
+               for g in subgoals(step)):
+            raise PlanningError(NESTED)
+
 
 @dataclass
 class PlanningProblem:
-    """One task's planning problem (a unified-planning `Problem`) and how it was made."""
+    """One task's planning problem and how it was made: what it keeps (`items`,
+    `left_out`), and the unified-planning `Problem` with its checkpoint action names,
+    made when first asked for (`make`): a task whose certificate is the oracle's trace
+    (checked on a problem built again with the trace's items) never needs it."""
 
     task: str
-    problem: Any
+    make: Callable[[], tuple[Any, tuple[str, ...]]] = field(repr=False, compare=False)
     items: tuple[str, ...]  # the items kept as objects
     left_out: int  # items the goal names only in literals that stay false
-    checkpoints: tuple[str, ...] = ()  # checkpoint action names (not part of the plan)
     goal: Goal | None = None  # what it was built from, to build it again with more items
     reduce: bool = True
+    _made: tuple[Any, tuple[str, ...]] | None = field(default=None, init=False, repr=False,
+                                                      compare=False)
+
+    def _built(self) -> tuple[Any, tuple[str, ...]]:
+        if self._made is None:
+            self._made = self.make()
+        return self._made
+
+    @property
+    def problem(self) -> Any:
+        return self._built()[0]
+
+    @property
+    def checkpoints(self) -> tuple[str, ...]:
+        """Checkpoint action names (not part of the plan)."""
+        return self._built()[1]
+
+    def with_problem(self, problem: Any) -> PlanningProblem:
+        """The same task on another `Problem` (a copy to change), with these checkpoints."""
+        out = replace(self)
+        out._made = (problem, self.checkpoints)
+        return out
 
 
 
@@ -318,76 +363,80 @@ class PlanningScene:
             mentioned = (mentioned - set(WHOLE)) | {"on", "inside"}
             keep |= {s for a in atoms(goal) if a.predicate in WHOLE
                      for s in self.whole_parts(a)[0]}
-        problem = self._base.clone()
-        problem.name = pddl_name(task)
-        # `place` does all that dominated actions do that can matter
-        dominated = self._dominated(mentioned) if reduce else set()
-        actions = [a for a in problem.actions if a.name not in dominated]
-        problem.clear_actions()
-        problem.add_actions(actions)
-        _set_costs(problem, {a.name: c for a, c in problem.quality_metrics[0].costs.items()
-                             if a.name not in dominated})
-        em = problem.environment.expression_manager
-        objects: dict[str, Any] = {o.name: o for o in problem.all_objects}
-        from unified_planning.model import Object
-
-        for e in sorted(keep):
-            if e in objects:
-                continue
-            t = self.facts.type_of(e)
-            assert t is not None
-            objects[e] = Object(e, problem.user_type(t), problem.environment)
-            with warnings.catch_warnings():  # a room `kitchen` of type `kitchen` (_quiet)
-                warnings.filterwarnings("ignore", "Name .* already defined", UserWarning)
-                problem.add_object(objects[e])
-        for atom_ in self._init(objects, keep, mentioned):
-            fluent = problem.fluent(atom_.predicate)
-            problem.set_initial_value(fluent(*(objects[x] for x in atom_.args)), True)
         left_out = {x for x in named if self.facts.has_type(x, ("movable",))} - items
+        _nested_forms(goal)
 
-        polar = _polar(goal)
-        cells = any(a.predicate == IN_CELL and not positive
-                    and not any(x in left_out for x in a.args) for a, positive in polar)
-        if cells:
-            _may_be_in_cell(problem)
+        def make() -> tuple[Any, tuple[str, ...]]:
+            problem = self._base.clone()
+            problem.name = pddl_name(task)
+            # `place` does all that dominated actions do that can matter
+            dominated = self._dominated(mentioned) if reduce else set()
+            actions = [a for a in problem.actions if a.name not in dominated]
+            problem.clear_actions()
+            problem.add_actions(actions)
+            _set_costs(problem, {a.name: c for a, c in problem.quality_metrics[0].costs.items()
+                                 if a.name not in dominated})
+            em = problem.environment.expression_manager
+            objects: dict[str, Any] = {o.name: o for o in problem.all_objects}
+            from unified_planning.model import Object
 
-        def expr(g: Goal, positive: bool = True) -> Any:
-            match g:
-                case GAtom():
-                    if any(x in left_out for x in g.args):
-                        return em.FALSE()  # stays false: no plan moves the item
-                    if g.predicate == SAME_SURFACE:
-                        return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
-                    if g.predicate in WHOLE:
-                        ons, ins = self.whole_parts(g)
-                        o = objects[g.args[0]]
-                        return em.Or(*(problem.fluent("on")(o, objects[s]) for s in ons),
-                                     *(problem.fluent("inside")(o, objects[c]) for c in ins))
-                    name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
-                        else g.predicate
-                    return problem.fluent(name)(*(objects[x] for x in g.args))
-                case GNot():
-                    return em.Not(expr(g.body, not positive))
-                case GAnd():
-                    return em.And(*(expr(p, positive) for p in g.parts)) if g.parts \
-                        else em.TRUE()
-                case GOr():
-                    return em.Or(*(expr(p, positive) for p in g.parts)) if g.parts \
-                        else em.FALSE()
-                case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
-                    raise PlanningError("a multi-goal or sequence form nested inside a step")
-                case _:
-                    assert_never(g)
+            for e in sorted(keep):
+                if e in objects:
+                    continue
+                t = self.facts.type_of(e)
+                assert t is not None
+                objects[e] = Object(e, problem.user_type(t), problem.environment)
+                with warnings.catch_warnings():  # a room `kitchen` of type `kitchen` (_quiet)
+                    warnings.filterwarnings("ignore", "Name .* already defined", UserWarning)
+                    problem.add_object(objects[e])
+            for atom_ in self._init(objects, keep, mentioned):
+                fluent = problem.fluent(atom_.predicate)
+                problem.set_initial_value(fluent(*(objects[x] for x in atom_.args)), True)
 
-        simplify = problem.environment.simplifier.simplify
-        problem.clear_goals()
-        checkpoints: tuple[str, ...] = ()
-        if goal.kind in ("then", "targets") or _splits(goal):
-            checkpoints = self._checkpoints(problem, goal, lambda g: simplify(expr(g)))
-        else:
-            problem.add_goal(simplify(expr(goal)))
-        return PlanningProblem(task, problem, tuple(sorted(items)), len(left_out), checkpoints,
-                               goal, reduce)
+            polar = _polar(goal)
+            cells = any(a.predicate == IN_CELL and not positive
+                        and not any(x in left_out for x in a.args) for a, positive in polar)
+            if cells:
+                _may_be_in_cell(problem)
+
+            def expr(g: Goal, positive: bool = True) -> Any:
+                match g:
+                    case GAtom():
+                        if any(x in left_out for x in g.args):
+                            return em.FALSE()  # stays false: no plan moves the item
+                        if g.predicate == SAME_SURFACE:
+                            return _same_surface(problem, objects[g.args[0]], objects[g.args[1]])
+                        if g.predicate in WHOLE:
+                            ons, ins = self.whole_parts(g)
+                            o = objects[g.args[0]]
+                            return em.Or(*(problem.fluent("on")(o, objects[s]) for s in ons),
+                                         *(problem.fluent("inside")(o, objects[c]) for c in ins))
+                        name = MAY_BE_IN_CELL if g.predicate == IN_CELL and not positive \
+                            else g.predicate
+                        return problem.fluent(name)(*(objects[x] for x in g.args))
+                    case GNot():
+                        return em.Not(expr(g.body, not positive))
+                    case GAnd():
+                        return em.And(*(expr(p, positive) for p in g.parts)) if g.parts \
+                            else em.TRUE()
+                    case GOr():
+                        return em.Or(*(expr(p, positive) for p in g.parts)) if g.parts \
+                            else em.FALSE()
+                    case GTargets() | GThen() | GCount() | GCluster() | GChecklist():
+                        raise PlanningError(NESTED)  # pragma: no cover - `_nested_forms`
+                    case _:
+                        assert_never(g)
+
+            simplify = problem.environment.simplifier.simplify
+            problem.clear_goals()
+            checkpoints: tuple[str, ...] = ()
+            if goal.kind in ("then", "targets") or _splits(goal):
+                checkpoints = self._checkpoints(problem, goal, lambda g: simplify(expr(g)))
+            else:
+                problem.add_goal(simplify(expr(goal)))
+            return problem, checkpoints
+
+        return PlanningProblem(task, make, tuple(sorted(items)), len(left_out), goal, reduce)
 
     def whole_parts(self, a: GAtom) -> tuple[list[str], list[str]]:
         """A whole-object relation's definition: the surfaces the item is `on` and the

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fdc.predicates.registry import Context, EvaluationError
-from fdc.sim_bridge.geometry import Array, box_corners, quaternions_to_matrices
+from fdc.sim_bridge.geometry import Array, box_corners, quaternions_to_matrices, rotation
 from fdc.sim_bridge.graph.feasible import SLACK_M
 
 if TYPE_CHECKING:
@@ -43,15 +43,12 @@ class Items:
 def items(ctx: Context, ids: Sequence[str]) -> Items:
     state = ctx.require_state()
     uniq = list(dict.fromkeys(ids))
-    pos = np.empty((len(uniq), 3))
-    quat = np.empty((len(uniq), 4))
-    size = np.empty((len(uniq), 3))
-    for k, ident in enumerate(uniq):
-        p = state.object_pose(ident)
-        pos[k], quat[k], size[k] = p.position, p.orientation, p.size
+    poses = [state.object_pose(ident) for ident in uniq]
+    pos = np.array([p.position for p in poses], dtype=np.float64).reshape(-1, 3)
+    size = np.array([p.size for p in poses], dtype=np.float64).reshape(-1, 3)
     index = {ident: k for k, ident in enumerate(uniq)}
     take = np.fromiter((index[i] for i in ids), dtype=np.int64, count=len(ids))
-    mats = quaternions_to_matrices(quat) if len(uniq) else np.zeros((0, 3, 3))
+    mats = np.stack([rotation(p.orientation) for p in poses]) if poses else np.zeros((0, 3, 3))
     half_z = (np.abs(mats[:, 2, :]) * size).sum(axis=1) / 2 if len(uniq) else np.zeros(0)
     held_id = state.held_object()
     return Items(

@@ -56,6 +56,8 @@ class PosedGraph:
         # `place`'s answers on this state, by relation, arguments and configuration: a
         # pure function of a view that does not change (`fdc.sim_bridge.graph.placement`)
         self.placement_memo: dict[Any, Any] = {}
+        # `anchor_regions`' answers on this state, by surface and the item left out
+        self._anchor_memo: dict[tuple[str, str | None], list[Region]] = {}
         self.agent = agent
         t = len(st.tracked)
         pos = st.positions0.copy()
@@ -288,12 +290,15 @@ class PosedGraph:
 
     def anchor_regions(self, surface_id: str, anchor: str | None = None,
                        exclude: str | None = None) -> list[Region]:
-        s = self._surfaces[surface_id]
-        ids = sorted(i for i in self._children.get(surface_id, [])
-                     if i != exclude and i != self.held)
-        fps = np.array([self.object(i).footprint for i in ids], dtype=object)
-        regions = anchor_regions(s, ids, fps, self.graph._fixed_near(s, 0.1, self._carriers(s)),
-                                 self.config.regions)
+        regions = self._anchor_memo.get((surface_id, exclude))
+        if regions is None:
+            s = self._surfaces[surface_id]
+            ids = sorted(i for i in self._children.get(surface_id, [])
+                         if i != exclude and i != self.held)
+            fps = np.array([self.object(i).footprint for i in ids], dtype=object)
+            regions = self._anchor_memo[surface_id, exclude] = anchor_regions(
+                s, ids, fps, self.graph._fixed_near(s, 0.1, self._carriers(s)),
+                self.config.regions)
         return [r for r in regions if anchor is None or r.anchor_id == anchor]
 
     # ----- navigation with current poses -----------------------------------------------

@@ -272,3 +272,26 @@ def test_a_hostile_frame_answer_is_a_value_error(answer: str) -> None:
     conversion limit: a ValueError like any bad answer (once a RecursionError)."""
     with pytest.raises(ValueError, match=r"the limit `(json_depth|number_digits)`"):
         FrameSelection.parse(answer)
+
+
+def test_truths_judged_ahead_are_those_judged_one_by_one(apartment_graph: SceneGraph) -> None:
+    from fdc.agents.oracle.placements import truth_in
+    from fdc.predicates.goal import GNot
+    from fdc.predicates.registry import EvaluationError
+
+    env = ManipulationEnv(apartment_graph)
+    env.reset(options={"task": task()})
+    surfaces = [s.id for s in apartment_graph.surfaces()][:6]
+    movers = [o.id for o in apartment_graph.objects() if o.is_movable][:5]
+    parts: list[Goal] = [atom("on", m, s) for m in movers for s in surfaces]
+    parts += [GNot(body=atom("in-cell", m, s, "front-left")) for m in movers for s in surfaces]
+    parts.append(ON)
+    truths = [truth_in(env)(p) for p in parts]
+    assert any(truths[:30]) and not all(truths[:30])
+    assert [truth_in(env, ahead=parts)(p) for p in parts] == truths
+    # an atom no checker can judge spoils no batch: it fails when asked, as before
+    bad = atom("on", "soap_0", "no_such|top")
+    ahead = truth_in(env, ahead=[*parts, bad])
+    assert [ahead(p) for p in parts] == truths
+    with pytest.raises(EvaluationError):
+        ahead(bad)

@@ -525,7 +525,28 @@ def test_a_trace_the_abstraction_accepts_is_the_certificate_without_a_planner(
         raise AssertionError("the planner was called")
 
     monkeypatch.setattr(certify, "solve", no_planner)
-    res = world.certify(world.build("traced", goal), 60, reached=reached,
-                        fallback=lambda: by_planner.plan, trace_first=True)
+    pp = world.build("traced", goal)
+    res = world.certify(pp, 60, reached=reached, fallback=lambda: by_planner.plan,
+                        trace_first=True)
     assert res.status == by_planner.status and res.planner == "oracle"
     assert res.plan == by_planner.plan
+    # the planner's problem was never made (the trace is checked on one built again)
+    assert pp._made is None and pp.items
+
+
+def test_a_planning_problem_is_made_when_first_asked_for(world: PlanningWorld) -> None:
+    from fdc.compiler.planning import PlanningError
+    from fdc.predicates.goal import GChecklist, GThen
+
+    pp = world.build("lazy", atom("on", "mug_0", LOW_SHELF))
+    assert pp._made is None and pp.items == ("mug_0",)
+    problem = pp.problem
+    assert pp.problem is problem and pp.checkpoints == () and problem.goals
+    copy = pp.with_problem(problem.clone())
+    assert copy.problem is not problem and copy.items == pp.items and pp.problem is problem
+    # what the abstraction cannot state is said by `build`, as before the problem
+    with pytest.raises(PlanningError, match="nested inside a step"):
+        world.build("nested", GThen(steps=(atom("on", "mug_0", LOW_SHELF), GThen(
+            steps=(atom("on", "mug_0", LOW_SHELF),)))))
+    with pytest.raises(PlanningError, match="nested inside a step"):
+        world.build("checklist", GChecklist(propositions=(atom("on", "mug_0", LOW_SHELF),)))

@@ -18,6 +18,7 @@ from fdc.predicates.algebra import (
     children,
     conj,
     disj,
+    fewest_to_change,
     fold_goal,
     junction_parts,
     literal,
@@ -179,3 +180,23 @@ def test_literals_and_what_cannot_be_negated() -> None:
         neg(GThen(steps=(a,)))
     assert nnf(GThen(steps=(GNot(body=GOr(parts=(a, ATOMS[1]))),))) == GThen(
         steps=(GAnd(parts=(GNot(body=a), GNot(body=ATOMS[1]))),))
+
+
+@given(STATE, ASSIGNMENTS)
+@settings(max_examples=200, deadline=None)
+def test_a_goal_that_holds_changes_nothing(goal: Goal, true: set[GAtom]) -> None:
+    changed = fewest_to_change(goal, {"on"}, lambda a: a in true)
+    assert changed <= {a.args[0] for a in atoms(goal)}
+    if truth(goal, true):
+        assert changed == frozenset()
+    assert fewest_to_change(goal, {"inside"}, lambda a: a in true) == frozenset()
+
+
+def test_fewest_to_change_takes_the_cheapest_option_and_the_union_of_parts() -> None:
+    a, b, c, d = ATOMS
+    goal = GAnd(parts=(a, GOr(parts=(GAnd(parts=(b, d)), GNot(body=c)))))
+    # a must become true; c holds and must not (cheaper than b and d becoming true)
+    assert fewest_to_change(goal, {"on"}, lambda x: x == c) == {"mug_0", "mug_2"}
+    steps = GThen(steps=(a, b))
+    assert fewest_to_change(steps, {"on"}, lambda x: False) == {"mug_0", "mug_1"}
+    assert fewest_to_change(steps, {"on"}, lambda x: False, descend=False) == frozenset()
