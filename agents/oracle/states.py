@@ -6,10 +6,12 @@ rules (`fdc.sim_bridge.world.transitions`), through the agent action `change`.
   surfaces;
 - `cooked`, `hot`: the item is put on (or in) a heat source, the source toggled on, the
   item cooked (heated) there;
-- `frozen`: the item is put in a freezer (a fridge) and frozen there;
+- `frozen`: the item is put in a freezer (a fridge) and frozen there; not `frozen`
+  (thawed): heated on a heat source, as `hot`; not `hot` (cooled): frozen;
 - `filled`, `contains`, `saturated` with water: the item, held, is filled (soaked) at a
   water source; with another substance (`filled`, `contains`, `covered`): an item that
-  contains it is held and poured (spread) on the item or furniture;
+  contains it (is filled with it, or is a source of it: `insource`) is held and poured
+  (spread) on the item or furniture;
 - not `covered`: a held item is washed at a water source, else wiped with a cleaning tool;
   furniture is wiped with a cleaning tool;
 - `folded`, `unfolded`: the item is held and folded (unfolded);
@@ -130,6 +132,10 @@ class StateMaker:
             self.on_heat(x, "cook" if p == "cooked" else "heat")
         elif p == "frozen" and positive:
             self.freeze(x)
+        elif p == "frozen":  # thawed: heated on a heat source (the world's `heat`)
+            self.on_heat(x, "heat")
+        elif p == "hot":  # cooled: put in a freezer (the world's `freeze`)
+            self.freeze(x)
         elif p in ("filled", "contains", "saturated") and positive:
             self.fill(x, args[1], p)
         elif p == "covered":
@@ -197,11 +203,12 @@ class StateMaker:
         self.pour(x, substance, "pour")
 
     def source_of(self, substance: str, but: str) -> str:
-        """An item that contains the substance (or is filled with it) now."""
+        """An item that contains the substance, is filled with it or is a source of it
+        (`insource`) now."""
         for o in sorted(self.env.graph.objects(), key=lambda o: o.id):
             if o.kind is Kind.MOVABLE and o.id != but and any(
                     self.holds(GAtom(predicate=p, args=(o.id, substance)))
-                    for p in ("contains", "filled")):
+                    for p in T.GIVING):
                 return o.id
         raise Unsolvable(f"no item contains {substance} to pour or spread")
 

@@ -531,7 +531,7 @@ class PlanningScene:
         BEHAVIOR's states, `bddl-home`): the cleaning tools when the goal says what
         covers something (`wipe`), and the items that contain a substance the goal
         says something is covered with, filled with or contains, or are filled with it
-        (`pour`, `spread`); at
+        or a source of it (`pour`, `spread`); at
         most `HELPERS` of each."""
         if "is-cleaning-tool" not in self.info.predicates:
             return set()
@@ -545,21 +545,24 @@ class PlanningScene:
             truth = self.initially(atom("is-cleaning-tool", x) for x in movables)
             out.update([x for x in movables if truth[atom("is-cleaning-tool", x)]][:HELPERS])
         for s in sorted({a.args[1] for a in with_substance}):
-            for state in ("contains", "filled"):
+            for state in ("contains", "filled", "insource"):
+                if state not in self.info.predicates:
+                    continue
                 truth = self.initially(atom(state, x, s) for x in movables)
                 out.update([x for x in movables if truth[atom(state, x, s)]][:HELPERS])
         return out
 
     def _state_surfaces(self, goal: Goal) -> set[str]:
         """Surfaces a state action may need the robot at (a domain with BEHAVIOR's
-        states): those of the heat sources for `cooked`/`hot`, of the freezers for
-        `frozen`, of the water sources for what water makes (`filled`, `saturated`,
-        `covered`: washing), and of the furniture a state atom names (toggled, wiped,
-        attached to)."""
+        states): those of the heat sources for `cooked`/`hot`/`frozen` (thawing is
+        heating), of the freezers for `frozen`/`hot` (cooling is freezing), of the
+        water sources for what water makes (`filled`, `saturated`, `covered`: washing),
+        and of the furniture a state atom names (toggled, wiped, attached to)."""
         if "is-heat-source" not in self.info.predicates:
             return set()
         wanted = {a.predicate for a in atoms(goal)}
-        statics = {"is-heat-source": {"cooked", "hot"}, "is-freezer": {"frozen"},
+        statics = {"is-heat-source": {"cooked", "hot", "frozen"},
+                   "is-freezer": {"frozen", "hot"},
                    "is-water-source": {"filled", "contains", "saturated", "covered"}}
         furniture = sorted(self.facts.entities(("furniture",)))
         owners = {x for a in atoms(goal) if a.predicate in STATE_ATOMS for x in a.args

@@ -30,6 +30,8 @@ STATE_PREDICATES = """\
     (contains ?o - (either furniture movable) ?s - substance)
     (saturated ?o - (either furniture movable) ?s - substance)
     (attached ?o ?x - (either furniture movable))
+    ; a source of the substance that does not run out (a salt shaker, a sink: `insource`)
+    (insource ?o - (either furniture movable) ?s - substance)
     ; static: what the state actions need (fdc.sim_bridge.world.transitions's categories)
     (is-heat-source ?o - (either furniture movable))
     (is-freezer ?o - (either furniture movable))
@@ -139,6 +141,18 @@ STATE_ACTIONS = """
     :parameters (?a ?b - movable ?x - substance)
     :precondition (and (holding ?a) (filled ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
     :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action pour-source
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (insource ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (contains ?b ?x) (filled ?b ?x) (increase (total-cost) 1)))
+  (:action spread-source
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (insource ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action spread-source-on-furniture
+    :parameters (?a - movable ?f - furniture ?x - substance ?s - furniture-surface)
+    :precondition (and (holding ?a) (insource ?a ?x) (surface-of ?s ?f) (robot-at-receptacle ?s))
+    :effect (and (covered ?f ?x) (increase (total-cost) 1)))
   (:action spread-on-furniture
     :parameters (?a - movable ?f - furniture ?x - substance ?s - furniture-surface)
     :precondition (and (holding ?a) (contains ?a ?x) (surface-of ?s ?f) (robot-at-receptacle ?s))

@@ -17,10 +17,11 @@ tasks on it with no OmniGibson.
   `:init` does not place lies on the floor of the robot's room. `draped` and `overlaid`
   are `ontop`. Objects made during the task (`future`) are not there.
 - States: `cooked`, `frozen`, ..., `covered`/`filled`/`contains`/`saturated` with a
-  substance, `toggled_on`, `attached` become the object's `state` attribute, which fdc's
-  checkers read (`predicates/checkers/object_states.py`).
+  substance, `insource` (a source of a substance: a salt shaker), `toggled_on`,
+  `attached` become the object's `state` attribute, which fdc's checkers read
+  (`predicates/checkers/object_states.py`).
 
-What cannot be made so (furniture on furniture, `touching`, `under`, `insource`) is
+What cannot be made so (furniture on furniture, `touching`, `under`) is
 listed in `left_out` with why. Categories are the names the import gives
 (`vocabulary`), so the imported template binds on the scene. Deterministic.
 
@@ -58,7 +59,9 @@ ON = ("ontop", "draped", "overlaid")
 #: BDDL's unary states -> the word of the `state` attribute.
 UNARY = {"cooked": "cooked", "frozen": "frozen", "hot": "hot", "folded": "folded",
          "broken": "broken", "on_fire": "on-fire", "toggled_on": "powered-on"}
-WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
+#: BDDL's states with a substance (`insource`: a source that does not run out, a salt
+#: shaker of salt, a sink of water) -> the same word in the `state` attribute.
+WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 
 #: Colours for objects of one category, in turn (fdc-home's colour constants).
 COLORS = ("red", "blue", "green", "yellow", "white", "black", "brown", "grey", "purple",

@@ -27,7 +27,7 @@ Substance = Annotated[str, PddlType("value")]
 #: The states of one object, by their names in a world state and a scene's `state`.
 UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
 #: The states an object has with a substance.
-WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
+WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 #: Relations between two objects, tracked as states of the first.
 RELATIONS = ("attached",)
 #: Static facts the state actions of `fdc import bddl`'s domain read.
@@ -107,6 +107,14 @@ def saturated(ctx: Context, o: Thing, s: Substance) -> bool:
 
 
 @fluent
+def insource(ctx: Context, o: Thing, s: Substance) -> bool:
+    """The object is a source of the substance that does not run out (a salt shaker of
+    salt, a sink of water: BEHAVIOR's `insource`): pouring or spreading from it leaves it
+    a source (`fdc.sim_bridge.world.transitions`)."""
+    return has_state(ctx, o, state_name("insource", s))
+
+
+@fluent
 def attached(ctx: Context, o: Thing, x: Thing) -> bool:
     """The object is attached to the other (a camera to a tripod, a hook to a wall): a
     relation the world tracks as the state `attached:OTHER` of the object (the other's
@@ -165,6 +173,7 @@ __all__ = [
     "frozen",
     "has_state",
     "hot",
+    "insource",
     "is_cleaning_tool",
     "is_freezer",
     "is_heat_source",

@@ -21,11 +21,14 @@ it; `apply` checks one and returns the states it writes):
 | `soak` X | X held, a water source within reach | `saturated:water` |
 | `wash` X S | X held and `covered:S`, a water source within reach | not `covered:S` |
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
-| `pour` X S | the held item contains or is filled with S, X in reach | `contains:S`, `filled:S` |
-| `spread` X S | the held item contains (or is filled with) S, X within reach | `covered:S` |
+| `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
+| `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
 | `fold` / `unfold` X | X held, unfolded / folded | `folded` |
 | `attach` X Y | X held, Y (not X) within reach | `attached:Y` |
 | `detach` X Y | X attached to Y, within reach | not `attached:Y` |
+
+A source of S (`insource:S`, BEHAVIOR's `insource`: a salt shaker, a sealant atomizer)
+gives S without running out: pouring or spreading from it leaves it a source.
 
 "Set down on or in": the item's surface, or the surface under the item it rests on, at
 any depth, belongs to the heat source (a pan on a stove). The categories of heat
@@ -67,6 +70,9 @@ CLEANING_TOOLS = frozenset({
 
 #: The substance water gives: filled, soaked with.
 WATER = "water"
+#: The states of a held item with a substance from which it pours or spreads it: it
+#: contains it, is filled with it, or is a source of it (`insource`: never runs out).
+GIVING = ("contains", "filled", "insource")
 
 
 def word(text: str) -> str:
@@ -269,9 +275,8 @@ def _from_held(effect: tuple[str, ...]) -> Callable[[Setting, str, str | None], 
             return _refuse("the hand is empty: pick a container of the substance first")
         if x == w.held:
             return _refuse(f"`{x}` is the item in the hand")
-        if not (w.holds(w.held, state_key("contains", substance))
-                or w.holds(w.held, state_key("filled", substance))):
-            return _refuse(f"`{w.held}` contains no {word(substance)}")
+        if not any(w.holds(w.held, state_key(s, substance)) for s in GIVING):
+            return _refuse(f"`{w.held}` contains no {word(substance)} and is no source of it")
         far = w.within_reach(x)
         if far:
             return _refuse(far)
@@ -356,6 +361,9 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "spread-on-furniture": ("spread", 1, 2, 4),
     "pour-filled": ("pour", 1, 2, 3),
     "spread-filled": ("spread", 1, 2, 3),
+    "pour-source": ("pour", 1, 2, 3),
+    "spread-source": ("spread", 1, 2, 3),
+    "spread-source-on-furniture": ("spread", 1, 2, 4),
     "fold": ("fold", 0, None, 1),
     "unfold": ("unfold", 0, None, 1),
     "attach": ("attach", 0, 1, 2),
@@ -373,6 +381,6 @@ def apply(rule: str, setting: Setting, obj: str, other: str | None = None) -> Ou
     return RULES[rule](setting, obj, other)
 
 
-__all__ = ["CLEANING_TOOLS", "FREEZERS", "HEAT_SOURCES", "PLAN_ACTIONS", "RULES", "WATER",
+__all__ = ["CLEANING_TOOLS", "FREEZERS", "GIVING", "HEAT_SOURCES", "PLAN_ACTIONS", "RULES", "WATER",
            "WATER_SOURCES", "Outcome", "Setting", "apply", "is_cleaning_tool", "is_freezer",
            "is_heat_source", "is_water_source", "scene_states", "state_key", "word"]

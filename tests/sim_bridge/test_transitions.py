@@ -158,6 +158,26 @@ def test_pour_and_spread_from_the_held_item(world: EmbeddedWorld) -> None:
     assert holds(world, "contains", "apple", "salt") and holds(world, "filled", "apple", "salt")
 
 
+def test_pour_and_spread_from_a_source_that_does_not_run_out() -> None:
+    """A salt shaker `insource:salt` (BEHAVIOR's `insource`): held, it pours and spreads
+    salt, and stays a source (before: refused, "contains no salt")."""
+    g = graph([obj("table", "table", (1.0, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+               on_top("shaker", "salt-shaker", (0.7, 0.5), 0.9, ITEM,
+                      attributes={"state": "insource:salt"}),
+               on_top("apple", "apple", (1.0, 0.5), 0.9, ITEM),
+               on_top("bowl", "bowl", (1.3, 0.5), 0.9, ITEM)],
+              rooms=[room("kitchen", "kitchen", 0, 0, 3, 3)])
+    world = EmbeddedWorld(g)
+    assert holds(world, "insource", "shaker", "salt")
+    assert not holds(world, "contains", "shaker", "salt")
+    fetch(world, "shaker")
+    done(world, "spread", "apple", "salt")
+    done(world, "pour", "bowl", "salt")
+    assert holds(world, "covered", "apple", "salt") and holds(world, "contains", "bowl", "salt")
+    assert holds(world, "insource", "shaker", "salt")  # it does not run out
+    refused(world, "spread", "apple", "pepper", "no pepper and is no source of it")
+
+
 def test_fold_and_unfold(world: EmbeddedWorld) -> None:
     refused(world, "fold", "towel", None, "not in the hand")
     fetch(world, "towel")
