@@ -54,10 +54,9 @@ class StateMaker:
     def kind(self, x: str) -> Kind:
         return self.env.graph.object(x).kind
 
-    def find(self, test: Callable[[str], bool], kinds: tuple[Kind, ...]) -> list[str]:
-        """The objects of the scene whose category passes `test`, sorted."""
-        return sorted(o.id for o in self.env.graph.objects()
-                      if o.kind in kinds and test(o.category))
+    def find(self, test: Callable[[T.Thing], bool], kinds: tuple[Kind, ...]) -> list[str]:
+        """The objects of the scene that pass `test` (a heat source ...), sorted."""
+        return sorted(o.id for o in self.env.graph.objects() if o.kind in kinds and test(o))
 
     def holds(self, a: GAtom) -> bool:
         return self.p.holds_now(a)
@@ -102,11 +101,11 @@ class StateMaker:
         if not self.holds(a):
             self.p.make_true(a)
 
-    def resting_on(self, item: str, test: Callable[[str], bool]) -> str | None:
+    def resting_on(self, item: str, test: Callable[[T.Thing], bool]) -> str | None:
         posed = self.env.world.state.posed
         s = posed.parent_surface(item)
-        return s.object_id if s is not None and test(self.env.graph.object(s.object_id)
-                                                       .category) else None
+        return s.object_id if s is not None and test(self.env.graph.object(s.object_id)) \
+            else None
 
     # ----- the atoms -------------------------------------------------------------------
     def make(self, a: GAtom, positive: bool) -> None:
@@ -160,7 +159,7 @@ class StateMaker:
             self.go_to(x)
         self.change(rule, x)
 
-    def set_down_at(self, x: str, test: Callable[[str], bool], missing: str) -> str:
+    def set_down_at(self, x: str, test: Callable[[T.Thing], bool], missing: str) -> str:
         """The piece of furniture `x` rests on that passes `test` (a heat source, a
         freezer), else the first such piece of the scene, `x` put down on it there;
         none in the scene: `Unsolvable` saying `missing`."""

@@ -16,6 +16,10 @@ tasks on it with no OmniGibson.
   (on the same support, or on the floor in front of a piece of furniture); an item
   `:init` does not place lies on the floor of the robot's room. `draped` and `overlaid`
   are `ontop`. Objects made during the task (`future`) are not there.
+- Abilities: BEHAVIOR's that the world's state rules read (`heatSource`, `coldSource`,
+  `waterSource`, `particleRemover`: a swab, an iron) become the object's `abilities`
+  attribute (`heat-source, cleaning-tool`), which the rules, the planning domain's
+  statics (`is-cleaning-tool` ...) and the oracle read beside the category.
 - States: `cooked`, `frozen`, ..., `covered`/`filled`/`contains`/`saturated` with a
   substance, `insource` (a source of a substance: a salt shaker), `toggled_on`,
   `attached` become the object's `state` attribute, which fdc's checkers read
@@ -48,6 +52,7 @@ from fdc.interop.bddl.vocabulary import (
     SUBSTANCE,
     FdcHome,
     Vocabulary,
+    abilities_of,
     build_vocabulary,
 )
 from fdc.predicates.checkers.attributes import pddl_word
@@ -90,6 +95,7 @@ class _Thing:
     beside: str | None = None  # nextto: the instance it stands beside
     room: str | None = None  # furniture: its room word
     states: list[str] = field(default_factory=list)
+    abilities: list[str] = field(default_factory=list)  # BEHAVIOR's: `cleaning-tool` ...
     open: bool = False
     on_top: list[str] = field(default_factory=list)
     in_it: list[str] = field(default_factory=list)
@@ -144,7 +150,8 @@ class _Builder:
             ident = f"{cat.replace('-', '_')}_{counts[cat]}"
             if role == FURNITURE and _under(cat, ARTICULATED, vocab, home):
                 role = ARTICULATED  # fdc-home's `wardrobe`: it opens
-            self.things[inst] = _Thing(inst, synset, cat, role, ident)
+            self.things[inst] = _Thing(inst, synset, cat, role, ident,
+                                       abilities=abilities_of(synset))
         inside, ontop = goal_holders(activity)
         for t in self.things.values():
             t.holds = inside.get(t.synset, 0)
@@ -537,6 +544,8 @@ class _Layout:
             attrs["color"] = COLORS[n % len(COLORS)]
         if t.states:
             attrs["state"] = ", ".join(sorted(dict.fromkeys(t.states)))
+        if t.abilities:
+            attrs["abilities"] = ", ".join(t.abilities)
         return attrs
 
     def _furniture(self, t: _Thing, x: float, y: float, yaw: float) -> None:

@@ -127,20 +127,21 @@ def attached(ctx: Context, o: Thing, x: Thing) -> bool:
 @static
 def is_heat_source(ctx: Context, o: Thing) -> bool:
     """The object cooks and heats what is on or in it while it is on (a stove, an oven, a
-    microwave): its category is one of `transitions.HEAT_SOURCES`."""
-    return transitions.is_heat_source(ctx.graph.object(o).category)
+    microwave): its category is one of `transitions.HEAT_SOURCES`, or its `abilities`
+    attribute says `heat-source` (`transitions.is_heat_source`)."""
+    return transitions.is_heat_source(ctx.graph.object(o))
 
 
 @static
 def is_freezer(ctx: Context, o: Thing) -> bool:
     """The object freezes what is in it (a fridge, a freezer)."""
-    return transitions.is_freezer(ctx.graph.object(o).category)
+    return transitions.is_freezer(ctx.graph.object(o))
 
 
 @static
 def is_water_source(ctx: Context, o: Thing) -> bool:
     """The object gives water (a sink): filling, soaking and washing happen beside it."""
-    return transitions.is_water_source(ctx.graph.object(o).category)
+    return transitions.is_water_source(ctx.graph.object(o))
 
 
 @static
@@ -154,7 +155,7 @@ def floor_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
 @static
 def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
     """The object wipes dust and stains off (a rag, a sponge, a brush)."""
-    return transitions.is_cleaning_tool(ctx.graph.object(o).category)
+    return transitions.is_cleaning_tool(ctx.graph.object(o))
 
 
 __all__ = [

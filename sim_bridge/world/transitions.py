@@ -32,8 +32,10 @@ gives S without running out: pouring or spreading from it leaves it a source.
 
 "Set down on or in": the item's surface, or the surface under the item it rests on, at
 any depth, belongs to the heat source (a pan on a stove). The categories of heat
-sources, freezers, water sources and cleaning tools are below (`is_heat_source` ...):
-the planning domain's static predicates (`heat-source` ...) read the same functions.
+sources, freezers, water sources and cleaning tools are below (`is_heat_source` ...),
+or an object's `abilities` attribute names them (a generated BEHAVIOR house writes
+BEHAVIOR's: a swab, an iron are `particleRemover`s, cleaning tools): the planning
+domain's static predicates (`is-heat-source` ...) read the same functions.
 See docs/world.md.
 """
 
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
@@ -80,17 +82,44 @@ def word(text: str) -> str:
     return text.strip().lower().replace("_", "-").replace(" ", "-")
 
 
-def _is(categories: frozenset[str]) -> Callable[[str], bool]:
-    def test(category: str) -> bool:
-        w = word(category)
-        return w in categories or any(w.endswith("-" + c) for c in categories)
+#: The scene attribute that lists an object's abilities beyond its category's (a
+#: generated BEHAVIOR house writes BEHAVIOR's: `"cleaning-tool, heat-source"` for an iron,
+#: a `particleRemover` and `heatSource`), and the words it uses.
+ABILITIES = "abilities"
+HEAT_SOURCE, FREEZER, WATER_SOURCE, CLEANING_TOOL = (
+    "heat-source", "freezer", "water-source", "cleaning-tool")
+
+
+class Thing(Protocol):
+    """What the tests below read of an object: its category and attributes."""
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def attributes(self) -> Mapping[str, str]: ...
+
+
+def abilities(thing: Thing) -> frozenset[str]:
+    """The abilities the object's `abilities` attribute lists (PDDL spelling)."""
+    raw = thing.attributes.get(ABILITIES, "")
+    return frozenset(word(v) for v in raw.replace("|", ",").split(",") if v.strip())
+
+
+def _is(categories: frozenset[str], ability: str) -> Callable[[Thing], bool]:
+    def test(thing: Thing) -> bool:
+        w = word(thing.category)
+        return w in categories or any(w.endswith("-" + c) for c in categories) or \
+            ability in abilities(thing)
     return test
 
 
-is_heat_source = _is(HEAT_SOURCES)
-is_freezer = _is(FREEZERS)
-is_water_source = _is(WATER_SOURCES)
-is_cleaning_tool = _is(CLEANING_TOOLS)
+#: Whether an object is a heat source (a freezer, a water source, a cleaning tool): its
+#: category is one of those above (or ends with `-` and one), or its `abilities` say so.
+is_heat_source = _is(HEAT_SOURCES, HEAT_SOURCE)
+is_freezer = _is(FREEZERS, FREEZER)
+is_water_source = _is(WATER_SOURCES, WATER_SOURCE)
+is_cleaning_tool = _is(CLEANING_TOOLS, CLEANING_TOOL)
 
 #: The scene's `state` words that name a world state otherwise (PARTNR's states).
 _SCENE_WORDS = {"is_powered_on": "powered-on", "is_clean": "clean", "is_filled": "filled"}
@@ -130,6 +159,9 @@ class Setting:
     def category(self, object_id: str) -> str:
         return word(self.graph.object(object_id).category)
 
+    def thing(self, object_id: str) -> Thing:
+        return self.graph.object(object_id)
+
     def within_reach(self, object_id: str) -> str:
         """"" when the robot holds the object or can reach it, else why not."""
         if self.held == object_id:
@@ -138,9 +170,9 @@ class Setting:
             return f"there is no `{object_id}` in the scene"
         return self.reach(object_id)
 
-    def resting_on(self, item: str, test: Callable[[str], bool]) -> str | None:
-        """The object the item rests on or in, at any depth (a pan on a stove), whose
-        category passes `test`; None: none does. Guarded against cycles."""
+    def resting_on(self, item: str, test: Callable[[Thing], bool]) -> str | None:
+        """The object the item rests on or in, at any depth (a pan on a stove), that
+        passes `test`; None: none does. Guarded against cycles."""
         seen: set[str] = set()
         cur: str | None = item
         while cur is not None and cur not in seen:
@@ -148,15 +180,14 @@ class Setting:
             s = self.posed.parent_surface(cur)
             if s is None:
                 return None
-            if test(self.category(s.object_id)):
+            if test(self.thing(s.object_id)):
                 return s.object_id
             cur = s.object_id
         return None
 
-    def sources_in_reach(self, test: Callable[[str], bool]) -> list[str]:
-        """The objects whose category passes `test` within the robot's reach."""
-        return [o.id for o in self.graph.objects()
-                if test(word(o.category)) and not self.reach(o.id)]
+    def sources_in_reach(self, test: Callable[[Thing], bool]) -> list[str]:
+        """The objects that pass `test` within the robot's reach."""
+        return [o.id for o in self.graph.objects() if test(o) and not self.reach(o.id)]
 
 
 @dataclass(frozen=True)
@@ -254,7 +285,7 @@ def _wash(w: Setting, x: str, substance: str | None) -> Outcome:
 def _wipe(w: Setting, x: str, substance: str | None) -> Outcome:
     if substance is None:
         return _refuse("wipe what off? name the substance")
-    if w.held is None or not is_cleaning_tool(w.category(w.held)):
+    if w.held is None or not is_cleaning_tool(w.thing(w.held)):
         return _refuse("the hand holds no cleaning tool (a rag, a sponge, a brush)")
     if x == w.held:
         return _refuse(f"`{x}` cannot wipe itself")
@@ -381,6 +412,30 @@ def apply(rule: str, setting: Setting, obj: str, other: str | None = None) -> Ou
     return RULES[rule](setting, obj, other)
 
 
-__all__ = ["CLEANING_TOOLS", "FREEZERS", "GIVING", "HEAT_SOURCES", "PLAN_ACTIONS", "RULES", "WATER",
-           "WATER_SOURCES", "Outcome", "Setting", "apply", "is_cleaning_tool", "is_freezer",
-           "is_heat_source", "is_water_source", "scene_states", "state_key", "word"]
+__all__ = [
+    "ABILITIES",
+    "CLEANING_TOOL",
+    "CLEANING_TOOLS",
+    "FREEZER",
+    "FREEZERS",
+    "GIVING",
+    "HEAT_SOURCE",
+    "HEAT_SOURCES",
+    "PLAN_ACTIONS",
+    "RULES",
+    "WATER",
+    "WATER_SOURCE",
+    "WATER_SOURCES",
+    "Outcome",
+    "Setting",
+    "Thing",
+    "abilities",
+    "apply",
+    "is_cleaning_tool",
+    "is_freezer",
+    "is_heat_source",
+    "is_water_source",
+    "scene_states",
+    "state_key",
+    "word",
+]

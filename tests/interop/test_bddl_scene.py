@@ -83,6 +83,10 @@ def test_init_is_what_fdc_checkers_find_in_the_scene(tmp_path: Path) -> None:
     assert _holds(g, "in-room", "rag_1", next(i for i, c in rooms.items() if c == "kitchen"))
     assert _holds(g, "covered", "table_1", "dust")
     assert _holds(g, "insource", "sink_1", "water")  # `insource`: a source of water
+    # BEHAVIOR's abilities: the rag a `particleRemover`, the sink a `waterSource`
+    assert g.object("rag_1").attributes["abilities"] == "cleaning-tool"
+    assert "water-source" in g.object("sink_1").attributes["abilities"]
+    assert "abilities" not in g.object("apple_1").attributes
     assert not _holds(g, "insource", "bowl_1", "water")
     assert _holds(g, "cooked", "apple_2") and not _holds(g, "cooked", "apple_1")
     assert not _holds(g, "is-open", "cabinet_1")  # BDDL: closed unless `open`

@@ -140,16 +140,19 @@ def test_state_changes_are_planned_acted_out_and_agreed_on(tmp_path: Path) -> No
 
 
 #: Corpus activities whose goals need a substance from a source (`insource`: a sealant
-#: atomizer) or an item thawed (`not frozen`), agreed on by every model.
-SOURCE_AND_THAW_ACTIVITIES = ("laying_paving_stones", "cooking_dinner")
+#: atomizer), an item thawed (`not frozen`), a stain wiped with a swab or wrinkles with
+#: an iron (BEHAVIOR's `particleRemover`s), agreed on by every model.
+SOURCE_AND_THAW_ACTIVITIES = ("laying_paving_stones", "cooking_dinner", "cleaning_boat",
+                              "ironing_curtains")
 
 
 def test_sources_and_thawing_are_planned_acted_out_and_agreed_on(tmp_path: Path) -> None:
     """`(covered ?stone ?sealant)` with a sealant atomizer `insource` sealant: the house
     makes the atomizer a source, the planner spreads from it (`spread-source`), the world
-    and the oracle too; `(not (frozen ?lasagna))`: heated (before: the planner found
-    the first unreachable, the oracle no item to spread from; the oracle had no change
-    for the second)."""
+    and the oracle too; `(not (frozen ?lasagna))`: heated; a swab, an iron: cleaning tools
+    by their abilities (before: the planner found the first unreachable, the oracle no
+    item to spread from; the oracle had no change for the second; both found nothing to
+    clean with for the last two, a task compiled that no model could solve)."""
     for name in SOURCE_AND_THAW_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
         code, out = _cli("audit", suite, "--no-pixels")

@@ -178,6 +178,38 @@ def test_pour_and_spread_from_a_source_that_does_not_run_out() -> None:
     refused(world, "spread", "apple", "pepper", "no pepper and is no source of it")
 
 
+def test_an_object_whose_abilities_say_so_is_a_cleaning_tool_or_a_heat_source() -> None:
+    """A swab (no category of `CLEANING_TOOLS`) wipes when its `abilities` attribute says
+    `cleaning-tool` (a generated BEHAVIOR house writes BEHAVIOR's `particleRemover`); a
+    hob whose abilities say `heat-source` heats; the checkers read the same."""
+    g = graph([obj("table", "table", (1.0, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture",
+                   attributes={"state": "covered:stain"}),
+               obj("hob", "hob", (2.5, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture",
+                   attributes={"abilities": "heat-source"}),
+               on_top("swab", "swab", (0.7, 0.5), 0.9, ITEM,
+                      attributes={"abilities": "cleaning-tool"}),
+               on_top("mop", "mop-head", (1.0, 0.5), 0.9, ITEM),
+               on_top("apple", "apple", (1.3, 0.5), 0.9, ITEM,
+                      attributes={"state": "frozen"})],
+              rooms=[room("kitchen", "kitchen", 0, 0, 4, 3)])
+    world = EmbeddedWorld(g)
+    assert holds(world, "is-cleaning-tool", "swab") and not holds(world, "is-cleaning-tool",
+                                                                  "mop")
+    assert holds(world, "is-heat-source", "hob")
+    fetch(world, "mop")
+    refused(world, "wipe", "table", "stain", "no cleaning tool")
+    put_on(world, "table|top")
+    assert world.pick("swab").ok
+    done(world, "wipe", "table", "stain")
+    assert not holds(world, "covered", "table", "stain")
+    put_on(world, "table|top")
+    fetch(world, "apple")
+    put_on(world, "hob|top")
+    done(world, "toggle-on", "hob")
+    done(world, "heat", "apple")  # and so thawed
+    assert holds(world, "hot", "apple") and not holds(world, "frozen", "apple")
+
+
 def test_fold_and_unfold(world: EmbeddedWorld) -> None:
     refused(world, "fold", "towel", None, "not in the hand")
     fetch(world, "towel")
