@@ -199,20 +199,78 @@ class StateMaker:
             return
         if state == "saturated":
             raise Unsolvable(f"`{x}` can be soaked with water only")
+        if T.recipes_for(self.env.graph, substance) and not self.givers(substance, x):
+            self.make_substance(x, substance, 0)
+            return
         self.pour(x, substance, "pour")
+
+    def make_substance(self, x: str, out: str, depth: int) -> None:
+        """Make substance `out` in item `x` by a recipe of the scene (the world's `make`):
+        its input substances into `x` first (filled at a sink, poured, or made, in
+        turn), then `x` set down on a heat source, an item of each input category put
+        inside it, the source toggled on, and `make`."""
+        if depth > 4:
+            raise Unsolvable(f"the recipes of {out} nest too deep")
+        graph = self.env.graph
+        recipes = [r for r in T.recipes_for(graph, out)
+                   if all(self.find(lambda t, c=c: T.word(t.category) == T.word(c),
+                                    (Kind.MOVABLE,)) for c in r.items)]
+        if not recipes:
+            raise Unsolvable(f"no recipe of the scene makes {out} from what it has")
+        r = recipes[0]
+        for s in r.substances:
+            if not self.holds(GAtom(predicate="contains", args=(x, s))):
+                if T.word(s) == T.WATER or not T.recipes_for(graph, s) or self.givers(s, x):
+                    self.fill(x, s, "contains")
+                else:
+                    self.make_substance(x, s, depth + 1)
+        source = self.set_down_at(x, T.is_heat_source,
+                                  f"no heat source in the scene to make {out} on")
+        for c in r.items:  # once `x` stands there (moving it takes off what it carries)
+            if T.inside_item(graph, self.env.world.state.posed, c, x) is None:
+                item = next(i for i in self.find(lambda t, c=c: T.word(t.category) == T.word(c),
+                                                 (Kind.MOVABLE,)) if i != x)
+                self.p.make_true(GAtom(predicate="inside-of", args=(item, x)))
+        self.go_to(source)
+        if not self.holds(GAtom(predicate="is-powered-on", args=(source,))):
+            self.change("toggle-on", source)
+        self.change("make", x, out)
+
+    def vessel(self, substance: str, but: str) -> str:
+        """An item other than `but` to make the substance in: one with an inside (a pot,
+        a bottle) that already contains an input of one of its recipes, else the first
+        with an inside, by id."""
+        posed = self.env.world.state.posed
+        inputs = {s for r in T.recipes_for(self.env.graph, substance) for s in r.substances}
+        items = [o for o in self.find(lambda t: True, (Kind.MOVABLE,)) if o != but and
+                 any(s.container is not None for s in posed.surfaces(o))]
+        if not items:
+            raise Unsolvable(f"no item with an inside to make {substance} in")
+        return next((o for o in items for s in sorted(inputs)
+                     if self.holds(GAtom(predicate="contains", args=(o, s)))), items[0])
+
+    def givers(self, substance: str, but: str) -> list[str]:
+        """The items other than `but` that contain the substance, are filled with it or
+        are a source of it now."""
+        return [o.id for o in sorted(self.env.graph.objects(), key=lambda o: o.id)
+                if o.kind is Kind.MOVABLE and o.id != but and any(
+                    self.holds(GAtom(predicate=p, args=(o.id, substance))) for p in T.GIVING)]
 
     def source_of(self, substance: str, but: str) -> str:
         """An item that contains the substance, is filled with it or is a source of it
         (`insource`) now."""
-        for o in sorted(self.env.graph.objects(), key=lambda o: o.id):
-            if o.kind is Kind.MOVABLE and o.id != but and any(
-                    self.holds(GAtom(predicate=p, args=(o.id, substance)))
-                    for p in T.GIVING):
-                return o.id
+        for o in self.givers(substance, but):
+            return o
         raise Unsolvable(f"no item contains {substance} to pour or spread")
 
     def pour(self, x: str, substance: str, rule: str) -> None:
-        src = self.source_of(substance, x)
+        """Pour (spread) the substance on `x` from an item that gives it; when none does
+        and a recipe of the scene makes it, made first in a vessel (`vessel`)."""
+        if not self.givers(substance, x) and T.recipes_for(self.env.graph, substance):
+            src = self.vessel(substance, x)
+            self.make_substance(src, substance, 0)
+        else:
+            src = self.source_of(substance, x)
         self.hold(src)
         self.go_to(x)
         self.change(rule, x, substance)

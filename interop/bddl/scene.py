@@ -16,6 +16,10 @@ tasks on it with no OmniGibson.
   (on the same support, or on the floor in front of a piece of furniture); an item
   `:init` does not place lies on the floor of the robot's room. `draped` and `overlaid`
   are `ontop`. Objects made during the task (`future`) are not there.
+- Recipes: the substances the activity names that BEHAVIOR's transition rules make by
+  heat (cooked rice, melted butter: `recipes.py`), each with its inputs, become the
+  scene's `recipes`, which the world's `make` rule, the planning domain's statics and the
+  oracle read.
 - Abilities: BEHAVIOR's that the world's state rules read (`heatSource`, `coldSource`,
   `waterSource`, `particleRemover`: a swab, an iron) become the object's `abilities`
   attribute (`heat-source, cleaning-tool`), which the rules, the planning domain's
@@ -44,6 +48,7 @@ from typing import Any
 from fdc.core.errors import InputError
 from fdc.interop.bddl.corpus import Activity, Sexp, Unreadable, activity_files, read_activities
 from fdc.interop.bddl.domain import read_home
+from fdc.interop.bddl.recipes import read_rules, recipes_for
 from fdc.interop.bddl.vocabulary import (
     AGENT,
     ARTICULATED,
@@ -153,6 +158,12 @@ class _Builder:
             self.things[inst] = _Thing(inst, synset, cat, role, ident,
                                        abilities=abilities_of(synset))
         inside, ontop = goal_holders(activity)
+        # an item the goal fills with a substance made from an item (melted butter from
+        # a butter: `recipes.py`) takes that item inside it
+        from_items = {r.output for r in read_rules() if r.kind == "melting"}
+        for holder, subs in goal_vessels(activity).items():
+            if subs & from_items:
+                inside[holder] = max(inside.get(holder, 0), 1)
         for t in self.things.values():
             t.holds = inside.get(t.synset, 0)
             t.carries = ontop.get(t.synset, 0)
@@ -316,6 +327,37 @@ def goal_holders(activity: Activity) -> tuple[dict[str, int], dict[str, int]]:
     for c in activity.goal:
         walk(c, {})
     return inside, ontop
+
+
+def goal_vessels(activity: Activity) -> dict[str, set[str]]:
+    """The synsets the goal says contain (or are filled with) substances, each with the
+    substance synsets."""
+    synset_of = activity.synset_of()
+    out: dict[str, set[str]] = {}
+
+    def walk(e: Sexp, scope: dict[str, str]) -> None:
+        if not isinstance(e, list) or not e:
+            return
+        if e[0] in ("forall", "exists", "forn", "forpairs", "fornpairs"):
+            inner = dict(scope)
+            for d in e[1:-1]:
+                if isinstance(d, list) and len(d) == 3 and d[1] == "-":
+                    inner[str(d[0])] = str(d[2])
+            walk(e[-1], inner)
+            return
+        if e[0] in ("contains", "filled") and len(e) == 3 and \
+                all(isinstance(x, str) for x in e[1:]):
+            holder = scope.get(e[1]) or synset_of.get(str(e[1]).lstrip("?"))
+            what = scope.get(e[2]) or synset_of.get(str(e[2]).lstrip("?"))
+            if holder is not None and what is not None:
+                out.setdefault(holder, set()).add(what)
+            return
+        for x in e[1:]:
+            walk(x, scope)
+
+    for c in activity.goal:
+        walk(c, {})
+    return out
 
 
 @cache
@@ -535,6 +577,10 @@ class _Layout:
             "source": {"generator": "fdc.interop.bddl.scene", "activity": b.a.name,
                        "seed": str(seed)},
         }
+        made = recipes_for(sorted({s for s in b.synset_of.values()
+                                   if s in self.v.substances}), self.v)
+        if made:
+            data["recipes"] = made
         return Scene.model_validate(data)
 
     def _attrs(self, t: _Thing) -> dict[str, str]:

@@ -31,7 +31,8 @@ WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 #: Relations between two objects, tracked as states of the first.
 RELATIONS = ("attached",)
 #: Static facts the state actions of `fdc import bddl`'s domain read.
-STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of")
+STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of",
+           "cooks-into", "cooks-into-2", "melts-into")
 
 
 def state_name(state: str, substance: str | None = None) -> str:
@@ -158,6 +159,38 @@ def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
     return transitions.is_cleaning_tool(ctx.graph.object(o))
 
 
+# The scene's recipes (`Scene.recipes`, a generated BEHAVIOR house's): what the planning
+# domain's `cook-substance`, `cook-substance-2` and `melt` read (the world's `make` rule
+# reads the same recipes).
+def _heat_recipes(ctx: Context, output: str) -> list[tuple[list[str], list[str]]]:
+    """(input substances, input categories) of each heat recipe of `output`, PDDL spelling."""
+    return [([pddl_word(s) for s in r.substances], [pddl_word(c) for c in r.items])
+            for r in transitions.recipes_for(ctx.graph, output) if r.kind == "heat"]
+
+
+@static
+def cooks_into(ctx: Context, i: Substance, x: Substance) -> bool:
+    """Heating an item that contains substance `i` makes it contain `x` too (a recipe of
+    the scene with `i` its only input: cooked rice from rice)."""
+    return ([pddl_word(i)], []) in _heat_recipes(ctx, x)
+
+
+@static
+def cooks_into_2(ctx: Context, i: Substance, j: Substance, x: Substance) -> bool:
+    """Heating an item that contains substances `i` and `j` makes it contain `x` too (a
+    recipe of the scene with these two inputs, in name order: cooked black beans from
+    black beans and cooked water)."""
+    a, b = pddl_word(i), pddl_word(j)
+    return a < b and ([a, b], []) in _heat_recipes(ctx, x)
+
+
+@static
+def melts_into(ctx: Context, o: Movable, x: Substance) -> bool:
+    """Heating an item with the object inside it makes the item contain `x` (a recipe of
+    the scene whose only input is the object's category: melted butter from a butter)."""
+    return ([], [pddl_word(ctx.graph.object(o).category)]) in _heat_recipes(ctx, x)
+
+
 __all__ = [
     "RELATIONS",
     "STATICS",
@@ -167,6 +200,8 @@ __all__ = [
     "broken",
     "contains",
     "cooked",
+    "cooks_into",
+    "cooks_into_2",
     "covered",
     "filled",
     "floor_of",
@@ -179,6 +214,7 @@ __all__ = [
     "is_freezer",
     "is_heat_source",
     "is_water_source",
+    "melts_into",
     "on_fire",
     "saturated",
     "state_name",

@@ -23,12 +23,17 @@ it; `apply` checks one and returns the states it writes):
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
 | `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
 | `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
+| `make` X S | as `cook`, X holding the inputs of a recipe of S (below) | `contains:S` `filled:S` |
 | `fold` / `unfold` X | X held, unfolded / folded | `folded` |
 | `attach` X Y | X held, Y (not X) within reach | `attached:Y` |
 | `detach` X Y | X attached to Y, within reach | not `attached:Y` |
 
 A source of S (`insource:S`, BEHAVIOR's `insource`: a salt shaker, a sealant atomizer)
 gives S without running out: pouring or spreading from it leaves it a source.
+
+A recipe (`Scene.recipes`: cooked rice from rice and cooked water, melted butter from a
+butter) makes its output in an item that contains each input substance and has an item
+of each input category inside it (on the floor of its inside); the inputs stay.
 
 "Set down on or in": the item's surface, or the surface under the item it rests on, at
 any depth, belongs to the heat source (a pan on a stove). The categories of heat
@@ -47,6 +52,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.scene.schema import RecipeSpec
     from fdc.sim_bridge.world.posed import PosedGraph
 
 #: Categories (PDDL spelling) of heat sources: cooking and heating happen on or in them
@@ -315,6 +321,54 @@ def _from_held(effect: tuple[str, ...]) -> Callable[[Setting, str, str | None], 
     return rule
 
 
+def recipes_for(graph: SceneGraph, output: str) -> list[RecipeSpec]:
+    """The scene's recipes (`Scene.recipes`) that make the substance `output`."""
+    return [r for r in graph.scene.recipes or () if word(r.output) == word(output)]
+
+
+def inside_item(graph: SceneGraph, posed: PosedGraph, category: str, item: str) -> str | None:
+    """An object of the category (PDDL spelling) that rests directly inside the item (on
+    the floor of its inside), the first by id; None: none does."""
+    for o in sorted(graph.objects(), key=lambda o: o.id):
+        if o.id == item or word(o.category) != word(category):
+            continue
+        s = posed.parent_surface(o.id)
+        if s is not None and s.object_id == item and s.container is not None:
+            return o.id
+    return None
+
+
+def missing_inputs(w: Setting, x: str, recipe: RecipeSpec) -> list[str]:
+    """What item `x` lacks for the recipe: the input substances it does not contain, the
+    input categories with no item inside it."""
+    return [*(word(s) for s in recipe.substances if not w.holds(x, state_key("contains", s))),
+            *(f"a {word(c)} inside it" for c in recipe.items
+              if inside_item(w.graph, w.posed, c, x) is None)]
+
+
+def _make(w: Setting, x: str, output: str | None) -> Outcome:
+    if output is None:
+        return _refuse("make what? name the substance")
+    recipes = recipes_for(w.graph, output)
+    if not recipes:
+        return _refuse(f"no recipe of the scene makes {word(output)}")
+    if w.held == x:
+        return _refuse(f"`{x}` is in the hand: set it down on or in a heat source first")
+    source = w.resting_on(x, is_heat_source)
+    if source is None:
+        return _refuse(f"`{x}` is not on or in a heat source (a stove, an oven)")
+    if not w.holds(source, "is_powered_on"):
+        return _refuse(f"the heat source `{source}` is off: toggle it on first")
+    far = w.within_reach(x)
+    if far:
+        return _refuse(far)
+    lacking = [missing_inputs(w, x, r) for r in recipes]
+    if any(not m for m in lacking):
+        return _write(x, **{state_key("contains", output): True,
+                            state_key("filled", output): True})
+    return _refuse(f"`{x}` lacks what {word(output)} is made from: {', '.join(lacking[0])}")
+
+
 def _fold(value: bool) -> Callable[[Setting, str, str | None], Outcome]:
     def rule(w: Setting, x: str, _other: str | None) -> Outcome:
         if w.held != x:
@@ -363,6 +417,7 @@ RULES: dict[str, Callable[[Setting, str, str | None], Outcome]] = {
     "wipe": _wipe,
     "pour": _from_held(("contains", "filled")),
     "spread": _from_held(("covered",)),
+    "make": _make,
     "fold": _fold(True),
     "unfold": _fold(False),
     "attach": _attach,
@@ -395,6 +450,9 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "pour-source": ("pour", 1, 2, 3),
     "spread-source": ("spread", 1, 2, 3),
     "spread-source-on-furniture": ("spread", 1, 2, 4),
+    "cook-substance": ("make", 0, 2, 5),
+    "cook-substance-2": ("make", 0, 3, 6),
+    "melt": ("make", 0, 3, 6),
     "fold": ("fold", 0, None, 1),
     "unfold": ("unfold", 0, None, 1),
     "attach": ("attach", 0, 1, 2),
