@@ -238,16 +238,18 @@ class StateMaker:
 
     def vessel(self, substance: str, but: str) -> str:
         """An item other than `but` to make the substance in: one with an inside (a pot,
-        a bottle) that already contains an input of one of its recipes, else the first
-        with an inside, by id."""
+        a bottle) and no source of a substance (a shaker), that already contains (or is
+        filled with) an input of one of its recipes, else the first, by id."""
+        graph = self.env.graph
         posed = self.env.world.state.posed
-        inputs = {s for r in T.recipes_for(self.env.graph, substance) for s in r.substances}
+        inputs = {s for r in T.recipes_for(graph, substance) for s in r.substances}
         items = [o for o in self.find(lambda t: True, (Kind.MOVABLE,)) if o != but and
-                 any(s.container is not None for s in posed.surfaces(o))]
+                 any(s.container is not None for s in posed.surfaces(o)) and
+                 not any(w.startswith("insource:") for w in T.scene_states(graph, o))]
         if not items:
             raise Unsolvable(f"no item with an inside to make {substance} in")
-        return next((o for o in items for s in sorted(inputs)
-                     if self.holds(GAtom(predicate="contains", args=(o, s)))), items[0])
+        return next((o for o in items for s in sorted(inputs) for p in ("contains", "filled")
+                     if self.holds(GAtom(predicate=p, args=(o, s)))), items[0])
 
     def givers(self, substance: str, but: str) -> list[str]:
         """The items other than `but` that contain the substance, are filled with it or

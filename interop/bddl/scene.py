@@ -220,7 +220,10 @@ class _Builder:
                 x.open = True
             elif head in WITH_SUBSTANCE and len(f) == 3 and \
                     self.synset_of.get(f[2]) in self.v.substances:
-                x.states.append(f"{head}:{self.v.substances[self.synset_of[f[2]]]}")
+                sub = self.v.substances[self.synset_of[f[2]]]
+                x.states.append(f"{head}:{sub}")
+                if head == "filled":  # BEHAVIOR's `filled` is `contains`, and full
+                    x.states.append(f"contains:{sub}")
             elif head == "attached" and len(f) == 3 and f[2] in self.things:
                 x.states.append(f"attached:{pddl_word(self.things[f[2]].ident)}")
             elif head == "unfolded":

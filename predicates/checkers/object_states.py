@@ -163,8 +163,9 @@ def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
 # domain's `cook-substance`, `cook-substance-2` and `melt` read (the world's `make` rule
 # reads the same recipes).
 def _heat_recipes(ctx: Context, output: str) -> list[tuple[list[str], list[str]]]:
-    """(input substances, input categories) of each heat recipe of `output`, PDDL spelling."""
-    return [([pddl_word(s) for s in r.substances], [pddl_word(c) for c in r.items])
+    """(input substances, input categories) of each heat recipe of `output`, PDDL spelling,
+    each in name order."""
+    return [(sorted(pddl_word(s) for s in r.substances), sorted(pddl_word(c) for c in r.items))
             for r in transitions.recipes_for(ctx.graph, output) if r.kind == "heat"]
 
 

@@ -210,6 +210,43 @@ def test_an_object_whose_abilities_say_so_is_a_cleaning_tool_or_a_heat_source() 
     assert holds(world, "hot", "apple") and not holds(world, "frozen", "apple")
 
 
+def test_make_a_substance_by_a_recipe_of_the_scene() -> None:
+    """`make` (the scene's `recipes`, a generated BEHAVIOR house's): cooked water in a
+    pot that contains water, set down on a stove that is on; cooked rice from rice and
+    cooked water; refused without a recipe, off a heat source, or lacking an input."""
+    recipes = [{"output": "cooked-water", "substances": ["water"]},
+               {"output": "cooked-rice", "substances": ["rice", "cooked-water"]}]
+    g = graph([obj("stove", "stove", (1.0, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture"),
+               obj("table", "table", (2.5, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+               on_top("pot", "pot", (2.2, 0.5), 0.9, ITEM,
+                      attributes={"state": "contains:water"}),
+               on_top("jar", "jar", (2.8, 0.5), 0.9, ITEM,
+                      attributes={"state": "contains:rice"})],
+              rooms=[room("kitchen", "kitchen", 0, 0, 4, 3)], recipes=recipes)
+    world = EmbeddedWorld(g)
+    assert world.navigate("table|top").ok
+    refused(world, "make", "pot", "lemonade", "no recipe of the scene makes lemonade")
+    refused(world, "make", "pot", "cooked-water", "not on or in a heat source")
+    assert world.pick("pot").ok
+    put_on(world, "stove|top")
+    refused(world, "make", "pot", "cooked-water", "is off: toggle it on first")
+    done(world, "toggle-on", "stove")
+    refused(world, "make", "pot", "cooked-rice", "lacks what cooked-rice is made from: rice")
+    done(world, "make", "pot", "cooked-water")
+    assert holds(world, "contains", "pot", "cooked-water")
+    assert holds(world, "filled", "pot", "cooked-water")
+    assert world.navigate("table|top").ok
+    assert world.pick("jar").ok
+    assert world.navigate("stove|top").ok
+    done(world, "pour", "pot", "rice")
+    put_on(world, "stove|top")
+    done(world, "make", "pot", "cooked-rice")
+    assert holds(world, "contains", "pot", "cooked-rice")
+    assert holds(world, "cooks-into", "water", "cooked-water")
+    assert holds(world, "cooks-into-2", "cooked-water", "rice", "cooked-rice")
+    assert not holds(world, "cooks-into-2", "rice", "cooked-water", "cooked-rice")
+
+
 def test_fold_and_unfold(world: EmbeddedWorld) -> None:
     refused(world, "fold", "towel", None, "not in the hand")
     fetch(world, "towel")
