@@ -473,10 +473,13 @@ def _recipes(kind: str) -> Callable[[SceneFacts, Context], Iterable[Row]]:
     the substances would ask about millions of atoms)."""
     def rows(f: SceneFacts, ctx: Context) -> Iterable[Row]:
         for r in f.graph.scene.recipes or ():
-            if r.kind != "heat":
-                continue
             subs = sorted(pddl_word(s) for s in r.substances)
             out = pddl_word(r.output)
+            if r.kind == "mix":
+                if kind == f"mixes-into-{len(subs)}" and not r.items and \
+                        len(set(subs)) == len(subs):
+                    yield (*subs, out)
+                continue
             if kind == "cooks-into" and len(subs) == 1 and not r.items:
                 yield (subs[0], out)
             elif kind == "cooks-into-2" and len(subs) == 2 and not r.items and \
@@ -493,6 +496,8 @@ _DIRECT: Mapping[str, Callable[[SceneFacts, Context], Iterable[Row]]] = {
     "cooks-into": _recipes("cooks-into"),
     "cooks-into-2": _recipes("cooks-into-2"),
     "melts-into": _recipes("melts-into"),
+    "mixes-into-2": _recipes("mixes-into-2"),
+    "mixes-into-3": _recipes("mixes-into-3"),
     "is-category": _is_category,
     "surface-of": _surface_of,
     "furniture-in-room": _furniture_in_room,

@@ -218,10 +218,12 @@ class _PlanWriter:
                 raise Unsolvable(f"`{rule} {target}`: it stands on no surface")
             return [*self.walk(on), PlanStep(rule, (target, on, posed.surface(on).object_id))]
         if rule == "make" and other:
+            args = self.recipe_args(target, other)
+            if args[0].startswith("mix-") and held is not None:
+                return [*at_item(target), PlanStep(args[0], (target, held, *args[1:], other))]
             on = posed.support_of(target)
             if on is None:
                 raise Unsolvable(f"`make {target}`: it stands on no surface")
-            args = self.recipe_args(target, other)
             return [*self.walk(on), PlanStep(args[0], (target, *args[1:], other, on,
                                                        posed.surface(on).object_id))]
         if rule in ("fill", "soak", "wash"):
@@ -260,13 +262,18 @@ class _PlanWriter:
         """bddl-home's action for making `output` in `target` by the scene's recipe its
         inputs satisfy now, and its arguments before the output: `cook-substance` and
         the substance, `cook-substance-2` and both (in name order), `melt`, the item
-        inside and the floor it stands on."""
+        inside and the floor it stands on, `mix-2`/`mix-3` and the substances (the tool
+        held goes before them)."""
         world = self.env.world
         posed = world.state.posed
         ctx = self.context()
         for r in T.recipes_for(self.graph, output):
             subs = sorted(T.word(s) for s in r.substances)
             if not all(self.registry.evaluate("contains", (target, s), ctx) for s in subs):
+                continue
+            if r.kind == "mix":
+                if len(subs) in (2, 3) and not r.items:
+                    return (f"mix-{len(subs)}", *subs)
                 continue
             if len(subs) in (1, 2) and not r.items:
                 return ("cook-substance" if len(subs) == 1 else "cook-substance-2", *subs)

@@ -207,14 +207,17 @@ class StateMaker:
     def make_substance(self, x: str, out: str, depth: int) -> None:
         """Make substance `out` in item `x` by a recipe of the scene (the world's `make`):
         its input substances into `x` first (filled at a sink, poured, or made, in
-        turn), then `x` set down on a heat source, an item of each input category put
-        inside it, the source toggled on, and `make`."""
+        turn), then, for a `mix` recipe, a mixing tool held by `x`; else `x` set down on
+        a heat source, an item of each input category put inside it, the source toggled
+        on; then `make`."""
         if depth > 4:
             raise Unsolvable(f"the recipes of {out} nest too deep")
         graph = self.env.graph
+        tools = [t for t in self.find(T.is_mixing_tool, (Kind.MOVABLE,)) if t != x]
         recipes = [r for r in T.recipes_for(graph, out)
                    if all(self.find(lambda t, c=c: T.word(t.category) == T.word(c),
-                                    (Kind.MOVABLE,)) for c in r.items)]
+                                    (Kind.MOVABLE,)) for c in r.items)
+                   and (r.kind != "mix" or tools)]
         if not recipes:
             raise Unsolvable(f"no recipe of the scene makes {out} from what it has")
         r = recipes[0]
@@ -224,6 +227,14 @@ class StateMaker:
                     self.fill(x, s, "contains")
                 else:
                     self.make_substance(x, s, depth + 1)
+        if r.kind == "mix":  # stirred with a mixing tool held, `x` within reach
+            held = self.env.world.held_object()
+            if held == x:
+                self.p.move_away(x, [])
+            self.hold(tools[0])
+            self.go_to(x)
+            self.change("make", x, out)
+            return
         source = self.set_down_at(x, T.is_heat_source,
                                   f"no heat source in the scene to make {out} on")
         for c in r.items:  # once `x` stands there (moving it takes off what it carries)

@@ -548,6 +548,10 @@ class PlanningScene:
             out.update([x for x in movables if truth[atom("is-cleaning-tool", x)]][:HELPERS])
         wanted = {a.args[1] for a in with_substance}
         inputs, categories = self._recipe_inputs(wanted)
+        if "is-mixing-tool" in self.info.predicates and any(
+                r.kind == "mix" for s in wanted | inputs for r in recipes_for(self.graph, s)):
+            truth = self.initially(atom("is-mixing-tool", x) for x in movables)
+            out.update([x for x in movables if truth[atom("is-mixing-tool", x)]][:HELPERS])
         for c in sorted(categories):  # an item of each input category (a butter to melt)
             out.update([x for x in movables
                         if pddl_word(self.graph.object(x).category) == c][:HELPERS])
@@ -699,7 +703,8 @@ class PlanningScene:
 
 #: The statics of the scene's recipes (bddl-home's `cook-substance` ...), whose rows name
 #: substances, the domain's constants.
-RECIPE_STATICS = frozenset({"cooks-into", "cooks-into-2", "melts-into"})
+RECIPE_STATICS = frozenset({"cooks-into", "cooks-into-2", "melts-into", "mixes-into-2",
+                            "mixes-into-3"})
 
 
 def gathered(goal: Goal, state: WorldState, facts: SceneFacts) -> Goal | None:

@@ -42,7 +42,10 @@ STATE_PREDICATES = """\
     ; static: the scene's recipes (substances made by heating: cooked rice, melted butter)
     (cooks-into ?i ?x - substance)
     (cooks-into-2 ?i ?j ?x - substance)
-    (melts-into ?o - movable ?x - substance)"""
+    (melts-into ?o - movable ?x - substance)
+    (is-mixing-tool ?o - (either furniture movable))
+    (mixes-into-2 ?i ?j ?x - substance)
+    (mixes-into-3 ?i ?j ?k ?x - substance)"""
 
 #: The actions that change BEHAVIOR's states: the embedded world's transition rules
 #: (`fdc.sim_bridge.world.transitions`, whose `PLAN_ACTIONS` maps each to its rule).
@@ -176,6 +179,18 @@ STATE_ACTIONS = """
     :parameters (?c ?b - movable ?t - item-top ?x - substance ?s - surface ?h - furniture)
     :precondition (and (melts-into ?b ?x) (on ?b ?t) (floor-of ?t ?c) (on ?c ?s)
       (surface-of ?s ?h) (is-heat-source ?h) (is-powered-on ?h) (robot-at-receptacle ?s))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
+  ; a substance made by stirring what an item holds with a mixing tool (a spoon)
+  (:action mix-2
+    :parameters (?c ?t - movable ?i ?j ?x - substance)
+    :precondition (and (holding ?t) (is-mixing-tool ?t) (not (= ?c ?t)) (mixes-into-2 ?i ?j ?x)
+      (contains ?c ?i) (contains ?c ?j) (robot-at-object ?c))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
+  (:action mix-3
+    :parameters (?c ?t - movable ?i ?j ?k ?x - substance)
+    :precondition (and (holding ?t) (is-mixing-tool ?t) (not (= ?c ?t))
+      (mixes-into-3 ?i ?j ?k ?x) (contains ?c ?i) (contains ?c ?j) (contains ?c ?k)
+      (robot-at-object ?c))
     :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
   (:action fold
     :parameters (?o - movable)

@@ -12,6 +12,7 @@ on):
 | `substance_cooking` | `cooked__rice` from `rice` | the substance in the item |
 | `substance_watercooking` | `cooked__black_bean` from `black_bean`, `cooked__water` | both in it |
 | `melting` | `melted__butter` from a `butter` (an object) | the object inside the item |
+| `mixing_stick` | `lemonade` from `water`, `granulated_sugar`, `lemon_juice` | stirred (`mix`) |
 
 A recipe is listed when its output, its inputs and (recursively) the recipes of its input
 substances have names in the vocabulary; one with an input the activity's vocabulary does
@@ -32,6 +33,8 @@ from fdc.interop.bddl.vocabulary import Vocabulary
 
 #: The transition-map files read, each a list of rules made by heat.
 HEAT_FILES = ("substance_cooking", "substance_watercooking", "melting")
+#: ... and those whose rules stir the inputs with a mixing tool (only substances).
+MIX_FILES = ("mixing_stick",)
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def _files() -> Path:
 def read_rules() -> list[Rule]:
     """The heat rules of BEHAVIOR's transition map with one output synset each."""
     out: list[Rule] = []
-    for name in HEAT_FILES:
+    for name in (*HEAT_FILES, *MIX_FILES):
         for r in json.loads((_files() / f"{name}.json").read_text(encoding="utf-8")):
             outputs = list(r.get("output_synsets") or {})
             if len(outputs) != 1 or r.get("input_states"):
@@ -73,7 +76,7 @@ def recipes_for(wanted: Iterable[str], vocab: Vocabulary, rules: list[Rule] | No
     for r in rules:
         by_output.setdefault(r.output, []).append(r)
     todo, seen = sorted(set(wanted)), set()
-    found: dict[tuple[str, tuple[str, ...], tuple[str, ...]], dict[str, object]] = {}
+    found: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], dict[str, object]] = {}
     while todo:
         s = todo.pop()
         if s in seen:
@@ -87,11 +90,15 @@ def recipes_for(wanted: Iterable[str], vocab: Vocabulary, rules: list[Rule] | No
                      if i not in vocab.substances and i in vocab.names]
             if len(subs) + len(items) != len(r.inputs):
                 continue  # an input the vocabulary does not name
-            key = (vocab.substances[s], tuple(vocab.substances[i] for i in subs), tuple(items))
+            kind = "mix" if r.kind in MIX_FILES else "heat"
+            if kind == "mix" and items:
+                continue  # stirred: substances only
+            key = (vocab.substances[s], tuple(vocab.substances[i] for i in subs), tuple(items),
+                   kind)
             found[key] = {"output": key[0], "substances": list(key[1]),
-                          "items": list(key[2]), "kind": "heat"}
+                          "items": list(key[2]), "kind": kind}
             todo.extend(subs)
     return [found[k] for k in sorted(found)]
 
 
-__all__ = ["HEAT_FILES", "Rule", "read_rules", "recipes_for"]
+__all__ = ["HEAT_FILES", "MIX_FILES", "Rule", "read_rules", "recipes_for"]

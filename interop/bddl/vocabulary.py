@@ -71,7 +71,8 @@ def role_of(synset: str) -> str:
 #: BEHAVIOR's abilities that the embedded world's state rules read, as the words of an
 #: object's `abilities` attribute (`fdc.sim_bridge.world.transitions.ABILITIES`).
 ABILITY_WORDS = {"heatSource": "heat-source", "coldSource": "freezer",
-                 "waterSource": "water-source", "particleRemover": "cleaning-tool"}
+                 "waterSource": "water-source", "particleRemover": "cleaning-tool",
+                 "mixingTool": "mixing-tool"}
 
 
 def abilities_of(synset: str) -> list[str]:

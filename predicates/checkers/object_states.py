@@ -32,7 +32,8 @@ WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 RELATIONS = ("attached",)
 #: Static facts the state actions of `fdc import bddl`'s domain read.
 STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of",
-           "cooks-into", "cooks-into-2", "melts-into")
+           "cooks-into", "cooks-into-2", "melts-into", "is-mixing-tool", "mixes-into-2",
+           "mixes-into-3")
 
 
 def state_name(state: str, substance: str | None = None) -> str:
@@ -162,11 +163,12 @@ def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
 # The scene's recipes (`Scene.recipes`, a generated BEHAVIOR house's): what the planning
 # domain's `cook-substance`, `cook-substance-2` and `melt` read (the world's `make` rule
 # reads the same recipes).
-def _heat_recipes(ctx: Context, output: str) -> list[tuple[list[str], list[str]]]:
-    """(input substances, input categories) of each heat recipe of `output`, PDDL spelling,
-    each in name order."""
+def _heat_recipes(ctx: Context, output: str, kind: str = "heat"
+                  ) -> list[tuple[list[str], list[str]]]:
+    """(input substances, input categories) of each recipe of `output` of the kind
+    (`heat`, `mix`), PDDL spelling, each in name order."""
     return [(sorted(pddl_word(s) for s in r.substances), sorted(pddl_word(c) for c in r.items))
-            for r in transitions.recipes_for(ctx.graph, output) if r.kind == "heat"]
+            for r in transitions.recipes_for(ctx.graph, output) if r.kind == kind]
 
 
 @static
@@ -192,6 +194,31 @@ def melts_into(ctx: Context, o: Movable, x: Substance) -> bool:
     return ([], [pddl_word(ctx.graph.object(o).category)]) in _heat_recipes(ctx, x)
 
 
+@static
+def is_mixing_tool(ctx: Context, o: Thing) -> bool:
+    """The object stirs (a spoon, a whisk): its category is one of
+    `transitions.MIXING_TOOLS`, or its `abilities` attribute says `mixing-tool`."""
+    return transitions.is_mixing_tool(ctx.graph.object(o))
+
+
+@static
+def mixes_into_2(ctx: Context, i: Substance, j: Substance, x: Substance) -> bool:
+    """Stirring an item that contains substances `i` and `j` with a mixing tool makes it
+    contain `x` too (a `mix` recipe of the scene with these two inputs, in name order:
+    coffee from instant coffee and water)."""
+    a, b = pddl_word(i), pddl_word(j)
+    return a < b and ([a, b], []) in _heat_recipes(ctx, x, "mix")
+
+
+@static
+def mixes_into_3(ctx: Context, i: Substance, j: Substance, k: Substance, x: Substance
+                 ) -> bool:
+    """As `mixes-into-2`, three inputs in name order (lemonade from granulated sugar,
+    lemon juice and water)."""
+    a, b, c = pddl_word(i), pddl_word(j), pddl_word(k)
+    return a < b < c and ([a, b, c], []) in _heat_recipes(ctx, x, "mix")
+
+
 __all__ = [
     "RELATIONS",
     "STATICS",
@@ -214,8 +241,11 @@ __all__ = [
     "is_cleaning_tool",
     "is_freezer",
     "is_heat_source",
+    "is_mixing_tool",
     "is_water_source",
     "melts_into",
+    "mixes_into_2",
+    "mixes_into_3",
     "on_fire",
     "saturated",
     "state_name",

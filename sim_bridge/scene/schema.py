@@ -223,15 +223,16 @@ class AgentSpec(FrozenRecord):
 
 class RecipeSpec(FrozenRecord):
     """A substance made during a task (BEHAVIOR's transition rules: cooked rice, melted
-    butter): `output` is made in an item that holds every input substance (`contains`)
-    and an item of each input category inside it, set down on a heat source that is on
-    (`kind` "heat", the only kind). Read by the embedded world's `make` rule
-    (`fdc.sim_bridge.world.transitions`), the planning domain's statics and the oracle."""
+    butter, lemonade): `output` is made in an item that holds every input substance
+    (`contains`) and an item of each input category inside it, set down on a heat source
+    that is on (`kind` "heat"), or stirred with a mixing tool held (`kind` "mix"). Read by
+    the embedded world's `make` rule (`fdc.sim_bridge.world.transitions`), the planning
+    domain's statics and the oracle."""
 
     output: str = Field(min_length=1, description="The substance made (PDDL spelling).")
     substances: list[str] = Field(default_factory=list, description="Input substances.")
     items: list[str] = Field(default_factory=list, description="Input item categories.")
-    kind: Literal["heat"] = "heat"
+    kind: Literal["heat", "mix"] = "heat"
 
 
 class Scene(FrozenRecord):

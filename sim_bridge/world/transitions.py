@@ -23,7 +23,7 @@ it; `apply` checks one and returns the states it writes):
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
 | `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
 | `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
-| `make` X S | as `cook`, X holding the inputs of a recipe of S (below) | `contains:S` `filled:S` |
+| `make` X S | as `cook`, or (mix) a mixing tool held; X has the inputs | `contains:S` `filled:S` |
 | `fold` / `unfold` X | X held, unfolded / folded | `folded` |
 | `attach` X Y | X held, Y (not X) within reach | `attached:Y` |
 | `detach` X Y | X attached to Y, within reach | not `attached:Y` |
@@ -32,8 +32,9 @@ A source of S (`insource:S`, BEHAVIOR's `insource`: a salt shaker, a sealant ato
 gives S without running out: pouring or spreading from it leaves it a source.
 
 A recipe (`Scene.recipes`: cooked rice from rice and cooked water, melted butter from a
-butter) makes its output in an item that contains each input substance and has an item
-of each input category inside it (on the floor of its inside); the inputs stay.
+butter, lemonade) makes its output in an item that contains each input substance and
+has an item of each input category inside it (on the floor of its inside), by heat or,
+for `mix` recipes, stirred with a mixing tool held; the inputs stay.
 
 "Set down on or in": the item's surface, or the surface under the item it rests on, at
 any depth, belongs to the heat source (a pan on a stove). The categories of heat
@@ -76,6 +77,10 @@ CLEANING_TOOLS = frozenset({
     "scouring-pad", "dishrag", "bath-towel", "detergent", "cleansing-agent",
 })
 
+#: Categories of mixing tools: stirring with one held mixes what an item contains.
+MIXING_TOOLS = frozenset({"spoon", "wooden-spoon", "tablespoon", "teaspoon", "soupspoon",
+                          "whisk", "stirrer", "mixing-stick", "spatula"})
+
 #: The substance water gives: filled, soaked with.
 WATER = "water"
 #: The states of a held item with a substance from which it pours or spreads it: it
@@ -92,8 +97,8 @@ def word(text: str) -> str:
 #: generated BEHAVIOR house writes BEHAVIOR's: `"cleaning-tool, heat-source"` for an iron,
 #: a `particleRemover` and `heatSource`), and the words it uses.
 ABILITIES = "abilities"
-HEAT_SOURCE, FREEZER, WATER_SOURCE, CLEANING_TOOL = (
-    "heat-source", "freezer", "water-source", "cleaning-tool")
+HEAT_SOURCE, FREEZER, WATER_SOURCE, CLEANING_TOOL, MIXING_TOOL = (
+    "heat-source", "freezer", "water-source", "cleaning-tool", "mixing-tool")
 
 
 class Thing(Protocol):
@@ -126,6 +131,7 @@ is_heat_source = _is(HEAT_SOURCES, HEAT_SOURCE)
 is_freezer = _is(FREEZERS, FREEZER)
 is_water_source = _is(WATER_SOURCES, WATER_SOURCE)
 is_cleaning_tool = _is(CLEANING_TOOLS, CLEANING_TOOL)
+is_mixing_tool = _is(MIXING_TOOLS, MIXING_TOOL)
 
 #: The scene's `state` words that name a world state otherwise (PARTNR's states).
 _SCENE_WORDS = {"is_powered_on": "powered-on", "is_clean": "clean", "is_filled": "filled"}
@@ -346,27 +352,41 @@ def missing_inputs(w: Setting, x: str, recipe: RecipeSpec) -> list[str]:
               if inside_item(w.graph, w.posed, c, x) is None)]
 
 
+def _recipe_needs(w: Setting, x: str, recipe: RecipeSpec) -> str:
+    """"" when the recipe can make its output in `x` now, else why not."""
+    if recipe.kind == "mix":
+        if w.held is None or not is_mixing_tool(w.thing(w.held)):
+            return "the hand holds no mixing tool (a spoon, a whisk)"
+        if w.held == x:
+            return f"`{x}` cannot stir itself"
+    else:
+        if w.held == x:
+            return f"`{x}` is in the hand: set it down on or in a heat source first"
+        source = w.resting_on(x, is_heat_source)
+        if source is None:
+            return f"`{x}` is not on or in a heat source (a stove, an oven)"
+        if not w.holds(source, "is_powered_on"):
+            return f"the heat source `{source}` is off: toggle it on first"
+    far = w.within_reach(x)
+    if far:
+        return far
+    lacking = missing_inputs(w, x, recipe)
+    if lacking:
+        return f"`{x}` lacks what {word(recipe.output)} is made from: {', '.join(lacking)}"
+    return ""
+
+
 def _make(w: Setting, x: str, output: str | None) -> Outcome:
     if output is None:
         return _refuse("make what? name the substance")
     recipes = recipes_for(w.graph, output)
     if not recipes:
         return _refuse(f"no recipe of the scene makes {word(output)}")
-    if w.held == x:
-        return _refuse(f"`{x}` is in the hand: set it down on or in a heat source first")
-    source = w.resting_on(x, is_heat_source)
-    if source is None:
-        return _refuse(f"`{x}` is not on or in a heat source (a stove, an oven)")
-    if not w.holds(source, "is_powered_on"):
-        return _refuse(f"the heat source `{source}` is off: toggle it on first")
-    far = w.within_reach(x)
-    if far:
-        return _refuse(far)
-    lacking = [missing_inputs(w, x, r) for r in recipes]
-    if any(not m for m in lacking):
+    why = [_recipe_needs(w, x, r) for r in recipes]
+    if any(not y for y in why):
         return _write(x, **{state_key("contains", output): True,
                             state_key("filled", output): True})
-    return _refuse(f"`{x}` lacks what {word(output)} is made from: {', '.join(lacking[0])}")
+    return _refuse(why[0])
 
 
 def _fold(value: bool) -> Callable[[Setting, str, str | None], Outcome]:
@@ -453,6 +473,8 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "cook-substance": ("make", 0, 2, 5),
     "cook-substance-2": ("make", 0, 3, 6),
     "melt": ("make", 0, 3, 6),
+    "mix-2": ("make", 0, 4, 5),
+    "mix-3": ("make", 0, 5, 6),
     "fold": ("fold", 0, None, 1),
     "unfold": ("unfold", 0, None, 1),
     "attach": ("attach", 0, 1, 2),

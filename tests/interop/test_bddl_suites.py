@@ -161,8 +161,9 @@ def test_sources_and_thawing_are_planned_acted_out_and_agreed_on(tmp_path: Path)
 
 #: Corpus activities whose goals name substances made during the task by heat
 #: (BEHAVIOR's transition rules): cooked water in a hot-water bottle (filled at the sink,
-#: then heated), pears covered with cooked red wine (made in the wine's bottle, spread).
-RECIPE_ACTIVITIES = ("fill_a_hot_water_bottle", "make_baked_pears")
+#: then heated), pears covered with cooked red wine (made in the wine's bottle, spread),
+#: lemonade (stirred with a wooden spoon: a `mix` recipe).
+RECIPE_ACTIVITIES = ("fill_a_hot_water_bottle", "make_baked_pears", "make_lemonade")
 
 
 def test_substances_made_by_recipes_are_planned_acted_out_and_agreed_on(tmp_path: Path
@@ -173,7 +174,8 @@ def test_substances_made_by_recipes_are_planned_acted_out_and_agreed_on(tmp_path
     for name in RECIPE_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
         scene = json.loads((suite.parent / "scene.json").read_text())
-        assert any(r["output"].startswith("cooked-") for r in scene["recipes"]), name
+        assert any(r["output"].startswith("cooked-") or r["kind"] == "mix"
+                   for r in scene["recipes"]), name
         code, out = _cli("audit", suite, "--no-pixels")
         assert code == 0 and "0 disagreement(s)" in out, (name, out)
 

@@ -247,6 +247,27 @@ def test_make_a_substance_by_a_recipe_of_the_scene() -> None:
     assert not holds(world, "cooks-into-2", "rice", "cooked-water", "cooked-rice")
 
 
+def test_mix_a_substance_with_a_mixing_tool_held() -> None:
+    """A `mix` recipe (BEHAVIOR's `mixing_stick`): coffee from instant coffee and water in
+    a mug, stirred with a spoon held; refused with the mug held or no tool."""
+    g = graph([obj("table", "table", (1.0, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+               on_top("mug", "mug", (0.7, 0.5), 0.9, ITEM,
+                      attributes={"state": "contains:water, contains:instant-coffee"}),
+               on_top("spoon", "wooden-spoon", (1.0, 0.5), 0.9, ITEM)],
+              rooms=[room("kitchen", "kitchen", 0, 0, 3, 3)],
+              recipes=[{"output": "coffee", "substances": ["water", "instant-coffee"],
+                        "kind": "mix"}])
+    world = EmbeddedWorld(g)
+    fetch(world, "mug")
+    refused(world, "make", "mug", "coffee", "the hand holds no mixing tool")
+    put_on(world, "table|top")
+    assert world.pick("spoon").ok
+    done(world, "make", "mug", "coffee")
+    assert holds(world, "contains", "mug", "coffee") and holds(world, "is-mixing-tool", "spoon")
+    assert holds(world, "mixes-into-2", "instant-coffee", "water", "coffee")
+    assert not holds(world, "cooks-into-2", "instant-coffee", "water", "coffee")
+
+
 def test_fold_and_unfold(world: EmbeddedWorld) -> None:
     refused(world, "fold", "towel", None, "not in the hand")
     fetch(world, "towel")
