@@ -227,10 +227,10 @@ class StateMaker:
                     self.fill(x, s, "contains")
                 else:
                     self.make_substance(x, s, depth + 1)
+        held = self.env.world.held_object()
+        if held is not None and (held != x or r.kind == "mix"):
+            self.p.move_away(held, [])  # a source poured from, or `x` to stir it
         if r.kind == "mix":  # stirred with a mixing tool held, `x` within reach
-            held = self.env.world.held_object()
-            if held == x:
-                self.p.move_away(x, [])
             self.hold(tools[0])
             self.go_to(x)
             self.change("make", x, out)
