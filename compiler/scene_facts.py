@@ -467,7 +467,37 @@ def _confirmed(f: SceneFacts, predicate: str, candidates: Sequence[Row], ctx: Co
     return [r for r, ok in zip(rows, truth.tolist(), strict=True) if ok]
 
 
+def _recipes(kind: str) -> Callable[[SceneFacts, Context], Iterable[Row]]:
+    """The rows of a recipe static (`cooks-into`, `cooks-into-2`, `melts-into`) read
+    straight from the scene's recipes, as the checkers define them (a product table over
+    the substances would ask about millions of atoms)."""
+    def rows(f: SceneFacts, ctx: Context) -> Iterable[Row]:
+        for r in f.graph.scene.recipes or ():
+            subs = sorted(pddl_word(s) for s in r.substances)
+            out = pddl_word(r.output)
+            if r.kind == "mix":
+                if kind == f"mixes-into-{len(subs)}" and not r.items and \
+                        len(set(subs)) == len(subs):
+                    yield (*subs, out)
+                continue
+            if kind == "cooks-into" and len(subs) == 1 and not r.items:
+                yield (subs[0], out)
+            elif kind == "cooks-into-2" and len(subs) == 2 and not r.items and \
+                    subs[0] != subs[1]:
+                yield (subs[0], subs[1], out)
+            elif kind == "melts-into" and len(r.items) == 1 and not subs:
+                cat = pddl_word(r.items[0])
+                yield from ((e, out) for e in f.entities(("movable",))
+                            if pddl_word(f.graph.object(e).category) == cat)
+    return rows
+
+
 _DIRECT: Mapping[str, Callable[[SceneFacts, Context], Iterable[Row]]] = {
+    "cooks-into": _recipes("cooks-into"),
+    "cooks-into-2": _recipes("cooks-into-2"),
+    "melts-into": _recipes("melts-into"),
+    "mixes-into-2": _recipes("mixes-into-2"),
+    "mixes-into-3": _recipes("mixes-into-3"),
     "is-category": _is_category,
     "surface-of": _surface_of,
     "furniture-in-room": _furniture_in_room,

@@ -21,6 +21,7 @@ from fdc.predicates.goal import GAtom, atoms
 from fdc.predicates.registry import Context
 from fdc.sim_bridge.graph.regions import Direction
 from fdc.sim_bridge.scene.schema import Kind
+from fdc.sim_bridge.world import transitions as T
 from fdc.sim_bridge.world.embedded import side_of
 from fdc.sim_bridge.world.plans import At, PlanStep
 
@@ -246,6 +247,15 @@ class _PlanWriter:
             if on is None:
                 raise Unsolvable(f"`{rule} {target}`: it stands on no surface")
             return [*self.walk(on), PlanStep(rule, (target, on, posed.surface(on).object_id))]
+        if rule == "make" and other:
+            args = self.recipe_args(target, other)
+            if args[0].startswith("mix-") and held is not None:
+                return [*at_item(target), PlanStep(args[0], (target, held, *args[1:], other))]
+            on = posed.support_of(target)
+            if on is None:
+                raise Unsolvable(f"`make {target}`: it stands on no surface")
+            return [*self.walk(on), PlanStep(args[0], (target, *args[1:], other, on,
+                                                       posed.surface(on).object_id))]
         if rule in ("fill", "soak", "wash"):
             if here is None:
                 raise Unsolvable(f"`{rule} {target}`: the robot is at no water source")
@@ -257,14 +267,16 @@ class _PlanWriter:
                 return [*at_item(target), PlanStep("wipe-item", (target, held, other))]
             return [*at_surface_of(target), PlanStep("wipe", (target, held, other, here or ""))]
         if rule in ("pour", "spread") and held is not None and other:
+            ctx = self.context()
+            has = {s for s in T.GIVING if self.registry.evaluate(s, (held, other), ctx)}
             if movable:
-                ctx = self.context()
-                full = not self.registry.evaluate("contains", (held, other), ctx)
-                name = f"{rule}-filled" if full else rule
+                name = rule if "contains" in has else f"{rule}-filled" if "filled" in has \
+                    else f"{rule}-source"
                 return [*at_item(target), PlanStep(name, (held, target, other))]
             if rule == "spread":
-                return [*at_surface_of(target),
-                        PlanStep("spread-on-furniture", (held, target, other, here or ""))]
+                name = "spread-on-furniture" if "contains" in has else \
+                    "spread-source-on-furniture"
+                return [*at_surface_of(target), PlanStep(name, (held, target, other, here or ""))]
         if rule in ("fold", "unfold"):
             return [PlanStep(rule, (target,))]
         if rule == "attach" and other:
@@ -275,6 +287,33 @@ class _PlanWriter:
         if rule == "detach" and other:
             return [PlanStep("detach", (target, other))]
         raise Unsolvable(f"`{rule} {target}` has no action in the planning abstraction")
+
+    def recipe_args(self, target: str, output: str) -> tuple[str, ...]:
+        """bddl-home's action for making `output` in `target` by the scene's recipe its
+        inputs satisfy now, and its arguments before the output: `cook-substance` and
+        the substance, `cook-substance-2` and both (in name order), `melt`, the item
+        inside and the floor it stands on, `mix-2`/`mix-3` and the substances (the tool
+        held goes before them)."""
+        world = self.env.world
+        posed = world.state.posed
+        ctx = self.context()
+        for r in T.recipes_for(self.graph, output):
+            subs = sorted(T.word(s) for s in r.substances)
+            if not all(self.registry.evaluate("contains", (target, s), ctx) for s in subs):
+                continue
+            if r.kind == "mix":
+                if len(subs) in (2, 3) and not r.items:
+                    return (f"mix-{len(subs)}", *subs)
+                continue
+            if len(subs) in (1, 2) and not r.items:
+                return ("cook-substance" if len(subs) == 1 else "cook-substance-2", *subs)
+            if len(r.items) == 1 and not subs:
+                b = T.inside_item(self.graph, posed, r.items[0], target)
+                s = posed.parent_surface(b) if b is not None else None
+                if b is not None and s is not None:
+                    return ("melt", b, s.id)
+        raise Unsolvable(f"`make {target}`: no recipe of {output} has an action in the "
+                         "planning abstraction")
 
     def write_pick(self, item: str) -> None:
         src = self.env.world.state.posed.support_of(item)

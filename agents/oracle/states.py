@@ -6,10 +6,12 @@ rules (`fdc.sim_bridge.world.transitions`), through the agent action `change`.
   surfaces;
 - `cooked`, `hot`: the item is put on (or in) a heat source, the source toggled on, the
   item cooked (heated) there;
-- `frozen`: the item is put in a freezer (a fridge) and frozen there;
+- `frozen`: the item is put in a freezer (a fridge) and frozen there; not `frozen`
+  (thawed): heated on a heat source, as `hot`; not `hot` (cooled): frozen;
 - `filled`, `contains`, `saturated` with water: the item, held, is filled (soaked) at a
   water source; with another substance (`filled`, `contains`, `covered`): an item that
-  contains it is held and poured (spread) on the item or furniture;
+  contains it (is filled with it, or is a source of it: `insource`) is held and poured
+  (spread) on the item or furniture;
 - not `covered`: a held item is washed at a water source, else wiped with a cleaning tool;
   furniture is wiped with a cleaning tool;
 - `folded`, `unfolded`: the item is held and folded (unfolded);
@@ -52,10 +54,9 @@ class StateMaker:
     def kind(self, x: str) -> Kind:
         return self.env.graph.object(x).kind
 
-    def find(self, test: Callable[[str], bool], kinds: tuple[Kind, ...]) -> list[str]:
-        """The objects of the scene whose category passes `test`, sorted."""
-        return sorted(o.id for o in self.env.graph.objects()
-                      if o.kind in kinds and test(o.category))
+    def find(self, test: Callable[[T.Thing], bool], kinds: tuple[Kind, ...]) -> list[str]:
+        """The objects of the scene that pass `test` (a heat source ...), sorted."""
+        return sorted(o.id for o in self.env.graph.objects() if o.kind in kinds and test(o))
 
     def holds(self, a: GAtom) -> bool:
         return self.p.holds_now(a)
@@ -100,11 +101,11 @@ class StateMaker:
         if not self.holds(a):
             self.p.make_true(a)
 
-    def resting_on(self, item: str, test: Callable[[str], bool]) -> str | None:
+    def resting_on(self, item: str, test: Callable[[T.Thing], bool]) -> str | None:
         posed = self.env.world.state.posed
         s = posed.parent_surface(item)
-        return s.object_id if s is not None and test(self.env.graph.object(s.object_id)
-                                                       .category) else None
+        return s.object_id if s is not None and test(self.env.graph.object(s.object_id)) \
+            else None
 
     # ----- the atoms -------------------------------------------------------------------
     def make(self, a: GAtom, positive: bool) -> None:
@@ -130,6 +131,10 @@ class StateMaker:
             self.on_heat(x, "cook" if p == "cooked" else "heat")
         elif p == "frozen" and positive:
             self.freeze(x)
+        elif p == "frozen":  # thawed: heated on a heat source (the world's `heat`)
+            self.on_heat(x, "heat")
+        elif p == "hot":  # cooled: put in a freezer (the world's `freeze`)
+            self.freeze(x)
         elif p in ("filled", "contains", "saturated") and positive:
             self.fill(x, args[1], p)
         elif p == "covered":
@@ -154,7 +159,7 @@ class StateMaker:
             self.go_to(x)
         self.change(rule, x)
 
-    def set_down_at(self, x: str, test: Callable[[str], bool], missing: str) -> str:
+    def set_down_at(self, x: str, test: Callable[[T.Thing], bool], missing: str) -> str:
         """The piece of furniture `x` rests on that passes `test` (a heat source, a
         freezer), else the first such piece of the scene, `x` put down on it there;
         none in the scene: `Unsolvable` saying `missing`."""
@@ -194,19 +199,91 @@ class StateMaker:
             return
         if state == "saturated":
             raise Unsolvable(f"`{x}` can be soaked with water only")
+        if T.recipes_for(self.env.graph, substance) and not self.givers(substance, x):
+            self.make_substance(x, substance, 0)
+            return
         self.pour(x, substance, "pour")
 
+    def make_substance(self, x: str, out: str, depth: int) -> None:
+        """Make substance `out` in item `x` by a recipe of the scene (the world's `make`):
+        its input substances into `x` first (filled at a sink, poured, or made, in
+        turn), then, for a `mix` recipe, a mixing tool held by `x`; else `x` set down on
+        a heat source, an item of each input category put inside it, the source toggled
+        on; then `make`."""
+        if depth > 4:
+            raise Unsolvable(f"the recipes of {out} nest too deep")
+        graph = self.env.graph
+        tools = [t for t in self.find(T.is_mixing_tool, (Kind.MOVABLE,)) if t != x]
+        recipes = [r for r in T.recipes_for(graph, out)
+                   if all(self.find(lambda t, c=c: T.word(t.category) == T.word(c),
+                                    (Kind.MOVABLE,)) for c in r.items)
+                   and (r.kind != "mix" or tools)]
+        if not recipes:
+            raise Unsolvable(f"no recipe of the scene makes {out} from what it has")
+        r = recipes[0]
+        for s in r.substances:
+            if not self.holds(GAtom(predicate="contains", args=(x, s))):
+                if T.word(s) == T.WATER or not T.recipes_for(graph, s) or self.givers(s, x):
+                    self.fill(x, s, "contains")
+                else:
+                    self.make_substance(x, s, depth + 1)
+        held = self.env.world.held_object()
+        if held is not None and (held != x or r.kind == "mix"):
+            self.p.move_away(held, [])  # a source poured from, or `x` to stir it
+        if r.kind == "mix":  # stirred with a mixing tool held, `x` within reach
+            self.hold(tools[0])
+            self.go_to(x)
+            self.change("make", x, out)
+            return
+        source = self.set_down_at(x, T.is_heat_source,
+                                  f"no heat source in the scene to make {out} on")
+        for c in r.items:  # once `x` stands there (moving it takes off what it carries)
+            if T.inside_item(graph, self.env.world.state.posed, c, x) is None:
+                item = next(i for i in self.find(lambda t, c=c: T.word(t.category) == T.word(c),
+                                                 (Kind.MOVABLE,)) if i != x)
+                self.p.make_true(GAtom(predicate="inside-of", args=(item, x)))
+        self.go_to(source)
+        if not self.holds(GAtom(predicate="is-powered-on", args=(source,))):
+            self.change("toggle-on", source)
+        self.change("make", x, out)
+
+    def vessel(self, substance: str, but: str) -> str:
+        """An item other than `but` to make the substance in: one with an inside (a pot,
+        a bottle) and no source of a substance (a shaker), that already contains (or is
+        filled with) an input of one of its recipes, else the first, by id."""
+        graph = self.env.graph
+        posed = self.env.world.state.posed
+        inputs = {s for r in T.recipes_for(graph, substance) for s in r.substances}
+        items = [o for o in self.find(lambda t: True, (Kind.MOVABLE,)) if o != but and
+                 any(s.container is not None for s in posed.surfaces(o)) and
+                 not any(w.startswith("insource:") for w in T.scene_states(graph, o))]
+        if not items:
+            raise Unsolvable(f"no item with an inside to make {substance} in")
+        return next((o for o in items for s in sorted(inputs) for p in ("contains", "filled")
+                     if self.holds(GAtom(predicate=p, args=(o, s)))), items[0])
+
+    def givers(self, substance: str, but: str) -> list[str]:
+        """The items other than `but` that contain the substance, are filled with it or
+        are a source of it now."""
+        return [o.id for o in sorted(self.env.graph.objects(), key=lambda o: o.id)
+                if o.kind is Kind.MOVABLE and o.id != but and any(
+                    self.holds(GAtom(predicate=p, args=(o.id, substance))) for p in T.GIVING)]
+
     def source_of(self, substance: str, but: str) -> str:
-        """An item that contains the substance (or is filled with it) now."""
-        for o in sorted(self.env.graph.objects(), key=lambda o: o.id):
-            if o.kind is Kind.MOVABLE and o.id != but and any(
-                    self.holds(GAtom(predicate=p, args=(o.id, substance)))
-                    for p in ("contains", "filled")):
-                return o.id
+        """An item that contains the substance, is filled with it or is a source of it
+        (`insource`) now."""
+        for o in self.givers(substance, but):
+            return o
         raise Unsolvable(f"no item contains {substance} to pour or spread")
 
     def pour(self, x: str, substance: str, rule: str) -> None:
-        src = self.source_of(substance, x)
+        """Pour (spread) the substance on `x` from an item that gives it; when none does
+        and a recipe of the scene makes it, made first in a vessel (`vessel`)."""
+        if not self.givers(substance, x) and T.recipes_for(self.env.graph, substance):
+            src = self.vessel(substance, x)
+            self.make_substance(src, substance, 0)
+        else:
+            src = self.source_of(substance, x)
         self.hold(src)
         self.go_to(x)
         self.change(rule, x, substance)

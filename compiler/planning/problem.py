@@ -70,6 +70,7 @@ from fdc.predicates.algebra import (
     subgoals,
 )
 from fdc.predicates.builtin import default_registry
+from fdc.predicates.checkers.attributes import pddl_word
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
@@ -88,6 +89,7 @@ from fdc.predicates.goal import (
 from fdc.predicates.registry import Context, Kind, Registry
 from fdc.sim_bridge.world.plans import SURFACE_ARG, PlanReplay, PlanStep
 from fdc.sim_bridge.world.snapshot import SnapshotState
+from fdc.sim_bridge.world.transitions import recipes_for
 
 from .. import ast as A
 from ..printer import print_unit
@@ -580,7 +582,7 @@ class PlanningScene:
         BEHAVIOR's states, `bddl-home`): the cleaning tools when the goal says what
         covers something (`wipe`), and the items that contain a substance the goal
         says something is covered with, filled with or contains, or are filled with it
-        (`pour`, `spread`); at
+        or a source of it (`pour`, `spread`); at
         most `HELPERS` of each."""
         if "is-cleaning-tool" not in self.info.predicates:
             return set()
@@ -593,34 +595,70 @@ class PlanningScene:
         if any(a.predicate == "covered" for a in with_substance):
             truth = self.initially(atom("is-cleaning-tool", x) for x in movables)
             out.update([x for x in movables if truth[atom("is-cleaning-tool", x)]][:HELPERS])
-        for s in sorted({a.args[1] for a in with_substance}):
-            for state in ("contains", "filled"):
+        wanted = {a.args[1] for a in with_substance}
+        inputs, categories = self._recipe_inputs(wanted)
+        if "is-mixing-tool" in self.info.predicates and any(
+                r.kind == "mix" for s in wanted | inputs for r in recipes_for(self.graph, s)):
+            truth = self.initially(atom("is-mixing-tool", x) for x in movables)
+            out.update([x for x in movables if truth[atom("is-mixing-tool", x)]][:HELPERS])
+        for c in sorted(categories):  # an item of each input category (a butter to melt)
+            out.update([x for x in movables
+                        if pddl_word(self.graph.object(x).category) == c][:HELPERS])
+        for s in sorted(wanted | inputs):
+            for state in ("contains", "filled", "insource"):
+                if state not in self.info.predicates:
+                    continue
                 truth = self.initially(atom(state, x, s) for x in movables)
                 out.update([x for x in movables if truth[atom(state, x, s)]][:HELPERS])
         return out
 
+    def _recipe_inputs(self, substances: set[str]) -> tuple[set[str], set[str]]:
+        """The input substances and item categories of the scene's recipes
+        (`Scene.recipes`) for `substances`, and for their inputs, recursively."""
+        subs: set[str] = set()
+        cats: set[str] = set()
+        todo = sorted(substances)
+        while todo:
+            s = todo.pop()
+            for r in recipes_for(self.graph, s):
+                cats.update(pddl_word(c) for c in r.items)
+                for i in (pddl_word(x) for x in r.substances):
+                    if i not in subs:
+                        subs.add(i)
+                        todo.append(i)
+        return subs, cats
+
     def _state_surfaces(self, goal: Goal) -> set[str]:
         """Surfaces a state action may need the robot at (a domain with BEHAVIOR's
-        states): those of the heat sources for `cooked`/`hot`, of the freezers for
-        `frozen`, of the water sources for what water makes (`filled`, `saturated`,
-        `covered`: washing), and of the furniture a state atom names (toggled, wiped,
-        attached to)."""
+        states): those of the heat sources for `cooked`/`hot`/`frozen` (thawing is
+        heating), of the freezers for `frozen`/`hot` (cooling is freezing), of the
+        water sources for what water makes (`filled`, `saturated`, `covered`: washing),
+        and of the furniture a state atom names (toggled, wiped, attached to)."""
         if "is-heat-source" not in self.info.predicates:
             return set()
         wanted = {a.predicate for a in atoms(goal)}
-        statics = {"is-heat-source": {"cooked", "hot"}, "is-freezer": {"frozen"},
+        statics = {"is-heat-source": {"cooked", "hot", "frozen"},
+                   "is-freezer": {"frozen", "hot"},
                    "is-water-source": {"filled", "contains", "saturated", "covered"}}
         furniture = sorted(self.facts.entities(("furniture",)))
         # the furniture a state atom names, and that a `next-to` puts an item by
         # (`place-next-to`: on one of its surfaces)
         owners = {x for a in atoms(goal) if a.predicate in STATE_ATOMS | {"next-to"}
                   for x in a.args if x in furniture}
+        made = [a.args for a in atoms(goal) if a.predicate in ("contains", "filled")
+                and len(a.args) == 2 and recipes_for(self.graph, a.args[1])]
+        if made:  # a substance made by heat, maybe from water (the scene's recipes)
+            wanted |= {"hot", "filled"}
+        vessels = {x for x, s in made if self._recipe_inputs({s})[1] and
+                   self.graph.has(x)}  # an item put inside them (a butter to melt)
+        inner = {s for x in sorted(vessels) for s in self.graph.object(x).surfaces
+                 if s in self.facts.types}
         for name, uses in statics.items():
             if wanted & uses:
                 truth = self.initially(atom(name, f) for f in furniture)
                 owners |= {f for f in furniture if truth[atom(name, f)]}
-        return {s for f in owners for s in self.graph.object(f).surfaces
-                if s in self.facts.types}
+        return inner | {s for f in owners for s in self.graph.object(f).surfaces
+                        if s in self.facts.types}
 
     def _items(self, goal: Goal) -> set[str]:
         """The items a plan may need to move: those in a positive literal, or in a
@@ -640,8 +678,10 @@ class PlanningScene:
         action's precondition reads, by the checkers, and the static facts actions read."""
         out: list[GAtom] = []
         for name in self._static_used:
+            # a recipe's substances are the domain's constants: objects, not kept ones
+            ok = objects if name in RECIPE_STATICS else keep
             out.extend(atom(name, *row) for row in self.facts.true_atoms(name)
-                       if all(x in keep for x in row))
+                       if all(x in ok for x in row))
         for c in self.registry.predicates():
             if c.kind is not Kind.FLUENT or c.name not in self.info.predicates or \
                     c.name not in mentioned | self._read or c.meaning.viewer_relative:
@@ -710,6 +750,12 @@ class PlanningScene:
             problem.add_goal(last[-1] if ordered else em.And(*last))
             costs.update(dict.fromkeys(names, em.Int(0)))  # checks cost nothing
         return tuple(names)
+
+
+#: The statics of the scene's recipes (bddl-home's `cook-substance` ...), whose rows name
+#: substances, the domain's constants.
+RECIPE_STATICS = frozenset({"cooks-into", "cooks-into-2", "melts-into", "mixes-into-2",
+                            "mixes-into-3"})
 
 
 def gathered(goal: Goal, state: WorldState, facts: SceneFacts) -> Goal | None:

@@ -319,8 +319,9 @@ class _Binder:
         o["source"] = {**o.get("source", {}), "bddl": t.inst, "category": o["category"]}
         o["category"] = t.category
         attrs = self.layout._attrs(t)
-        if attrs.get("state"):
-            o.setdefault("attributes", {})["state"] = attrs["state"]
+        for key in ("state", "abilities"):
+            if attrs.get(key):
+                o.setdefault("attributes", {})[key] = attrs[key]
         if t.open:
             for c in o.get("containers") or []:
                 c["open"] = True

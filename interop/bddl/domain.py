@@ -30,13 +30,22 @@ STATE_PREDICATES = """\
     (contains ?o - (either furniture movable) ?s - substance)
     (saturated ?o - (either furniture movable) ?s - substance)
     (attached ?o ?x - (either furniture movable))
+    ; a source of the substance that does not run out (a salt shaker, a sink: `insource`)
+    (insource ?o - (either furniture movable) ?s - substance)
     ; static: what the state actions need (fdc.sim_bridge.world.transitions's categories)
     (is-heat-source ?o - (either furniture movable))
     (is-freezer ?o - (either furniture movable))
     (is-water-source ?o - (either furniture movable))
     (is-cleaning-tool ?o - (either furniture movable))
     ; the floor of an item's inside (a bowl's, an ashcan's)
-    (floor-of ?t - item-top ?o - movable)"""
+    (floor-of ?t - item-top ?o - movable)
+    ; static: the scene's recipes (substances made by heating: cooked rice, melted butter)
+    (cooks-into ?i ?x - substance)
+    (cooks-into-2 ?i ?j ?x - substance)
+    (melts-into ?o - movable ?x - substance)
+    (is-mixing-tool ?o - (either furniture movable))
+    (mixes-into-2 ?i ?j ?x - substance)
+    (mixes-into-3 ?i ?j ?k ?x - substance)"""
 
 #: The actions that change BEHAVIOR's states: the embedded world's transition rules
 #: (`fdc.sim_bridge.world.transitions`, whose `PLAN_ACTIONS` maps each to its rule).
@@ -185,10 +194,50 @@ STATE_ACTIONS = """
     :parameters (?a ?b - movable ?x - substance)
     :precondition (and (holding ?a) (filled ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
     :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action pour-source
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (insource ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (contains ?b ?x) (filled ?b ?x) (increase (total-cost) 1)))
+  (:action spread-source
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (insource ?a ?x) (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (covered ?b ?x) (increase (total-cost) 1)))
+  (:action spread-source-on-furniture
+    :parameters (?a - movable ?f - furniture ?x - substance ?s - furniture-surface)
+    :precondition (and (holding ?a) (insource ?a ?x) (surface-of ?s ?f) (robot-at-receptacle ?s))
+    :effect (and (covered ?f ?x) (increase (total-cost) 1)))
   (:action spread-on-furniture
     :parameters (?a - movable ?f - furniture ?x - substance ?s - furniture-surface)
     :precondition (and (holding ?a) (contains ?a ?x) (surface-of ?s ?f) (robot-at-receptacle ?s))
     :effect (and (covered ?f ?x) (increase (total-cost) 1)))
+  ; a substance made by heating what an item holds (the scene's recipes: the world's `make`)
+  (:action cook-substance
+    :parameters (?c - movable ?i ?x - substance ?s - surface ?h - furniture)
+    :precondition (and (cooks-into ?i ?x) (contains ?c ?i) (on ?c ?s) (surface-of ?s ?h)
+      (is-heat-source ?h) (is-powered-on ?h) (robot-at-receptacle ?s))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
+  (:action cook-substance-2
+    :parameters (?c - movable ?i ?j ?x - substance ?s - surface ?h - furniture)
+    :precondition (and (cooks-into-2 ?i ?j ?x) (contains ?c ?i) (contains ?c ?j) (on ?c ?s)
+      (surface-of ?s ?h) (is-heat-source ?h) (is-powered-on ?h) (robot-at-receptacle ?s))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
+  (:action melt
+    :parameters (?c ?b - movable ?t - item-top ?x - substance ?s - surface ?h - furniture)
+    :precondition (and (melts-into ?b ?x) (on ?b ?t) (floor-of ?t ?c) (on ?c ?s)
+      (surface-of ?s ?h) (is-heat-source ?h) (is-powered-on ?h) (robot-at-receptacle ?s))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
+  ; a substance made by stirring what an item holds with a mixing tool (a spoon)
+  (:action mix-2
+    :parameters (?c ?t - movable ?i ?j ?x - substance)
+    :precondition (and (holding ?t) (is-mixing-tool ?t) (not (= ?c ?t)) (mixes-into-2 ?i ?j ?x)
+      (contains ?c ?i) (contains ?c ?j) (robot-at-object ?c))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
+  (:action mix-3
+    :parameters (?c ?t - movable ?i ?j ?k ?x - substance)
+    :precondition (and (holding ?t) (is-mixing-tool ?t) (not (= ?c ?t))
+      (mixes-into-3 ?i ?j ?k ?x) (contains ?c ?i) (contains ?c ?j) (contains ?c ?k)
+      (robot-at-object ?c))
+    :effect (and (contains ?c ?x) (filled ?c ?x) (increase (total-cost) 1)))
   (:action fold
     :parameters (?o - movable)
     :precondition (and (holding ?o) (not (folded ?o)))

@@ -17,11 +17,20 @@ tasks on it with no OmniGibson.
   (on the same support, or on the floor in front of a piece of furniture); an item
   `:init` does not place lies on the floor of the robot's room. `draped` and `overlaid`
   are `ontop`. Objects made during the task (`future`) are not there.
+- Recipes: the substances the activity names that BEHAVIOR's transition rules make by
+  heat (cooked rice, melted butter: `recipes.py`), each with its inputs, become the
+  scene's `recipes`, which the world's `make` rule, the planning domain's statics and the
+  oracle read.
+- Abilities: BEHAVIOR's that the world's state rules read (`heatSource`, `coldSource`,
+  `waterSource`, `particleRemover`: a swab, an iron) become the object's `abilities`
+  attribute (`heat-source, cleaning-tool`), which the rules, the planning domain's
+  statics (`is-cleaning-tool` ...) and the oracle read beside the category.
 - States: `cooked`, `frozen`, ..., `covered`/`filled`/`contains`/`saturated` with a
-  substance, `toggled_on`, `attached` become the object's `state` attribute, which fdc's
-  checkers read (`predicates/checkers/object_states.py`).
+  substance, `insource` (a source of a substance: a salt shaker), `toggled_on`,
+  `attached` become the object's `state` attribute, which fdc's checkers read
+  (`predicates/checkers/object_states.py`).
 
-What cannot be made so (furniture on furniture, `touching`, `under`, `insource`) is
+What cannot be made so (furniture on furniture, `touching`, `under`) is
 listed in `left_out` with why. Categories are the names the import gives
 (`vocabulary`), so the imported template binds on the scene. Deterministic.
 
@@ -40,6 +49,7 @@ from typing import Any
 from fdc.core.errors import InputError
 from fdc.interop.bddl.corpus import Activity, Sexp, Unreadable, activity_files, read_activities
 from fdc.interop.bddl.domain import read_home
+from fdc.interop.bddl.recipes import read_rules, recipes_for
 from fdc.interop.bddl.vocabulary import (
     AGENT,
     ARTICULATED,
@@ -48,6 +58,7 @@ from fdc.interop.bddl.vocabulary import (
     SUBSTANCE,
     FdcHome,
     Vocabulary,
+    abilities_of,
     build_vocabulary,
 )
 from fdc.predicates.checkers.attributes import pddl_word
@@ -59,7 +70,9 @@ ON = ("ontop", "draped", "overlaid")
 #: BDDL's unary states -> the word of the `state` attribute.
 UNARY = {"cooked": "cooked", "frozen": "frozen", "hot": "hot", "folded": "folded",
          "broken": "broken", "on_fire": "on-fire", "toggled_on": "powered-on"}
-WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
+#: BDDL's states with a substance (`insource`: a source that does not run out, a salt
+#: shaker of salt, a sink of water) -> the same word in the `state` attribute.
+WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 
 #: Colours for objects of one category, in turn (fdc-home's colour constants).
 COLORS = ("red", "blue", "green", "yellow", "white", "black", "brown", "grey", "purple",
@@ -88,6 +101,7 @@ class _Thing:
     beside: str | None = None  # nextto: the instance it stands beside
     room: str | None = None  # furniture: its room word
     states: list[str] = field(default_factory=list)
+    abilities: list[str] = field(default_factory=list)  # BEHAVIOR's: `cleaning-tool` ...
     open: bool = False
     on_top: list[str] = field(default_factory=list)
     in_it: list[str] = field(default_factory=list)
@@ -144,9 +158,17 @@ class _Builder:
             ident = f"{cat.replace('-', '_')}_{counts[cat]}"
             if role == FURNITURE and _under(cat, ARTICULATED, vocab, home):
                 role = ARTICULATED  # fdc-home's `wardrobe`: it opens
-            self.things[inst] = _Thing(inst, synset, cat, role, ident)
+            self.things[inst] = _Thing(inst, synset, cat, role, ident,
+                                       abilities=abilities_of(synset))
         self.nextto: list[tuple[str, str, int]] = []
         inside, ontop = goal_placements(activity, self.nextto)
+        # an item the goal fills with a substance made from an item (melted butter from
+        # a butter: `recipes.py`) takes that item inside it
+        melted = {r.output: r.inputs for r in read_rules() if r.kind == "melting"}
+        for holder, subs in goal_vessels(activity).items():
+            made = sorted(subs & melted.keys())
+            if made and not inside.get(holder):
+                inside[holder] = list(melted[made[0]])
         for t in self.things.values():
             t.goal_in = inside.get(t.synset, [])
             t.goal_on = ontop.get(t.synset, [])
@@ -204,7 +226,10 @@ class _Builder:
                 x.open = True
             elif head in WITH_SUBSTANCE and len(f) == 3 and \
                     self.synset_of.get(f[2]) in self.v.substances:
-                x.states.append(f"{head}:{self.v.substances[self.synset_of[f[2]]]}")
+                sub = self.v.substances[self.synset_of[f[2]]]
+                x.states.append(f"{head}:{sub}")
+                if head == "filled":  # BEHAVIOR's `filled` is `contains`, and full
+                    x.states.append(f"contains:{sub}")
             elif head == "attached" and len(f) == 3 and f[2] in self.things:
                 x.states.append(f"attached:{pddl_word(self.things[f[2]].ident)}")
             elif head == "unfolded":
@@ -275,14 +300,6 @@ class _Builder:
         return self.rooms[0]
 
 
-def goal_holders(activity: Activity) -> tuple[dict[str, int], dict[str, int]]:
-    """The synsets the goal puts things `inside` and `ontop` of, each with how many
-    things it may have to take (every instance of the synsets put there): a box with a
-    floor and a platform of that size, so that the goal can come true."""
-    inside, ontop = goal_placements(activity)
-    return ({k: len(v) for k, v in inside.items()}, {k: len(v) for k, v in ontop.items()})
-
-
 def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | None = None
                     ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The synsets the goal puts things `inside` and `ontop` of, each with the synsets
@@ -344,6 +361,37 @@ def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | Non
                     kids.extend([what] * n)
     nextto.extend(beside)
     return inside, ontop
+
+
+def goal_vessels(activity: Activity) -> dict[str, set[str]]:
+    """The synsets the goal says contain (or are filled with) substances, each with the
+    substance synsets."""
+    synset_of = activity.synset_of()
+    out: dict[str, set[str]] = {}
+
+    def walk(e: Sexp, scope: dict[str, str]) -> None:
+        if not isinstance(e, list) or not e:
+            return
+        if e[0] in ("forall", "exists", "forn", "forpairs", "fornpairs"):
+            inner = dict(scope)
+            for d in e[1:-1]:
+                if isinstance(d, list) and len(d) == 3 and d[1] == "-":
+                    inner[str(d[0])] = str(d[2])
+            walk(e[-1], inner)
+            return
+        if e[0] in ("contains", "filled") and len(e) == 3 and \
+                all(isinstance(x, str) for x in e[1:]):
+            holder = scope.get(e[1]) or synset_of.get(str(e[1]).lstrip("?"))
+            what = scope.get(e[2]) or synset_of.get(str(e[2]).lstrip("?"))
+            if holder is not None and what is not None:
+                out.setdefault(holder, set()).add(what)
+            return
+        for x in e[1:]:
+            walk(x, scope)
+
+    for c in activity.goal:
+        walk(c, {})
+    return out
 
 
 @cache
@@ -621,6 +669,10 @@ class _Layout:
             "source": {"generator": "fdc.interop.bddl.scene", "activity": b.a.name,
                        "seed": str(seed)},
         }
+        made = recipes_for(sorted({s for s in b.synset_of.values()
+                                   if s in self.v.substances}), self.v)
+        if made:
+            data["recipes"] = made
         return Scene.model_validate(data)
 
     def _attrs(self, t: _Thing) -> dict[str, str]:
@@ -630,6 +682,8 @@ class _Layout:
             attrs["color"] = COLORS[n % len(COLORS)]
         if t.states:
             attrs["state"] = ", ".join(sorted(dict.fromkeys(t.states)))
+        if t.abilities:
+            attrs["abilities"] = ", ".join(t.abilities)
         return attrs
 
     def _furniture(self, t: _Thing, x: float, y: float, yaw: float) -> None:

@@ -68,6 +68,23 @@ def role_of(synset: str) -> str:
     return MOVABLE
 
 
+#: BEHAVIOR's abilities that the embedded world's state rules read, as the words of an
+#: object's `abilities` attribute (`fdc.sim_bridge.world.transitions.ABILITIES`).
+ABILITY_WORDS = {"heatSource": "heat-source", "coldSource": "freezer",
+                 "waterSource": "water-source", "particleRemover": "cleaning-tool",
+                 "mixingTool": "mixing-tool"}
+
+
+def abilities_of(synset: str) -> list[str]:
+    """The words of `ABILITY_WORDS` for the synset's abilities in BEHAVIOR's taxonomy (a
+    swab is a `particleRemover`: `cleaning-tool`), sorted; none for an unknown synset."""
+    t = _taxonomy()
+    if not t.is_valid_synset(synset):
+        return []
+    have = t.get_abilities(synset)
+    return sorted(w for a, w in ABILITY_WORDS.items() if a in have)
+
+
 def _parents(synset: str) -> list[str]:
     t = _taxonomy()
     return sorted(t.get_parents(synset)) if t.is_valid_synset(synset) else []

@@ -27,11 +27,13 @@ Substance = Annotated[str, PddlType("value")]
 #: The states of one object, by their names in a world state and a scene's `state`.
 UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
 #: The states an object has with a substance.
-WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated")
+WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 #: Relations between two objects, tracked as states of the first.
 RELATIONS = ("attached",)
 #: Static facts the state actions of `fdc import bddl`'s domain read.
-STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of")
+STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of",
+           "cooks-into", "cooks-into-2", "melts-into", "is-mixing-tool", "mixes-into-2",
+           "mixes-into-3")
 
 
 def state_name(state: str, substance: str | None = None) -> str:
@@ -107,6 +109,14 @@ def saturated(ctx: Context, o: Thing, s: Substance) -> bool:
 
 
 @fluent
+def insource(ctx: Context, o: Thing, s: Substance) -> bool:
+    """The object is a source of the substance that does not run out (a salt shaker of
+    salt, a sink of water: BEHAVIOR's `insource`): pouring or spreading from it leaves it
+    a source (`fdc.sim_bridge.world.transitions`)."""
+    return has_state(ctx, o, state_name("insource", s))
+
+
+@fluent
 def attached(ctx: Context, o: Thing, x: Thing) -> bool:
     """The object is attached to the other (a camera to a tripod, a hook to a wall): a
     relation the world tracks as the state `attached:OTHER` of the object (the other's
@@ -119,20 +129,21 @@ def attached(ctx: Context, o: Thing, x: Thing) -> bool:
 @static
 def is_heat_source(ctx: Context, o: Thing) -> bool:
     """The object cooks and heats what is on or in it while it is on (a stove, an oven, a
-    microwave): its category is one of `transitions.HEAT_SOURCES`."""
-    return transitions.is_heat_source(ctx.graph.object(o).category)
+    microwave): its category is one of `transitions.HEAT_SOURCES`, or its `abilities`
+    attribute says `heat-source` (`transitions.is_heat_source`)."""
+    return transitions.is_heat_source(ctx.graph.object(o))
 
 
 @static
 def is_freezer(ctx: Context, o: Thing) -> bool:
     """The object freezes what is in it (a fridge, a freezer)."""
-    return transitions.is_freezer(ctx.graph.object(o).category)
+    return transitions.is_freezer(ctx.graph.object(o))
 
 
 @static
 def is_water_source(ctx: Context, o: Thing) -> bool:
     """The object gives water (a sink): filling, soaking and washing happen beside it."""
-    return transitions.is_water_source(ctx.graph.object(o).category)
+    return transitions.is_water_source(ctx.graph.object(o))
 
 
 @static
@@ -146,7 +157,66 @@ def floor_of(ctx: Context, t: ItemTop, o: Movable) -> bool:
 @static
 def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
     """The object wipes dust and stains off (a rag, a sponge, a brush)."""
-    return transitions.is_cleaning_tool(ctx.graph.object(o).category)
+    return transitions.is_cleaning_tool(ctx.graph.object(o))
+
+
+# The scene's recipes (`Scene.recipes`, a generated BEHAVIOR house's): what the planning
+# domain's `cook-substance`, `cook-substance-2` and `melt` read (the world's `make` rule
+# reads the same recipes).
+def _heat_recipes(ctx: Context, output: str, kind: str = "heat"
+                  ) -> list[tuple[list[str], list[str]]]:
+    """(input substances, input categories) of each recipe of `output` of the kind
+    (`heat`, `mix`), PDDL spelling, each in name order."""
+    return [(sorted(pddl_word(s) for s in r.substances), sorted(pddl_word(c) for c in r.items))
+            for r in transitions.recipes_for(ctx.graph, output) if r.kind == kind]
+
+
+@static
+def cooks_into(ctx: Context, i: Substance, x: Substance) -> bool:
+    """Heating an item that contains substance `i` makes it contain `x` too (a recipe of
+    the scene with `i` its only input: cooked rice from rice)."""
+    return ([pddl_word(i)], []) in _heat_recipes(ctx, x)
+
+
+@static
+def cooks_into_2(ctx: Context, i: Substance, j: Substance, x: Substance) -> bool:
+    """Heating an item that contains substances `i` and `j` makes it contain `x` too (a
+    recipe of the scene with these two inputs, in name order: cooked black beans from
+    black beans and cooked water)."""
+    a, b = pddl_word(i), pddl_word(j)
+    return a < b and ([a, b], []) in _heat_recipes(ctx, x)
+
+
+@static
+def melts_into(ctx: Context, o: Movable, x: Substance) -> bool:
+    """Heating an item with the object inside it makes the item contain `x` (a recipe of
+    the scene whose only input is the object's category: melted butter from a butter)."""
+    return ([], [pddl_word(ctx.graph.object(o).category)]) in _heat_recipes(ctx, x)
+
+
+@static
+def is_mixing_tool(ctx: Context, o: Thing) -> bool:
+    """The object stirs (a spoon, a whisk): its category is one of
+    `transitions.MIXING_TOOLS`, or its `abilities` attribute says `mixing-tool`."""
+    return transitions.is_mixing_tool(ctx.graph.object(o))
+
+
+@static
+def mixes_into_2(ctx: Context, i: Substance, j: Substance, x: Substance) -> bool:
+    """Stirring an item that contains substances `i` and `j` with a mixing tool makes it
+    contain `x` too (a `mix` recipe of the scene with these two inputs, in name order:
+    coffee from instant coffee and water)."""
+    a, b = pddl_word(i), pddl_word(j)
+    return a < b and ([a, b], []) in _heat_recipes(ctx, x, "mix")
+
+
+@static
+def mixes_into_3(ctx: Context, i: Substance, j: Substance, k: Substance, x: Substance
+                 ) -> bool:
+    """As `mixes-into-2`, three inputs in name order (lemonade from granulated sugar,
+    lemon juice and water)."""
+    a, b, c = pddl_word(i), pddl_word(j), pddl_word(k)
+    return a < b < c and ([a, b, c], []) in _heat_recipes(ctx, x, "mix")
 
 
 __all__ = [
@@ -158,6 +228,8 @@ __all__ = [
     "broken",
     "contains",
     "cooked",
+    "cooks_into",
+    "cooks_into_2",
     "covered",
     "filled",
     "floor_of",
@@ -165,10 +237,15 @@ __all__ = [
     "frozen",
     "has_state",
     "hot",
+    "insource",
     "is_cleaning_tool",
     "is_freezer",
     "is_heat_source",
+    "is_mixing_tool",
     "is_water_source",
+    "melts_into",
+    "mixes_into_2",
+    "mixes_into_3",
     "on_fire",
     "saturated",
     "state_name",

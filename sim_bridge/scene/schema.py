@@ -221,6 +221,20 @@ class AgentSpec(FrozenRecord):
     eye_height_m: Positive = 1.25
 
 
+class RecipeSpec(FrozenRecord):
+    """A substance made during a task (BEHAVIOR's transition rules: cooked rice, melted
+    butter, lemonade): `output` is made in an item that holds every input substance
+    (`contains`) and an item of each input category inside it, set down on a heat source
+    that is on (`kind` "heat"), or stirred with a mixing tool held (`kind` "mix"). Read by
+    the embedded world's `make` rule (`fdc.sim_bridge.world.transitions`), the planning
+    domain's statics and the oracle."""
+
+    output: str = Field(min_length=1, description="The substance made (PDDL spelling).")
+    substances: list[str] = Field(default_factory=list, description="Input substances.")
+    items: list[str] = Field(default_factory=list, description="Input item categories.")
+    kind: Literal["heat", "mix"] = "heat"
+
+
 class Scene(FrozenRecord):
     """A scene: rooms, doors, objects and the agent (fdc scene format 1.0)."""
 
@@ -236,6 +250,8 @@ class Scene(FrozenRecord):
     objects: list[ObjectSpec] = Field(default_factory=list)
     agent: AgentSpec
     source: dict[str, str] = Field(default_factory=dict)
+    recipes: list[RecipeSpec] | None = Field(
+        default=None, description="Substances made during a task, from what (null: none).")
 
     def to_json(self) -> str:
         """Canonical text: 2-space indentation, fields in model order, a final newline."""

@@ -21,16 +21,27 @@ it; `apply` checks one and returns the states it writes):
 | `soak` X | X held, a water source within reach | `saturated:water` |
 | `wash` X S | X held and `covered:S`, a water source within reach | not `covered:S` |
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
-| `pour` X S | the held item contains or is filled with S, X in reach | `contains:S`, `filled:S` |
-| `spread` X S | the held item contains (or is filled with) S, X within reach | `covered:S` |
+| `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
+| `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
+| `make` X S | as `cook`, or (mix) a mixing tool held; X has the inputs | `contains:S` `filled:S` |
 | `fold` / `unfold` X | X held, unfolded / folded | `folded` |
 | `attach` X Y | X held, Y (not X) within reach | `attached:Y` |
 | `detach` X Y | X attached to Y, within reach | not `attached:Y` |
 
+A source of S (`insource:S`, BEHAVIOR's `insource`: a salt shaker, a sealant atomizer)
+gives S without running out: pouring or spreading from it leaves it a source.
+
+A recipe (`Scene.recipes`: cooked rice from rice and cooked water, melted butter from a
+butter, lemonade) makes its output in an item that contains each input substance and
+has an item of each input category inside it (on the floor of its inside), by heat or,
+for `mix` recipes, stirred with a mixing tool held; the inputs stay.
+
 "Set down on or in": the item's surface, or the surface under the item it rests on, at
 any depth, belongs to the heat source (a pan on a stove). The categories of heat
-sources, freezers, water sources and cleaning tools are below (`is_heat_source` ...):
-the planning domain's static predicates (`heat-source` ...) read the same functions.
+sources, freezers, water sources and cleaning tools are below (`is_heat_source` ...),
+or an object's `abilities` attribute names them (a generated BEHAVIOR house writes
+BEHAVIOR's: a swab, an iron are `particleRemover`s, cleaning tools): the planning
+domain's static predicates (`is-heat-source` ...) read the same functions.
 See docs/world.md.
 """
 
@@ -38,10 +49,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from fdc.sim_bridge.graph.scene_graph import SceneGraph
+    from fdc.sim_bridge.scene.schema import RecipeSpec
     from fdc.sim_bridge.world.posed import PosedGraph
 
 #: Categories (PDDL spelling) of heat sources: cooking and heating happen on or in them
@@ -65,8 +77,15 @@ CLEANING_TOOLS = frozenset({
     "scouring-pad", "dishrag", "bath-towel", "detergent", "cleansing-agent",
 })
 
+#: Categories of mixing tools: stirring with one held mixes what an item contains.
+MIXING_TOOLS = frozenset({"spoon", "wooden-spoon", "tablespoon", "teaspoon", "soupspoon",
+                          "whisk", "stirrer", "mixing-stick", "spatula"})
+
 #: The substance water gives: filled, soaked with.
 WATER = "water"
+#: The states of a held item with a substance from which it pours or spreads it: it
+#: contains it, is filled with it, or is a source of it (`insource`: never runs out).
+GIVING = ("contains", "filled", "insource")
 
 
 def word(text: str) -> str:
@@ -74,17 +93,45 @@ def word(text: str) -> str:
     return text.strip().lower().replace("_", "-").replace(" ", "-")
 
 
-def _is(categories: frozenset[str]) -> Callable[[str], bool]:
-    def test(category: str) -> bool:
-        w = word(category)
-        return w in categories or any(w.endswith("-" + c) for c in categories)
+#: The scene attribute that lists an object's abilities beyond its category's (a
+#: generated BEHAVIOR house writes BEHAVIOR's: `"cleaning-tool, heat-source"` for an iron,
+#: a `particleRemover` and `heatSource`), and the words it uses.
+ABILITIES = "abilities"
+HEAT_SOURCE, FREEZER, WATER_SOURCE, CLEANING_TOOL, MIXING_TOOL = (
+    "heat-source", "freezer", "water-source", "cleaning-tool", "mixing-tool")
+
+
+class Thing(Protocol):
+    """What the tests below read of an object: its category and attributes."""
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def attributes(self) -> Mapping[str, str]: ...
+
+
+def abilities(thing: Thing) -> frozenset[str]:
+    """The abilities the object's `abilities` attribute lists (PDDL spelling)."""
+    raw = thing.attributes.get(ABILITIES, "")
+    return frozenset(word(v) for v in raw.replace("|", ",").split(",") if v.strip())
+
+
+def _is(categories: frozenset[str], ability: str) -> Callable[[Thing], bool]:
+    def test(thing: Thing) -> bool:
+        w = word(thing.category)
+        return w in categories or any(w.endswith("-" + c) for c in categories) or \
+            ability in abilities(thing)
     return test
 
 
-is_heat_source = _is(HEAT_SOURCES)
-is_freezer = _is(FREEZERS)
-is_water_source = _is(WATER_SOURCES)
-is_cleaning_tool = _is(CLEANING_TOOLS)
+#: Whether an object is a heat source (a freezer, a water source, a cleaning tool): its
+#: category is one of those above (or ends with `-` and one), or its `abilities` say so.
+is_heat_source = _is(HEAT_SOURCES, HEAT_SOURCE)
+is_freezer = _is(FREEZERS, FREEZER)
+is_water_source = _is(WATER_SOURCES, WATER_SOURCE)
+is_cleaning_tool = _is(CLEANING_TOOLS, CLEANING_TOOL)
+is_mixing_tool = _is(MIXING_TOOLS, MIXING_TOOL)
 
 #: The scene's `state` words that name a world state otherwise (PARTNR's states).
 _SCENE_WORDS = {"is_powered_on": "powered-on", "is_clean": "clean", "is_filled": "filled"}
@@ -124,6 +171,9 @@ class Setting:
     def category(self, object_id: str) -> str:
         return word(self.graph.object(object_id).category)
 
+    def thing(self, object_id: str) -> Thing:
+        return self.graph.object(object_id)
+
     def within_reach(self, object_id: str) -> str:
         """"" when the robot holds the object or can reach it, else why not."""
         if self.held == object_id:
@@ -132,9 +182,9 @@ class Setting:
             return f"there is no `{object_id}` in the scene"
         return self.reach(object_id)
 
-    def resting_on(self, item: str, test: Callable[[str], bool]) -> str | None:
-        """The object the item rests on or in, at any depth (a pan on a stove), whose
-        category passes `test`; None: none does. Guarded against cycles."""
+    def resting_on(self, item: str, test: Callable[[Thing], bool]) -> str | None:
+        """The object the item rests on or in, at any depth (a pan on a stove), that
+        passes `test`; None: none does. Guarded against cycles."""
         seen: set[str] = set()
         cur: str | None = item
         while cur is not None and cur not in seen:
@@ -142,15 +192,14 @@ class Setting:
             s = self.posed.parent_surface(cur)
             if s is None:
                 return None
-            if test(self.category(s.object_id)):
+            if test(self.thing(s.object_id)):
                 return s.object_id
             cur = s.object_id
         return None
 
-    def sources_in_reach(self, test: Callable[[str], bool]) -> list[str]:
-        """The objects whose category passes `test` within the robot's reach."""
-        return [o.id for o in self.graph.objects()
-                if test(word(o.category)) and not self.reach(o.id)]
+    def sources_in_reach(self, test: Callable[[Thing], bool]) -> list[str]:
+        """The objects that pass `test` within the robot's reach."""
+        return [o.id for o in self.graph.objects() if test(o) and not self.reach(o.id)]
 
 
 @dataclass(frozen=True)
@@ -248,7 +297,7 @@ def _wash(w: Setting, x: str, substance: str | None) -> Outcome:
 def _wipe(w: Setting, x: str, substance: str | None) -> Outcome:
     if substance is None:
         return _refuse("wipe what off? name the substance")
-    if w.held is None or not is_cleaning_tool(w.category(w.held)):
+    if w.held is None or not is_cleaning_tool(w.thing(w.held)):
         return _refuse("the hand holds no cleaning tool (a rag, a sponge, a brush)")
     if x == w.held:
         return _refuse(f"`{x}` cannot wipe itself")
@@ -269,14 +318,75 @@ def _from_held(effect: tuple[str, ...]) -> Callable[[Setting, str, str | None], 
             return _refuse("the hand is empty: pick a container of the substance first")
         if x == w.held:
             return _refuse(f"`{x}` is the item in the hand")
-        if not (w.holds(w.held, state_key("contains", substance))
-                or w.holds(w.held, state_key("filled", substance))):
-            return _refuse(f"`{w.held}` contains no {word(substance)}")
+        if not any(w.holds(w.held, state_key(s, substance)) for s in GIVING):
+            return _refuse(f"`{w.held}` contains no {word(substance)} and is no source of it")
         far = w.within_reach(x)
         if far:
             return _refuse(far)
         return _write(x, **{state_key(s, substance): True for s in effect})
     return rule
+
+
+def recipes_for(graph: SceneGraph, output: str) -> list[RecipeSpec]:
+    """The scene's recipes (`Scene.recipes`) that make the substance `output`."""
+    return [r for r in graph.scene.recipes or () if word(r.output) == word(output)]
+
+
+def inside_item(graph: SceneGraph, posed: PosedGraph, category: str, item: str) -> str | None:
+    """An object of the category (PDDL spelling) that rests directly inside the item (on
+    the floor of its inside), the first by id; None: none does."""
+    for o in sorted(graph.objects(), key=lambda o: o.id):
+        if o.id == item or word(o.category) != word(category):
+            continue
+        s = posed.parent_surface(o.id)
+        if s is not None and s.object_id == item and s.container is not None:
+            return o.id
+    return None
+
+
+def missing_inputs(w: Setting, x: str, recipe: RecipeSpec) -> list[str]:
+    """What item `x` lacks for the recipe: the input substances it does not contain, the
+    input categories with no item inside it."""
+    return [*(word(s) for s in recipe.substances if not w.holds(x, state_key("contains", s))),
+            *(f"a {word(c)} inside it" for c in recipe.items
+              if inside_item(w.graph, w.posed, c, x) is None)]
+
+
+def _recipe_needs(w: Setting, x: str, recipe: RecipeSpec) -> str:
+    """"" when the recipe can make its output in `x` now, else why not."""
+    if recipe.kind == "mix":
+        if w.held is None or not is_mixing_tool(w.thing(w.held)):
+            return "the hand holds no mixing tool (a spoon, a whisk)"
+        if w.held == x:
+            return f"`{x}` cannot stir itself"
+    else:
+        if w.held == x:
+            return f"`{x}` is in the hand: set it down on or in a heat source first"
+        source = w.resting_on(x, is_heat_source)
+        if source is None:
+            return f"`{x}` is not on or in a heat source (a stove, an oven)"
+        if not w.holds(source, "is_powered_on"):
+            return f"the heat source `{source}` is off: toggle it on first"
+    far = w.within_reach(x)
+    if far:
+        return far
+    lacking = missing_inputs(w, x, recipe)
+    if lacking:
+        return f"`{x}` lacks what {word(recipe.output)} is made from: {', '.join(lacking)}"
+    return ""
+
+
+def _make(w: Setting, x: str, output: str | None) -> Outcome:
+    if output is None:
+        return _refuse("make what? name the substance")
+    recipes = recipes_for(w.graph, output)
+    if not recipes:
+        return _refuse(f"no recipe of the scene makes {word(output)}")
+    why = [_recipe_needs(w, x, r) for r in recipes]
+    if any(not y for y in why):
+        return _write(x, **{state_key("contains", output): True,
+                            state_key("filled", output): True})
+    return _refuse(why[0])
 
 
 def _fold(value: bool) -> Callable[[Setting, str, str | None], Outcome]:
@@ -327,6 +437,7 @@ RULES: dict[str, Callable[[Setting, str, str | None], Outcome]] = {
     "wipe": _wipe,
     "pour": _from_held(("contains", "filled")),
     "spread": _from_held(("covered",)),
+    "make": _make,
     "fold": _fold(True),
     "unfold": _fold(False),
     "attach": _attach,
@@ -356,6 +467,14 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "spread-on-furniture": ("spread", 1, 2, 4),
     "pour-filled": ("pour", 1, 2, 3),
     "spread-filled": ("spread", 1, 2, 3),
+    "pour-source": ("pour", 1, 2, 3),
+    "spread-source": ("spread", 1, 2, 3),
+    "spread-source-on-furniture": ("spread", 1, 2, 4),
+    "cook-substance": ("make", 0, 2, 5),
+    "cook-substance-2": ("make", 0, 3, 6),
+    "melt": ("make", 0, 3, 6),
+    "mix-2": ("make", 0, 4, 5),
+    "mix-3": ("make", 0, 5, 6),
     "fold": ("fold", 0, None, 1),
     "unfold": ("unfold", 0, None, 1),
     "attach": ("attach", 0, 1, 2),
@@ -373,6 +492,30 @@ def apply(rule: str, setting: Setting, obj: str, other: str | None = None) -> Ou
     return RULES[rule](setting, obj, other)
 
 
-__all__ = ["CLEANING_TOOLS", "FREEZERS", "HEAT_SOURCES", "PLAN_ACTIONS", "RULES", "WATER",
-           "WATER_SOURCES", "Outcome", "Setting", "apply", "is_cleaning_tool", "is_freezer",
-           "is_heat_source", "is_water_source", "scene_states", "state_key", "word"]
+__all__ = [
+    "ABILITIES",
+    "CLEANING_TOOL",
+    "CLEANING_TOOLS",
+    "FREEZER",
+    "FREEZERS",
+    "GIVING",
+    "HEAT_SOURCE",
+    "HEAT_SOURCES",
+    "PLAN_ACTIONS",
+    "RULES",
+    "WATER",
+    "WATER_SOURCE",
+    "WATER_SOURCES",
+    "Outcome",
+    "Setting",
+    "Thing",
+    "abilities",
+    "apply",
+    "is_cleaning_tool",
+    "is_freezer",
+    "is_heat_source",
+    "is_water_source",
+    "scene_states",
+    "state_key",
+    "word",
+]

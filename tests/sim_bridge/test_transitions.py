@@ -158,6 +158,116 @@ def test_pour_and_spread_from_the_held_item(world: EmbeddedWorld) -> None:
     assert holds(world, "contains", "apple", "salt") and holds(world, "filled", "apple", "salt")
 
 
+def test_pour_and_spread_from_a_source_that_does_not_run_out() -> None:
+    """A salt shaker `insource:salt` (BEHAVIOR's `insource`): held, it pours and spreads
+    salt, and stays a source (before: refused, "contains no salt")."""
+    g = graph([obj("table", "table", (1.0, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+               on_top("shaker", "salt-shaker", (0.7, 0.5), 0.9, ITEM,
+                      attributes={"state": "insource:salt"}),
+               on_top("apple", "apple", (1.0, 0.5), 0.9, ITEM),
+               on_top("bowl", "bowl", (1.3, 0.5), 0.9, ITEM)],
+              rooms=[room("kitchen", "kitchen", 0, 0, 3, 3)])
+    world = EmbeddedWorld(g)
+    assert holds(world, "insource", "shaker", "salt")
+    assert not holds(world, "contains", "shaker", "salt")
+    fetch(world, "shaker")
+    done(world, "spread", "apple", "salt")
+    done(world, "pour", "bowl", "salt")
+    assert holds(world, "covered", "apple", "salt") and holds(world, "contains", "bowl", "salt")
+    assert holds(world, "insource", "shaker", "salt")  # it does not run out
+    refused(world, "spread", "apple", "pepper", "no pepper and is no source of it")
+
+
+def test_an_object_whose_abilities_say_so_is_a_cleaning_tool_or_a_heat_source() -> None:
+    """A swab (no category of `CLEANING_TOOLS`) wipes when its `abilities` attribute says
+    `cleaning-tool` (a generated BEHAVIOR house writes BEHAVIOR's `particleRemover`); a
+    hob whose abilities say `heat-source` heats; the checkers read the same."""
+    g = graph([obj("table", "table", (1.0, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture",
+                   attributes={"state": "covered:stain"}),
+               obj("hob", "hob", (2.5, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture",
+                   attributes={"abilities": "heat-source"}),
+               on_top("swab", "swab", (0.7, 0.5), 0.9, ITEM,
+                      attributes={"abilities": "cleaning-tool"}),
+               on_top("mop", "mop-head", (1.0, 0.5), 0.9, ITEM),
+               on_top("apple", "apple", (1.3, 0.5), 0.9, ITEM,
+                      attributes={"state": "frozen"})],
+              rooms=[room("kitchen", "kitchen", 0, 0, 4, 3)])
+    world = EmbeddedWorld(g)
+    assert holds(world, "is-cleaning-tool", "swab") and not holds(world, "is-cleaning-tool",
+                                                                  "mop")
+    assert holds(world, "is-heat-source", "hob")
+    fetch(world, "mop")
+    refused(world, "wipe", "table", "stain", "no cleaning tool")
+    put_on(world, "table|top")
+    assert world.pick("swab").ok
+    done(world, "wipe", "table", "stain")
+    assert not holds(world, "covered", "table", "stain")
+    put_on(world, "table|top")
+    fetch(world, "apple")
+    put_on(world, "hob|top")
+    done(world, "toggle-on", "hob")
+    done(world, "heat", "apple")  # and so thawed
+    assert holds(world, "hot", "apple") and not holds(world, "frozen", "apple")
+
+
+def test_make_a_substance_by_a_recipe_of_the_scene() -> None:
+    """`make` (the scene's `recipes`, a generated BEHAVIOR house's): cooked water in a
+    pot that contains water, set down on a stove that is on; cooked rice from rice and
+    cooked water; refused without a recipe, off a heat source, or lacking an input."""
+    recipes = [{"output": "cooked-water", "substances": ["water"]},
+               {"output": "cooked-rice", "substances": ["rice", "cooked-water"]}]
+    g = graph([obj("stove", "stove", (1.0, 0.5, 0.45), (0.6, 0.6, 0.9), kind="furniture"),
+               obj("table", "table", (2.5, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+               on_top("pot", "pot", (2.2, 0.5), 0.9, ITEM,
+                      attributes={"state": "contains:water"}),
+               on_top("jar", "jar", (2.8, 0.5), 0.9, ITEM,
+                      attributes={"state": "contains:rice"})],
+              rooms=[room("kitchen", "kitchen", 0, 0, 4, 3)], recipes=recipes)
+    world = EmbeddedWorld(g)
+    assert world.navigate("table|top").ok
+    refused(world, "make", "pot", "lemonade", "no recipe of the scene makes lemonade")
+    refused(world, "make", "pot", "cooked-water", "not on or in a heat source")
+    assert world.pick("pot").ok
+    put_on(world, "stove|top")
+    refused(world, "make", "pot", "cooked-water", "is off: toggle it on first")
+    done(world, "toggle-on", "stove")
+    refused(world, "make", "pot", "cooked-rice", "lacks what cooked-rice is made from: rice")
+    done(world, "make", "pot", "cooked-water")
+    assert holds(world, "contains", "pot", "cooked-water")
+    assert holds(world, "filled", "pot", "cooked-water")
+    assert world.navigate("table|top").ok
+    assert world.pick("jar").ok
+    assert world.navigate("stove|top").ok
+    done(world, "pour", "pot", "rice")
+    put_on(world, "stove|top")
+    done(world, "make", "pot", "cooked-rice")
+    assert holds(world, "contains", "pot", "cooked-rice")
+    assert holds(world, "cooks-into", "water", "cooked-water")
+    assert holds(world, "cooks-into-2", "cooked-water", "rice", "cooked-rice")
+    assert not holds(world, "cooks-into-2", "rice", "cooked-water", "cooked-rice")
+
+
+def test_mix_a_substance_with_a_mixing_tool_held() -> None:
+    """A `mix` recipe (BEHAVIOR's `mixing_stick`): coffee from instant coffee and water in
+    a mug, stirred with a spoon held; refused with the mug held or no tool."""
+    g = graph([obj("table", "table", (1.0, 0.5, 0.45), (1.2, 0.6, 0.9), kind="furniture"),
+               on_top("mug", "mug", (0.7, 0.5), 0.9, ITEM,
+                      attributes={"state": "contains:water, contains:instant-coffee"}),
+               on_top("spoon", "wooden-spoon", (1.0, 0.5), 0.9, ITEM)],
+              rooms=[room("kitchen", "kitchen", 0, 0, 3, 3)],
+              recipes=[{"output": "coffee", "substances": ["water", "instant-coffee"],
+                        "kind": "mix"}])
+    world = EmbeddedWorld(g)
+    fetch(world, "mug")
+    refused(world, "make", "mug", "coffee", "the hand holds no mixing tool")
+    put_on(world, "table|top")
+    assert world.pick("spoon").ok
+    done(world, "make", "mug", "coffee")
+    assert holds(world, "contains", "mug", "coffee") and holds(world, "is-mixing-tool", "spoon")
+    assert holds(world, "mixes-into-2", "instant-coffee", "water", "coffee")
+    assert not holds(world, "cooks-into-2", "instant-coffee", "water", "coffee")
+
+
 def test_fold_and_unfold(world: EmbeddedWorld) -> None:
     refused(world, "fold", "towel", None, "not in the hand")
     fetch(world, "towel")
