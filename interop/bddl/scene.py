@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -300,6 +301,30 @@ class _Builder:
         return self.rooms[0]
 
 
+def _goal_facts(activity: Activity, heads: Collection[str]
+                ) -> Iterator[tuple[list[Sexp], dict[str, str]]]:
+    """The goal's two-argument facts with a head among `heads` (under any connective and
+    quantifier), each with the synsets of the variables quantified where it stands."""
+
+    def walk(e: Sexp, scope: dict[str, str]) -> Iterator[tuple[list[Sexp], dict[str, str]]]:
+        if not isinstance(e, list) or not e:
+            return
+        if e[0] in ("forall", "exists", "forn", "forpairs", "fornpairs"):
+            inner = dict(scope)
+            for d in e[1:-1]:
+                if isinstance(d, list) and len(d) == 3 and d[1] == "-":
+                    inner[str(d[0])] = str(d[2])
+            yield from walk(e[-1], inner)
+        elif e[0] in heads and len(e) == 3 and all(isinstance(x, str) for x in e[1:]):
+            yield e, scope
+        else:
+            for x in e[1:]:
+                yield from walk(x, scope)
+
+    for c in activity.goal:
+        yield from walk(c, {})
+
+
 def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | None = None
                     ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The synsets the goal puts things `inside` and `ontop` of, each with the synsets
@@ -316,39 +341,20 @@ def goal_placements(activity: Activity, nextto: list[tuple[str, str, int]] | Non
         counts[synset] = counts.get(synset, 0) + 1
     inside: dict[str, list[str]] = {}
     ontop: dict[str, list[str]] = {}
-
-    def walk(e: Sexp, scope: dict[str, str]) -> None:
-        if not isinstance(e, list) or not e:
-            return
-        head = e[0]
-        if head in ("forall", "exists", "forn", "forpairs", "fornpairs"):
-            inner = dict(scope)
-            for d in e[1:-1]:
-                if isinstance(d, list) and len(d) == 3 and d[1] == "-":
-                    inner[str(d[0])] = str(d[2])
-            walk(e[-1], inner)
-            return
-        if head in ("inside", "nextto", *ON) and len(e) == 3 and \
-                all(isinstance(x, str) for x in e[1:]):
-            what = scope.get(e[1]) or synset_of.get(str(e[1]).lstrip("?"))
-            holder = scope.get(e[2]) or synset_of.get(str(e[2]).lstrip("?"))
-            if what is not None and holder is not None:
-                n = counts.get(what, 1) if e[1] in scope else 1
-                if head == "nextto":
-                    beside.append((what, holder, n))
-                    return
-                table = inside if head == "inside" else ontop
-                table.setdefault(holder, []).extend([what] * n)
-                if head != "inside":
-                    carried.append((what, holder, n))
-            return
-        for x in e[1:]:
-            walk(x, scope)
-
     beside: list[tuple[str, str, int]] = []  # nextto: on what the anchor goes on
     carried: list[tuple[str, str, int]] = []  # ontop: what carries it goes where it goes
-    for c in activity.goal:
-        walk(c, {})
+    for e, scope in _goal_facts(activity, ("inside", "nextto", *ON)):
+        what, holder = (scope.get(x) or synset_of.get(str(x).lstrip("?")) for x in e[1:])
+        if what is None or holder is None:
+            continue
+        n = counts.get(what, 1) if e[1] in scope else 1
+        if e[0] == "nextto":
+            beside.append((what, holder, n))
+            continue
+        table = inside if e[0] == "inside" else ontop
+        table.setdefault(holder, []).extend([what] * n)
+        if e[0] != "inside":
+            carried.append((what, holder, n))
     for what, holder, n in carried:  # a pizza on a plate, the pizzas in the fridge: the
         for t in (inside, ontop):  # plates in the fridge too
             for h, kids in t.items():
@@ -369,28 +375,10 @@ def goal_vessels(activity: Activity) -> dict[str, set[str]]:
     synset_of = activity.synset_of()
     out: dict[str, set[str]] = {}
 
-    def walk(e: Sexp, scope: dict[str, str]) -> None:
-        if not isinstance(e, list) or not e:
-            return
-        if e[0] in ("forall", "exists", "forn", "forpairs", "fornpairs"):
-            inner = dict(scope)
-            for d in e[1:-1]:
-                if isinstance(d, list) and len(d) == 3 and d[1] == "-":
-                    inner[str(d[0])] = str(d[2])
-            walk(e[-1], inner)
-            return
-        if e[0] in ("contains", "filled") and len(e) == 3 and \
-                all(isinstance(x, str) for x in e[1:]):
-            holder = scope.get(e[1]) or synset_of.get(str(e[1]).lstrip("?"))
-            what = scope.get(e[2]) or synset_of.get(str(e[2]).lstrip("?"))
-            if holder is not None and what is not None:
-                out.setdefault(holder, set()).add(what)
-            return
-        for x in e[1:]:
-            walk(x, scope)
-
-    for c in activity.goal:
-        walk(c, {})
+    for e, scope in _goal_facts(activity, ("contains", "filled")):
+        holder, what = (scope.get(x) or synset_of.get(str(x).lstrip("?")) for x in e[1:])
+        if holder is not None and what is not None:
+            out.setdefault(holder, set()).add(what)
     return out
 
 
