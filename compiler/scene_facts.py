@@ -50,6 +50,7 @@ from fdc.predicates.registry import Context, EvaluationError, Registry
 from fdc.predicates.registry import Kind as CheckerKind
 from fdc.sim_bridge.scene.schema import Kind as SceneKind
 from fdc.sim_bridge.world.experience import Experience, interaction_sequence
+from fdc.sim_bridge.world.transitions import recipe_form
 
 from .facts import Kind
 
@@ -468,27 +469,21 @@ def _confirmed(f: SceneFacts, predicate: str, candidates: Sequence[Row], ctx: Co
 
 
 def _recipes(kind: str) -> Callable[[SceneFacts, Context], Iterable[Row]]:
-    """The rows of a recipe static (`cooks-into`, `cooks-into-2`, `melts-into`) read
-    straight from the scene's recipes, as the checkers define them (a product table over
-    the substances would ask about millions of atoms)."""
+    """The rows of a recipe static (`cooks-into`, `melts-into`, `mixes-into-2` ...) read
+    straight from the scene's recipes in their abstraction form (`transitions.
+    recipe_form`, as the checkers read them; a product table over the substances would
+    ask about millions of atoms)."""
     def rows(f: SceneFacts, ctx: Context) -> Iterable[Row]:
         for r in f.graph.scene.recipes or ():
-            subs = sorted(pddl_word(s) for s in r.substances)
-            out = pddl_word(r.output)
-            if r.kind == "mix":
-                if kind == f"mixes-into-{len(subs)}" and not r.items and \
-                        len(set(subs)) == len(subs):
-                    yield (*subs, out)
+            form = recipe_form(r)
+            if form is None or form.static != kind:
                 continue
-            if kind == "cooks-into" and len(subs) == 1 and not r.items:
-                yield (subs[0], out)
-            elif kind == "cooks-into-2" and len(subs) == 2 and not r.items and \
-                    subs[0] != subs[1]:
-                yield (subs[0], subs[1], out)
-            elif kind == "melts-into" and len(r.items) == 1 and not subs:
-                cat = pddl_word(r.items[0])
+            out = pddl_word(r.output)
+            if form.item is None:
+                yield (*form.substances, out)
+            else:
                 yield from ((e, out) for e in f.entities(("movable",))
-                            if pddl_word(f.graph.object(e).category) == cat)
+                            if pddl_word(f.graph.object(e).category) == form.item)
     return rows
 
 

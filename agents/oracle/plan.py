@@ -298,20 +298,16 @@ class _PlanWriter:
         posed = world.state.posed
         ctx = self.context()
         for r in T.recipes_for(self.graph, output):
-            subs = sorted(T.word(s) for s in r.substances)
-            if not all(self.registry.evaluate("contains", (target, s), ctx) for s in subs):
+            form = T.recipe_form(r)
+            if form is None or not all(self.registry.evaluate("contains", (target, sub), ctx)
+                                       for sub in form.substances):
                 continue
-            if r.kind == "mix":
-                if len(subs) in (2, 3) and not r.items:
-                    return (f"mix-{len(subs)}", *subs)
-                continue
-            if len(subs) in (1, 2) and not r.items:
-                return ("cook-substance" if len(subs) == 1 else "cook-substance-2", *subs)
-            if len(r.items) == 1 and not subs:
-                b = T.inside_item(self.graph, posed, r.items[0], target)
-                s = posed.parent_surface(b) if b is not None else None
-                if b is not None and s is not None:
-                    return ("melt", b, s.id)
+            if form.item is None:
+                return (form.action, *form.substances)
+            b = T.inside_item(self.graph, posed, form.item, target)
+            s = posed.parent_surface(b) if b is not None else None
+            if b is not None and s is not None:
+                return (form.action, b, s.id)
         raise Unsolvable(f"`make {target}`: no recipe of {output} has an action in the "
                          "planning abstraction")
 

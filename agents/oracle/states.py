@@ -58,6 +58,10 @@ class StateMaker:
         """The objects of the scene that pass `test` (a heat source ...), sorted."""
         return sorted(o.id for o in self.env.graph.objects() if o.kind in kinds and test(o))
 
+    def of_category(self, category: str) -> list[str]:
+        """The items of the category (any spelling), sorted."""
+        return self.find(lambda t: T.word(t.category) == T.word(category), (Kind.MOVABLE,))
+
     def holds(self, a: GAtom) -> bool:
         return self.p.holds_now(a)
 
@@ -215,8 +219,7 @@ class StateMaker:
         graph = self.env.graph
         tools = [t for t in self.find(T.is_mixing_tool, (Kind.MOVABLE,)) if t != x]
         recipes = [r for r in T.recipes_for(graph, out)
-                   if all(self.find(lambda t, c=c: T.word(t.category) == T.word(c),
-                                    (Kind.MOVABLE,)) for c in r.items)
+                   if all(self.of_category(c) for c in r.items)
                    and (r.kind != "mix" or tools)]
         if not recipes:
             raise Unsolvable(f"no recipe of the scene makes {out} from what it has")
@@ -239,8 +242,7 @@ class StateMaker:
                                   f"no heat source in the scene to make {out} on")
         for c in r.items:  # once `x` stands there (moving it takes off what it carries)
             if T.inside_item(graph, self.env.world.state.posed, c, x) is None:
-                item = next(i for i in self.find(lambda t, c=c: T.word(t.category) == T.word(c),
-                                                 (Kind.MOVABLE,)) if i != x)
+                item = next(i for i in self.of_category(c) if i != x)
                 self.p.make_true(GAtom(predicate="inside-of", args=(item, x)))
         self.go_to(source)
         if not self.holds(GAtom(predicate="is-powered-on", args=(source,))):
@@ -272,8 +274,9 @@ class StateMaker:
     def source_of(self, substance: str, but: str) -> str:
         """An item that contains the substance, is filled with it or is a source of it
         (`insource`) now."""
-        for o in self.givers(substance, but):
-            return o
+        givers = self.givers(substance, but)
+        if givers:
+            return givers[0]
         raise Unsolvable(f"no item contains {substance} to pour or spread")
 
     def pour(self, x: str, substance: str, rule: str) -> None:

@@ -234,20 +234,23 @@ def _toggle(on: bool) -> Callable[[Setting, str, str | None], Outcome]:
     return rule
 
 
+def _heated(w: Setting, x: str) -> str:
+    """"" when `x` is set down on or in a heat source that is on, within reach; else why
+    not (`cook`, `heat` and a heat recipe's `make` need it)."""
+    if w.held == x:
+        return f"`{x}` is in the hand: set it down on or in a heat source first"
+    source = w.resting_on(x, is_heat_source)
+    if source is None:
+        return f"`{x}` is not on or in a heat source (a stove, an oven, a microwave)"
+    if not w.holds(source, "is_powered_on"):
+        return f"the heat source `{source}` is off: toggle it on first"
+    return w.within_reach(x)
+
+
 def _on_heat(effect: dict[str, bool]) -> Callable[[Setting, str, str | None], Outcome]:
     def rule(w: Setting, x: str, _other: str | None) -> Outcome:
-        if w.held == x:
-            return _refuse(f"`{x}` is in the hand: set it down on or in a heat source first")
-        source = w.resting_on(x, is_heat_source)
-        if source is None:
-            return _refuse(f"`{x}` is not on or in a heat source (a stove, an oven, a "
-                           "microwave)")
-        if not w.holds(source, "is_powered_on"):
-            return _refuse(f"the heat source `{source}` is off: toggle it on first")
-        far = w.within_reach(x)
-        if far:
-            return _refuse(far)
-        return _write(x, **effect)
+        why = _heated(w, x)
+        return _refuse(why) if why else _write(x, **effect)
     return rule
 
 
@@ -332,6 +335,41 @@ def recipes_for(graph: SceneGraph, output: str) -> list[RecipeSpec]:
     return [r for r in graph.scene.recipes or () if word(r.output) == word(output)]
 
 
+@dataclass(frozen=True)
+class RecipeForm:
+    """How the planning abstraction states a recipe: its static fact (`cooks-into`,
+    `cooks-into-2`, `melts-into`, `mixes-into-2`, `mixes-into-3`), the action that makes
+    it (`cook-substance`, `cook-substance-2`, `melt`, `mix-2`, `mix-3`), the input
+    substances (PDDL spelling, distinct, in name order) and the input category of a
+    `melt` (else None)."""
+
+    static: str
+    action: str
+    substances: tuple[str, ...]
+    item: str | None = None
+
+
+def recipe_form(recipe: RecipeSpec) -> RecipeForm | None:
+    """The abstraction's form of a recipe: by heat, one or two input substances or one
+    input item; stirred, two or three substances. None: the abstraction has none (the
+    world's `make` still follows it). The statics' checkers, their direct tables and the
+    oracle's plan read this one answer."""
+    subs = tuple(sorted(word(s) for s in recipe.substances))
+    if len(set(subs)) != len(subs):
+        return None
+    if recipe.kind == "mix":
+        if len(subs) in (2, 3) and not recipe.items:
+            return RecipeForm(f"mixes-into-{len(subs)}", f"mix-{len(subs)}", subs)
+        return None
+    if not recipe.items and len(subs) == 1:
+        return RecipeForm("cooks-into", "cook-substance", subs)
+    if not recipe.items and len(subs) == 2:
+        return RecipeForm("cooks-into-2", "cook-substance-2", subs)
+    if len(recipe.items) == 1 and not subs:
+        return RecipeForm("melts-into", "melt", (), word(recipe.items[0]))
+    return None
+
+
 def inside_item(graph: SceneGraph, posed: PosedGraph, category: str, item: str) -> str | None:
     """An object of the category (PDDL spelling) that rests directly inside the item (on
     the floor of its inside), the first by id; None: none does."""
@@ -359,15 +397,9 @@ def _recipe_needs(w: Setting, x: str, recipe: RecipeSpec) -> str:
             return "the hand holds no mixing tool (a spoon, a whisk)"
         if w.held == x:
             return f"`{x}` cannot stir itself"
+        far = w.within_reach(x)
     else:
-        if w.held == x:
-            return f"`{x}` is in the hand: set it down on or in a heat source first"
-        source = w.resting_on(x, is_heat_source)
-        if source is None:
-            return f"`{x}` is not on or in a heat source (a stove, an oven)"
-        if not w.holds(source, "is_powered_on"):
-            return f"the heat source `{source}` is off: toggle it on first"
-    far = w.within_reach(x)
+        far = _heated(w, x)
     if far:
         return far
     lacking = missing_inputs(w, x, recipe)
