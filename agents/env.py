@@ -132,11 +132,10 @@ def state_changes(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     from fdc.core.limits import current
     from fdc.predicates.algebra import NotExpandable, expand_counts
     from fdc.predicates.builtin import default_registry
-    from fdc.predicates.checkers.object_states import RELATIONS, UNARY, WITH_SUBSTANCE
+    from fdc.predicates.checkers.object_states import STATES
     from fdc.predicates.registry import Context
 
-    states = {*UNARY, *WITH_SUBSTANCE, *RELATIONS, "unfolded"}
-    if not any(a.predicate in states for a in atoms(task.goal)):
+    if not any(a.predicate in STATES for a in atoms(task.goal)):
         return 0
     try:
         goal = expand_counts(task.goal, current().goal_atoms)
@@ -145,7 +144,7 @@ def state_changes(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = 
     registry = default_registry()
     ctx = Context(graph=graph, state=EmbeddedWorld(graph, start=start).state)
     return len(fewest_to_change(
-        goal, states, lambda a: bool(registry.evaluate(a.predicate, a.args, ctx))))
+        goal, STATES, lambda a: bool(registry.evaluate(a.predicate, a.args, ctx))))
 
 
 def items_to_move(task: TaskRecord, graph: SceneGraph, start: Snapshot | None = None) -> int:

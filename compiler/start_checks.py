@@ -29,8 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, assert_never
 
-from fdc.predicates.algebra import children, is_atom
+from fdc.predicates.algebra import children, fewest_to_change, is_atom
 from fdc.predicates.builtin import default_registry
+from fdc.predicates.checkers.object_states import STATES
 from fdc.predicates.goal import (
     GAnd,
     GAtom,
@@ -307,8 +308,14 @@ def needs_witness(goal: Goal, holds: Callable[[GAtom], bool],
     together depends on where each lands (two laptops by a box on a console, a towel
     between a clock and the laptop just put beside it, three plates in the centre of a
     table among what stands there already), which the world decides one placement at a
-    time. `registry`: the predicates' meaning (`Registry.relocating`, `anchored`;
-    default: fdc's)."""
+    time. Or it changes an object's state (a BEHAVIOR state, `object_states.STATES`:
+    cooked, covered, contains ...) from what it is at the start: whether an agent can (a
+    heat source, a water source, a cleaning tool, a recipe of the substance, room to set
+    the pan down) is what the oracle finds out, by the rules the world follows.
+    `registry`: the predicates' meaning (`Registry.relocating`, `anchored`; default:
+    fdc's)."""
+    if goal.kind != "targets" and fewest_to_change(goal, STATES, holds):
+        return True
     registry = registry or default_registry()
     relocating, anchored = registry.relocating(), registry.anchored()
     moved = [a for a in placing_atoms(goal)

@@ -46,6 +46,12 @@ def solve(pp: PlanningProblem, timeout_s: float, planner: str | None = None) -> 
         return PlanResult("error", "none", 0.0, message="no planner installed "
                           "(install up-fast-downward or up-pyperplan)")
     name = names[0]
+    simplify = pp.problem.environment.simplifier.simplify
+    if any(simplify(g).is_false() for g in pp.problem.goals):
+        # a goal literal no action makes true (no heat source to cook on): the PDDL
+        # writer refuses the constant, and no planner is needed to say so
+        return PlanResult("unsolvable", name, 0.0, message="the goal is unreachable in the "
+                          "planning abstraction (no action makes one of its facts true)")
     problem, back = ((_closed_world(pp.problem), None) if name == "fast-downward"
                      else _strips(pp.problem))
 

@@ -30,6 +30,8 @@ UNARY = ("cooked", "frozen", "hot", "folded", "broken", "on-fire")
 WITH_SUBSTANCE = ("covered", "filled", "contains", "saturated", "insource")
 #: Relations between two objects, tracked as states of the first.
 RELATIONS = ("attached",)
+#: Every BEHAVIOR state a goal may ask an object to change (`unfolded` is not `folded`).
+STATES = frozenset({*UNARY, "unfolded", *WITH_SUBSTANCE, *RELATIONS})
 #: Static facts the state actions of `fdc import bddl`'s domain read.
 STATICS = ("is-heat-source", "is-freezer", "is-water-source", "is-cleaning-tool", "floor-of",
            "cooks-into", "cooks-into-2", "melts-into", "is-mixing-tool", "mixes-into-2",
@@ -160,22 +162,24 @@ def is_cleaning_tool(ctx: Context, o: Thing) -> bool:
     return transitions.is_cleaning_tool(ctx.graph.object(o))
 
 
-# The scene's recipes (`Scene.recipes`, a generated BEHAVIOR house's): what the planning
-# domain's `cook-substance`, `cook-substance-2` and `melt` read (the world's `make` rule
+# The scene's recipes (`Scene.recipes`, a generated BEHAVIOR house's) in the planning
+# abstraction's form (`transitions.recipe_form`): what the planning domain's
+# `cook-substance`, `cook-substance-2`, `melt` and `mix-N` read (the world's `make` rule
 # reads the same recipes).
-def _heat_recipes(ctx: Context, output: str, kind: str = "heat"
-                  ) -> list[tuple[list[str], list[str]]]:
-    """(input substances, input categories) of each recipe of `output` of the kind
-    (`heat`, `mix`), PDDL spelling, each in name order."""
-    return [(sorted(pddl_word(s) for s in r.substances), sorted(pddl_word(c) for c in r.items))
-            for r in transitions.recipes_for(ctx.graph, output) if r.kind == kind]
+def _made_by(ctx: Context, output: str, static: str, substances: tuple[str, ...],
+             item: str | None = None) -> bool:
+    """Whether a recipe of `output` has this form: the static, the input substances in
+    name order, the input category (PDDL spelling)."""
+    key = (static, substances, item)
+    forms = map(transitions.recipe_form, transitions.recipes_for(ctx.graph, output))
+    return any(f is not None and (f.static, f.substances, f.item) == key for f in forms)
 
 
 @static
 def cooks_into(ctx: Context, i: Substance, x: Substance) -> bool:
     """Heating an item that contains substance `i` makes it contain `x` too (a recipe of
     the scene with `i` its only input: cooked rice from rice)."""
-    return ([pddl_word(i)], []) in _heat_recipes(ctx, x)
+    return _made_by(ctx, x, "cooks-into", (pddl_word(i),))
 
 
 @static
@@ -183,15 +187,14 @@ def cooks_into_2(ctx: Context, i: Substance, j: Substance, x: Substance) -> bool
     """Heating an item that contains substances `i` and `j` makes it contain `x` too (a
     recipe of the scene with these two inputs, in name order: cooked black beans from
     black beans and cooked water)."""
-    a, b = pddl_word(i), pddl_word(j)
-    return a < b and ([a, b], []) in _heat_recipes(ctx, x)
+    return _made_by(ctx, x, "cooks-into-2", (pddl_word(i), pddl_word(j)))
 
 
 @static
 def melts_into(ctx: Context, o: Movable, x: Substance) -> bool:
     """Heating an item with the object inside it makes the item contain `x` (a recipe of
     the scene whose only input is the object's category: melted butter from a butter)."""
-    return ([], [pddl_word(ctx.graph.object(o).category)]) in _heat_recipes(ctx, x)
+    return _made_by(ctx, x, "melts-into", (), pddl_word(ctx.graph.object(o).category))
 
 
 @static
@@ -206,8 +209,7 @@ def mixes_into_2(ctx: Context, i: Substance, j: Substance, x: Substance) -> bool
     """Stirring an item that contains substances `i` and `j` with a mixing tool makes it
     contain `x` too (a `mix` recipe of the scene with these two inputs, in name order:
     coffee from instant coffee and water)."""
-    a, b = pddl_word(i), pddl_word(j)
-    return a < b and ([a, b], []) in _heat_recipes(ctx, x, "mix")
+    return _made_by(ctx, x, "mixes-into-2", (pddl_word(i), pddl_word(j)))
 
 
 @static
@@ -215,12 +217,12 @@ def mixes_into_3(ctx: Context, i: Substance, j: Substance, k: Substance, x: Subs
                  ) -> bool:
     """As `mixes-into-2`, three inputs in name order (lemonade from granulated sugar,
     lemon juice and water)."""
-    a, b, c = pddl_word(i), pddl_word(j), pddl_word(k)
-    return a < b < c and ([a, b, c], []) in _heat_recipes(ctx, x, "mix")
+    return _made_by(ctx, x, "mixes-into-3", (pddl_word(i), pddl_word(j), pddl_word(k)))
 
 
 __all__ = [
     "RELATIONS",
+    "STATES",
     "STATICS",
     "UNARY",
     "WITH_SUBSTANCE",

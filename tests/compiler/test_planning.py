@@ -418,3 +418,22 @@ def test_objects_named_like_types_keep_their_names(world: PlanningWorld,
     assert surface.replace("|", "_") in problem  # not a PDDL name: the writer's rename
     back = PDDLReader().parse_problem_string(domain, problem)
     assert str(back.object("kitchen").type) == "kitchen - room"
+
+
+def test_a_goal_no_action_can_make_true_is_unsolvable_not_an_error() -> None:
+    """A goal literal the abstraction leaves false (cooking an apple in a house with no
+    heat source) is the constant false: before, the PDDL writer refused it and the audit
+    reported a planner error ("Found expression false in PDDL"), not an unreachable goal."""
+    from unified_planning.shortcuts import FALSE, BoolType, Fluent, Problem
+
+    from fdc.compiler.planning.problem import PlanningProblem
+    from fdc.compiler.planning.solvers import available_planners, solve
+
+    if not available_planners():
+        pytest.skip("no planner installed")
+    problem = Problem("p")
+    problem.add_fluent(Fluent("cooked", BoolType()), default_initial_value=False)
+    problem.add_goal(FALSE())
+    result = solve(PlanningProblem("t", lambda: (problem, ()), (), 0), 10.0)
+    assert result.status == "unsolvable", result
+    assert "no action makes one of its facts true" in result.message

@@ -65,6 +65,24 @@ def test_which_goals_need_a_witness() -> None:
     assert not needs_witness(targets, never)  # a memory task's targets are answered
 
 
+def test_a_goal_that_changes_a_state_needs_a_witness() -> None:
+    """A substance made by a rule no model has (diced zucchini, a blended milkshake), a
+    state with no heat source in the house: only the oracle, following the world's
+    rules, finds out; the geometric rules say nothing of states (`cook_zucchini`,
+    `make_a_milkshake` were emitted, and no model could achieve them)."""
+    made = at("contains", "bowl_1", "diced-zucchini")
+    assert needs_witness(made, never)
+    assert not needs_witness(made, lambda a: True)  # it holds already
+    dusty = at("covered", "shelf_1", "dust")
+    assert needs_witness(GNot(body=dusty), lambda a: a == dusty)  # to be cleaned
+    assert not needs_witness(GNot(body=dusty), never)
+    # a disjunction one of whose parts holds asks no change
+    assert not needs_witness(GOr(parts=(at("cooked", "egg_1"), at("hot", "egg_1"))),
+                             lambda a: a.predicate == "hot")
+    assert needs_witness(GAnd(parts=(at("cooked", "egg_1"), at("on", "egg_1", "t|top"))),
+                         lambda a: a.predicate == "on")
+
+
 def _entry(name: str) -> TemplateEntry:
     entries, _ = load_entries(None)
     return next(e for e in entries if e.name == name)
