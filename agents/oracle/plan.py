@@ -256,11 +256,12 @@ class _PlanWriter:
                 raise Unsolvable(f"`make {target}`: it stands on no surface")
             return [*self.walk(on), PlanStep(args[0], (target, *args[1:], other, on,
                                                        posed.surface(on).object_id))]
-        if rule in ("fill", "soak", "wash"):
+        if rule in ("fill", "soak", "wash", "empty"):
             if here is None:
                 raise Unsolvable(f"`{rule} {target}`: the robot is at no water source")
             source = posed.surface(here).object_id
-            args = (target, *([other] if rule == "wash" and other else []), here, source)
+            args = (target, *([other] if rule in ("wash", "empty") and other else []), here,
+                    source)
             return [*self.walk(here), PlanStep(rule, args)]
         if rule == "wipe" and held is not None and other:
             if movable:

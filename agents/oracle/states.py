@@ -141,6 +141,10 @@ class StateMaker:
             self.freeze(x)
         elif p in ("filled", "contains", "saturated") and positive:
             self.fill(x, args[1], p)
+        elif p in ("filled", "contains"):  # poured down the sink (the world's `empty`)
+            self.hold(x)
+            self.go_to(self.water())
+            self.change("empty", x, args[1])
         elif p == "covered":
             if positive:
                 self.pour(x, args[1], "spread")

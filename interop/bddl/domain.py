@@ -168,6 +168,12 @@ STATE_ACTIONS = """
     :precondition (and (holding ?o) (covered ?o ?x) (surface-of ?s ?w) (is-water-source ?w)
       (robot-at-receptacle ?s))
     :effect (and (not (covered ?o ?x)) (increase (total-cost) 1)))
+  ; what an item holds poured down the sink (a kettle of tea, an ashtray of ash)
+  (:action empty
+    :parameters (?o - movable ?x - substance ?s - furniture-surface ?w - furniture)
+    :precondition (and (holding ?o) (or (contains ?o ?x) (filled ?o ?x)) (not (insource ?o ?x))
+      (surface-of ?s ?w) (is-water-source ?w) (robot-at-receptacle ?s))
+    :effect (and (not (contains ?o ?x)) (not (filled ?o ?x)) (increase (total-cost) 1)))
   (:action wipe
     :parameters (?f - furniture ?t - movable ?x - substance ?s - furniture-surface)
     :precondition (and (holding ?t) (is-cleaning-tool ?t) (covered ?f ?x) (surface-of ?s ?f)

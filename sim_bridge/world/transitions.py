@@ -20,6 +20,7 @@ it; `apply` checks one and returns the states it writes):
 | `fill` X | X held, a water source within reach | `filled:water`, `contains:water` |
 | `soak` X | X held, a water source within reach | `saturated:water` |
 | `wash` X S | X held and `covered:S`, a water source within reach | not `covered:S` |
+| `empty` X S | X held, `contains:S` or `filled:S`, no source of S; a water source within reach (poured down the sink) | not `contains:S`, not `filled:S` |
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
 | `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
 | `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
@@ -297,6 +298,20 @@ def _wash(w: Setting, x: str, substance: str | None) -> Outcome:
     return _write(x, **{key: False})
 
 
+def _empty(w: Setting, x: str, substance: str | None) -> Outcome:
+    if substance is None:
+        return _refuse("empty what out? name the substance")
+    why = _at_water(w, x)
+    if why:
+        return _refuse(why)
+    keys = [state_key(s, substance) for s in ("contains", "filled")]
+    if not any(w.holds(x, k) for k in keys):
+        return _refuse(f"`{x}` holds no {word(substance)}")
+    if w.holds(x, state_key("insource", substance)):
+        return _refuse(f"`{x}` is a source of {word(substance)}: it never runs out")
+    return _write(x, **dict.fromkeys(keys, False))
+
+
 def _wipe(w: Setting, x: str, substance: str | None) -> Outcome:
     if substance is None:
         return _refuse("wipe what off? name the substance")
@@ -466,6 +481,7 @@ RULES: dict[str, Callable[[Setting, str, str | None], Outcome]] = {
     "fill": _fill,
     "soak": _soak,
     "wash": _wash,
+    "empty": _empty,
     "wipe": _wipe,
     "pour": _from_held(("contains", "filled")),
     "spread": _from_held(("covered",)),
@@ -492,6 +508,7 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "fill": ("fill", 0, None, 3),
     "soak": ("soak", 0, None, 3),
     "wash": ("wash", 0, 1, 4),
+    "empty": ("empty", 0, 1, 4),
     "wipe": ("wipe", 0, 2, 4),
     "wipe-item": ("wipe", 0, 2, 3),
     "pour": ("pour", 1, 2, 3),

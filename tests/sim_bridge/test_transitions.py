@@ -126,6 +126,20 @@ def test_fill_and_soak_at_a_water_source(world: EmbeddedWorld) -> None:
     assert holds(world, "saturated", "jar", "water")
 
 
+def test_empty_pours_what_an_item_holds_down_the_sink(world: EmbeddedWorld) -> None:
+    """`empty`: an ashtray of ash, a kettle of tea (BEHAVIOR's `(not (filled ...))`); before,
+    no rule undid `filled` or `contains`, and the oracle had no change for it."""
+    fetch(world, "jar")
+    refused(world, "empty", "jar", "water", "no water source")
+    assert world.navigate("sink|top").ok
+    refused(world, "empty", "jar", "water", "holds no water")
+    done(world, "fill", "jar")
+    refused(world, "empty", "jar", None, "name the substance")
+    done(world, "empty", "jar", "water")
+    assert not holds(world, "filled", "jar", "water")
+    assert not holds(world, "contains", "jar", "water")
+
+
 def test_wash_and_wipe_remove_what_covers(world: EmbeddedWorld) -> None:
     assert holds(world, "covered", "apple", "dust")  # the scene's state
     fetch(world, "apple")
