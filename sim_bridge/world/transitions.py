@@ -20,7 +20,7 @@ it; `apply` checks one and returns the states it writes):
 | `fill` X | X held, a water source within reach | `filled:water`, `contains:water` |
 | `soak` X | X held, a water source within reach | `saturated:water` |
 | `wash` X S | X held and `covered:S`, a water source within reach | not `covered:S` |
-| `empty` X S | X held, has S (not a source), a water source in reach | not `contains:S` `filled:S` |
+| `empty` X S | X held, has S (not a source), a water source near | not `contains:S` `filled:S` |
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
 | `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
 | `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
