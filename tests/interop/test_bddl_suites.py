@@ -232,3 +232,22 @@ def test_imported_tasks_are_outcome_tasks(tmp_path: Path) -> None:
     assert "outcome" in record["tags"]
     code, out = _cli("audit", suite, "--no-pixels")
     assert code == 0 and "0 disagreement(s)" in out, out
+
+
+#: Corpus activities whose goals pick among disjuncts that must agree with each other:
+#: `cooking_a_feast`'s salmon on a platter the baguette is not on and the baguette on a
+#: platter the salmon is not on (both disjunctions cheapest on the first platter);
+#: `make_dinosaur_goody_bags`'s exactly two boxes of chocolates in each sack, a doll and
+#: a teddy in each (every count's cheapest disjunct the same first items).
+CONSISTENT_CHOICE_ACTIVITIES = ("cooking_a_feast", "make_dinosaur_goody_bags")
+
+
+def test_the_oracle_takes_disjuncts_that_agree(tmp_path: Path) -> None:
+    """Before: the oracle took each disjunction's cheapest part on its own, parts that
+    contradict one another (the salmon on platter 1 and not on it) or put one item in two
+    places (boxes 1 and 2 in both sacks): it moved the items back and forth and the goal
+    did not hold after its moves."""
+    for name in CONSISTENT_CHOICE_ACTIVITIES:
+        suite = _corpus_task(tmp_path, name)
+        code, out = _cli("audit", suite, "--no-pixels")
+        assert code == 0 and "0 disagreement(s)" in out, (name, out)
