@@ -72,12 +72,14 @@ class GoalLiteral:
 @dataclass(frozen=True)
 class Disjunct:
     """A part of a disjunction the oracle may take: how many of its literals are false
-    now, its place in the disjunction, its key (its PDDL) and its literals."""
+    now, its place in the disjunction, its key (its PDDL), its literals, and how many
+    of those false now name a substance to be made first (`StateMaker.needs_making`)."""
 
     false_now: int
     index: int
     key: str
     literals: list[GoalLiteral]
+    made: int = 0
 
 
 @dataclass(frozen=True)
@@ -159,15 +161,17 @@ class TracePlanner:
                     if key in self.banned:
                         continue
                     lits = self.literals(p, taken)
-                    cost = sum(1 for lit in lits if self.holds_now(lit.atom) != lit.positive)
-                    options.append(Disjunct(cost, k, key, lits))
+                    false = [lit for lit in lits if self.holds_now(lit.atom) != lit.positive]
+                    made = sum(lit.positive and StateMaker(self).needs_making(lit.atom)
+                               for lit in false)
+                    options.append(Disjunct(len(false), k, key, lits, made))
                 if not options:
                     raise Unsolvable("every part of a disjunction failed")
                 negated = {GoalLiteral(lit.atom, not lit.positive) for lit in taken}
                 consistent = [o for o in options if negated.isdisjoint(o.literals)]
                 best = min(consistent or options,
                            key=lambda o: (self.elsewhere(o.literals, taken), o.false_now,
-                                          o.index))
+                                          o.made, o.index))
                 if best.false_now:
                     self.chosen.append(best.key)
                 return best.literals

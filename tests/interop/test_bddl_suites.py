@@ -251,3 +251,20 @@ def test_the_oracle_takes_disjuncts_that_agree(tmp_path: Path) -> None:
         suite = _corpus_task(tmp_path, name)
         code, out = _cli("audit", suite, "--no-pixels")
         assert code == 0 and "0 disagreement(s)" in out, (name, out)
+
+
+#: Corpus activities that cover many items with the same substances (twelve green
+#: beans with oil, salt and garlic; eight wings with butter, oil, salt, lemon pepper),
+#: and where BDDL lets the substance be cooked or not (`cooked-salt` or `salt`).
+MANY_COVERED_ACTIVITIES = ("cook_green_beans", "make_lemon_pepper_wings")
+
+
+def test_the_oracle_covers_many_items_within_the_budget(tmp_path: Path) -> None:
+    """The oracle spreads a substance on every item the goal covers with it while it
+    holds the source, and takes the substance there is over one to be made by a recipe.
+    Before: it fetched the source again for each item and made `cooked-salt` and the
+    like first: 178 actions for a budget of 140, 158 for one of 100."""
+    for name in MANY_COVERED_ACTIVITIES:
+        suite = _corpus_task(tmp_path, name)
+        code, out = _cli("audit", suite, "--no-pixels")
+        assert code == 0 and "0 disagreement(s)" in out, (name, out)
