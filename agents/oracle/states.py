@@ -117,10 +117,36 @@ class StateMaker:
         the item filled or folded) where a surface takes it, so that the next move has a
         free hand."""
         self._make(a, positive)
+        self.while_held(a, positive)
         held = self.env.world.held_object()
         if held is not None:
             with contextlib.suppress(Unsolvable):  # no surface takes it: the hand keeps it
                 self.p.move_away(held, [])
+
+    def needs_making(self, a: GAtom) -> bool:
+        """Whether making `a` true needs its substance made first: a `covered`, `filled`
+        or `contains` atom whose substance (not water) no item gives now (a recipe's
+        product, `cooked-salt`): a disjunction's parts tied otherwise take the other."""
+        return a.predicate in ("covered", "filled", "contains") and len(a.args) > 1 and \
+            T.word(a.args[1]) != T.WATER and not self.givers(a.args[1], a.args[0])
+
+    def while_held(self, a: GAtom, positive: bool) -> None:
+        """The step's other literals the item in the hand serves as it served `a` (the
+        same predicate and other arguments: a substance spread or poured from it, a
+        cleaning tool wiping it off) made now, before it is put down: one fetch of the
+        source for every item the goal covers with its substance."""
+        held = self.env.world.held_object()
+        if held is None or held == a.args[0]:
+            return  # the item itself in the hand (filled at a sink, folded ...)
+        for lit in self.p.sought:
+            b = lit.atom
+            if lit.positive != positive or b.predicate != a.predicate or \
+                    b.args[1:] != a.args[1:] or b.args[0] in (held, a.args[0]) or \
+                    self.holds(b) == positive:
+                continue
+            if self.env.world.held_object() != held:
+                return
+            self._make(b, positive)
 
     def _make(self, a: GAtom, positive: bool) -> None:
         p, args = a.predicate, a.args
@@ -289,8 +315,9 @@ class StateMaker:
         if not self.givers(substance, x) and T.recipes_for(self.env.graph, substance):
             src = self.vessel(substance, x)
             self.make_substance(src, substance, 0)
-        else:
-            src = self.source_of(substance, x)
+        else:  # the item in the hand when it gives the substance (`while_held`)
+            held = self.env.world.held_object()
+            src = held if held in self.givers(substance, x) else self.source_of(substance, x)
         self.hold(src)
         self.go_to(x)
         self.change(rule, x, substance)

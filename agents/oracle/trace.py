@@ -72,12 +72,14 @@ class GoalLiteral:
 @dataclass(frozen=True)
 class Disjunct:
     """A part of a disjunction the oracle may take: how many of its literals are false
-    now, its place in the disjunction, its key (its PDDL) and its literals."""
+    now, its place in the disjunction, its key (its PDDL), its literals, and how many
+    of those false now name a substance to be made first (`StateMaker.needs_making`)."""
 
     false_now: int
     index: int
     key: str
     literals: list[GoalLiteral]
+    made: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,10 +137,11 @@ class TracePlanner:
         if not last.ok:
             raise Refused(" ".join(x for x in (name.value, target) if x) + f": {last.reason}")
 
-    def literals(self, g: Goal) -> list[GoalLiteral]:
+    def literals(self, g: Goal, taken: Sequence[GoalLiteral] = ()) -> list[GoalLiteral]:
         """The literals to make true for a step's goal: a disjunction's part with the
-        fewest of them false now (among the parts no earlier attempt banned; a choice,
-        when it is not true already)."""
+        fewest of them false now (among the parts no earlier attempt banned, and, when
+        one is, among those that contradict no literal `taken` already: a conjunction's
+        earlier parts'; a choice, when it is not true already)."""
         match g:
             case GAtom():
                 return [GoalLiteral(g, True)]
@@ -147,19 +150,28 @@ class TracePlanner:
             case GNot():
                 raise Unsolvable(f"the negation of a {type(g.body).__name__}")
             case GAnd():
-                return [lit for p in g.parts for lit in self.literals(p)]
+                lits: list[GoalLiteral] = []
+                for p in g.parts:
+                    lits += self.literals(p, [*taken, *lits])
+                return lits
             case GOr():
                 options = []
                 for k, p in enumerate(g.parts):
                     key = to_pddl(p)
                     if key in self.banned:
                         continue
-                    lits = self.literals(p)
-                    cost = sum(1 for lit in lits if self.holds_now(lit.atom) != lit.positive)
-                    options.append(Disjunct(cost, k, key, lits))
+                    lits = self.literals(p, taken)
+                    false = [lit for lit in lits if self.holds_now(lit.atom) != lit.positive]
+                    made = sum(lit.positive and StateMaker(self).needs_making(lit.atom)
+                               for lit in false)
+                    options.append(Disjunct(len(false), k, key, lits, made))
                 if not options:
                     raise Unsolvable("every part of a disjunction failed")
-                best = min(options, key=lambda o: (o.false_now, o.index))
+                negated = {GoalLiteral(lit.atom, not lit.positive) for lit in taken}
+                consistent = [o for o in options if negated.isdisjoint(o.literals)]
+                best = min(consistent or options,
+                           key=lambda o: (self.elsewhere(o.literals, taken), o.false_now,
+                                          o.made, o.index))
                 if best.false_now:
                     self.chosen.append(best.key)
                 return best.literals
@@ -167,6 +179,17 @@ class TracePlanner:
                 raise Unsolvable(f"a {type(g).__name__} inside a step")
             case _:
                 assert_never(g)
+
+    def elsewhere(self, lits: Sequence[GoalLiteral], taken: Sequence[GoalLiteral]) -> int:
+        """How many of `lits` false now would move an item that a `taken` literal of the
+        same relocating predicate puts at another object: an item stands in one place,
+        so the two rarely hold together (a box of chocolates in two sacks)."""
+        relocating = default_registry().relocating()
+        places = {(t.atom.predicate, t.atom.args[0]): t.atom.args[1:] for t in taken
+                  if t.positive and t.atom.predicate in relocating and len(t.atom.args) > 1}
+        return sum(1 for lit in lits if lit.positive and not self.holds_now(lit.atom)
+                   and places.get((lit.atom.predicate, lit.atom.args[0]),
+                                  lit.atom.args[1:]) != lit.atom.args[1:])
 
     def achieve(self, g: Goal) -> None:
         """Act until the step's goal `g` holds (at most `ORACLE_ROUNDS` rounds over its

@@ -258,3 +258,39 @@ def test_imported_tasks_are_outcome_tasks(tmp_path: Path) -> None:
     assert "outcome" in record["tags"]
     code, out = _cli("audit", suite, "--no-pixels")
     assert code == 0 and "0 disagreement(s)" in out, out
+
+
+#: Corpus activities whose goals pick among disjuncts that must agree with each other:
+#: `cooking_a_feast`'s salmon on a platter the baguette is not on and the baguette on a
+#: platter the salmon is not on (both disjunctions cheapest on the first platter);
+#: `make_dinosaur_goody_bags`'s exactly two boxes of chocolates in each sack, a doll and
+#: a teddy in each (every count's cheapest disjunct the same first items).
+CONSISTENT_CHOICE_ACTIVITIES = ("cooking_a_feast", "make_dinosaur_goody_bags")
+
+
+def test_the_oracle_takes_disjuncts_that_agree(tmp_path: Path) -> None:
+    """Before: the oracle took each disjunction's cheapest part on its own, parts that
+    contradict one another (the salmon on platter 1 and not on it) or put one item in two
+    places (boxes 1 and 2 in both sacks): it moved the items back and forth and the goal
+    did not hold after its moves."""
+    for name in CONSISTENT_CHOICE_ACTIVITIES:
+        suite = _corpus_task(tmp_path, name)
+        code, out = _cli("audit", suite, "--no-pixels")
+        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+
+
+#: Corpus activities that cover many items with the same substances (twelve green
+#: beans with oil, salt and garlic; eight wings with butter, oil, salt, lemon pepper),
+#: and where BDDL lets the substance be cooked or not (`cooked-salt` or `salt`).
+MANY_COVERED_ACTIVITIES = ("cook_green_beans", "make_lemon_pepper_wings")
+
+
+def test_the_oracle_covers_many_items_within_the_budget(tmp_path: Path) -> None:
+    """The oracle spreads a substance on every item the goal covers with it while it
+    holds the source, and takes the substance there is over one to be made by a recipe.
+    Before: it fetched the source again for each item and made `cooked-salt` and the
+    like first: 178 actions for a budget of 140, 158 for one of 100."""
+    for name in MANY_COVERED_ACTIVITIES:
+        suite = _corpus_task(tmp_path, name)
+        code, out = _cli("audit", suite, "--no-pixels")
+        assert code == 0 and "0 disagreement(s)" in out, (name, out)
