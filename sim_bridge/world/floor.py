@@ -55,7 +55,7 @@ def floor_spot(posed: PosedGraph, item: str, size: tuple[float, float, float], r
                                 [shapely.Point(robot).buffer(robot_radius_m + gap_m)])
     inside = shapely.buffer(polygon, -gap_m, join_style="mitre")
     shapely.prepare(inside)
-    n = int(math.ceil(reach_m / FLOOR_STEP_M))
+    n = math.ceil(reach_m / FLOOR_STEP_M)
     ax = np.arange(-n, n + 1) * FLOOR_STEP_M
     gx, gy = np.meshgrid(robot[0] + ax, robot[1] + ax, indexing="ij")
     cx, cy = gx.ravel(), gy.ravel()
