@@ -740,7 +740,17 @@ class TracePlanner:
                                    {*avoid, *([src] if src is not None else [])})
         if not dests:
             what = " for " + ", ".join(f"(not {to_pddl(a)})" for a in atoms) if atoms else ""
-            raise Unsolvable(f"no surface takes `{item}` away{what}")
+            w = self.env.world
+            here = w.room_of((w.agent_pose().x, w.agent_pose().y))
+            if here is None or any(a.predicate in ("on-floor", "in-room") for a in atoms):
+                raise Unsolvable(f"no surface takes `{item}` away{what}")
+            # the floor of the robot's room takes it (a bicycle no furniture holds)
+            kept = [k for k in keep if self.holds_now(k)]
+            self.act(ActionName.PLACE, here)
+            if any(self.holds_now(a) for a in atoms) or not all(map(self.holds_now, kept)):
+                raise Unsolvable(f"no surface takes `{item}` away{what}, and the floor "
+                                 "breaks the goal")
+            return
         if not self.env.reachable(dests[0]):
             self.act(ActionName.GO_TO, dests[0])
         self.act(ActionName.PLACE, dests[0])

@@ -285,11 +285,14 @@ def test_the_floor_is_planned_acted_out_and_agreed_on(tmp_path: Path,
 
 def test_on_floor_goals_of_the_corpus_are_agreed_on(tmp_path: Path) -> None:
     """A water bottle filled and put down on the kitchen floor next to a backpack there
-    (`place-on-floor-next-to`), a sack of rice poured from and left on the floor.
-    Before: the planner found the first unreachable and planned the second with the
-    sack staying on the floor in its hand, and the oracle had no action that changes
-    `on-floor` for either."""
-    for name in ("carrying_water", "store_whole_grains"):
+    (`place-on-floor-next-to`), a sack of rice poured from and left on the floor, a
+    bicycle detached from its rack (which no furniture holds: the oracle puts it down on
+    the floor) and both put on the garage's floor. Before: the planner found the first
+    unreachable and planned the second with the sack staying on the floor in its hand,
+    and the oracle had no action that changes `on-floor` for either, nor a place for
+    the bicycle."""
+    for name in ("carrying_water", "store_whole_grains",
+                 "unpacking_recreational_vehicle_for_trip"):
         suite = _corpus_task(tmp_path, name)
         assert "on-floor" in suite.read_text()
         code, out = _cli("audit", suite, "--no-pixels")
