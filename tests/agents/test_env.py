@@ -314,11 +314,11 @@ def test_place_on_the_floor_of_a_room_and_beside_an_item_there(
     *_, info = env.step(act("place", "bathroom"))
     assert info["last_ok"] and info["held"] is None, info["last_reason"]
     assert env.floor_items() == ["soap_0"]
-    held = [o.id for o in apartment_graph.items_on("sink_cabinet|top")
-            if o.id != "soap_0"][0]
-    env.step(act("pick", held))
+    other = next(o.id for o in apartment_graph.items_on("sink_cabinet|top")
+                 if o.id != "soap_0")
+    env.step(act("pick", other))
     *_, info = env.step(act("place", "soap_0"))  # beside the soap on the floor
     assert info["last_ok"], info["last_reason"]
-    assert sorted(env.floor_items()) == sorted(["soap_0", held])
+    assert sorted(env.floor_items()) == sorted(["soap_0", other])
     *_, info = env.step(act("call_end"))
     assert info["success"]
