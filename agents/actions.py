@@ -44,7 +44,8 @@ class AgentAction(BaseModel):
     action: ActionName
     target: str | None = Field(
         default=None,
-        description="go_to / place: a surface id; pick: an object id; show_receptacle: a "
+        description="go_to / place: a surface id (place: also a room, on its floor by the "
+        "robot, or an item on the floor, beside it); pick: an object id; show_receptacle: a "
         "surface or object id; open / close: a container (`kitchen_cabinet|inside`), the "
         "part that closes it (`fridge|lower_door`) or articulated furniture (`fridge`: all "
         "of its containers). None for change_view and call_end.",

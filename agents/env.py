@@ -676,6 +676,14 @@ class ManipulationEnv(gymnasium.Env[Observation, str]):
         item = w.held_object()
         if item is None:
             return False, "the hand is empty: pick something first"
+        if target in self.graph.layout.room_ids or target in self.floor_items():
+            # a room: on its floor, by the robot; an item on the floor: beside it
+            if labels:
+                return False, "a place on the floor takes no regions"
+            if target in self.graph.layout.room_ids:
+                return self._result(w.place_on_floor(target))
+            here = w.room_of((w.agent_pose().x, w.agent_pose().y))
+            return self._result(w.place_on_floor(here or "", near=target))
         s, why = self._surface(target)
         if s is None:
             return False, why

@@ -50,7 +50,9 @@ def oracle_plan(task: TaskRecord, graph: SceneGraph, after: Snapshot | None = No
     `fdc.sim_bridge.world.plans`); the robot walks (`navigate-to-receptacle`,
     `navigate-to-item`, `navigate-to-item-inside` to the floor of an item's inside)
     to each surface it picks from, places on, or opens, when it is
-    not there; looking around is no action there.
+    not there; looking around is no action there; a placement on the floor is
+    bddl-home's `place-on-floor` (`place-on-floor-next-to` beside an item on the floor,
+    walked to by `navigate-to-object`).
     `Unsolvable` when the oracle finds no trace."""
     trace = oracle_actions(task, graph, after)
     env = ManipulationEnv(graph, budget=PLANNING_BUDGET, after=after)
@@ -213,7 +215,26 @@ class _PlanWriter:
         if not self.env.records[-1].ok:
             raise Unsolvable(f"the oracle's trace is refused: {self.env.records[-1].reason}")
         if act.action is ActionName.PLACE and held is not None:
-            self.write_placement(held)
+            if self.env.world.state.posed.support_of(held) is None:
+                self.write_floor(held, act.target or "")
+            else:
+                self.write_placement(held)
+
+    def write_floor(self, held: str, target: str) -> None:
+        """Write the placement that just put `held` down on the floor: bddl-home's
+        `place-on-floor` in the room `target` (from the surface the robot stands at),
+        or `place-on-floor-next-to` the item `target` (the robot walked to it)."""
+        if target in self.graph.layout.room_ids:
+            if self.env.at_surface is not None:
+                self.steps += self.walk(self.env.at_surface)
+            self.steps.append(PlanStep("place-on-floor", (held, target)))
+            return
+        room = self.room_of(target)
+        if room is None:
+            raise Unsolvable(f"`{target}` is in no room")
+        self.steps.append(PlanStep("navigate-to-object", (target, room)))
+        self.at = None
+        self.steps.append(PlanStep("place-on-floor-next-to", (held, target, room)))
 
     def change_steps(self, rule: str, target: str, other: str | None) -> list[PlanStep]:
         """A state change (`change`) as bddl-home's action (`transitions.PLAN_ACTIONS`),

@@ -334,6 +334,9 @@ class TracePlanner:
         if a.predicate in STATE_PREDICATES:
             StateMaker(self).make(a, True)
             return
+        if a.predicate == "on-floor" or (a.predicate == "next-to" and self.on_floor(a.args[1])):
+            self.put_on_floor(a.args[0], a.args[1] if a.predicate == "next-to" else None)
+            return
         if a.predicate not in default_registry().relocating():
             raise Unsolvable(f"{to_pddl(a)}: the action space has no action that changes "
                              f"`{a.predicate}`")
@@ -366,6 +369,42 @@ class TracePlanner:
             if a.predicate not in default_registry().spread():
                 break
         raise Unsolvable(f"no placement of `{a.args[0]}` makes {to_pddl(a)} true")
+
+    def on_floor(self, item: str) -> bool:
+        """Whether `item` is a movable item lying on the floor now (on no surface, not
+        in the hand)."""
+        return item in self.env.floor_items()
+
+    def put_on_floor(self, item: str, near: str | None = None) -> None:
+        """Put `item` down on the floor (the world's `place_on_floor`): beside `near`, an
+        item on the floor, from where the robot stands by it; else in the room the
+        goal's `in-room` literal names for it (else the room it is in now), by the
+        robot, where it stands when it is in that room, else at the furniture surface
+        of the room nearest it."""
+        env, w = self.env, self.env.world
+        if near is not None:
+            self.fetch(item)
+            if not env.reachable(near):
+                self.act(ActionName.GO_TO, near)
+            self.act(ActionName.PLACE, near)
+            return
+        rooms = [lit.atom.args[1] for lit in self.sought if lit.positive
+                 and lit.atom.predicate == "in-room" and lit.atom.args[0] == item]
+        room = rooms[0] if rooms else w.room_of(item)
+        if room is None:
+            raise Unsolvable(f"`{item}` is in no room to put it down on the floor of")
+        self.fetch(item)
+        a = w.agent_pose()
+        if w.room_of((a.x, a.y)) != room:
+            g = env.graph
+            tops = [s.id for s in g.surfaces() if s.container is None
+                    and g.object(s.object_id).kind is not Kind.MOVABLE
+                    and g.object(s.object_id).room == room and g.standing_points(s.id)]
+            if not tops:
+                raise Unsolvable(f"no furniture in `{room}` to walk to")
+            self.act(ActionName.GO_TO, min(tops, key=lambda s: (
+                g.geodesic_distance((a.x, a.y), s), s)))
+        self.act(ActionName.PLACE, room)
 
     def make_room(self, a: GAtom) -> None:
         """When no placement makes `a` true now (its destination containers opened;
@@ -705,7 +744,7 @@ class TracePlanner:
         if a.predicate in STATE_PREDICATES:
             StateMaker(self).make(a, False)
             return
-        if a.predicate not in default_registry().relocating():
+        if a.predicate not in default_registry().relocating() and a.predicate != "on-floor":
             raise Unsolvable(f"(not {to_pddl(a)}): the action space has no action that "
                              f"changes `{a.predicate}`")
         self.move_away(a.args[0], [a])
@@ -724,7 +763,17 @@ class TracePlanner:
                                    {*avoid, *([src] if src is not None else [])})
         if not dests:
             what = " for " + ", ".join(f"(not {to_pddl(a)})" for a in atoms) if atoms else ""
-            raise Unsolvable(f"no surface takes `{item}` away{what}")
+            w = self.env.world
+            here = w.room_of((w.agent_pose().x, w.agent_pose().y))
+            if here is None or any(a.predicate in ("on-floor", "in-room") for a in atoms):
+                raise Unsolvable(f"no surface takes `{item}` away{what}")
+            # the floor of the robot's room takes it (a bicycle no furniture holds)
+            kept = [k for k in keep if self.holds_now(k)]
+            self.act(ActionName.PLACE, here)
+            if any(self.holds_now(a) for a in atoms) or not all(map(self.holds_now, kept)):
+                raise Unsolvable(f"no surface takes `{item}` away{what}, and the floor "
+                                 "breaks the goal")
+            return
         if not self.env.reachable(dests[0]):
             self.act(ActionName.GO_TO, dests[0])
         self.act(ActionName.PLACE, dests[0])

@@ -122,6 +122,37 @@ STATE_ACTIONS = """
       (hand-empty)
       (not (holding ?o))
       (increase (total-cost) 1)))
+  ; BEHAVIOR's `ontop` of the floor (the `on-floor` checker): the held item put down on
+  ; the floor of the robot's room, by the robot, or beside an item on the floor the
+  ; robot stands at (the world's `place_on_floor`: next to it for the checker); every
+  ; pick takes it off the floor (`pick-from-floor` takes it up again)
+  (:action place-on-floor
+    :parameters (?o - movable ?r - room)
+    :precondition (and (holding ?o) (robot-in-room ?r))
+    :effect (and
+      (on-floor ?o)
+      (in-room ?o ?r)
+      (forall (?y - room) (when (not (= ?y ?r)) (not (in-room ?o ?y))))
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
+  (:action place-on-floor-next-to
+    :parameters (?o ?a - movable ?r - room)
+    :precondition (and
+      (holding ?o)
+      (not (= ?o ?a))
+      (on-floor ?a)
+      (in-room ?a ?r)
+      (robot-at-object ?a)
+      (robot-in-room ?r))
+    :effect (and
+      (on-floor ?o)
+      (next-to ?o ?a)
+      (in-room ?o ?r)
+      (forall (?y - room) (when (not (= ?y ?r)) (not (in-room ?o ?y))))
+      (hand-empty)
+      (not (holding ?o))
+      (increase (total-cost) 1)))
   ; BEHAVIOR's state changes: the embedded world's rules (fdc.sim_bridge.world.transitions)
   (:action toggle-on
     :parameters (?f - furniture ?s - furniture-surface)
@@ -377,10 +408,12 @@ _PICK_OPEN_ANY = (
     "          (is-open ?g)))")
 
 
-#: What every pick of fdc-home's forgets of the item, and bddl-home's picks `next-to`
-#: too (either item moved: `place-next-to` makes it again).
+#: What every pick of fdc-home's forgets of the item, and bddl-home's picks `on-floor`
+#: (in the hand: `place-on-floor` makes it again) and `next-to` too (either item moved:
+#: `place-next-to` makes it again).
 _FORGETS = "      (forall (?a - movable) (and (not (around ?o ?a)) (not (around ?a ?o))))\n"
 _FORGETS_NEXT = (
+    "      (not (on-floor ?o))\n"
     "      (forall (?y - furniture) (not (next-to ?o ?y)))\n"
     "      (forall (?y - movable) (and (not (next-to ?o ?y)) (not (next-to ?y ?o))))\n")
 

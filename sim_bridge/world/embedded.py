@@ -41,6 +41,7 @@ from fdc.sim_bridge.graph.scene_graph import ObjectInfo, Point
 from fdc.sim_bridge.graph.surfaces import Surface
 from fdc.sim_bridge.scene.schema import Kind
 from fdc.sim_bridge.world import transitions
+from fdc.sim_bridge.world.floor import floor_spot
 from fdc.sim_bridge.world.live_record import LiveRecord
 from fdc.sim_bridge.world.posed import PosedGraph
 from fdc.sim_bridge.world.snapshot import SnapshotState
@@ -414,6 +415,40 @@ class EmbeddedWorld(LiveRecord):
             return self._refuse(action, far)
         res = place_at(posed, self._held, surface, (x, y), yaw_rad,
                        self.config.placement or self._graph.config.placement)
+        return self._put(action, res)
+
+    def place_on_floor(self, room: str, near: str | None = None) -> ActionResult:
+        """Put the held item down on the floor of `room`, where the robot stands: the
+        free spot nearest the robot, within its arm reach (`floor.floor_spot`); with
+        `near`, an item on the floor within that reach, the free spot nearest that item
+        (beside it). The item then stands on no surface, on the floor (`on-floor`)."""
+        action = " ".join(["place", *([self._held] if self._held else []), "on the floor of",
+                           room, *(["near", near] if near else [])])
+        if self._held is None:
+            return self._refuse(action, "the hand is empty: pick something first")
+        g = self._graph
+        if room not in g.layout.room_ids:
+            return self._refuse(action, f"there is no room `{room}`")
+        a = self._agent
+        here = g.room_of((a.x, a.y))
+        if here is None or here.id != room:
+            return self._refuse(action, f"the robot is in {f'`{here.id}`' if here else 'no room'}"
+                                f", not in `{room}`: navigate there first")
+        posed = self.state.posed
+        prefer = (a.x, a.y)
+        if near is not None:
+            if not g.has(near) or not isinstance(g.entity(near), ObjectInfo) or \
+                    g.object(near).kind is not Kind.MOVABLE or near == self._held or \
+                    posed.support_of(near) is not None:
+                return self._refuse(action, f"`{near}` is no item on the floor")
+            far = self._too_far(posed, near)
+            if far:
+                return self._refuse(action, far)
+            o = posed.object(near)
+            prefer = (o.position[0], o.position[1])
+        res = floor_spot(posed, self._held, self._poses[self._held].size, room, (a.x, a.y),
+                         g.scene.agent.radius_m, self.config.arm_reach_m, prefer,
+                         (self.config.placement or g.config.placement).gap_m)
         return self._put(action, res)
 
     def _put(self, action: str, res: Placement) -> ActionResult:

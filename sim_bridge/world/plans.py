@@ -23,7 +23,9 @@ fdc-home says:
   `place-inside ?o ?c ...`: inside the container `?c`; bddl-home's `place-in-item ?o ?t
   ?i`: inside the item `?i` (on its floor `?t`); bddl-home's `place-next-to ?o ?x ?s ?r`:
   on the surface `?s` of the furniture `?x`, and `place-next-to-item ?o ?a ?s ...`:
-  beside `?a` (`around`: the free spot nearest it);
+  beside `?a` (`around`: the free spot nearest it); bddl-home's `place-on-floor ?o ?r`:
+  on the floor of the room `?r` by the robot, and `place-on-floor-next-to ?o ?a ?r`:
+  beside the item `?a` on that floor (`EmbeddedWorld.place_on_floor`);
 - bddl-home's state changes (`transitions.PLAN_ACTIONS`: `cook`, `fill`, `wipe` ...):
   the world's `change` by the rule each names;
 - `open ?f ?s`, `close ?f ?s`: open or close every container of `?f`.
@@ -87,6 +89,7 @@ ARITY: dict[str, int] = {
     "close": 2,
     "place-in-item": 3, "navigate-to-item-inside": 3,  # bddl-home's: an item's inside
     "place-next-to": 4, "place-next-to-item": 5,  # bddl-home's: `next-to`
+    "place-on-floor": 2, "place-on-floor-next-to": 3,  # bddl-home's: `on-floor`
     # bddl-home's state changes (`transitions.PLAN_ACTIONS`)
     **{name: arity for name, (_r, _o, _x, arity) in PLAN_ACTIONS.items()},
 }
@@ -345,6 +348,10 @@ def _act(world: EmbeddedWorld, step: PlanStep, spot: int) -> ActionResult:
         return world.place(args[2], Relation.ON)
     if name == "place-next-to-item":  # beside the item: the free spot nearest it
         return world.place(args[1], Relation.AROUND)
+    if name == "place-on-floor":  # by the robot, in the room it stands in
+        return world.place_on_floor(args[1])
+    if name == "place-on-floor-next-to":  # beside the item on the floor
+        return world.place_on_floor(args[2], near=args[1])
     if name == "place-in-cell":
         return world.place(args[1], Relation.IN_CELL, cell=args[2])
     if name == "place-around":

@@ -279,6 +279,26 @@ class PosedGraph:
             items += list(fps[shapely.intersects(fps, s.polygon)])
         return np.concatenate([np.array(items, dtype=object), np.asarray(fixed, dtype=object)])
 
+    def floor_obstacles(self, region: Any, floor_z: float, height_m: float,
+                        exclude: str | None = None) -> Any:
+        """What an item put down on the floor inside `region` must not touch now: walls,
+        fixed objects and items (but `exclude` and the held one) crossing the layer
+        [floor_z, floor_z + height] over the region (what stands on the floor and what
+        overhangs it low enough: a table's top above a low item is no obstacle)."""
+        import shapely
+
+        hits = np.sort(self.graph._layer_tree.query(region, predicate="intersects"))
+        lz = self.graph._layer_z[hits]
+        fixed = self.graph._layer_geoms[hits[(lz[:, 0] < floor_z + max(height_m, 0.01))
+                                             & (lz[:, 1] > floor_z + 0.005)]]
+        st = self.statics
+        layer = (self._zs[:, 0] < floor_z + max(height_m, 0.01)) & \
+            (self._zs[:, 1] > floor_z + 0.005) if len(self._zs) else np.zeros(0, dtype=bool)
+        near = [k for k in np.nonzero(layer)[0] if st.tracked[k] not in (exclude, self.held)]
+        items = list(self._fps[near][shapely.intersects(self._fps[near], region)]) if near \
+            else []
+        return np.concatenate([np.array(items, dtype=object), np.asarray(fixed, dtype=object)])
+
     def _carriers(self, s: Surface, skip: Collection[str | None] = ()) -> list[str]:
         """The objects under surface `s` now: its owner, what the owner rests on, and so
         on (stopping at one of `skip`)."""

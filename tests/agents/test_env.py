@@ -295,3 +295,30 @@ def test_truths_judged_ahead_are_those_judged_one_by_one(apartment_graph: SceneG
     assert [ahead(p) for p in parts] == truths
     with pytest.raises(EvaluationError):
         ahead(bad)
+
+
+def test_place_on_the_floor_of_a_room_and_beside_an_item_there(
+        apartment_graph: SceneGraph) -> None:
+    """`place` with a room as its target puts the held item down on its floor by the
+    robot (the world's `place_on_floor`: `on-floor` holds); with an item on the floor as
+    its target, beside that item; refused in another room, with regions."""
+    env = ManipulationEnv(apartment_graph)
+    goal = GAnd(parts=(atom("on-floor", "soap_0"), atom("in-room", "soap_0", "bathroom")))
+    env.reset(options={"task": task(goal)})
+    env.step(act("go_to", "sink_cabinet|top"))
+    env.step(act("pick", "soap_0"))
+    *_, info = env.step(act("place", "kitchen"))
+    assert not info["last_ok"] and "not in `kitchen`" in info["last_reason"]
+    *_, info = env.step(act("place", "bathroom", "bathroom#x"))
+    assert not info["last_ok"] and "takes no regions" in info["last_reason"]
+    *_, info = env.step(act("place", "bathroom"))
+    assert info["last_ok"] and info["held"] is None, info["last_reason"]
+    assert env.floor_items() == ["soap_0"]
+    other = next(o.id for o in apartment_graph.items_on("sink_cabinet|top")
+                 if o.id != "soap_0")
+    env.step(act("pick", other))
+    *_, info = env.step(act("place", "soap_0"))  # beside the soap on the floor
+    assert info["last_ok"], info["last_reason"]
+    assert sorted(env.floor_items()) == sorted(["soap_0", other])
+    *_, info = env.step(act("call_end"))
+    assert info["success"]

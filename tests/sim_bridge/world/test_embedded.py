@@ -446,3 +446,53 @@ def test_a_world_that_does_not_pack_sets_items_down_in_the_middle(kitchen: Scene
     w.navigate("counter|top")
     assert w.place("counter|top").ok
     assert w.object_pose("mug").position[:2] == pytest.approx((3.45, 1.0), abs=0.01)
+
+
+# ----- the floor ----------------------------------------------------------------------------
+def test_place_on_floor_puts_the_item_down_in_reach_and_clear(tmp_path: Path) -> None:
+    """The held item goes down on the floor of the robot's room: on no surface, its
+    bottom on the floor, clear of the furniture, the robot and what already lies there,
+    within arm reach (picked up again from there); beside an item on the floor when
+    asked; refused in another room, with an empty hand, or beside an item on a table."""
+    g = graph(
+        [
+            obj("table", "table", (2.0, 2.0, 0.375), (0.8, 0.6, 0.75), kind="furniture"),
+            obj("desk", "desk", (6.0, 2.0, 0.375), (0.8, 0.6, 0.75), kind="furniture"),
+            on_top("book", "book", (2.0, 2.0), 0.75, (0.2, 0.15, 0.03)),
+            on_top("mug", "mug", (1.8, 2.0), 0.75, (0.1, 0.1, 0.12)),
+        ],
+        rooms=[room("a", "kitchen", 0, 0, 4, 4), room("b", "office", 4, 0, 8, 4)],
+        doors=[{"id": "door", "rooms": ["a", "b"], "position": [4.0, 3.2]}],
+    )
+    w = EmbeddedWorld(g)
+    _refused(w, lambda: w.place_on_floor("a"), "the hand is empty")
+    assert w.navigate("book").ok and w.pick("book").ok
+    _refused(w, lambda: w.place_on_floor("b"), "not in `b`")
+    _refused(w, lambda: w.place_on_floor("nowhere"), "no room `nowhere`")
+    _refused(w, lambda: w.place_on_floor("a", near="mug"), "no item on the floor")
+    res = w.place_on_floor("a")
+    assert res.ok and res.surface_id is None, res.reason
+    assert w.held_object() is None and w.support_of("book") is None
+    assert w.room_of("book") == "a"
+    x, y, z = w.object_pose("book").position
+    assert z == pytest.approx(0.015)  # its bottom on the floor
+    a = w.agent_pose()
+    assert math.hypot(x - a.x, y - a.y) <= w.config.arm_reach_m + 1e-9
+    posed = w.state.posed
+    book = posed.object("book").footprint
+    assert not book.intersects(posed.object("table").footprint)
+    assert book.distance(shapely.Point(a.x, a.y)) >= g.scene.agent.radius_m
+    assert w.snapshot().action == "place book on the floor of a"
+    # the mug beside the book, both on the floor, apart
+    assert w.navigate("mug").ok and w.pick("mug").ok
+    assert w.navigate("book").ok
+    res = w.place_on_floor("a", near="book")
+    assert res.ok, res.reason
+    posed = w.state.posed
+    mug, book = posed.object("mug").footprint, posed.object("book").footprint
+    assert not mug.intersects(book) and mug.distance(book) < 0.3  # next to it
+    assert w.support_of("mug") is None
+    # picked up from the floor again, and put down on the desk
+    assert w.pick("book").ok, "in reach where it was put down"
+    assert w.navigate("desk|top").ok and w.place("desk|top").ok
+    assert w.support_of("book") == "desk|top"
