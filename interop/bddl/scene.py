@@ -509,8 +509,11 @@ class _Layout:
             if not kids and not goal:
                 continue
             sizes = [self.item_size(self.b.things[k]) for k in kids] + self.goal_sizes(goal)
-            _pu, pv, rows = _grid(sizes or [DEFAULT_ITEM], sx - (0.16 if kids is t.in_it
-                                                                 else 0.1))
+            rim = 0.16 if kids is t.in_it else 0.1
+            # as deep as the deepest item's cell (three plates sized for what goes on
+            # each were deeper than a booth of the usual depth: none fitted)
+            sx = max(sx, max((s[0] for s in sizes), default=0.0) + PITCH_SLACK + rim)
+            _pu, pv, rows = _grid(sizes or [DEFAULT_ITEM], sx - rim)
             cols = math.ceil((len(kids) + len(goal)) / rows)
             sy = max(sy, cols * pv + 0.2)
             if kids is t.in_it:
