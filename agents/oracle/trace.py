@@ -71,9 +71,11 @@ class GoalLiteral:
 
 @dataclass(frozen=True)
 class Disjunct:
-    """A part of a disjunction the oracle may take: how many of its literals are false
-    now, its place in the disjunction, its key (its PDDL) and its literals."""
+    """A part of a disjunction the oracle may take: how many of its literals put an item
+    elsewhere than the literals taken before it do, how many are false now, its place in
+    the disjunction, its key (its PDDL) and its literals."""
 
+    clashes: int
     false_now: int
     index: int
     key: str
@@ -135,10 +137,12 @@ class TracePlanner:
         if not last.ok:
             raise Refused(" ".join(x for x in (name.value, target) if x) + f": {last.reason}")
 
-    def literals(self, g: Goal) -> list[GoalLiteral]:
+    def literals(self, g: Goal, taken: Sequence[GoalLiteral] = ()) -> list[GoalLiteral]:
         """The literals to make true for a step's goal: a disjunction's part with the
-        fewest of them false now (among the parts no earlier attempt banned; a choice,
-        when it is not true already)."""
+        fewest of them relating an item by the same predicate to another thing than the
+        literals `taken` before it do (an item on the shelf is not on the tray as
+        well, unless stacked), then the fewest false now (among
+        the parts no earlier attempt banned; a choice, when it is not true already)."""
         match g:
             case GAtom():
                 return [GoalLiteral(g, True)]
@@ -147,19 +151,29 @@ class TracePlanner:
             case GNot():
                 raise Unsolvable(f"the negation of a {type(g.body).__name__}")
             case GAnd():
-                return [lit for p in g.parts for lit in self.literals(p)]
+                lits: list[GoalLiteral] = []
+                for p in g.parts:
+                    lits += self.literals(p, [*taken, *lits])
+                return lits
             case GOr():
                 options = []
+                reg = default_registry()
+                packed = reg.relocating() - reg.anchored()
+                put = {(lit.atom.predicate, lit.atom.args[0], lit.atom) for lit in taken
+                       if lit.positive and lit.atom.predicate in packed}
                 for k, p in enumerate(g.parts):
                     key = to_pddl(p)
                     if key in self.banned:
                         continue
-                    lits = self.literals(p)
+                    lits = self.literals(p, taken)
+                    clashes = sum(1 for lit in lits if lit.positive and any(
+                        (p, x) == (lit.atom.predicate, lit.atom.args[0]) and a != lit.atom
+                        for p, x, a in put))
                     cost = sum(1 for lit in lits if self.holds_now(lit.atom) != lit.positive)
-                    options.append(Disjunct(cost, k, key, lits))
+                    options.append(Disjunct(clashes, cost, k, key, lits))
                 if not options:
                     raise Unsolvable("every part of a disjunction failed")
-                best = min(options, key=lambda o: (o.false_now, o.index))
+                best = min(options, key=lambda o: (o.clashes, o.false_now, o.index))
                 if best.false_now:
                     self.chosen.append(best.key)
                 return best.literals
