@@ -305,9 +305,14 @@ class StateMaker:
         self.change("wipe", x, substance)
 
     def attach(self, x: str, other: str, on: bool) -> None:
-        self.hold(x)
+        """Attach the held item to `other` there; detach it where it stands (within
+        reach, as the world's `detach` and the abstraction's: not picked up, so that a
+        bicycle taken off its rack stays on the floor)."""
         if on:
+            self.hold(x)
             self.go_to(other)
+        elif self.env.world.held_object() != x:
+            self.go_to(x)
         self.change("attach" if on else "detach", x, other)
 
 
