@@ -15,7 +15,8 @@ rules (`fdc.sim_bridge.world.transitions`), through the agent action `change`.
 - not `covered`: a held item is washed at a water source, else wiped with a cleaning tool;
   furniture is wiped with a cleaning tool;
 - `folded`, `unfolded`: the item is held and folded (unfolded);
-- `attached`: the item is held and attached to the other by it; not `attached`: detached.
+- `attached`: the item is held and attached to the other by it; not `attached`: detached
+  where it stands (not picked up: a bicycle on the floor stays there).
 
 See docs/agents.md.
 """

@@ -19,8 +19,8 @@ from fdc.sim_bridge.world.plans import (
     format_step,
     lack_of_room,
     parse_plan,
-    placed_on,
     parse_step,
+    placed_on,
     replay_plan,
     spots,
 )
