@@ -285,3 +285,14 @@ def test_an_item_is_detached_where_it_stands(tmp_path: Path) -> None:
     assert '"on-floor"' in suite.read_text()
     code, out = _cli("audit", suite, "--no-pixels")
     assert code == 0 and "0 disagreement(s)" in out, out
+
+
+def test_the_oracle_puts_no_item_in_two_places_for_a_covering(tmp_path: Path) -> None:
+    """make_dinosaur_goody_bags: BDDL's `forpairs` (dolls, teddies in sacks) is a covering
+    whose disjunctions offer one doll for each sack; the oracle prefers, of a
+    disjunction's parts, one that does not put an item inside another thing than the
+    parts taken before it do. Before: it put one doll into both sacks in turn and its
+    moves ended short of the goal."""
+    suite = _corpus_task(tmp_path, "make_dinosaur_goody_bags")
+    code, out = _cli("audit", suite, "--no-pixels")
+    assert code == 0 and "0 disagreement(s)" in out, out
