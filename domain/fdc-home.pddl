@@ -124,7 +124,8 @@
   ; put down is in the room of what it stands on, and a held item is in the robot's
   ; room (`pick` keeps it there, every walk carries it along); fluents no action here establishes
   ; (same-surface, PARTNR's relations and states) keep their initial value (`fdc
-  ; validate` plans same-surface as its definition over `on`). A receptacle of
+  ; validate` plans same-surface as its definition over `on`), but an item picked from
+  ; the floor is no longer `on-floor` (nothing puts it back). A receptacle of
   ; articulated furniture is reached only while the furniture is open. An item goes
   ; only on a surface it `fits` (its size and the room above it); free space, which
   ; depends on what else stands there, is not modelled: `fdc validate --solve` acts each
@@ -236,6 +237,7 @@
     :effect (and
       (holding ?o)
       (not (hand-empty))
+      (not (on-floor ?o))
       (forall (?s - surface) (not (robot-at-receptacle ?s)))
       (forall (?x - room)
         (when (not (= ?x ?r)) (and (not (robot-in-room ?x)) (not (in-room ?o ?x)))))
@@ -261,6 +263,7 @@
     :effect (and
       (holding ?o)
       (not (hand-empty))
+      (not (on-floor ?o))
       (forall (?s - surface) (not (robot-at-receptacle ?s)))
       (forall (?x - room) (not (robot-in-room ?x)))
       (forall (?x - movable) (not (robot-at-object ?x)))

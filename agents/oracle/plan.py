@@ -306,8 +306,9 @@ class _PlanWriter:
                 return [*at_item(other), PlanStep("attach", (target, other))]
             return [*at_surface_of(other), PlanStep("attach-to-furniture",
                                                     (target, other, here or ""))]
-        if rule == "detach" and other:
-            return [PlanStep("detach", (target, other))]
+        if rule == "detach" and other:  # held, or where it stands (`robot-at-object`)
+            return [*([] if held == target else at_item(target)),
+                    PlanStep("detach", (target, other))]
         raise Unsolvable(f"`{rule} {target}` has no action in the planning abstraction")
 
     def recipe_args(self, target: str, output: str) -> tuple[str, ...]:

@@ -15,7 +15,8 @@ rules (`fdc.sim_bridge.world.transitions`), through the agent action `change`.
 - not `covered`: a held item is washed at a water source, else wiped with a cleaning tool;
   furniture is wiped with a cleaning tool;
 - `folded`, `unfolded`: the item is held and folded (unfolded);
-- `attached`: the item is held and attached to the other by it; not `attached`: detached.
+- `attached`: the item is held and attached to the other by it; not `attached`: detached
+  where it stands (not picked up: a bicycle on the floor stays there).
 
 See docs/agents.md.
 """
@@ -339,9 +340,14 @@ class StateMaker:
         self.change("wipe", x, substance)
 
     def attach(self, x: str, other: str, on: bool) -> None:
-        self.hold(x)
+        """Attach the held item to `other` there; detach it where it stands (within
+        reach, as the world's `detach` and the abstraction's: not picked up, so that a
+        bicycle taken off its rack stays on the floor)."""
         if on:
+            self.hold(x)
             self.go_to(other)
+        elif self.env.world.held_object() != x:
+            self.go_to(x)
         self.change("attach" if on else "detach", x, other)
 
 

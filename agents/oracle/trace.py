@@ -208,8 +208,8 @@ class TracePlanner:
             # states first (cooking puts the item on the stove); anchors first: moving an
             # anchor later would break what was placed by it;
             # what must end in the hand last: the hand is needed for the others
-            positives = sorted(self.gathered([lit.atom for lit in lits if lit.positive
-                                              and lit.atom.predicate != "is-open"]),
+            positives = sorted(self.carried(self.gathered(
+                [lit.atom for lit in lits if lit.positive and lit.atom.predicate != "is-open"])),
                                key=lambda a: (a.predicate == "holding",
                                               a.predicate not in STATE_PREDICATES,
                                               a.args[0] not in anchors))
@@ -245,6 +245,33 @@ class TracePlanner:
                 return list(atoms)
             moves += [GAtom(predicate="on", args=(x, home)) for x in items if where[x] != home]
         return [a for a in atoms if a not in same] + moves
+
+    def carried(self, atoms: Sequence[GAtom]) -> list[GAtom]:
+        """`atoms` with an item's place on or in furniture (`on-top-of`, `inside-of`)
+        given to the item it must stand on (`(on-top-of A X)`, X an item whose top is
+        low: a plate, a tray): X goes there, then A on X, which puts A there too (the
+        checkers judge an item on a low top on, in, what that item stands on; the
+        abstraction's `place-on-item` says so), for the world moves no item that carries
+        another (a pizza on a plate in the fridge: the plate first)."""
+        g = self.env.graph
+        under: dict[str, str] = {}
+        for a in atoms:
+            if a.predicate == "on-top-of" and g.object(a.args[1]).kind is Kind.MOVABLE:
+                tops = [s.id for s in g.surfaces(a.args[1]) if s.container is None]
+                if tops and all(self.holds_now(GAtom(predicate="low-top", args=(t,)))
+                                for t in tops):
+                    under.setdefault(a.args[0], a.args[1])
+        out: list[GAtom] = []
+        for a in atoms:
+            x, seen = a.args[0], {a.args[0]}
+            if a.predicate in ("on-top-of", "inside-of") and \
+                    g.object(a.args[1]).kind is not Kind.MOVABLE:
+                while x in under and under[x] not in seen:  # down the stack
+                    x = under[x]
+                    seen.add(x)
+            out.append(a if x == a.args[0] else GAtom(predicate=a.predicate,
+                                                       args=(x, *a.args[1:])))
+        return list(dict.fromkeys(out))
 
     def gathering_surface(self, items: Sequence[str], where: Mapping[str, str | None]
                           ) -> str | None:

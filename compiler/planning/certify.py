@@ -20,6 +20,7 @@ from fdc.core.errors import FdcError
 from fdc.core.limits import current
 from fdc.predicates.goal import GAnd, GNot, atom, atoms, is_multi_goal
 from fdc.sim_bridge.world.plans import (
+    ITEM_SURFACE_ARG,
     SURFACE_ARG,
     PlanStep,
     lack_of_room,
@@ -386,7 +387,7 @@ def _forbid(problem: Any, refusal: Refusal, k: int) -> None:
                     em.Equals(p, problem.object(a))
                     for p, a in zip(action.parameters, step.args, strict=True))))
         o, s = problem.object(refusal.item), problem.object(refusal.surface)
-        for name, j in SURFACE_ARG.items():
+        for name, j in {**SURFACE_ARG, **ITEM_SURFACE_ARG}.items():
             if problem.has_action(name):
                 action = problem.action(name)
                 same = em.And(em.Equals(action.parameters[0], o),

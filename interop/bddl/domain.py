@@ -291,9 +291,11 @@ STATE_ACTIONS = """
     :parameters (?o - movable ?f - furniture ?s - furniture-surface)
     :precondition (and (holding ?o) (surface-of ?s ?f) (robot-at-receptacle ?s))
     :effect (and (attached ?o ?f) (increase (total-cost) 1)))
+  ; detached where it stands, within reach (the world's `detach`): a bicycle off its rack
+  ; stays on the floor
   (:action detach
     :parameters (?o - movable ?x - (either furniture movable))
-    :precondition (and (holding ?o) (attached ?o ?x))
+    :precondition (and (or (holding ?o) (robot-at-object ?o)) (attached ?o ?x))
     :effect (and (not (attached ?o ?x)) (increase (total-cost) 1)))
 """
 

@@ -39,6 +39,7 @@ from fdc.interop.bddl.vocabulary import (
     Vocabulary,
     pddl_name,
     synset_word,
+    synsets_overlap,
 )
 
 #: Why a goal could not be translated: reason -> what it means (docs/bddl.md).
@@ -347,7 +348,12 @@ class _Translator:
             raise Unsupported("furniture-moved", f"`{head}` of {args[0].synset}")
         if pred == "is-open" and roles[0] != ARTICULATED:
             raise Unsupported("open-item", f"`open` of {args[0].synset}")
-        return Node("atom", pred=pred, args=args)
+        atom = Node("atom", pred=pred, args=args)
+        if pred in RELATIONS and _may_coincide(*args):
+            # BEHAVIOR's relations hold between two objects (nothing is on itself): a
+            # variable that may stand for the other term is another object
+            return Node("and", (Node("distinct", args=args), atom))
+        return atom
 
     # -- the goal, wrapped in the objects created during the task
     def goal(self) -> Node:
@@ -438,6 +444,18 @@ class _Translator:
         return (Node("not", (node,)) if neg else node), others
 
 
+def _may_coincide(a: Term, b: Term) -> bool:
+    """Whether `a` and `b` may stand for one object: a variable and a term whose types
+    overlap (two parameters bind distinct objects)."""
+    return "var" in (a.kind, b.kind) and a != b and synsets_overlap(a.synset, b.synset)
+
+
+def _core(n: Node) -> Node:
+    """`n` without the `distinct` conditions an atom carries (`typed_atom`)."""
+    rest = [p for p in n.parts if p.op != "distinct"] if n.op == "and" else []
+    return rest[0] if len(rest) == 1 and len(n.parts) > 1 else n
+
+
 def _uses(n: Node, var: Term) -> bool:
     return var in n.args or n.var == var or any(_uses(p, var) for p in n.parts)
 
@@ -501,6 +519,9 @@ def _a(word: str) -> str:
 
 def english(n: Node) -> str:
     """The goal in words; parameters as `{{ p | ref }}`."""
+    n = _core(n)
+    if n.op == "not" and _core(n.parts[0]).op == "atom":
+        n = Node("not", (_core(n.parts[0]),))
     if n.op == "atom" or (n.op == "not" and n.parts[0].op == "atom"):
         a = n if n.op == "atom" else n.parts[0]
         pos, neg = _ENGLISH[a.pred]
@@ -522,7 +543,9 @@ def english(n: Node) -> str:
         return f"if {english(n.parts[0])}, then {english(n.parts[1])}"
     assert n.var is not None
     word = n.var.words.removeprefix("the ")
-    inner = n.parts[0]
+    inner = _core(n.parts[0])
+    if inner.op == "not":
+        inner = Node("not", (_core(inner.parts[0]),))
     # one mention of the variable in one atom: "every apple is ...", "a sack", "no egg"
     negated = n.op == "forall" and inner.op == "not" and inner.parts[0].op in ("atom", "floor-in")
     atom = inner.parts[0] if negated else inner

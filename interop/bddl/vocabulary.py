@@ -85,6 +85,17 @@ def abilities_of(synset: str) -> list[str]:
     return sorted(w for a, w in ABILITY_WORDS.items() if a in have)
 
 
+def synsets_overlap(a: str, b: str) -> bool:
+    """Whether one thing can be both an `a` and a `b`: the same synset, or one an
+    ancestor of the other in BEHAVIOR's taxonomy (an unknown synset: only itself)."""
+    if a == b:
+        return True
+    t = _taxonomy()
+    if not (t.is_valid_synset(a) and t.is_valid_synset(b)):
+        return False
+    return bool(t.is_ancestor(a, b) or t.is_ancestor(b, a))
+
+
 def _parents(synset: str) -> list[str]:
     t = _taxonomy()
     return sorted(t.get_parents(synset)) if t.is_valid_synset(synset) else []

@@ -103,6 +103,10 @@ SURFACE_ARG: dict[str, int] = {
     "place": 1, "place-in-cell": 1, "place-around": 2, "place-at-side": 3,
     "place-between": 3, "place-next-to": 2, "place-next-to-item": 2,
 }
+#: The placements that put an item on another item's top or inside (a plate on a plate,
+#: butter in a pan): the parameter naming that item's surface. Like `SURFACE_ARG`'s, the
+#: world refuses them for lack of room when what stands there leaves none.
+ITEM_SURFACE_ARG: dict[str, int] = {"place-on-item": 1, "place-in-item": 1}
 
 #: A surface's cells but the centre (the plain spot nearest it comes first), the corners
 #: first: out of the way of what goes there next.
@@ -201,7 +205,7 @@ def _pose(line: str, comment: str) -> At:
 
 def placed_on(step: PlanStep) -> tuple[str, str] | None:
     """The item and the surface of a step that puts an item on a surface."""
-    k = SURFACE_ARG.get(step.action)
+    k = SURFACE_ARG.get(step.action, ITEM_SURFACE_ARG.get(step.action))
     if k is None or len(step.args) != ARITY[step.action]:
         return None
     return step.args[0], step.args[k]

@@ -142,6 +142,30 @@ def test_the_floor_of_a_room(vocab) -> None:  # type: ignore[no-untyped-def]
     assert t.instruction == "Make sure that {{ apple_1 | ref }} is on the floor of a kitchen."
 
 
+def test_a_variable_is_another_object_than_the_term_it_is_related_to(vocab) -> None:  # type: ignore[no-untyped-def]
+    """BEHAVIOR's relations hold between two objects (nothing is on itself): a
+    quantified variable related to a term whose type overlaps its own carries
+    `(not (= ...))`, so the grounded goal never asks for `(on-top-of x x)` (before:
+    unpacking_hobby_equipment's `(exists (?v - videodisk) (ontop ?v ?videodisk_1))`
+    compiled to a disjunction naming `(on-top-of videodisk_1 videodisk_1)`, for which
+    the oracle found no destination); two parameters bind distinct objects already, and
+    a variable of an unrelated type needs nothing."""
+    objects = ("apple.n.01_1 apple.n.01_2 - apple.n.01 table.n.02_1 - table.n.02 "
+               "book.n.02_1 - book.n.02 paperback_book.n.01_1 - paperback_book.n.01")
+    goal = ("(exists (?apple.n.01 - apple.n.01) (ontop ?apple.n.01 ?apple.n.01_1)) "
+            "(forall (?book.n.02 - book.n.02) (not (ontop ?book.n.02 ?paperback_book.n.01_1))) "
+            "(exists (?table.n.02 - table.n.02) (ontop ?apple.n.01_2 ?table.n.02))")
+    a = parse_activity("p", _problem(goal, objects))
+    assert isinstance(a, Activity)
+    t = translate(a, vocab)
+    assert "(and\n        (not (= ?apple ?apple-1))\n        (on-top-of ?apple ?apple-1))" \
+        in t.goal, t.goal
+    # a book may be the paperback (BEHAVIOR's hierarchy): not on itself, whatever it is
+    assert "(not (= ?book ?paperback-book-1))" in t.goal, t.goal
+    assert "(= ?table" not in t.goal  # a table is never an apple
+    assert "an apple is on {{ apple_1 | ref }}" in t.instruction, t.instruction
+
+
 def test_files_and_folders_and_unreadable_ones(tmp_path: Path) -> None:
     (tmp_path / "mine" / "put_apple").mkdir(parents=True)
     (tmp_path / "mine" / "put_apple" / "problem0.bddl").write_text(

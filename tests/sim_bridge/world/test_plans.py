@@ -17,8 +17,10 @@ from fdc.sim_bridge.world.plans import (
     PlanStep,
     format_plan,
     format_step,
+    lack_of_room,
     parse_plan,
     parse_step,
+    placed_on,
     replay_plan,
     spots,
 )
@@ -253,3 +255,18 @@ def test_a_placement_is_made_from_the_side_its_comment_gives(graph: SceneGraph) 
     for bad in ("from up", "from", "to front"):
         with pytest.raises(ValueError, match="not a pose"):
             parse_step(f"{place} ; at sofa|top 2.5 0.5 0.0 {bad}")
+
+
+def test_a_placement_on_or_in_an_item_names_that_items_surface() -> None:
+    """`place-on-item` (a plate on a plate) and `place-in-item` (butter in a pan) put the
+    item on another item's surface, which the world can find full as a table's: the
+    certificate forbids such a refused placement and plans again, as for `place` (before:
+    `placed_on` knew no item's surface, and the world's "no collision-free spot" on a
+    plate holding a pizza was an action the abstraction allows and the world refuses)."""
+    assert placed_on(PlanStep("place-on-item", ("plate_1", "plate_2|top", "plate_2"))) == \
+        ("plate_1", "plate_2|top")
+    assert placed_on(PlanStep("place-in-item", ("butter_1", "pan_1|inside", "pan_1"))) == \
+        ("butter_1", "pan_1|inside")
+    assert placed_on(PlanStep("pick", ("plate_1", "table|top"))) is None
+    assert lack_of_room("no collision-free spot for `plate_1` (0.38 x 0.38 m) in the "
+                        "target region on `plate_2|top`")
