@@ -299,6 +299,8 @@ class _PlanWriter:
                 name = "spread-on-furniture" if "contains" in has else \
                     "spread-source-on-furniture"
                 return [*at_surface_of(target), PlanStep(name, (held, target, other, here or ""))]
+        if rule == "empty-into" and held is not None and other:
+            return [*at_item(target), PlanStep("empty-into", (held, target, other))]
         if rule in ("fold", "unfold"):
             return [PlanStep(rule, (target,))]
         if rule == "attach" and other:

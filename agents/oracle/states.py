@@ -168,10 +168,8 @@ class StateMaker:
             self.freeze(x)
         elif p in ("filled", "contains", "saturated") and positive:
             self.fill(x, args[1], p)
-        elif p in ("filled", "contains"):  # poured down the sink (the world's `empty`)
-            self.hold(x)
-            self.go_to(self.water())
-            self.change("empty", x, args[1])
+        elif p in ("filled", "contains"):
+            self.empty(x, args[1])
         elif p == "covered":
             if positive:
                 self.pour(x, args[1], "spread")
@@ -225,6 +223,22 @@ class StateMaker:
         if not sources:
             raise Unsolvable("no water source (a sink) in the scene")
         return sources[0]
+
+    def empty(self, x: str, substance: str) -> None:
+        """Empty item `x` of the substance: poured down a sink (the world's `empty`), else
+        into another item with an inside (`empty-into`): one that holds the substance
+        already (an ashcan the goal puts the pills in), else the first, by id."""
+        self.hold(x)
+        if self.find(T.is_water_source, (Kind.FURNITURE, Kind.ARTICULATED)):
+            self.go_to(self.water())
+            self.change("empty", x, substance)
+            return
+        into = self.with_inside(x)
+        if not into:
+            raise Unsolvable(f"no sink and no item with an inside to empty `{x}` into")
+        target = self.holding_any(into, [substance]) or into[0]
+        self.go_to(target)
+        self.change("empty-into", target, substance)
 
     def fill(self, x: str, substance: str, state: str) -> None:
         if T.word(substance) == T.WATER and self.kind(x) is Kind.MOVABLE:
@@ -285,15 +299,23 @@ class StateMaker:
         a bottle) and no source of a substance (a shaker), that already contains (or is
         filled with) an input of one of its recipes, else the first, by id."""
         graph = self.env.graph
-        posed = self.env.world.state.posed
-        inputs = {s for r in T.recipes_for(graph, substance) for s in r.substances}
-        items = [o for o in self.find(lambda t: True, (Kind.MOVABLE,)) if o != but and
-                 any(s.container is not None for s in posed.surfaces(o)) and
-                 not any(w.startswith("insource:") for w in T.scene_states(graph, o))]
+        inputs = sorted({s for r in T.recipes_for(graph, substance) for s in r.substances})
+        items = [o for o in self.with_inside(but)
+                 if not any(w.startswith("insource:") for w in T.scene_states(graph, o))]
         if not items:
             raise Unsolvable(f"no item with an inside to make {substance} in")
-        return next((o for o in items for s in sorted(inputs) for p in ("contains", "filled")
-                     if self.holds(GAtom(predicate=p, args=(o, s)))), items[0])
+        return self.holding_any(items, inputs) or items[0]
+
+    def with_inside(self, but: str) -> list[str]:
+        """The items other than `but` that have an inside (a pot, a bottle, an ashcan)."""
+        posed = self.env.world.state.posed
+        return [o for o in self.find(lambda t: True, (Kind.MOVABLE,)) if o != but and
+                any(s.container is not None for s in posed.surfaces(o))]
+
+    def holding_any(self, items: list[str], substances: list[str]) -> str | None:
+        """The first of `items` that contains (or is filled with) one of `substances`."""
+        return next((o for o in items for s in substances for p in ("contains", "filled")
+                     if self.holds(GAtom(predicate=p, args=(o, s)))), None)
 
     def givers(self, substance: str, but: str) -> list[str]:
         """The items other than `but` that contain the substance, are filled with it or

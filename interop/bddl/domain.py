@@ -205,6 +205,13 @@ STATE_ACTIONS = """
     :precondition (and (holding ?o) (or (contains ?o ?x) (filled ?o ?x)) (not (insource ?o ?x))
       (surface-of ?s ?w) (is-water-source ?w) (robot-at-receptacle ?s))
     :effect (and (not (contains ?o ?x)) (not (filled ?o ?x)) (increase (total-cost) 1)))
+  ; what the held item holds emptied into another item (an ashtray into an ashcan)
+  (:action empty-into
+    :parameters (?a ?b - movable ?x - substance)
+    :precondition (and (holding ?a) (or (contains ?a ?x) (filled ?a ?x)) (not (insource ?a ?x))
+      (not (= ?a ?b)) (robot-at-object ?b))
+    :effect (and (contains ?b ?x) (filled ?b ?x) (not (contains ?a ?x)) (not (filled ?a ?x))
+      (increase (total-cost) 1)))
   (:action wipe
     :parameters (?f - furniture ?t - movable ?x - substance ?s - furniture-surface)
     :precondition (and (holding ?t) (is-cleaning-tool ?t) (covered ?f ?x) (surface-of ?s ?f)

@@ -21,6 +21,7 @@ it; `apply` checks one and returns the states it writes):
 | `soak` X | X held, a water source within reach | `saturated:water` |
 | `wash` X S | X held and `covered:S`, a water source within reach | not `covered:S` |
 | `empty` X S | X held, has S (not a source), a water source near | not `contains:S` `filled:S` |
+| `empty-into` Y S | the held item has S (not a source), Y near | Y `contains:S` `filled:S` |
 | `wipe` X S | a cleaning tool held, X `covered:S` within reach | not `covered:S` |
 | `pour` X S | the held item has S (contains, filled, source); X near | `contains:S`, `filled:S` |
 | `spread` X S | the held item has S (contains, filled, source); X near | `covered:S` |
@@ -298,18 +299,41 @@ def _wash(w: Setting, x: str, substance: str | None) -> Outcome:
     return _write(x, **{key: False})
 
 
+#: What an emptied item no longer holds, and what the item it is emptied into holds.
+EMPTIED = ("contains", "filled")
+
+
+def _emptied(w: Setting, x: str, substance: str) -> str:
+    """"" when item `x` holds the substance to empty out (it contains or is filled with
+    it, and is no source of it, which never runs out); else why not."""
+    if w.holds(x, state_key("insource", substance)):
+        return f"`{x}` is a source of {word(substance)}: it never runs out"
+    if not any(w.holds(x, state_key(s, substance)) for s in EMPTIED):
+        return f"`{x}` holds no {word(substance)}"
+    return ""
+
+
 def _empty(w: Setting, x: str, substance: str | None) -> Outcome:
     if substance is None:
         return _refuse("empty what out? name the substance")
-    why = _at_water(w, x)
+    why = _at_water(w, x) or _emptied(w, x, substance)
     if why:
         return _refuse(why)
-    keys = [state_key(s, substance) for s in ("contains", "filled")]
-    if not any(w.holds(x, k) for k in keys):
-        return _refuse(f"`{x}` holds no {word(substance)}")
-    if w.holds(x, state_key("insource", substance)):
-        return _refuse(f"`{x}` is a source of {word(substance)}: it never runs out")
-    return _write(x, **dict.fromkeys(keys, False))
+    return _write(x, **{state_key(s, substance): False for s in EMPTIED})
+
+
+def _empty_into(w: Setting, y: str, substance: str | None) -> Outcome:
+    if substance is None:
+        return _refuse("empty what out? name the substance")
+    if w.held is None:
+        return _refuse("the hand is empty: pick the item to empty first")
+    if y == w.held:
+        return _refuse(f"`{y}` is the item in the hand")
+    why = _emptied(w, w.held, substance) or w.within_reach(y)
+    if why:
+        return _refuse(why)
+    return Outcome(writes={y: {state_key(s, substance): True for s in EMPTIED},
+                           w.held: {state_key(s, substance): False for s in EMPTIED}})
 
 
 def _wipe(w: Setting, x: str, substance: str | None) -> Outcome:
@@ -482,6 +506,7 @@ RULES: dict[str, Callable[[Setting, str, str | None], Outcome]] = {
     "soak": _soak,
     "wash": _wash,
     "empty": _empty,
+    "empty-into": _empty_into,
     "wipe": _wipe,
     "pour": _from_held(("contains", "filled")),
     "spread": _from_held(("covered",)),
@@ -509,6 +534,7 @@ PLAN_ACTIONS: dict[str, tuple[str, int, int | None, int]] = {
     "soak": ("soak", 0, None, 3),
     "wash": ("wash", 0, 1, 4),
     "empty": ("empty", 0, 1, 4),
+    "empty-into": ("empty-into", 1, 2, 3),
     "wipe": ("wipe", 0, 2, 4),
     "wipe-item": ("wipe", 0, 2, 3),
     "pour": ("pour", 1, 2, 3),

@@ -108,10 +108,11 @@ def test_whole_object_relations_are_planned_and_acted_out(tmp_path: Path,
 
 
 #: Corpus activities whose goals need state changes (`wipe`, `wash`, `attach`, `empty`:
-#: a kettle of tea poured down the sink), each planned, acted out and agreed on by every
-#: model of the audit on its generated house.
+#: a kettle of tea poured down the sink; `empty-into`: pill bottles into an ashcan, in a
+#: house with no sink), each planned, acted out and agreed on by every model of the
+#: audit on its generated house.
 STATE_ACTIVITIES = ("clean_a_book", "clean_a_kitchen_table", "attach_a_camera_to_a_tripod",
-                    "clean_an_electric_kettle")
+                    "clean_an_electric_kettle", "dispose_of_medication")
 
 
 def _corpus_task(tmp_path: Path, name: str) -> Path:

@@ -172,6 +172,21 @@ def test_pour_and_spread_from_the_held_item(world: EmbeddedWorld) -> None:
     assert holds(world, "contains", "apple", "salt") and holds(world, "filled", "apple", "salt")
 
 
+def test_empty_into_moves_what_the_held_item_holds_into_another(world: EmbeddedWorld
+                                                                ) -> None:
+    """`empty-into`: pills from a bottle into an ashcan, ash from an ashtray (BEHAVIOR's
+    `dispose_of_medication`, `emptying_ashtray`, houses with no sink); a source never
+    runs out, so it is not emptied."""
+    refused(world, "empty-into", "apple", "salt", "the hand is empty")
+    fetch(world, "jar")
+    refused(world, "empty-into", "jar", "salt", "is the item in the hand")
+    refused(world, "empty-into", "apple", "pepper", "holds no pepper")
+    done(world, "empty-into", "apple", "salt")
+    assert holds(world, "contains", "apple", "salt") and holds(world, "filled", "apple", "salt")
+    assert not holds(world, "contains", "jar", "salt")
+    refused(world, "empty-into", "apple", "salt", "holds no salt")
+
+
 def test_pour_and_spread_from_a_source_that_does_not_run_out() -> None:
     """A salt shaker `insource:salt` (BEHAVIOR's `insource`): held, it pours and spreads
     salt, and stays a source (before: refused, "contains no salt")."""
@@ -190,6 +205,7 @@ def test_pour_and_spread_from_a_source_that_does_not_run_out() -> None:
     assert holds(world, "covered", "apple", "salt") and holds(world, "contains", "bowl", "salt")
     assert holds(world, "insource", "shaker", "salt")  # it does not run out
     refused(world, "spread", "apple", "pepper", "no pepper and is no source of it")
+    refused(world, "empty-into", "bowl", "salt", "a source of salt: it never runs out")
 
 
 def test_an_object_whose_abilities_say_so_is_a_cleaning_tool_or_a_heat_source() -> None:
