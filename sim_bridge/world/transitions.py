@@ -323,16 +323,12 @@ def _empty(w: Setting, x: str, substance: str | None) -> Outcome:
 
 
 def _empty_into(w: Setting, y: str, substance: str | None) -> Outcome:
-    if substance is None:
-        return _refuse("empty what out? name the substance")
-    if w.held is None:
-        return _refuse("the hand is empty: pick the item to empty first")
-    if y == w.held:
-        return _refuse(f"`{y}` is the item in the hand")
-    why = _emptied(w, w.held, substance) or w.within_reach(y)
-    if why:
-        return _refuse(why)
-    return Outcome(writes={y: {state_key(s, substance): True for s in EMPTIED},
+    """`pour` into `y` that leaves the held item without the substance."""
+    why = _emptied(w, w.held, substance) if w.held and substance else ""
+    poured = _refuse(why) if why else _from_held(EMPTIED)(w, y, substance)
+    if not poured.ok or poured.writes is None or w.held is None or substance is None:
+        return poured
+    return Outcome(writes={**poured.writes,
                            w.held: {state_key(s, substance): False for s in EMPTIED}})
 
 
