@@ -324,11 +324,14 @@ def _empty(w: Setting, x: str, substance: str | None) -> Outcome:
 
 def _empty_into(w: Setting, y: str, substance: str | None) -> Outcome:
     """`pour` into `y` that leaves the held item without the substance."""
-    why = _emptied(w, w.held, substance) if w.held and substance else ""
-    poured = _refuse(why) if why else _from_held(EMPTIED)(w, y, substance)
-    if not poured.ok or poured.writes is None or w.held is None or substance is None:
+    pour = _from_held(EMPTIED)
+    if w.held is None or substance is None:
+        return pour(w, y, substance)  # refused: nothing in the hand, no substance named
+    why = _emptied(w, w.held, substance)
+    poured = _refuse(why) if why else pour(w, y, substance)
+    if not poured.ok:
         return poured
-    return Outcome(writes={**poured.writes,
+    return Outcome(writes={**(poured.writes or {}),
                            w.held: {state_key(s, substance): False for s in EMPTIED}})
 
 

@@ -115,6 +115,12 @@ STATE_ACTIVITIES = ("clean_a_book", "clean_a_kitchen_table", "attach_a_camera_to
                     "clean_an_electric_kettle", "dispose_of_medication")
 
 
+def _agreed(suite: Path, name: str = "") -> None:
+    """Every model of `fdc audit --no-pixels` agrees on every task of the suite."""
+    code, out = _cli("audit", suite, "--no-pixels")
+    assert code == 0 and "0 disagreement(s)" in out, (name, out)
+
+
 def _corpus_task(tmp_path: Path, name: str) -> Path:
     """The corpus activity's template compiled (one task) on its generated house."""
     code, out = _corpus_compile(tmp_path, name)
@@ -146,8 +152,7 @@ def test_state_changes_are_planned_acted_out_and_agreed_on(tmp_path: Path) -> No
     too (before: the planner found the goals unreachable, the oracle had no action)."""
     for name in STATE_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 #: Corpus activities whose goals need a substance from a source (`insource`: a sealant
@@ -166,8 +171,7 @@ def test_sources_and_thawing_are_planned_acted_out_and_agreed_on(tmp_path: Path)
     clean with for the last two, a task compiled that no model could solve)."""
     for name in SOURCE_AND_THAW_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 #: Corpus activities whose goals name substances made during the task by heat
@@ -189,8 +193,7 @@ def test_substances_made_by_recipes_are_planned_acted_out_and_agreed_on(tmp_path
         scene = json.loads((suite.parent / "scene.json").read_text())
         assert any(r["output"].startswith("cooked-") or r["kind"] == "mix"
                    for r in scene["recipes"]), name
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 #: Corpus activities whose goals need a substance made by a rule none of fdc's models
@@ -235,8 +238,7 @@ def test_placements_in_and_on_items_are_agreed_on(tmp_path: Path) -> None:
     into a mailbox 14 cm deep) and the oracle found no placement."""
     for name in PLACEMENT_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 def test_next_to_is_planned_acted_out_and_agreed_on(tmp_path: Path) -> None:
@@ -246,8 +248,7 @@ def test_next_to_is_planned_acted_out_and_agreed_on(tmp_path: Path) -> None:
     for name in ("buy_used_gardening_equipment", "setting_the_table"):
         suite = _corpus_task(tmp_path, name)
         assert "next-to" in suite.read_text()
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 def test_imported_tasks_are_outcome_tasks(tmp_path: Path) -> None:
@@ -257,8 +258,7 @@ def test_imported_tasks_are_outcome_tasks(tmp_path: Path) -> None:
     suite = _corpus_task(tmp_path, "distributing_event_T_shirts")
     record = json.loads(suite.read_text().splitlines()[0])
     assert "outcome" in record["tags"]
-    code, out = _cli("audit", suite, "--no-pixels")
-    assert code == 0 and "0 disagreement(s)" in out, out
+    _agreed(suite)
 
 
 #: Corpus activities whose goals pick among disjuncts that must agree with each other:
@@ -276,8 +276,7 @@ def test_the_oracle_takes_disjuncts_that_agree(tmp_path: Path) -> None:
     did not hold after its moves."""
     for name in CONSISTENT_CHOICE_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 #: Corpus activities that cover many items with the same substances (twelve green
@@ -293,8 +292,7 @@ def test_the_oracle_covers_many_items_within_the_budget(tmp_path: Path) -> None:
     like first: 178 actions for a budget of 140, 158 for one of 100."""
     for name in MANY_COVERED_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 FLOOR = ("(define (problem p-0) (:domain omnigibson) (:objects apple.n.01_1 - apple.n.01 "
@@ -360,8 +358,7 @@ def test_on_floor_goals_of_the_corpus_are_agreed_on(tmp_path: Path) -> None:
                  "unpacking_recreational_vehicle_for_trip"):
         suite = _corpus_task(tmp_path, name)
         assert "on-floor" in suite.read_text()
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
 
 
 def _atoms(goal: dict[str, object]) -> list[dict[str, object]]:
@@ -382,8 +379,7 @@ def test_no_goal_relates_an_item_to_itself(tmp_path: Path) -> None:
     goal = json.loads(suite.read_text().splitlines()[0])["goal"]
     relations = [a["args"] for a in _atoms(goal) if len(a["args"]) == 2]  # type: ignore[arg-type]
     assert relations and all(x != y for x, y in relations), relations
-    code, out = _cli("audit", suite, "--no-pixels")
-    assert code == 0 and "0 disagreement(s)" in out, out
+    _agreed(suite)
 
 
 #: Corpus activities whose plans put an item on or in an item where what stands there
@@ -400,5 +396,4 @@ def test_no_room_on_or_in_an_item_is_planned_around(tmp_path: Path) -> None:
     and the oracle put the pizzas into the fridge and back on the plates in turn."""
     for name in ITEM_ROOM_ACTIVITIES:
         suite = _corpus_task(tmp_path, name)
-        code, out = _cli("audit", suite, "--no-pixels")
-        assert code == 0 and "0 disagreement(s)" in out, (name, out)
+        _agreed(suite, name)
