@@ -262,22 +262,29 @@ class PosedGraph:
         `exclude`), walls and fixed objects crossing its layer, and the items resting
         elsewhere (another receptacle overlapping this one, a shelf below) that reach
         into the layer [z, z + height] above it, so no two items ever share space."""
-        import shapely
-
         s = self._surfaces[surface_id]
         own = self._children.get(surface_id, [])
         items = [self.object(i).footprint for i in own if i != exclude and i != self.held]
-        st = self.statics
         carriers = self._carriers(s, {*own, exclude, self.held})
         skip = {*own, exclude, self.held, *carriers}
         # walls and fixed objects: the graph's layer query, but what carries the surface
         fixed = self.graph._fixed_near(s, max(height_m, 0.01), carriers)
-        layer = (self._zs[:, 0] < s.z + max(height_m, 0.01)) & (self._zs[:, 1] > s.z + 0.005)
-        near = [k for k in np.nonzero(layer)[0] if st.tracked[k] not in skip]
-        if near:
-            fps = self._fps[near]
-            items += list(fps[shapely.intersects(fps, s.polygon)])
+        items += self._items_in_layer(s.polygon, s.z, height_m, skip)
         return np.concatenate([np.array(items, dtype=object), np.asarray(fixed, dtype=object)])
+
+    def _items_in_layer(self, region: Any, z: float, height_m: float,
+                        skip: Collection[str | None]) -> list[Any]:
+        """The footprints of the items (but those in `skip`) that cross the layer
+        [z, z + height] over `region` now."""
+        import shapely
+
+        layer = (self._zs[:, 0] < z + max(height_m, 0.01)) & (self._zs[:, 1] > z + 0.005) \
+            if len(self._zs) else np.zeros(0, dtype=bool)
+        near = [k for k in np.nonzero(layer)[0] if self.statics.tracked[k] not in skip]
+        if not near:
+            return []
+        fps = self._fps[near]
+        return list(fps[shapely.intersects(fps, region)])
 
     def floor_obstacles(self, region: Any, floor_z: float, height_m: float,
                         exclude: str | None = None) -> Any:
@@ -285,18 +292,11 @@ class PosedGraph:
         fixed objects and items (but `exclude` and the held one) crossing the layer
         [floor_z, floor_z + height] over the region (what stands on the floor and what
         overhangs it low enough: a table's top above a low item is no obstacle)."""
-        import shapely
-
         hits = np.sort(self.graph._layer_tree.query(region, predicate="intersects"))
         lz = self.graph._layer_z[hits]
         fixed = self.graph._layer_geoms[hits[(lz[:, 0] < floor_z + max(height_m, 0.01))
                                              & (lz[:, 1] > floor_z + 0.005)]]
-        st = self.statics
-        layer = (self._zs[:, 0] < floor_z + max(height_m, 0.01)) & \
-            (self._zs[:, 1] > floor_z + 0.005) if len(self._zs) else np.zeros(0, dtype=bool)
-        near = [k for k in np.nonzero(layer)[0] if st.tracked[k] not in (exclude, self.held)]
-        items = list(self._fps[near][shapely.intersects(self._fps[near], region)]) if near \
-            else []
+        items = self._items_in_layer(region, floor_z, height_m, (exclude, self.held))
         return np.concatenate([np.array(items, dtype=object), np.asarray(fixed, dtype=object)])
 
     def _carriers(self, s: Surface, skip: Collection[str | None] = ()) -> list[str]:
